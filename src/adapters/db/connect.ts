@@ -1,0 +1,57 @@
+// Opens a Kysely instance on SQLite (better-sqlite3, WAL) or PostgreSQL (pg pool).
+import fs from 'node:fs';
+import path from 'node:path';
+import SQLite from 'better-sqlite3';
+import pg from 'pg';
+import { Kysely, PostgresDialect, SqliteDialect } from 'kysely';
+
+export type DbKind = 'sqlite' | 'postgres';
+
+export interface DbHandle<T> {
+  db: Kysely<T>;
+  kind: DbKind;
+  close(): Promise<void>;
+}
+
+// int8 (COUNT, BIGINT sizes) arrives as a string from pg; our sizes fit in a double.
+pg.types.setTypeParser(20, (v: string) => Number(v));
+
+export interface ConnectOptions {
+  /** postgres://… URL, or null for SQLite at sqlitePath. */
+  url: string | null;
+  sqlitePath: string;
+  /** PostgreSQL schema to use (created if missing); tests give each run its own. */
+  pgSchema?: string;
+  poolSize?: number;
+}
+
+export async function connect<T>(opts: ConnectOptions): Promise<DbHandle<T>> {
+  if (opts.url) {
+    const schema = opts.pgSchema;
+    if (schema && !/^[a-z_][a-z0-9_]*$/.test(schema)) throw new Error(`bad schema name ${schema}`);
+    if (schema) {
+      const c = new pg.Client({ connectionString: opts.url });
+      await c.connect();
+      try {
+        await c.query(`CREATE SCHEMA IF NOT EXISTS ${schema}`);
+      } finally {
+        await c.end();
+      }
+    }
+    const pool = new pg.Pool({
+      connectionString: opts.url,
+      max: opts.poolSize ?? 10,
+      ...(schema ? { options: `-c search_path=${schema}` } : {}),
+    });
+    const db = new Kysely<T>({ dialect: new PostgresDialect({ pool }) });
+    return { db, kind: 'postgres', close: () => db.destroy() };
+  }
+  fs.mkdirSync(path.dirname(opts.sqlitePath), { recursive: true });
+  const sqlite = new SQLite(opts.sqlitePath);
+  sqlite.pragma('journal_mode = WAL');
+  sqlite.pragma('synchronous = NORMAL');
+  sqlite.pragma('busy_timeout = 5000');
+  sqlite.pragma('foreign_keys = ON');
+  const db = new Kysely<T>({ dialect: new SqliteDialect({ database: sqlite }) });
+  return { db, kind: 'sqlite', close: () => db.destroy() };
+}

@@ -1,0 +1,69 @@
+// Row types of the metadata database (SQLite and PostgreSQL share one schema).
+// Timestamps are ISO 8601 UTC strings with millisecond precision (they sort as text);
+// booleans are 0/1 integers so both databases read them the same way.
+
+export interface UsersTable {
+  id: string;
+  name: string;
+  created_at: string;
+}
+
+export interface ApiKeysTable {
+  id: string;
+  user_id: string;
+  name: string;
+  /** First characters of the key, shown in listings so a key can be recognised. */
+  prefix: string;
+  /** SHA-256 (hex) of the whole key; the key itself is never stored. */
+  key_hash: string;
+  created_at: string;
+  revoked_at: string | null;
+}
+
+export interface SecretsTable {
+  id: string;
+  user_id: string;
+  name: string;
+  secret_type: 'login' | 'string';
+  website: string | null;
+  has_totp: number;
+  created_at: string;
+  updated_at: string;
+}
+
+export interface FilesTable {
+  id: string;
+  user_id: string;
+  source: 'UPLOAD' | 'RUN_OUTPUT';
+  run_id: string | null;
+  connector_id: string | null;
+  name: string;
+  size_bytes: number;
+  content_type: string;
+  crc32c: string | null;
+  /** pending until POST /files/{id}/complete succeeded. */
+  status: 'pending' | 'available';
+  blob_key: string;
+  created_at: string;
+  updated_at: string;
+}
+
+export interface Database {
+  users: UsersTable;
+  api_keys: ApiKeysTable;
+  secrets: SecretsTable;
+  files: FilesTable;
+}
+
+/** The vault's own store: never joined with the metadata tables, and kept in a separate database. */
+export interface VaultDatabase {
+  vault_entries: {
+    id: string;
+    owner_id: string;
+    /** Master key id that wraps this entry's data key. */
+    kid: string;
+    blob: string;
+    created_at: string;
+    updated_at: string;
+  };
+}

@@ -1,0 +1,88 @@
+// buildApp(services): the HTTP application. No I/O happens at import time; everything it
+// needs is passed in, so tests build as many isolated apps as they like.
+import { sql } from 'kysely';
+import Fastify, { type FastifyBaseLogger, type FastifyError, type FastifyInstance } from 'fastify';
+import { HttpError, RequestValidationError, ajvToEntries, redactEntries, type ValidationEntry } from './http/errors.js';
+import { makeValidatorCompiler } from './http/validation.js';
+import { SHARED_SCHEMAS } from './http/schemas.js';
+import { registerAuth } from './http/auth.js';
+import { registerOpenApi } from './http/openapi.js';
+import { registerJsonParser } from './http/json-body.js';
+import type { Services } from './services.js';
+import { secretsRoutes } from './modules/secrets/routes.js';
+import { filesRoutes } from './modules/files/routes.js';
+import { blobRoutes } from './adapters/blob/local-routes.js';
+
+declare module 'fastify' {
+  interface FastifyContextConfig {
+    /** Body fields holding credentials: never echoed in 422 `input`, never logged. */
+    sensitive?: readonly string[];
+  }
+}
+
+export interface AppOptions {
+  logger: FastifyBaseLogger;
+}
+
+function sendValidation(reply: import('fastify').FastifyReply, entries: ValidationEntry[], sensitive: readonly string[]) {
+  return reply.code(422).send({ detail: redactEntries(entries, sensitive) });
+}
+
+export async function buildApp(services: Services, opts: AppOptions): Promise<FastifyInstance> {
+  const app = Fastify({
+    loggerInstance: opts.logger,
+    disableRequestLogging: false,
+    bodyLimit: 10 * 1024 * 1024,
+    ajv: undefined,
+    return503OnClosing: true,
+    routerOptions: { ignoreTrailingSlash: true },
+  });
+  app.setValidatorCompiler(makeValidatorCompiler());
+  registerJsonParser(app);
+  for (const s of SHARED_SCHEMAS) app.addSchema(s);
+
+  app.setErrorHandler((err: FastifyError & { validation?: any[]; validationContext?: string }, req, reply) => {
+    const sensitive = req.routeOptions.config?.sensitive ?? [];
+    if (err instanceof HttpError) {
+      return reply.code(err.statusCode).headers(err.headers).send({ detail: err.detail });
+    }
+    if (err instanceof RequestValidationError) return sendValidation(reply, err.entries, sensitive);
+    if (err.validation) {
+      const part = err.validationContext ?? 'body';
+      const data = part === 'body' ? req.body : part === 'querystring' ? req.query : part === 'params' ? req.params : req.headers;
+      return sendValidation(reply, ajvToEntries(err.validation, part, data), sensitive);
+    }
+    if (err.code === 'FST_ERR_CTP_INVALID_MEDIA_TYPE') {
+      return reply.code(415).send({ detail: `Unsupported media type ${req.headers['content-type'] ?? ''}; send application/json` });
+    }
+    if (err.code === 'FST_ERR_CTP_BODY_TOO_LARGE') return reply.code(413).send({ detail: 'Request body too large' });
+    if (typeof err.statusCode === 'number' && err.statusCode >= 400 && err.statusCode < 500) {
+      return reply.code(err.statusCode).send({ detail: err.message });
+    }
+    req.log.error({ err }, 'unhandled error');
+    return reply.code(500).send({ detail: 'Internal server error' });
+  });
+  app.setNotFoundHandler((_req, reply) => reply.code(404).send({ detail: 'Not Found' }));
+
+  await registerOpenApi(app);
+  // Liveness and readiness in one: answers 200 only when the database answers.
+  app.get('/healthz', { schema: { hide: true } as object }, async (_req, reply) => {
+    try {
+      await sql`select 1`.execute(services.db);
+      return { status: 'ok' };
+    } catch {
+      return reply.code(503).send({ status: 'unavailable', detail: 'database unreachable' });
+    }
+  });
+
+  await app.register(blobRoutes, { services });
+  await app.register(
+    async (api) => {
+      registerAuth(api, services.users);
+      await api.register(secretsRoutes, { services });
+      await api.register(filesRoutes, { services });
+    },
+    { prefix: '/v1beta' },
+  );
+  return app;
+}

@@ -1,0 +1,66 @@
+// Wires adapters and services from the config: the only place that opens databases and stores.
+import path from 'node:path';
+import type { Kysely } from 'kysely';
+import type { Config } from './config.js';
+import { connect, type DbKind } from './adapters/db/connect.js';
+import { migrateMetadata } from './adapters/db/migrations.js';
+import type { Database } from './adapters/db/schema.js';
+import type { CredentialVault } from './adapters/vault/port.js';
+import { createVault } from './adapters/vault/index.js';
+import { loadMasterKeyring, type MasterKeyring } from './adapters/vault/master-key.js';
+import type { BlobStore } from './adapters/blob/port.js';
+import { createBlobStore } from './adapters/blob/index.js';
+import { UsersService } from './modules/users/service.js';
+import { SecretsService } from './modules/secrets/service.js';
+import { FilesService } from './modules/files/service.js';
+
+export interface Services {
+  config: Config;
+  db: Kysely<Database>;
+  dbKind: DbKind;
+  keyring: MasterKeyring;
+  vault: CredentialVault;
+  blobs: BlobStore;
+  users: UsersService;
+  secrets: SecretsService;
+  files: FilesService;
+  close(): Promise<void>;
+}
+
+export interface ServiceOptions {
+  /** PostgreSQL schema for this instance (tests isolate runs this way). */
+  pgSchema?: string;
+}
+
+export async function createServices(config: Config, opts: ServiceOptions = {}): Promise<Services> {
+  const handle = await connect<Database>({
+    url: config.databaseUrl,
+    sqlitePath: path.join(config.dataDir, 'connector.db'),
+    pgSchema: opts.pgSchema,
+  });
+  try {
+    await migrateMetadata(handle.db, handle.kind === 'postgres' ? opts.pgSchema : undefined);
+    const keyring = loadMasterKeyring(config);
+    const vault = await createVault(config, keyring, opts);
+    const blobs = createBlobStore(config, keyring.derive('signed-urls'));
+    const db = handle.db;
+    return {
+      config,
+      db,
+      dbKind: handle.kind,
+      keyring,
+      vault,
+      blobs,
+      users: new UsersService(db),
+      secrets: new SecretsService({ db, vault }),
+      files: new FilesService({ db, blobs, config }),
+      async close() {
+        await vault.close();
+        await handle.close();
+      },
+    };
+  } catch (e) {
+    await handle.close();
+    throw e;
+  }
+}

@@ -1,0 +1,38 @@
+// `serve`: open everything, print the first key once on an empty database, listen, stop cleanly.
+import { makeLogger } from '../lib/logger.js';
+import type { Config } from '../config.js';
+import { createServices } from '../services.js';
+import { buildApp } from '../app.js';
+
+export async function serve(cfg: Config): Promise<void> {
+  const logger = makeLogger(cfg.logLevel);
+  const services = await createServices(cfg);
+  const boot = await services.users.bootstrap();
+  if (boot) {
+    // Printed to the terminal once, never logged: this is the only copy of the key.
+    process.stdout.write(
+      `\n  First start: created user "${boot.user.name}" (${boot.user.id}).\n` +
+        `  API key (shown once, store it now): ${boot.key}\n` +
+        `  Create more with: npm run cli -- keys create --user ${boot.user.id}\n\n`,
+    );
+  }
+  const app = await buildApp(services, { logger });
+  await app.listen({ host: cfg.host, port: cfg.port });
+  const addr = app.server.address();
+  if (!process.env.PUBLIC_BASE_URL && typeof addr === 'object' && addr) {
+    cfg.publicBaseUrl = `http://${cfg.host.includes(':') ? `[${cfg.host}]` : cfg.host}:${addr.port}`;
+  }
+  logger.info({ url: cfg.publicBaseUrl, db: services.dbKind, dataDir: cfg.dataDir }, 'connector service listening');
+
+  let closing = false;
+  const stop = async (signal: string) => {
+    if (closing) return;
+    closing = true;
+    logger.info({ signal }, 'shutting down');
+    await app.close();
+    await services.close();
+    process.exit(0);
+  };
+  process.on('SIGINT', () => void stop('SIGINT'));
+  process.on('SIGTERM', () => void stop('SIGTERM'));
+}
