@@ -1,0 +1,40 @@
+// The one way this service gets a Chromium: Debian's /usr/bin/chromium launched by
+// playwright-core (never a downloaded browser), or a remote fleet over CDP (BROWSER_CDP_URL).
+// Capture sessions (the browser pool) and browser-engine runs both come through here.
+import { chromium, type Browser, type LaunchOptions } from 'playwright-core';
+
+export const CHROMIUM_PATH = process.env.CHROMIUM_PATH || '/usr/bin/chromium';
+
+/** Flags that keep Chromium off the network except for the pages we open (see README). */
+export const CHROMIUM_ARGS = [
+  '--no-sandbox',
+  '--disable-gpu',
+  '--disable-background-networking',
+  '--disable-component-update',
+  '--disable-sync',
+  '--no-first-run',
+  '--disable-quic',
+  '--disable-dev-shm-usage',
+];
+
+export interface ChromiumOptions {
+  /** CDP endpoint of a remote browser (ws:// or http://); unset = launch the local binary. */
+  cdpUrl?: string | null;
+  headless?: boolean;
+  /** Upstream proxy for every context of this browser, e.g. http://127.0.0.1:3128. */
+  proxy?: LaunchOptions['proxy'];
+  extraArgs?: string[];
+}
+
+/** Launches (or connects to) a browser. The caller owns it and must close it. */
+export async function openChromium(opts: ChromiumOptions = {}): Promise<Browser> {
+  if (opts.cdpUrl) return chromium.connectOverCDP(opts.cdpUrl);
+  return chromium.launch({
+    executablePath: CHROMIUM_PATH,
+    headless: opts.headless ?? true,
+    args: [...CHROMIUM_ARGS, ...(opts.extraArgs ?? [])],
+    // Per-context proxies need a launch-level proxy on some Chromium builds; 'per-context' is
+    // playwright's documented placeholder that enables them without routing anything.
+    proxy: opts.proxy ?? { server: 'per-context' },
+  });
+}
