@@ -31,7 +31,6 @@ function sendValidation(reply: import('fastify').FastifyReply, entries: Validati
 export async function buildApp(services: Services, opts: AppOptions): Promise<FastifyInstance> {
   const app = Fastify({
     loggerInstance: opts.logger,
-    disableRequestLogging: false,
     bodyLimit: 10 * 1024 * 1024,
     ajv: undefined,
     return503OnClosing: true,

@@ -3,7 +3,7 @@ import fs from 'node:fs';
 import path from 'node:path';
 import SQLite from 'better-sqlite3';
 import pg from 'pg';
-import { Kysely, PostgresDialect, SqliteDialect } from 'kysely';
+import { Kysely, PostgresDialect, SqliteDialect, type SqliteDatabase } from 'kysely';
 
 export type DbKind = 'sqlite' | 'postgres';
 
@@ -52,6 +52,41 @@ export async function connect<T>(opts: ConnectOptions): Promise<DbHandle<T>> {
   sqlite.pragma('synchronous = NORMAL');
   sqlite.pragma('busy_timeout = 5000');
   sqlite.pragma('foreign_keys = ON');
-  const db = new Kysely<T>({ dialect: new SqliteDialect({ database: sqlite }) });
+  const cached = withStatementCache(sqlite);
+  const db = new Kysely<T>({ dialect: new SqliteDialect({ database: cached }) });
+  syncReaders.set(db, (text, params) => (sqlite.inTransaction ? null : cached.prepare(text).all(params)));
   return { db, kind: 'sqlite', close: () => db.destroy() };
+}
+
+/** Runs a read synchronously on the SQLite connection, or null when it must go through Kysely. */
+export type SyncReader = (sql: string, params: readonly unknown[]) => unknown[] | null;
+const syncReaders = new WeakMap<object, SyncReader>();
+
+/**
+ * SQLite reads can skip Kysely's connection queue (a few async hops per query) — except while a
+ * transaction holds the one connection, whose uncommitted writes a reader must not see.
+ */
+export function syncReaderFor(db: object): SyncReader | undefined {
+  return syncReaders.get(db);
+}
+
+/**
+ * Kysely prepares every query afresh; preparing costs as much as running a small query, so
+ * keep the prepared statements by SQL text. Safe because Kysely's SQLite driver runs one query
+ * at a time on its single connection. Bounded: the oldest entries go first.
+ */
+function withStatementCache(sqlite: SQLite.Database, max = 500): SqliteDatabase & { prepare(sql: string): SQLite.Statement } {
+  const cache = new Map<string, SQLite.Statement>();
+  return {
+    close: () => sqlite.close(),
+    prepare(text: string) {
+      let stmt = cache.get(text);
+      if (!stmt) {
+        stmt = sqlite.prepare(text);
+        if (cache.size >= max) cache.delete(cache.keys().next().value!);
+        cache.set(text, stmt);
+      }
+      return stmt;
+    },
+  };
 }

@@ -7,6 +7,7 @@ import { Readable } from 'node:stream';
 import { sql, type Kysely, type Selectable } from 'kysely';
 import type { Config } from '../../config.js';
 import type { Database, FilesTable } from '../../adapters/db/schema.js';
+import { prepared } from '../../adapters/db/prepared.js';
 import type { BlobStore } from '../../adapters/blob/port.js';
 import { HttpError, notFound, validationError } from '../../http/errors.js';
 import { afterCursor, decodeCursor, toPage, type Page } from '../../http/pagination.js';
@@ -55,7 +56,15 @@ export function toFileView(r: FileRow): FileView {
 const escapeLike = (s: string) => s.replace(/[\\%_]/g, (c) => `\\${c}`);
 
 export class FilesService {
-  constructor(readonly deps: { db: Kysely<Database>; blobs: BlobStore; config: Config }) {}
+  /** GET /files/{id} and every other by-id operation: compiled once. */
+  private readonly byId;
+
+  constructor(readonly deps: { db: Kysely<Database>; blobs: BlobStore; config: Config }) {
+    const db = deps.db;
+    this.byId = prepared<Database, FileRow, [string, string]>(db, (p) =>
+      db.selectFrom('files').selectAll().where('id', '=', p(0)).where('user_id', '=', p(1)),
+    );
+  }
 
   private get db() {
     return this.deps.db;
@@ -64,7 +73,7 @@ export class FilesService {
   /** The caller's file, or 404; pending files only when `pending` is allowed. */
   private async find(userId: string, id: string, opts: { pending?: boolean } = {}): Promise<FileRow> {
     if (!isUuid(id)) throw notFound('File');
-    const row = await this.db.selectFrom('files').selectAll().where('id', '=', id).where('user_id', '=', userId).executeTakeFirst();
+    const [row] = await this.byId(id, userId);
     if (!row || (row.status !== 'available' && !opts.pending)) throw notFound('File');
     return row;
   }

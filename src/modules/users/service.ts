@@ -4,6 +4,7 @@ import crypto from 'node:crypto';
 import type { Kysely } from 'kysely';
 import type { Database } from '../../adapters/db/schema.js';
 import { newId, nowIso } from '../../lib/ids.js';
+import { prepared } from '../../adapters/db/prepared.js';
 
 export const KEY_PREFIX = 'csk_';
 
@@ -27,7 +28,14 @@ export function hashKey(key: string): string {
 }
 
 export class UsersService {
-  constructor(private readonly db: Kysely<Database>) {}
+  /** Runs on every authenticated request: compiled once. */
+  private readonly keyByHash;
+
+  constructor(private readonly db: Kysely<Database>) {
+    this.keyByHash = prepared<Database, { user_id: string; revoked_at: string | null }, [string]>(db, (p) =>
+      db.selectFrom('api_keys').select(['user_id', 'revoked_at']).where('key_hash', '=', p(0)),
+    );
+  }
 
   async createUser(name: string): Promise<User> {
     const user = { id: newId(), name, created_at: nowIso() };
@@ -76,11 +84,7 @@ export class UsersService {
   /** Resolves a presented bearer key to its user id, or null for unknown/revoked keys. */
   async authenticate(key: string): Promise<string | null> {
     if (!key.startsWith(KEY_PREFIX) || key.length > 200) return null;
-    const row = await this.db
-      .selectFrom('api_keys')
-      .select(['user_id', 'revoked_at'])
-      .where('key_hash', '=', hashKey(key))
-      .executeTakeFirst();
+    const [row] = await this.keyByHash(hashKey(key));
     return row && !row.revoked_at ? row.user_id : null;
   }
 
