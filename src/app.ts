@@ -11,6 +11,7 @@ import { registerJsonParser } from './http/json-body.js';
 import type { Services } from './services.js';
 import { secretsRoutes } from './modules/secrets/routes.js';
 import { filesRoutes } from './modules/files/routes.js';
+import { connectorsRoutes } from './modules/connectors/routes.js';
 import { blobRoutes } from './adapters/blob/local-routes.js';
 
 declare module 'fastify' {
@@ -80,6 +81,7 @@ export async function buildApp(services: Services, opts: AppOptions): Promise<Fa
       registerAuth(api, services.users);
       await api.register(secretsRoutes, { services });
       await api.register(filesRoutes, { services });
+      await api.register(connectorsRoutes, { services });
     },
     { prefix: '/v1beta' },
   );

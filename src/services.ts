@@ -13,6 +13,7 @@ import { createBlobStore } from './adapters/blob/index.js';
 import { UsersService } from './modules/users/service.js';
 import { SecretsService } from './modules/secrets/service.js';
 import { FilesService } from './modules/files/service.js';
+import { ConnectorsService } from './modules/connectors/service.js';
 
 export interface Services {
   config: Config;
@@ -24,6 +25,7 @@ export interface Services {
   users: UsersService;
   secrets: SecretsService;
   files: FilesService;
+  connectors: ConnectorsService;
   close(): Promise<void>;
 }
 
@@ -54,6 +56,7 @@ export async function createServices(config: Config, opts: ServiceOptions = {}):
       users: new UsersService(db),
       secrets: new SecretsService({ db, vault }),
       files: new FilesService({ db, blobs, config }),
+      connectors: new ConnectorsService({ db }),
       async close() {
         await vault.close();
         await handle.close();

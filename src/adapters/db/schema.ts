@@ -53,6 +53,67 @@ export interface Database {
   api_keys: ApiKeysTable;
   secrets: SecretsTable;
   files: FilesTable;
+  connectors: ConnectorsTable;
+  connector_versions: ConnectorVersionsTable;
+  runs: RunsTable;
+  run_logs: RunLogsTable;
+}
+
+export interface ConnectorsTable {
+  id: string;
+  user_id: string;
+  display_name: string;
+  /** Lower-case host of the website, for the domain filter. */
+  website_host: string | null;
+  current_version: number;
+  created_at: string;
+  updated_at: string;
+  /** Set by DELETE: runs stay readable, new runs are refused. */
+  deleted_at: string | null;
+}
+
+export interface ConnectorVersionsTable {
+  connector_id: string;
+  version: number;
+  purpose: string;
+  website: string | null;
+  /** JSON texts. */
+  input_schema: string;
+  output_schema: string;
+  required_secrets: string;
+  definition: string;
+  engine: string;
+  created_at: string;
+}
+
+export type RunStatus = 'pending' | 'running' | 'success' | 'connector_error' | 'timed_out' | 'result_too_large' | 'internal_error';
+
+export interface RunsTable {
+  id: string;
+  user_id: string;
+  connector_id: string;
+  connector_version: number;
+  arguments: string;
+  /** JSON slot → secret id; never values. */
+  secret_bindings: string | null;
+  ephemeral_secrets: number;
+  proxy: string | null;
+  is_async: number;
+  max_timeout_s: number;
+  status: RunStatus;
+  result: string | null;
+  result_stored: number;
+  result_size_bytes: number | null;
+  error: string | null;
+  has_logs: number;
+  created_at: string;
+  started_at: string | null;
+  finished_at: string | null;
+}
+
+export interface RunLogsTable {
+  run_id: string;
+  logs: string;
 }
 
 /** The vault's own store: never joined with the metadata tables, and kept in a separate database. */

@@ -1,0 +1,127 @@
+// HTTP surface of /v1beta/connectors (SPEC §4 Connectors) plus the publish/revise/definition
+// extensions (DESIGN §4, marked x-extension in OpenAPI); rules live in service.ts.
+import type { FastifyPluginAsync } from 'fastify';
+import type { Services } from '../../services.js';
+import { DeleteResponse, IdParam, errorResponses, listEnvelope } from '../../http/schemas.js';
+import { Type } from '@sinclair/typebox';
+import {
+  ConnectorSchema,
+  DefinitionQuery,
+  DefinitionResponse,
+  ListConnectorsQuery,
+  PatchBody,
+  PublishBody,
+  ReviseBody,
+  type ListConnectorsParams,
+  type PublishInput,
+} from './schemas.js';
+
+const tags = ['Connectors'];
+const Params = IdParam('connector_id');
+type P = { connector_id: string };
+
+export const connectorsRoutes: FastifyPluginAsync<{ services: Services }> = async (app, { services }) => {
+  const connectors = services.connectors;
+
+  app.post<{ Body: PublishInput }>(
+    '/connectors',
+    {
+      schema: {
+        tags,
+        summary: 'Publish a connector (extension)',
+        description:
+          'Publishes version 1 of a hand-written connector: definition (docs/connector-definition.md), input_schema, output_schema, required_secrets. ' +
+          'capture_session_id / recording_file_id (synthesis) are reserved and answer 422 until synthesis ships.',
+        'x-extension': true,
+        body: PublishBody,
+        response: { 200: ConnectorSchema, ...errorResponses() },
+      } as object,
+    },
+    async (req) => connectors.publish(req.userId, req.body),
+  );
+
+  app.get<{ Querystring: ListConnectorsParams }>(
+    '/connectors',
+    {
+      schema: {
+        tags,
+        summary: 'List connectors',
+        description: 'Newest first. domain: only connectors whose website is that domain or one of its subdomains.',
+        querystring: ListConnectorsQuery,
+        response: { 200: listEnvelope(ConnectorSchema, 'ListConnectorsResponse'), ...errorResponses() },
+      },
+    },
+    async (req) => connectors.list(req.userId, req.query),
+  );
+
+  app.get<{ Params: P }>(
+    '/connectors/:connector_id',
+    { schema: { tags, summary: 'Get a connector', params: Params, response: { 200: ConnectorSchema, ...errorResponses() } } },
+    async (req) => connectors.get(req.userId, req.params.connector_id),
+  );
+
+  app.patch<{ Params: P; Body: { display_name: string } }>(
+    '/connectors/:connector_id',
+    { schema: { tags, summary: 'Rename a connector', params: Params, body: PatchBody, response: { 200: ConnectorSchema, ...errorResponses() } } },
+    async (req) => connectors.rename(req.userId, req.params.connector_id, req.body.display_name),
+  );
+
+  app.delete<{ Params: P }>(
+    '/connectors/:connector_id',
+    {
+      schema: {
+        tags,
+        summary: 'Delete a connector',
+        description: 'Its runs stay readable; it can no longer be run.',
+        params: Params,
+        response: { 200: DeleteResponse('DeleteConnectorResponse'), ...errorResponses() },
+      },
+    },
+    async (req) => connectors.delete(req.userId, req.params.connector_id),
+  );
+
+  app.get<{ Params: P }>(
+    '/connectors/:connector_id/revisions',
+    {
+      schema: {
+        tags,
+        summary: 'List connector revisions',
+        description: 'Every version, newest first; the first entry is the current version.',
+        params: Params,
+        response: { 200: Type.Object({ data: Type.Array(ConnectorSchema) }, { title: 'ListConnectorRevisionsResponse' }), ...errorResponses() },
+      },
+    },
+    async (req) => connectors.revisions(req.userId, req.params.connector_id),
+  );
+
+  app.post<{ Params: P; Body: PublishInput }>(
+    '/connectors/:connector_id/revisions',
+    {
+      schema: {
+        tags,
+        summary: 'Publish a new revision (extension)',
+        description: 'Same body as publish; version + 1, the id stays. Omitted display_name, purpose and website are carried over.',
+        'x-extension': true,
+        params: Params,
+        body: ReviseBody,
+        response: { 200: ConnectorSchema, ...errorResponses() },
+      } as object,
+    },
+    async (req) => connectors.revise(req.userId, req.params.connector_id, req.body),
+  );
+
+  app.get<{ Params: P; Querystring: { version?: number } }>(
+    '/connectors/:connector_id/definition',
+    {
+      schema: {
+        tags,
+        summary: "Get a version's definition (extension)",
+        'x-extension': true,
+        params: Params,
+        querystring: DefinitionQuery,
+        response: { 200: DefinitionResponse, ...errorResponses() },
+      } as object,
+    },
+    async (req) => connectors.definition(req.userId, req.params.connector_id, req.query.version),
+  );
+};
