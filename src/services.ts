@@ -14,6 +14,8 @@ import { UsersService } from './modules/users/service.js';
 import { SecretsService } from './modules/secrets/service.js';
 import { FilesService } from './modules/files/service.js';
 import { ConnectorsService } from './modules/connectors/service.js';
+import { TasksService } from './modules/tasks/service.js';
+import { taskPorts } from './modules/tasks/wiring.js';
 
 export interface Services {
   config: Config;
@@ -26,6 +28,7 @@ export interface Services {
   secrets: SecretsService;
   files: FilesService;
   connectors: ConnectorsService;
+  tasks: TasksService;
   close(): Promise<void>;
 }
 
@@ -46,6 +49,8 @@ export async function createServices(config: Config, opts: ServiceOptions = {}):
     const vault = await createVault(config, keyring, opts);
     const blobs = createBlobStore(config, keyring.derive('signed-urls'));
     const db = handle.db;
+    const secrets = new SecretsService({ db, vault });
+    const connectors = new ConnectorsService({ db });
     return {
       config,
       db,
@@ -54,9 +59,10 @@ export async function createServices(config: Config, opts: ServiceOptions = {}):
       vault,
       blobs,
       users: new UsersService(db),
-      secrets: new SecretsService({ db, vault }),
+      secrets,
       files: new FilesService({ db, blobs, config }),
-      connectors: new ConnectorsService({ db }),
+      connectors,
+      tasks: new TasksService({ db, ports: taskPorts({ connectors }), ownsSecret: async (u, id) => (await secrets.get(u, id)) !== null }),
       async close() {
         await vault.close();
         await handle.close();

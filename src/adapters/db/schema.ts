@@ -57,6 +57,7 @@ export interface Database {
   connector_versions: ConnectorVersionsTable;
   runs: RunsTable;
   run_logs: RunLogsTable;
+  tasks: TasksTable;
 }
 
 export interface ConnectorsTable {
@@ -127,4 +128,28 @@ export interface VaultDatabase {
     created_at: string;
     updated_at: string;
   };
+}
+
+export type TaskState = 'not_ready' | 'waiting_for_manual_completion' | 'ready' | 'failed';
+
+export interface TasksTable {
+  id: string;
+  user_id: string;
+  display_name: string;
+  task: string;
+  website: string;
+  current_state: TaskState;
+  /** JSON Schema as JSON text (the task-based shapes carry schemas as strings). */
+  input_schema: string | null;
+  output_schema: string | null;
+  /** JSON text of TaskCreation. */
+  creation: string;
+  connector_id: string | null;
+  /** JSON text of the task-based required_secrets (set when ready). */
+  required_secrets: string | null;
+  capture_session_id: string | null;
+  failure_category: string | null;
+  failure_message: string | null;
+  created_at: string;
+  updated_at: string;
 }
