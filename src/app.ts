@@ -12,6 +12,8 @@ import type { Services } from './services.js';
 import { secretsRoutes } from './modules/secrets/routes.js';
 import { filesRoutes } from './modules/files/routes.js';
 import { blobRoutes } from './adapters/blob/local-routes.js';
+import { captureSessionsRoutes } from './modules/capture-sessions/routes.js';
+import { liveViewRoutes } from './modules/capture-sessions/live-routes.js';
 
 declare module 'fastify' {
   interface FastifyContextConfig {
@@ -76,11 +78,13 @@ export async function buildApp(services: Services, opts: AppOptions): Promise<Fa
   });
 
   await app.register(blobRoutes, { services });
+  await app.register(liveViewRoutes, { services });
   await app.register(
     async (api) => {
       registerAuth(api, services.users);
       await api.register(secretsRoutes, { services });
       await api.register(filesRoutes, { services });
+      await api.register(captureSessionsRoutes, { services });
     },
     { prefix: '/v1beta' },
   );

@@ -13,6 +13,7 @@ import { createBlobStore } from './adapters/blob/index.js';
 import { UsersService } from './modules/users/service.js';
 import { SecretsService } from './modules/secrets/service.js';
 import { FilesService } from './modules/files/service.js';
+import { CaptureSessionsService } from './modules/capture-sessions/service.js';
 
 export interface Services {
   config: Config;
@@ -24,6 +25,7 @@ export interface Services {
   users: UsersService;
   secrets: SecretsService;
   files: FilesService;
+  captureSessions: CaptureSessionsService;
   close(): Promise<void>;
 }
 
@@ -44,6 +46,8 @@ export async function createServices(config: Config, opts: ServiceOptions = {}):
     const vault = await createVault(config, keyring, opts);
     const blobs = createBlobStore(config, keyring.derive('signed-urls'));
     const db = handle.db;
+    const secrets = new SecretsService({ db, vault });
+    const captureSessions = new CaptureSessionsService({ db, blobs, secrets, config });
     return {
       config,
       db,
@@ -52,9 +56,12 @@ export async function createServices(config: Config, opts: ServiceOptions = {}):
       vault,
       blobs,
       users: new UsersService(db),
-      secrets: new SecretsService({ db, vault }),
+      secrets,
       files: new FilesService({ db, blobs, config }),
+      captureSessions,
       async close() {
+        // First: finalizing recordings still write to the database and the blob store.
+        await captureSessions.close();
         await vault.close();
         await handle.close();
       },
