@@ -16,6 +16,7 @@ import { FilesService } from './modules/files/service.js';
 import { ConnectorsService } from './modules/connectors/service.js';
 import { TasksService } from './modules/tasks/service.js';
 import { taskPorts } from './modules/tasks/wiring.js';
+import { CaptureSessionsService } from './modules/capture-sessions/service.js';
 
 export interface Services {
   config: Config;
@@ -29,6 +30,7 @@ export interface Services {
   files: FilesService;
   connectors: ConnectorsService;
   tasks: TasksService;
+  captureSessions: CaptureSessionsService;
   close(): Promise<void>;
 }
 
@@ -51,6 +53,7 @@ export async function createServices(config: Config, opts: ServiceOptions = {}):
     const db = handle.db;
     const secrets = new SecretsService({ db, vault });
     const connectors = new ConnectorsService({ db });
+    const captureSessions = new CaptureSessionsService({ db, blobs, secrets, config });
     return {
       config,
       db,
@@ -63,7 +66,10 @@ export async function createServices(config: Config, opts: ServiceOptions = {}):
       files: new FilesService({ db, blobs, config }),
       connectors,
       tasks: new TasksService({ db, ports: taskPorts({ connectors }), ownsSecret: async (u, id) => (await secrets.get(u, id)) !== null }),
+      captureSessions,
       async close() {
+        // First: finalizing recordings still write to the database and the blob store.
+        await captureSessions.close();
         await vault.close();
         await handle.close();
       },
