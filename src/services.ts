@@ -54,6 +54,12 @@ export async function createServices(config: Config, opts: ServiceOptions = {}):
     const secrets = new SecretsService({ db, vault });
     const connectors = new ConnectorsService({ db });
     const captureSessions = new CaptureSessionsService({ db, blobs, secrets, config });
+    const tasks = new TasksService({
+      db,
+      ports: taskPorts({ connectors, captureSessions }),
+      ownsSecret: async (userId, id) => (await secrets.get(userId, id)) !== null,
+    });
+    tasks.startSweeper(1000);
     return {
       config,
       db,
@@ -65,10 +71,11 @@ export async function createServices(config: Config, opts: ServiceOptions = {}):
       secrets,
       files: new FilesService({ db, blobs, config }),
       connectors,
-      tasks: new TasksService({ db, ports: taskPorts({ connectors }), ownsSecret: async (u, id) => (await secrets.get(u, id)) !== null }),
+      tasks,
       captureSessions,
       async close() {
-        // First: finalizing recordings still write to the database and the blob store.
+        // First: syntheses and finalizing recordings still write to the database and blob store.
+        await tasks.close();
         await captureSessions.close();
         await vault.close();
         await handle.close();

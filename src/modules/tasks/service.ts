@@ -16,6 +16,8 @@ type TaskRow = TasksTable;
 export class TasksService {
   /** Syntheses in flight in this process, by task id: a task is synthesized once at a time. */
   private readonly inFlight = new Map<string, Promise<void>>();
+  private timer: NodeJS.Timeout | null = null;
+  private sweeping: Promise<void> | null = null;
 
   constructor(
     private readonly deps: {
@@ -63,11 +65,14 @@ export class TasksService {
     return row;
   }
 
-  /** The task, after catching up with a manual session that ended since it was last looked at. */
+  /**
+   * The task, after catching up with a manual session that ended since it was last looked at.
+   * A completed session starts synthesis in the background; the task stays waiting until it is done.
+   */
   private async current(userId: string, id: string): Promise<TaskRow> {
     const row = await this.row(userId, id);
     if (row.current_state !== 'waiting_for_manual_completion' || !row.capture_session_id) return row;
-    await this.settle(row);
+    await this.settle(row, { background: true });
     return this.row(userId, id);
   }
 
@@ -108,15 +113,32 @@ export class TasksService {
     return { session_id: session.id, iframe_url: session.iframe_url };
   }
 
-  /** Called when a capture session ends (and lazily on reads): moves its task on. */
-  async onCaptureSessionEnded(sessionId: string): Promise<void> {
-    const rows = await this.db
-      .selectFrom('tasks')
-      .selectAll()
-      .where('capture_session_id', '=', sessionId)
-      .where('current_state', '=', 'waiting_for_manual_completion')
-      .execute();
-    for (const row of rows) await this.settle(row);
+  /**
+   * Moves every waiting task whose session has ended on (the sweep timer calls this; reads of a
+   * single task do the same for it). Returns once the syntheses it started are done.
+   */
+  async settleWaiting(): Promise<void> {
+    const rows = await this.db.selectFrom('tasks').selectAll().where('current_state', '=', 'waiting_for_manual_completion').execute();
+    await Promise.all(rows.map((row) => this.settle(row, { background: false })));
+  }
+
+  /** Checks waiting tasks every `everyMs` until close(). */
+  startSweeper(everyMs: number): void {
+    if (this.timer) return;
+    this.timer = setInterval(() => {
+      if (this.sweeping) return;
+      this.sweeping = this.settleWaiting()
+        .catch((err) => this.deps.log?.error({ err }, 'task sweep failed'))
+        .finally(() => (this.sweeping = null));
+    }, everyMs);
+    this.timer.unref();
+  }
+
+  async close(): Promise<void> {
+    if (this.timer) clearInterval(this.timer);
+    this.timer = null;
+    await this.sweeping;
+    await Promise.allSettled([...this.inFlight.values()]);
   }
 
   async retry(userId: string, id: string): Promise<TaskView> {
@@ -157,11 +179,14 @@ export class TasksService {
   }
 
   /** Brings a waiting task up to date with its session: synthesize, fail, or keep waiting. */
-  private async settle(row: TaskRow): Promise<void> {
+  private async settle(row: TaskRow, opts: { background: boolean }): Promise<void> {
     const sessionId = row.capture_session_id!;
     const state = await this.deps.ports.sessions.state(row.user_id, sessionId);
     if (state === 'active' || state === 'completing') return;
-    if (state === 'completed') return this.synthesize(row, sessionId);
+    if (state === 'completed') {
+      const job = this.synthesize(row, sessionId);
+      return opts.background ? undefined : job;
+    }
     const [category, message]: [FailureCategory, string] =
       state === 'abandoned'
         ? ['session_abandoned', 'The manual session was abandoned before it was completed. Start a new manual session and complete it when the task is done.']

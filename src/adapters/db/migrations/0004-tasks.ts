@@ -27,7 +27,7 @@ export const m0004: Migration = {
       .addColumn('updated_at', 'text', (c) => c.notNull())
       .execute();
     await db.schema.createIndex('tasks_user_created').on('tasks').columns(['user_id', 'created_at', 'id']).execute();
-    await db.schema.createIndex('tasks_capture_session').on('tasks').columns(['capture_session_id']).execute();
+    await db.schema.createIndex('tasks_state').on('tasks').columns(['current_state']).execute();
   },
   async down(db: Kysely<any>) {
     await db.schema.dropTable('tasks').ifExists().execute();
