@@ -19,6 +19,11 @@ export const runsRoutes: FastifyPluginAsync<{ services: Services }> = async (app
     '/runs',
     {
       config: { sensitive: SENSITIVE_FIELDS },
+      // SPEC allows proxy_settings: null; treating it as absent keeps the discriminated schema's errors precise.
+      preValidation: async (req) => {
+        const b = req.body as Record<string, unknown> | undefined;
+        if (b && typeof b === 'object' && b.proxy_settings === null) delete b.proxy_settings;
+      },
       schema: {
         tags,
         summary: 'Run a connector',

@@ -11,6 +11,7 @@ export const SENSITIVE_FIELDS = ['username', 'password', 'totp_secret', 'value',
 
 const ProxySettings = Type.Unsafe<{ type: 'isp' | 'residential'; location: string }>({
   title: 'ProxySettings',
+  description: 'Discriminated on type; null or absent lets the platform choose. Unknown properties are rejected.',
   type: 'object',
   required: ['type'],
   discriminator: { propertyName: 'type' },
@@ -48,7 +49,8 @@ export const CreateRunBody = Type.Object(
     arguments: Type.Optional(Type.Object({}, { additionalProperties: true })),
     secret_bindings: Type.Optional(Type.Record(Type.String(), Type.String({ maxLength: 200 }), { description: 'Slot name → id of one of your secrets.' })),
     secret_values: Type.Optional(Type.Record(Type.String(), SecretValue, { description: 'Slot name → value for this run only; never stored.' })),
-    proxy_settings: Type.Optional(Type.Union([ProxySettings, Type.Null()])),
+    // null (= unset, the platform chooses) is removed before validation: see routes.ts.
+    proxy_settings: Type.Optional(ProxySettings),
     async: Type.Optional(Type.Boolean({ default: false })),
     max_timeout_s: Type.Optional(Type.Integer({ minimum: 1, maximum: 3600, default: 300 })),
   },
