@@ -27,6 +27,7 @@ export function sandboxBundle(): Promise<{ file: string; dir: string }> {
       banner: { js: "import { createRequire as __cr } from 'node:module'; const require = __cr(import.meta.url);" },
     });
     fs.chmodSync(file, 0o444);
+    process.once('exit', () => fs.rmSync(dir, { recursive: true, force: true }));
     return { file, dir };
   })();
   return built;
