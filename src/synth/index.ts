@@ -9,6 +9,7 @@ import { diffRecordings } from './diff.js';
 import { buildStep } from './emit.js';
 import { loginPageMarkers } from './html-extract.js';
 import { filterNoise } from './noise.js';
+import { findIn } from './producers.js';
 import { isHtml, normalize } from './normalize.js';
 import { buildOutput } from './output.js';
 import type { Schema } from './schema-infer.js';
@@ -78,7 +79,7 @@ const lastActionTime = (rec: Recording) => {
 
 /** The page a login POST landed on, as its own GET (so a target is never inside the login chain). */
 function landing(x: Exchange): Exchange {
-  return { ...x, id: `${x.id}~final`, index: x.index + 0.5, method: 'GET', url: x.finalUrl, body: null, reqCookies: [], reqHeaders: x.reqHeaders.filter((h) => /^accept$/i.test(h.name)), setCookies: [], hops: [] };
+  return { ...x, id: `${x.id}~final`, after: x.id, index: x.index + 0.5, method: 'GET', url: x.finalUrl, body: null, reqCookies: x.setCookies.filter((c) => c.value).map((c) => ({ name: c.name, value: c.value })), reqHeaders: x.reqHeaders.filter((h) => /^accept$/i.test(h.name)), setCookies: [], hops: [] };
 }
 
 export function synthesize(inp: SynthInput): SynthResult {
@@ -99,21 +100,21 @@ export function synthesize(inp: SynthInput): SynthResult {
   const args = argumentValues(rec, hints, advisor, purpose);
   const carriers = new Set(xs.filter((x) => secrets.needlesFor(x).some((n) => n.needle.length >= 2 && JSON.stringify([x.url, x.body?.text, x.reqHeaders]).includes(n.needle)) || /\{\{secret:/.test(JSON.stringify([x.url, x.body?.text, x.reqHeaders]))).map((x) => x.id));
   const resultValues = hints.result === undefined ? [] : flatValues(hints.result);
-  let cands = scoreTargets(xs, { argValues: args.map((a) => a.example.toLowerCase()), resultValues, secretCarriers: carriers, lastActionTime: lastActionTime(rec) });
+  // Where a login POST landed is a candidate of its own (fetched again after the login chain).
+  const all = [...xs, ...xs.filter((x) => carriers.has(x.id) && x.hops.length && x.text).map(landing)].sort((a, b) => a.index - b.index);
+  let cands = scoreTargets(all, { argValues: args.map((a) => a.example.toLowerCase()), resultValues, secretCarriers: carriers, lastActionTime: lastActionTime(rec) });
   cands = advisor.rankTargets(cands, { purpose });
-  let best: Candidate | undefined = cands[0];
+  const best: Candidate | undefined = cands[0];
   if (!best || best.score <= 0) throw new SynthError([{ stage: 'target', message: `no request looks like the task's target (best: ${best ? `${best.exchange.method} ${best.exchange.url} scored ${best.score}: ${best.reasons.join('; ')}` : 'none'}); give hints.arguments or hints.result with values that appear in the target request/response` }]);
-  let all = xs;
-  if (carriers.has(best.exchange.id) && best.exchange.hops.length) {
-    const land = landing(best.exchange);
-    all = [...xs, land].sort((a, b) => a.index - b.index);
-    best = { ...best, exchange: land, reasons: [...best.reasons, 'the data is the page the login landed on: fetched again after the login chain'] };
-  }
   const { paging, samples } = detectPaging(best.exchange, all);
   const first = samples[0];
   let diff: { constants: Set<string>; dynamics: Set<string> } | undefined;
   if (inp.previous) diff = diffRecordings(xs, filterNoise(normalize(inp.previous).exchanges).kept);
-  const chain = traceChain({ all, start: [first], args, secrets, pagingParam: paging ? { exchange: first.id, param: paging.param } : undefined, constants: diff?.constants, dynamics: diff?.dynamics });
+  const detail = paging ? null : findDetail(first, all, carriers);
+  // Every request carrying a secret joins the chain (a login may keep state on the server
+  // that no value in the traffic shows, e.g. a password step before a TOTP step).
+  const loginCarriers = xs.filter((x) => carriers.has(x.id) && x.index < first.index);
+  const chain = traceChain({ all, start: [first, ...(detail ? [detail] : []), ...loginCarriers], args, secrets, pagingParam: paging ? { exchange: first.id, param: paging.param } : undefined, constants: diff?.constants, dynamics: diff?.dynamics });
   warnings.push(...chain.warnings);
 
   // Arguments typed but not found in what the plan replays.
@@ -139,6 +140,14 @@ export function synthesize(inp: SynthInput): SynthResult {
     }
   }
   const out = buildOutput(samples, !!paging, resultValues);
+  const detailOut = detail ? prefixed(buildOutput([detail], false, resultValues), 'detail_') : null;
+  const targetExtract = new Map<string, Record<string, Extractor>>([[first.id, out.extract], ...(detail && detailOut ? [[detail.id, detailOut.extract] as [string, Record<string, Extractor>]] : [])]);
+  const resultTpl = detailOut ? { ...(isPlainObject(out.result) ? (out.result as object) : { data: out.result }), detail: detailOut.result } : out.result;
+  const outSchema: Schema = detailOut
+    ? out.schema.type === 'object' && out.schema.properties && isPlainObject(out.result)
+      ? { ...out.schema, properties: { ...out.schema.properties, detail: detailOut.schema }, required: [...(out.schema.required ?? []), 'detail'] }
+      : { type: 'object', properties: { data: out.schema, detail: detailOut.schema }, required: ['data', 'detail'] }
+    : out.schema;
   const origin = new URL(first.url).origin;
   const extractsFor = new Map<string, Record<string, Extractor>>();
   for (const v of chain.vars) {
@@ -155,7 +164,7 @@ export function synthesize(inp: SynthInput): SynthResult {
     for (let i = 2; stepIds.has(sid); i++) sid = `${sid.replace(/_\d+$/, '')}_${i}`;
     stepIds.add(sid);
     const isTarget = id === first.id;
-    const extract = { ...(extractsFor.get(id) ?? {}), ...(isTarget ? out.extract : {}) };
+    const extract = { ...(extractsFor.get(id) ?? {}), ...(targetExtract.get(id) ?? {}) };
     const cookies = chain.cookieProducers.get(id);
     const reasons = [role, ...(cookies ? [`sets cookie(s) ${cookies.join(', ')} for later requests (the jar carries them)`] : [])];
     const step = buildStep(x, chain.steps.get(id)!, {
@@ -179,7 +188,7 @@ export function synthesize(inp: SynthInput): SynthResult {
     return step;
   };
   const loginSteps = chainIds.filter((id) => loginIds.has(id)).map((id) => mkStep(id, 'login sub-chain'));
-  const steps = chainIds.filter((id) => !loginIds.has(id)).map((id) => mkStep(id, id === first.id ? 'target' : 'produces values for later steps'));
+  const steps = chainIds.filter((id) => !loginIds.has(id)).map((id) => mkStep(id, id === first.id ? 'target' : id === detail?.id ? 'detail target: follows an id from the list' : 'produces values for later steps'));
   const markers = [...new Set(chainIds.filter((id) => loginIds.has(id)).flatMap((id) => (isHtml(byId.get(id)!) && byId.get(id)!.text ? loginPageMarkers(byId.get(id)!.text!) : [])))];
   const def: HttpDefinition = {
     format: 'connector-definition/v1',
@@ -195,7 +204,7 @@ export function synthesize(inp: SynthInput): SynthResult {
     ...(loginSlot && loginSteps.length ? { login: { slot: loginSlot.name, steps: loginSteps, note: 'requests that carry the login secret, and the requests they take values and cookies from' } } : {}),
     ...(markers.length ? { detect: { login_page: markers.map((css) => ({ css })) } } : {}),
     steps,
-    result: out.result,
+    result: resultTpl,
   };
   const usedSlots = secrets.slots.filter((s) => chain.usedSecrets.has(s.name));
   const input_schema: Schema = { type: 'object', properties: {}, required: [] as string[], additionalProperties: false };
@@ -212,7 +221,7 @@ export function synthesize(inp: SynthInput): SynthResult {
   const result: SynthResult = {
     definition: def,
     input_schema,
-    output_schema: out.schema,
+    output_schema: outSchema,
     required_secrets: usedSlots,
     report: {
       targets: samples.map((s) => ({ id: s.id, url: s.url, score: cands.find((c) => c.exchange.id === s.id)?.score ?? best!.score, reasons: cands.find((c) => c.exchange.id === s.id)?.reasons ?? best!.reasons })),
@@ -229,6 +238,29 @@ export function synthesize(inp: SynthInput): SynthResult {
   const problems = validateDefinition(def, { inputSchema: input_schema, requiredSecrets: usedSlots }, ['definition']);
   if (problems.length) throw new SynthError(problems.map((p) => ({ stage: 'emit', message: `internal: emitted definition invalid at ${p.loc.join('.')}: ${p.msg}` })));
   return result;
+}
+
+const isPlainObject = (v: unknown) => !!v && typeof v === 'object' && !Array.isArray(v);
+
+/** Renames an output's extracts (and their uses in its result) so two targets don't collide. */
+function prefixed(o: ReturnType<typeof buildOutput>, p: string): ReturnType<typeof buildOutput> {
+  const extract = Object.fromEntries(Object.entries(o.extract).map(([k, v]) => [`${p}${k}`, v]));
+  const result = JSON.parse(JSON.stringify(o.result).replace(/\{\{vars\.([\w$-]+)/g, `{{vars.${p}$1`));
+  return { ...o, extract, result };
+}
+
+/**
+ * List-then-detail: a later data request whose URL carries an id that the target's response
+ * listed (strong, id-like evidence only) joins as a second target.
+ */
+function findDetail(list: Exchange, all: Exchange[], carriers: Set<string>): Exchange | null {
+  for (const y of all) {
+    if (y.index <= list.index || y.method !== 'GET' || carriers.has(y.id) || y.status >= 400 || !(isHtml(y) || /json/.test(y.mime))) continue;
+    const u = new URL(y.url);
+    const vals = [...u.pathname.split('/').filter((s) => /\d/.test(s)), ...[...u.searchParams.values()].filter((v) => /\d/.test(v))];
+    if (vals.some((v) => findIn(list, v, { strongOnly: true }))) return y;
+  }
+  return null;
 }
 
 function flatValues(v: unknown): string[] {

@@ -53,6 +53,8 @@ export function scoreTargets(xs: Exchange[], f: TargetFacts): Candidate[] {
       else if (isHtml(x)) add(1, 'HTML response');
       else add(-2, `response type ${x.mime || 'none'}`);
       if (x.status >= 400) add(-5, `status ${x.status}`);
+      if (isHtml(x) && /<input[^>]+(type=["']?password|autocomplete=["']?one-time-code)/i.test(x.text ?? '')) add(-3, 'a sign-in form');
+      if (x.id.endsWith('~final')) reasons.push('the page a login landed on (fetched again after the login chain)');
       const rt = requestText(x);
       const typed = f.argValues.filter((v) => v.length >= 1 && rt.includes(v));
       if (typed.length) add(4, `request carries typed value(s) ${typed.map((v) => JSON.stringify(v)).join(', ')}`);

@@ -67,7 +67,12 @@ export function traceChain(inp: TraceInput): Chain {
   while (queue.length) {
     const x = queue.shift()!;
     if (chain.steps.has(x.id)) continue;
-    const earlier = inp.all.filter((y) => y.index < x.index && y.id !== x.id).sort((a, b) => b.index - a.index);
+    // Landings (synthetic re-fetches) are never producers: the exchange that landed there is.
+    const earlier = inp.all.filter((y) => y.index < x.index && y.id !== x.id && !y.after).sort((a, b) => b.index - a.index);
+    if (x.after) {
+      dep(x.id, x.after);
+      queue.push(byId.get(x.after)!);
+    }
     const resolved: ResolvedSlot[] = [];
     chain.steps.set(x.id, resolved);
     const needles = inp.secrets.needlesFor(x);
