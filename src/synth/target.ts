@@ -62,7 +62,8 @@ export function scoreTargets(xs: Exchange[], f: TargetFacts): Candidate[] {
       const res = f.resultValues.filter((v) => body.includes(v.toLowerCase()));
       if (res.length) add(6 * (res.length / f.resultValues.length), `response contains expected result value(s) ${res.map((v) => JSON.stringify(v)).join(', ')}`);
       if (f.secretCarriers.has(x.id)) add(-8, 'login traffic (carries a secret)');
-      if (x.method !== 'GET' && !f.secretCarriers.has(x.id)) add(2, `state-changing ${x.method}`);
+      // A POST is the point of the flow when it carries what the person typed or follows their last action.
+      if (x.method !== 'GET' && !f.secretCarriers.has(x.id) && (typed.length || (f.lastActionTime !== null && x.time >= f.lastActionTime))) add(2, `state-changing ${x.method} after a submit`);
       if (f.lastActionTime !== null && x.time >= f.lastActionTime) add(2, 'after the last meaningful action');
       add(Math.round((3 * (pos + 1)) / n * 10) / 10, `recency (${pos + 1} of ${n})`);
       return { exchange: x, score: Math.round(score * 10) / 10, reasons };

@@ -1,0 +1,95 @@
+// Synthesis from the demo-site HARs recorded by test/fixtures/har/record.ts (plain Playwright
+// recordHar, real Chromium): every emitted definition passes the publish-time validator, and the
+// arguments, slots, extractors and output schemas are the expected ones.
+import fs from 'node:fs';
+import path from 'node:path';
+import { describe, expect, it } from 'vitest';
+import type { Har } from '../../src/browser/recording/types.js';
+import type { HttpDefinition } from '../../src/runtime/definition/types.js';
+import { validateDefinition } from '../../src/runtime/definition/validate.js';
+import { synthesize, type SynthResult } from '../../src/synth/index.js';
+import type { Hints, SecretValues } from '../../src/synth/types.js';
+
+const load = (n: string) => JSON.parse(fs.readFileSync(path.join(__dirname, '../fixtures/har', `${n}.har`), 'utf8')) as Har;
+const ALICE: SecretValues = { account: { type: 'login', username: 'alice', password: 'wonderland' } };
+const BOB: SecretValues = { account: { type: 'login', username: 'bob', password: 'builder', totpSeed: 'JBSWY3DPEHPK3PXP' } };
+
+function synth(name: string, hints: Hints, secretValues: SecretValues = ALICE, previous?: string): SynthResult {
+  const r = synthesize({ recording: load(name), hints: { secrets: { account: 'sec-1' }, ...hints }, secretValues, previous: previous ? load(previous) : null });
+  expect(validateDefinition(r.definition, { inputSchema: r.input_schema, requiredSecrets: r.required_secrets })).toEqual([]);
+  const text = JSON.stringify(r);
+  for (const v of ['wonderland', 'builder', 'JBSWY3DPEHPK3PXP']) expect(text).not.toContain(v);
+  return r;
+}
+const def = (r: SynthResult) => r.definition as HttpDefinition;
+const loginShape = (d: HttpDefinition) => d.login!.steps.map((s) => `${s.method ?? 'GET'} ${s.url}`);
+
+describe('synthesis from recorded demo-site HARs', () => {
+  it('(a) logged-in JSON search with page pagination', () => {
+    const r = synth('a-search', { arguments: { query: 'gamma' } });
+    const d = def(r);
+    expect(loginShape(d)).toEqual(['GET /login', 'POST /login']);
+    expect(d.login!.steps[0].extract!.csrf_token).toMatchObject({ from: 'css', attr: 'value' });
+    expect(d.login!.steps[1].body!.form).toMatchObject({ csrf_token: '{{vars.csrf_token}}', username: '{{secrets.account.username}}', password: '{{secrets.account.password}}' });
+    expect(d.steps).toHaveLength(1);
+    expect(d.steps[0]).toMatchObject({ url: '/api/search', query: { q: '{{args.query}}', limit: '5' }, paginate: { mode: 'page', param: 'page', start: 1, stop_when_false: 'has_more' } });
+    expect(r.input_schema).toMatchObject({ properties: { query: { type: 'string', examples: ['gamma'] } }, required: ['query'] });
+    expect(r.output_schema.properties.items.items).toMatchObject({
+      properties: { id: { type: 'integer' }, price: { type: 'number' }, in_stock: { type: 'boolean' }, created_at: { type: 'string', format: 'date-time' } },
+      required: ['id', 'name', 'category', 'price', 'in_stock', 'created_at'],
+    });
+    expect(r.required_secrets).toEqual([expect.objectContaining({ name: 'account', type: 'login', supports_totp: false })]);
+  });
+
+  it('(b) login with TOTP, then the account page extracted by CSS', () => {
+    const r = synth('b-totp-account', {}, BOB);
+    const d = def(r);
+    expect(loginShape(d)).toEqual(['GET /login', 'POST /login', 'POST /login/totp']);
+    expect(d.login!.steps[2].body!.form).toMatchObject({ code: '{{secrets.account.totp}}' });
+    expect(r.required_secrets[0]).toMatchObject({ name: 'account', type: 'login', supports_totp: true });
+    expect(d.steps).toHaveLength(1);
+    expect(d.steps[0].extract!.record).toMatchObject({ from: 'css', selector: '#account', fields: { plan: { selector: '[data-field="plan"]' }, balance: { type: 'number' } } });
+    expect(r.output_schema.properties.email).toEqual({ type: 'string', format: 'email' });
+    expect(d.detect!.login_page).toEqual([{ css: '#login-form' }, { css: '#totp-form' }]);
+  });
+
+  it('(c) CSRF-protected create form; the result is the created item', () => {
+    const r = synth('c-create', { arguments: { name: 'Copper Teapot', category: 'kitchen', price: 23.75, description: 'A shiny copper teapot' }, allow_side_effects: true });
+    const d = def(r);
+    const post = d.steps.find((s) => s.method === 'POST')!;
+    expect(post.url).toBe('/items');
+    expect(post.body!.form).toEqual({ csrf_token: expect.stringMatching(/^\{\{vars\.csrf_token(_\d)?\}\}$/), name: '{{args.name}}', category: '{{args.category}}', price: '{{args.price}}', in_stock: 'on', description: '{{args.description}}' });
+    expect(r.input_schema.properties.price).toMatchObject({ type: 'number', examples: [23.75] });
+    expect(r.output_schema.properties.id).toEqual({ type: 'integer' });
+    expect(r.report.side_effects).toBe(true);
+  });
+
+  it('(d) list then detail by an id taken from the list', () => {
+    const r = synth('d-list-detail', { arguments: { query: 'delta' } });
+    const d = def(r);
+    expect(d.steps.map((s) => s.url)).toEqual(['/items', '/items/{{vars.item_id | urlencode}}']);
+    expect(d.steps[0].extract!.item_id).toMatchObject({ from: 'css', selector: '[data-testid="item-row"]', attr: 'data-item-id' });
+    expect(d.result).toEqual({ items: '{{vars.items}}', detail: '{{vars.detail_record}}' });
+    expect(r.output_schema.properties.detail.properties).toMatchObject({ id: { type: 'integer' }, price: { type: 'number' } });
+  });
+
+  it('(e) CSV download with a login typed by hand (no hints.secrets)', () => {
+    const r = synthesize({ recording: load('e-csv'), hints: { arguments: { query: 'gamma' } } });
+    const d = def(r);
+    expect(JSON.stringify(r)).not.toContain('wonderland');
+    expect(r.required_secrets).toEqual([expect.objectContaining({ name: 'account', type: 'login' })]);
+    expect(d.steps.at(-1)).toMatchObject({ url: '/export.csv', query: { q: '{{args.query}}' }, extract: { content: { from: 'body' } } });
+    expect(d.result).toMatchObject({ filename: 'items.csv', content_type: 'text/csv' });
+  });
+
+  it('(f) a request signed in page JS is reported as computed (HTTP replay cannot do it)', () => {
+    const r = synth('f-signed', { arguments: { query: 'gamma' } });
+    expect(r.report.computed.map((c) => c.message).join('\n')).toMatch(/x-signature/);
+  });
+
+  it('a second recording of (a) keeps the plan and confirms constants', () => {
+    const r = synth('a-search-2', { arguments: { query: 'gamma' } }, ALICE, 'a-search');
+    expect(def(r).steps[0].query).toEqual({ q: '{{args.query}}', limit: '5' });
+    expect(def(r).login!.steps[1].body!.form!.csrf_token).toBe('{{vars.csrf_token}}');
+  });
+});
