@@ -12,6 +12,7 @@ import type { Services } from './services.js';
 import { secretsRoutes } from './modules/secrets/routes.js';
 import { filesRoutes } from './modules/files/routes.js';
 import { connectorsRoutes } from './modules/connectors/routes.js';
+import { runsRoutes } from './modules/runs/routes.js';
 import { blobRoutes } from './adapters/blob/local-routes.js';
 
 declare module 'fastify' {
@@ -82,6 +83,7 @@ export async function buildApp(services: Services, opts: AppOptions): Promise<Fa
       await api.register(secretsRoutes, { services });
       await api.register(filesRoutes, { services });
       await api.register(connectorsRoutes, { services });
+      await api.register(runsRoutes, { services });
     },
     { prefix: '/v1beta' },
   );

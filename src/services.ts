@@ -14,6 +14,8 @@ import { UsersService } from './modules/users/service.js';
 import { SecretsService } from './modules/secrets/service.js';
 import { FilesService } from './modules/files/service.js';
 import { ConnectorsService } from './modules/connectors/service.js';
+import { RunsService } from './modules/runs/service.js';
+import { createRuntime, type Runtime } from './runtime/index.js';
 
 export interface Services {
   config: Config;
@@ -26,6 +28,9 @@ export interface Services {
   secrets: SecretsService;
   files: FilesService;
   connectors: ConnectorsService;
+  runs: RunsService;
+  /** Run queue, sandbox pool and browser host (started by the HTTP app). */
+  runtime: Runtime;
   close(): Promise<void>;
 }
 
@@ -46,6 +51,11 @@ export async function createServices(config: Config, opts: ServiceOptions = {}):
     const vault = await createVault(config, keyring, opts);
     const blobs = createBlobStore(config, keyring.derive('signed-urls'));
     const db = handle.db;
+    const secrets = new SecretsService({ db, vault });
+    const files = new FilesService({ db, blobs, config });
+    const connectors = new ConnectorsService({ db });
+    const runtime = createRuntime(config, { db, connectors, secrets, files });
+    const { proxies, versions, executor, queue } = runtime;
     return {
       config,
       db,
@@ -54,10 +64,13 @@ export async function createServices(config: Config, opts: ServiceOptions = {}):
       vault,
       blobs,
       users: new UsersService(db),
-      secrets: new SecretsService({ db, vault }),
-      files: new FilesService({ db, blobs, config }),
-      connectors: new ConnectorsService({ db }),
+      secrets,
+      files,
+      connectors,
+      runs: new RunsService({ db, connectors, secrets, versions, executor, queue, proxies }),
+      runtime,
       async close() {
+        await runtime.stop();
         await vault.close();
         await handle.close();
       },

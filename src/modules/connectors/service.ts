@@ -263,11 +263,11 @@ export class ConnectorsService {
     };
   }
 
-  /** Current version number of a caller's connector (deleted included), or null. */
-  async currentVersion(userId: string, id: string): Promise<number | null> {
+  /** Current version of a caller's connector (deleted included, flagged), or null. */
+  async currentVersion(userId: string, id: string): Promise<{ version: number; deleted: boolean } | null> {
     if (!isUuid(id)) return null;
-    const head = await this.db.selectFrom('connectors').select('current_version').where('id', '=', id).where('user_id', '=', userId).executeTakeFirst();
-    return head ? head.current_version : null;
+    const head = await this.db.selectFrom('connectors').select(['current_version', 'deleted_at']).where('id', '=', id).where('user_id', '=', userId).executeTakeFirst();
+    return head ? { version: head.current_version, deleted: head.deleted_at !== null } : null;
   }
 }
 

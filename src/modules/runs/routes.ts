@@ -1,0 +1,76 @@
+// HTTP surface of /v1beta/runs (SPEC §4 Runs); rules in service.ts, execution in src/runtime.
+// The runtime (queue + sandbox pool) starts when the app is ready and stops when it closes, so
+// CLI commands that open the services never touch runs in flight.
+import type { FastifyPluginAsync } from 'fastify';
+import type { Services } from '../../services.js';
+import { IdParam, errorResponses, listEnvelope } from '../../http/schemas.js';
+import { CreateRunBody, ListRunsQuery, RunLogsSchema, RunSchema, SENSITIVE_FIELDS, type CreateRunInput, type ListRunsParams } from './schemas.js';
+
+const tags = ['Runs'];
+const Params = IdParam('run_id');
+type P = { run_id: string };
+
+export const runsRoutes: FastifyPluginAsync<{ services: Services }> = async (app, { services }) => {
+  const runs = services.runs;
+  app.addHook('onReady', async () => services.runtime.start());
+  app.addHook('onClose', async () => services.runtime.stop());
+
+  app.post<{ Body: CreateRunInput }>(
+    '/runs',
+    {
+      config: { sensitive: SENSITIVE_FIELDS },
+      // SPEC allows proxy_settings: null; treating it as absent keeps the discriminated schema's errors precise.
+      preValidation: async (req) => {
+        const b = req.body as Record<string, unknown> | undefined;
+        if (b && typeof b === 'object' && b.proxy_settings === null) delete b.proxy_settings;
+      },
+      schema: {
+        tags,
+        summary: 'Run a connector',
+        description:
+          'Pins the newest version, validates arguments against its input_schema and the secrets against required_secrets. ' +
+          'async=false blocks until a terminal status (200); async=true answers 202 with a pending run at once. secret_values are never stored.',
+        body: CreateRunBody,
+        response: { 200: RunSchema, 202: RunSchema, ...errorResponses(409) },
+      },
+    },
+    async (req, reply) => {
+      const { view, async } = await runs.create(req.userId, req.body);
+      return reply.code(async ? 202 : 200).send(view);
+    },
+  );
+
+  app.get<{ Querystring: ListRunsParams }>(
+    '/runs',
+    {
+      schema: {
+        tags,
+        summary: 'List runs of a connector',
+        description: 'Newest first; version defaults to the newest version of the connector.',
+        querystring: ListRunsQuery,
+        response: { 200: listEnvelope(RunSchema, 'ListRunsResponse'), ...errorResponses() },
+      },
+    },
+    async (req) => runs.list(req.userId, req.query),
+  );
+
+  app.get<{ Params: P }>(
+    '/runs/:run_id',
+    { schema: { tags, summary: 'Get a run', params: Params, response: { 200: RunSchema, ...errorResponses() } } },
+    async (req) => runs.get(req.userId, req.params.run_id),
+  );
+
+  app.get<{ Params: P }>(
+    '/runs/:run_id/logs',
+    {
+      schema: {
+        tags,
+        summary: 'Get run logs',
+        description: "Engine step lines and the connector's own lines, timestamped, capped, with the run's secret values scrubbed.",
+        params: Params,
+        response: { 200: RunLogsSchema, ...errorResponses() },
+      },
+    },
+    async (req) => runs.logs(req.userId, req.params.run_id),
+  );
+};
