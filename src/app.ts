@@ -14,6 +14,8 @@ import { filesRoutes } from './modules/files/routes.js';
 import { connectorsRoutes } from './modules/connectors/routes.js';
 import { runsRoutes } from './modules/runs/routes.js';
 import { blobRoutes } from './adapters/blob/local-routes.js';
+import { captureSessionsRoutes } from './modules/capture-sessions/routes.js';
+import { liveViewRoutes } from './modules/capture-sessions/live-routes.js';
 
 declare module 'fastify' {
   interface FastifyContextConfig {
@@ -77,6 +79,7 @@ export async function buildApp(services: Services, opts: AppOptions): Promise<Fa
   });
 
   await app.register(blobRoutes, { services });
+  await app.register(liveViewRoutes, { services });
   await app.register(
     async (api) => {
       registerAuth(api, services.users);
@@ -84,6 +87,7 @@ export async function buildApp(services: Services, opts: AppOptions): Promise<Fa
       await api.register(filesRoutes, { services });
       await api.register(connectorsRoutes, { services });
       await api.register(runsRoutes, { services });
+      await api.register(captureSessionsRoutes, { services });
     },
     { prefix: '/v1beta' },
   );

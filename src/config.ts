@@ -26,7 +26,15 @@ export interface Config {
   sandboxMemoryMb: number;
   /** "type:country=url,…" upstream proxies for runs; "auto=url" when proxy_settings is unset. */
   proxyUrls: string | null;
+  /** Remote Chromium (CDP) instead of the local binary. */
   browserCdpUrl: string | null;
+  captureMaxSessions: number;
+  captureWarmContexts: number;
+  captureIdleTimeoutS: number;
+  captureMaxLifetimeS: number;
+  captureTimeoutAction: 'abandon' | 'complete';
+  captureProxyUrl: string | null;
+  captureMaxBodyBytes: number;
 }
 
 type Kind = 'string' | 'int' | 'url';
@@ -57,7 +65,14 @@ export const CONFIG_TABLE: Entry[] = [
   { env: 'RUN_LOG_MAX_BYTES', key: 'runLogMaxBytes', kind: 'int', def: 1_000_000, min: 1000, doc: "Cap of one run's stored logs (later lines are dropped with a marker)." },
   { env: 'SANDBOX_MEMORY_MB', key: 'sandboxMemoryMb', kind: 'int', def: 1024, min: 64, doc: 'V8 heap limit of each sandboxed worker process; exceeding it ends the run connector_error/crash.' },
   { env: 'PROXY_URLS', key: 'proxyUrls', kind: 'string', def: null, doc: 'Upstream proxies for runs: "isp:us=http://h:p,residential:de=http://h:p,residential:*=…,auto=…". auto is used when a run has no proxy_settings; unset auto = direct.' },
-  { env: 'BROWSER_CDP_URL', key: 'browserCdpUrl', kind: 'url', def: null, doc: 'Remote Chromium (CDP) instead of launching /usr/bin/chromium.' },
+  { env: 'BROWSER_CDP_URL', key: 'browserCdpUrl', kind: 'url', def: null, doc: 'Remote Chromium over CDP (ws:// or http://) instead of launching /usr/bin/chromium.' },
+  { env: 'CAPTURE_MAX_SESSIONS', key: 'captureMaxSessions', kind: 'int', def: 4, min: 1, max: 1000, doc: 'Capture sessions live at once in this process; beyond it POST /v1beta/capture_sessions answers 429.' },
+  { env: 'CAPTURE_WARM_CONTEXTS', key: 'captureWarmContexts', kind: 'int', def: 2, min: 0, max: 64, doc: 'Browser contexts kept pre-warmed for new capture sessions (0 = create on demand).' },
+  { env: 'CAPTURE_IDLE_TIMEOUT_S', key: 'captureIdleTimeoutS', kind: 'int', def: 900, min: 1, max: 86400, doc: 'A capture session with no viewer input and no API call for this long ends (see CAPTURE_TIMEOUT_ACTION).' },
+  { env: 'CAPTURE_MAX_LIFETIME_S', key: 'captureMaxLifetimeS', kind: 'int', def: 3600, min: 1, max: 7 * 86400, doc: 'Longest a capture session may stay active.' },
+  { env: 'CAPTURE_TIMEOUT_ACTION', key: 'captureTimeoutAction', kind: 'string', def: 'abandon', choices: ['abandon', 'complete'], doc: 'What a timed-out capture session does: abandon (state abandoned, recording discarded) or complete (recording kept).' },
+  { env: 'CAPTURE_PROXY_URL', key: 'captureProxyUrl', kind: 'url', def: null, doc: 'Upstream proxy (http://host:port) for capture sessions created with use_proxy: true.' },
+  { env: 'CAPTURE_MAX_BODY_BYTES', key: 'captureMaxBodyBytes', kind: 'int', def: 2 * 1024 * 1024, min: 1024, max: 100 * 1024 * 1024, doc: 'Largest request/response body text kept per entry in a recording (larger: truncated, with size and sha256).' },
 ];
 
 export class ConfigError extends Error {}

@@ -16,6 +16,7 @@ import { FilesService } from './modules/files/service.js';
 import { ConnectorsService } from './modules/connectors/service.js';
 import { RunsService } from './modules/runs/service.js';
 import { createRuntime, type Runtime } from './runtime/index.js';
+import { CaptureSessionsService } from './modules/capture-sessions/service.js';
 
 export interface Services {
   config: Config;
@@ -31,6 +32,7 @@ export interface Services {
   runs: RunsService;
   /** Run queue, sandbox pool and browser host (started by the HTTP app). */
   runtime: Runtime;
+  captureSessions: CaptureSessionsService;
   close(): Promise<void>;
 }
 
@@ -56,6 +58,7 @@ export async function createServices(config: Config, opts: ServiceOptions = {}):
     const connectors = new ConnectorsService({ db });
     const runtime = createRuntime(config, { db, connectors, secrets, files });
     const { proxies, versions, executor, queue } = runtime;
+    const captureSessions = new CaptureSessionsService({ db, blobs, secrets, config });
     return {
       config,
       db,
@@ -69,7 +72,10 @@ export async function createServices(config: Config, opts: ServiceOptions = {}):
       connectors,
       runs: new RunsService({ db, connectors, secrets, versions, executor, queue, proxies }),
       runtime,
+      captureSessions,
       async close() {
+        // First: finalizing recordings still write to the database and the blob store.
+        await captureSessions.close();
         await runtime.stop();
         await vault.close();
         await handle.close();

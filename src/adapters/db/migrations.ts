@@ -5,11 +5,13 @@ import { Kysely, sql } from 'kysely';
 import { Migrator, type Migration, type MigrationProvider } from 'kysely/migration';
 import { m0001 } from './migrations/0001-users-keys-secrets-files.js';
 import { m0002 } from './migrations/0002-connectors-runs.js';
+import { m0003 } from './migrations/0003-capture-sessions.js';
 import { v0001 } from './migrations/vault-0001-entries.js';
 
 const migrations: Record<string, Migration> = {
   '0001_users_keys_secrets_files': m0001,
   '0002_connectors_runs': m0002,
+  '0003_capture_sessions': m0003,
 };
 
 const vaultMigrations: Record<string, Migration> = {

@@ -48,7 +48,26 @@ export interface FilesTable {
   updated_at: string;
 }
 
+export interface CaptureSessionsTable {
+  id: string;
+  user_id: string;
+  state: 'active' | 'completing' | 'completed' | 'abandoned' | 'failed';
+  browser_session_id: string | null;
+  /** Unguessable token of iframe_url; null once the session is no longer active. */
+  live_token: string | null;
+  use_proxy: number;
+  start_url: string | null;
+  /** Blob key of the finalized recording (completed sessions). */
+  recording_key: string | null;
+  recording_size: number | null;
+  /** Why the session ended when it was not by complete/abandon (timeout, crash, restart). */
+  end_reason: string | null;
+  created_at: string;
+  updated_at: string;
+}
+
 export interface Database {
+  capture_sessions: CaptureSessionsTable;
   users: UsersTable;
   api_keys: ApiKeysTable;
   secrets: SecretsTable;

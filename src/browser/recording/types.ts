@@ -110,7 +110,7 @@ export interface NavigateAction extends ActionBase {
 
 export interface ClickAction extends ActionBase {
   type: 'click';
-  /** 1 = click, 2 = double click. */
+  /** 1 = click, 2 = double click, 0 = activated by keyboard (Enter/Space, implicit form submission). */
   detail: number;
   button: 'left' | 'middle' | 'right';
   /** Viewport coordinates in CSS pixels. */

@@ -1,0 +1,145 @@
+// The running part of one capture session: its leased browser context, recorder and live view,
+// wired together. The service owns the rules and the database; this owns the browser side.
+import type { Page } from 'playwright-core';
+import type { BrowserPool, Slot } from './pool.js';
+import { LiveView } from './live-view.js';
+import { SessionRecorder } from './recording/recorder.js';
+import type { Har, SecretField } from './recording/types.js';
+
+export interface CookieInput {
+  name: string;
+  value: string;
+  domain?: string | null;
+  path?: string | null;
+  secure?: boolean | null;
+  http_only?: boolean | null;
+}
+
+export interface RuntimeOptions {
+  sessionId: string;
+  proxy: string | null;
+  cookies: CookieInput[];
+  startUrl: string | null;
+  spoolDir: string;
+  maxBodyBytes: number;
+  viewport: { width: number; height: number };
+  onCrash: () => void;
+  onActivity?: () => void;
+}
+
+export class CaptureRuntime {
+  lastActivity = Date.now();
+  readonly startedAt = Date.now();
+
+  private constructor(
+    private readonly pool: BrowserPool,
+    readonly slot: Slot,
+    readonly recorder: SessionRecorder,
+    readonly live: LiveView,
+  ) {}
+
+  static async start(pool: BrowserPool, o: RuntimeOptions): Promise<CaptureRuntime> {
+    const slot = await pool.acquire({ proxy: o.proxy });
+    try {
+      const browserVersion = slot.context.browser()?.version() ?? 'unknown';
+      const recorder = new SessionRecorder({
+        sessionId: o.sessionId,
+        spoolDir: o.spoolDir,
+        maxBodyBytes: o.maxBodyBytes,
+        browserVersion,
+        extension: {
+          start_url: o.startUrl,
+          use_proxy: !!o.proxy,
+          initial_cookies: o.cookies.map((c) => ({ name: c.name, domain: c.domain ?? null, path: c.path ?? null })),
+          viewport: o.viewport,
+          limits: { max_body_bytes: o.maxBodyBytes },
+        },
+      });
+      let rt: CaptureRuntime | null = null;
+      const live = new LiveView(slot.page, o.viewport, {
+        onInput: () => rt?.touch(),
+        onNavigate: (page, cause) => recorder.expectNavigation(page, cause),
+        onSwitch: (page, event) => {
+          const id = recorder.pageId(page);
+          if (id) recorder.action(page, { type: 'tab', event, tab: id, target: null });
+        },
+      });
+      rt = new CaptureRuntime(pool, slot, recorder, live);
+      const runtime = rt;
+      runtime.onActivity = o.onActivity;
+      slot.onAction = (page, json) => recorder.pageAction(page, json);
+      slot.onCrash = o.onCrash;
+      if (o.cookies.length) {
+        await slot.context.addCookies(
+          o.cookies.map((c) => ({
+            name: c.name,
+            value: c.value,
+            ...(c.domain ? { domain: c.domain, path: c.path ?? '/' } : { url: o.startUrl! }),
+            ...(c.secure != null ? { secure: c.secure } : {}),
+            ...(c.http_only != null ? { httpOnly: c.http_only } : {}),
+          })),
+        );
+      }
+      await recorder.attachPage(slot.page, null);
+      slot.context.on('page', (p: Page) => void runtime.adoptPage(p));
+      if (o.startUrl) {
+        recorder.expectNavigation(slot.page, 'start');
+        // Not awaited: the session is usable at once, the viewer watches the page load.
+        void slot.page.goto(o.startUrl, { waitUntil: 'commit' }).catch(() => {});
+      }
+      return runtime;
+    } catch (e) {
+      await pool.release(slot);
+      throw e;
+    }
+  }
+
+  private onActivity?: () => void;
+
+  touch() {
+    this.lastActivity = Date.now();
+    this.onActivity?.();
+  }
+
+  private async adoptPage(p: Page) {
+    const opener = await p.opener().catch(() => null);
+    await this.recorder.attachPage(p, opener).catch(() => {});
+    await this.live.adopt(p);
+  }
+
+  /**
+   * Types a secret value at the caret of the page shown in the live view. The value is
+   * registered for redaction before a single character reaches the page.
+   */
+  async paste(secretId: string, field: SecretField, value: string): Promise<void> {
+    this.touch();
+    // A click that focused the field may still be queued: paste lands after it.
+    await this.live.settled();
+    const page = this.live.page;
+    const target = (await page.evaluate('window.__csDescribeActive ? window.__csDescribeActive() : null').catch(() => null)) as any;
+    this.recorder.registerPaste(page, secretId, field, value, target);
+    await page.keyboard.insertText(value);
+  }
+
+  /** Stops recording and the live view, builds the HAR, releases the browser. */
+  async finish(state: string, creatorVersion: string): Promise<Har> {
+    await this.live.end(state);
+    // Let the fields' last values reach the recorder before the context goes away.
+    await Promise.all(this.slot.context.pages().map((p) => p.evaluate('document.activeElement && document.activeElement.blur && document.activeElement.blur()').catch(() => {})));
+    await new Promise((r) => setTimeout(r, 50));
+    await this.recorder.stop();
+    await this.pool.release(this.slot);
+    try {
+      return await this.recorder.finalize(creatorVersion);
+    } finally {
+      await this.recorder.discard();
+    }
+  }
+
+  /** Ends without keeping anything. */
+  async discard(state: string): Promise<void> {
+    await this.live.end(state).catch(() => {});
+    await this.pool.release(this.slot);
+    await this.recorder.discard();
+  }
+}

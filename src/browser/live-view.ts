@@ -1,0 +1,240 @@
+// The live view of one capture session: CDP screencast frames of the page being shown, broadcast
+// to every connected viewer (WebSocket, binary JPEG messages), and viewers' input dispatched to
+// that page. Frames are acknowledged only once every viewer's socket took them, so a slow viewer
+// slows the frame rate instead of growing buffers; Chromium sends frames only when pixels change.
+// Protocol: docs/live-view.md.
+import type { CDPSession, Page } from 'playwright-core';
+import type { WebSocket } from 'ws';
+
+export interface LiveViewHooks {
+  /** Any viewer input (idle timeout bookkeeping). */
+  onInput(): void;
+  /** The live view is about to navigate the page itself (for the action log). */
+  onNavigate(page: Page, cause: 'typed' | 'back' | 'forward' | 'reload'): void;
+  /** The live view switched the shown page (new tab, popup, closed tab). */
+  onSwitch(page: Page, event: 'opened' | 'closed' | 'switched'): void;
+}
+
+const MIN_SIZE = 200;
+const MAX_SIZE = 3840;
+/** A viewer with this much unsent data skips frames until it catches up. */
+const MAX_BUFFERED = 2 * 1024 * 1024;
+
+export class LiveView {
+  private viewers = new Set<WebSocket>();
+  private pages: Page[] = [];
+  private shown: Page;
+  private cdp: CDPSession | null = null;
+  private casting = false;
+  private lastFrame: Buffer | null = null;
+  private queue: Promise<unknown> = Promise.resolve();
+  private ended = false;
+  framesSent = 0;
+  bytesSent = 0;
+
+  constructor(
+    first: Page,
+    private viewport: { width: number; height: number },
+    private readonly hooks: LiveViewHooks,
+    private readonly quality = 70,
+  ) {
+    this.shown = first;
+    this.track(first);
+  }
+
+  get viewerCount(): number {
+    return this.viewers.size;
+  }
+
+  get page(): Page {
+    return this.shown;
+  }
+
+  /** Resolves once every viewer input received so far was dispatched (paste waits for it). */
+  settled(): Promise<void> {
+    return this.queue.then(() => undefined);
+  }
+
+  private track(p: Page) {
+    this.pages.push(p);
+    p.on('framenavigated', (f) => {
+      if (p === this.shown && f === p.mainFrame()) this.broadcastUrl();
+    });
+    p.on('close', () => {
+      this.pages = this.pages.filter((x) => x !== p);
+      if (p === this.shown && this.pages.length && !this.ended) void this.show(this.pages[this.pages.length - 1], 'closed');
+    });
+  }
+
+  /** A new tab or popup: follow it. */
+  async adopt(p: Page): Promise<void> {
+    this.track(p);
+    await p.setViewportSize(this.viewport).catch(() => {});
+    await this.show(p, 'opened');
+  }
+
+  private async show(p: Page, event: 'opened' | 'closed' | 'switched') {
+    await this.stopCast();
+    this.shown = p;
+    this.hooks.onSwitch(p, event);
+    this.send({ t: 'tabs', count: this.pages.length, index: this.pages.indexOf(p) });
+    this.broadcastUrl();
+    if (this.viewers.size) await this.startCast();
+  }
+
+  addViewer(ws: WebSocket): void {
+    if (this.ended) {
+      ws.close(4001, 'session ended');
+      return;
+    }
+    this.viewers.add(ws);
+    ws.on('message', (data, isBinary) => {
+      if (!isBinary) this.onMessage(String(data));
+    });
+    ws.on('close', () => {
+      this.viewers.delete(ws);
+      if (!this.viewers.size) void this.stopCast();
+    });
+    this.sendTo(ws, { t: 'hello', viewport: this.viewport, url: this.shown.url(), tabs: this.pages.length });
+    if (this.lastFrame) ws.send(this.lastFrame);
+    if (!this.casting) void this.startCast();
+  }
+
+  private async startCast() {
+    if (this.casting || this.ended || this.shown.isClosed()) return;
+    this.casting = true;
+    try {
+      const cdp = await this.shown.context().newCDPSession(this.shown);
+      this.cdp = cdp;
+      (cdp as any).on('Page.screencastFrame', (e: { data: string; sessionId: number }) => this.onFrame(cdp, e));
+      await cdp.send('Page.startScreencast', { format: 'jpeg', quality: this.quality, maxWidth: this.viewport.width, maxHeight: this.viewport.height, everyNthFrame: 1 });
+    } catch {
+      this.casting = false;
+    }
+  }
+
+  private async stopCast() {
+    const cdp = this.cdp;
+    this.cdp = null;
+    this.casting = false;
+    if (cdp) {
+      await cdp.send('Page.stopScreencast').catch(() => {});
+      await cdp.detach().catch(() => {});
+    }
+  }
+
+  private onFrame(cdp: CDPSession, e: { data: string; sessionId: number }) {
+    if (cdp !== this.cdp) return;
+    const buf = Buffer.from(e.data, 'base64');
+    this.lastFrame = buf;
+    const targets = [...this.viewers].filter((v) => v.readyState === 1 && v.bufferedAmount < MAX_BUFFERED);
+    let left = targets.length;
+    const ack = () => void cdp.send('Page.screencastFrameAck', { sessionId: e.sessionId }).catch(() => {});
+    if (!left) return ack();
+    this.framesSent++;
+    for (const v of targets) {
+      this.bytesSent += buf.length;
+      v.send(buf, { binary: true }, () => {
+        if (--left === 0) ack();
+      });
+    }
+  }
+
+  private broadcastUrl() {
+    const p = this.shown;
+    void p
+      .title()
+      .catch(() => '')
+      .then((title) => this.send({ t: 'url', url: p.url(), title }));
+  }
+
+  private send(msg: object) {
+    const s = JSON.stringify(msg);
+    for (const v of this.viewers) if (v.readyState === 1) v.send(s);
+  }
+
+  private sendTo(ws: WebSocket, msg: object) {
+    if (ws.readyState === 1) ws.send(JSON.stringify(msg));
+  }
+
+  private onMessage(text: string) {
+    let m: any;
+    try {
+      m = JSON.parse(text);
+    } catch {
+      return;
+    }
+    if (!m || typeof m.t !== 'string') return;
+    this.hooks.onInput();
+    // One input at a time, in order; a failing input never blocks the next.
+    this.queue = this.queue.then(() => this.dispatch(m)).catch(() => {});
+  }
+
+  private async dispatch(m: any): Promise<void> {
+    const p = this.shown;
+    if (p.isClosed() || this.ended) return;
+    const n = (v: unknown, d = 0) => (typeof v === 'number' && Number.isFinite(v) ? v : d);
+    const button = ['left', 'middle', 'right'].includes(m.button) ? m.button : 'left';
+    switch (m.t) {
+      case 'mouse':
+        if (m.type === 'move') return p.mouse.move(n(m.x), n(m.y));
+        await p.mouse.move(n(m.x), n(m.y));
+        if (m.type === 'down') return p.mouse.down({ button, clickCount: n(m.clickCount, 1) });
+        if (m.type === 'up') return p.mouse.up({ button, clickCount: n(m.clickCount, 1) });
+        return;
+      case 'wheel':
+        await p.mouse.move(n(m.x), n(m.y));
+        return p.mouse.wheel(n(m.dx), n(m.dy));
+      case 'key':
+        if (typeof m.key !== 'string' || !m.key) return;
+        if (m.type === 'down') return p.keyboard.down(m.key);
+        if (m.type === 'up') return p.keyboard.up(m.key);
+        return;
+      case 'text':
+        if (typeof m.text === 'string' && m.text) return p.keyboard.insertText(m.text);
+        return;
+      case 'navigate': {
+        if (typeof m.url !== 'string') return;
+        const url = /^[a-z][a-z0-9+.-]*:/i.test(m.url) ? m.url : `http://${m.url}`;
+        if (!/^(https?:|about:blank$)/i.test(url)) return;
+        this.hooks.onNavigate(p, 'typed');
+        await p.goto(url, { waitUntil: 'commit' }).catch(() => {});
+        return;
+      }
+      case 'back':
+        this.hooks.onNavigate(p, 'back');
+        await p.goBack({ waitUntil: 'commit' }).catch(() => {});
+        return;
+      case 'forward':
+        this.hooks.onNavigate(p, 'forward');
+        await p.goForward({ waitUntil: 'commit' }).catch(() => {});
+        return;
+      case 'reload':
+        this.hooks.onNavigate(p, 'reload');
+        await p.reload({ waitUntil: 'commit' }).catch(() => {});
+        return;
+      case 'resize': {
+        const width = Math.round(Math.min(MAX_SIZE, Math.max(MIN_SIZE, n(m.width, this.viewport.width))));
+        const height = Math.round(Math.min(MAX_SIZE, Math.max(MIN_SIZE, n(m.height, this.viewport.height))));
+        if (width === this.viewport.width && height === this.viewport.height) return;
+        this.viewport = { width, height };
+        await Promise.all(this.pages.map((x) => x.setViewportSize(this.viewport).catch(() => {})));
+        this.send({ t: 'viewport', viewport: this.viewport });
+        if (this.casting) {
+          await this.stopCast();
+          await this.startCast();
+        }
+        return;
+      }
+    }
+  }
+
+  /** Tells viewers the session ended and closes their sockets; stops the screencast. */
+  async end(state: string): Promise<void> {
+    this.ended = true;
+    this.send({ t: 'ended', state });
+    for (const v of this.viewers) v.close(4001, 'session ended');
+    this.viewers.clear();
+    await this.stopCast();
+  }
+}

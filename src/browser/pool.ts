@@ -1,0 +1,168 @@
+// The browser pool of capture sessions: one shared Chromium (openChromium), one isolated context
+// per session, a few contexts kept pre-warmed (context + recorder binding + init script + first
+// tab) so creating a session doesn't pay for them. A crashed browser is relaunched; the leases
+// that lived in it are reported through onCrash.
+import fs from 'node:fs';
+import type { Browser, BrowserContext, Page } from 'playwright-core';
+import { openChromium } from './chromium.js';
+import { ACTION_SCRIPT, RECORD_BINDING } from './recording/action-script.js';
+import { newId } from '../lib/ids.js';
+
+export interface PoolOptions {
+  cdpUrl: string | null;
+  /** Contexts kept ready for sessions without a proxy. */
+  warm: number;
+  maxSessions: number;
+  viewport: { width: number; height: number };
+}
+
+/** One browser context, owned by one capture session once leased. */
+export interface Slot {
+  /** Opaque id reported as browser_session_id. */
+  id: string;
+  context: BrowserContext;
+  page: Page;
+  /** Receives the injected recorder's messages (null = dropped, e.g. while warm). */
+  onAction: ((page: Page, json: string) => void) | null;
+  onCrash: (() => void) | null;
+}
+
+export class CapacityError extends Error {}
+
+/** PIDs of Chromium processes that are direct children of this process. */
+function childChromiumPids(): Set<number> {
+  const out = new Set<number>();
+  for (const d of fs.readdirSync('/proc')) {
+    if (!/^\d+$/.test(d)) continue;
+    try {
+      const stat = fs.readFileSync(`/proc/${d}/stat`, 'utf8');
+      const ppid = Number(stat.slice(stat.lastIndexOf(')') + 2).split(' ')[1]);
+      if (ppid !== process.pid) continue;
+      if (/chrom/i.test(fs.readFileSync(`/proc/${d}/cmdline`, 'utf8'))) out.add(Number(d));
+    } catch {
+      /* gone */
+    }
+  }
+  return out;
+}
+
+export class BrowserPool {
+  private browser: Browser | null = null;
+  private launching: Promise<Browser> | null = null;
+  private pid: number | null = null;
+  private warmSlots: Slot[] = [];
+  private warming = 0;
+  private leases = new Map<string, Slot>();
+  private reserved = 0;
+  private closed = false;
+
+  constructor(private readonly opts: PoolOptions) {}
+
+  get active(): number {
+    return this.leases.size;
+  }
+
+  /** PID of the local Chromium (null for a remote CDP browser or before launch). */
+  browserPid(): number | null {
+    return this.pid;
+  }
+
+  async version(): Promise<string> {
+    return (await this.getBrowser()).version();
+  }
+
+  /** Launches the browser and fills the warm set; resolves when at least the browser is up. */
+  async prewarm(): Promise<void> {
+    await this.getBrowser();
+    await this.refill();
+  }
+
+  private getBrowser(): Promise<Browser> {
+    if (this.browser) return Promise.resolve(this.browser);
+    if (this.closed) return Promise.reject(new Error('browser pool is closed'));
+    this.launching ??= (async () => {
+      const before = this.opts.cdpUrl ? new Set<number>() : childChromiumPids();
+      const b = await openChromium({ cdpUrl: this.opts.cdpUrl });
+      if (!this.opts.cdpUrl) this.pid = [...childChromiumPids()].find((p) => !before.has(p)) ?? null;
+      b.on('disconnected', () => this.onDisconnected(b));
+      this.browser = b;
+      return b;
+    })().finally(() => (this.launching = null));
+    return this.launching;
+  }
+
+  private onDisconnected(b: Browser) {
+    if (this.browser !== b) return;
+    this.browser = null;
+    this.pid = null;
+    this.warmSlots = [];
+    const crashed = [...this.leases.values()];
+    this.leases.clear();
+    for (const s of crashed) s.onCrash?.();
+    if (!this.closed) void this.refill().catch(() => {});
+  }
+
+  private async newSlot(proxy: string | null): Promise<Slot> {
+    const browser = await this.getBrowser();
+    const context = await browser.newContext({
+      viewport: this.opts.viewport,
+      deviceScaleFactor: 1,
+      ...(proxy ? { proxy: { server: proxy } } : {}),
+    });
+    const slot: Slot = { id: newId(), context, page: null as unknown as Page, onAction: null, onCrash: null };
+    await context.exposeBinding(RECORD_BINDING, (src, json: string) => slot.onAction?.(src.page, String(json)));
+    await context.addInitScript(ACTION_SCRIPT);
+    slot.page = await context.newPage();
+    return slot;
+  }
+
+  private async refill(): Promise<void> {
+    while (!this.closed && this.warmSlots.length + this.warming < this.opts.warm) {
+      this.warming++;
+      try {
+        const s = await this.newSlot(null);
+        if (this.closed || !this.browser) await s.context.close().catch(() => {});
+        else this.warmSlots.push(s);
+      } finally {
+        this.warming--;
+      }
+    }
+  }
+
+  /**
+   * Reserves capacity synchronously (so concurrent creates never exceed the limit), then hands
+   * out a warm context, or a fresh one when a proxy is wanted or none is warm.
+   */
+  async acquire(opts: { proxy: string | null }): Promise<Slot> {
+    if (this.leases.size + this.reserved >= this.opts.maxSessions) {
+      throw new CapacityError(`Too many active capture sessions (maximum ${this.opts.maxSessions}); complete or abandon one first`);
+    }
+    this.reserved++;
+    try {
+      let slot = !opts.proxy ? this.warmSlots.shift() : undefined;
+      if (slot && !slot.page.isClosed()) void this.refill().catch(() => {});
+      else slot = await this.newSlot(opts.proxy);
+      this.leases.set(slot.id, slot);
+      return slot;
+    } finally {
+      this.reserved--;
+    }
+  }
+
+  /** Closes the session's context (idempotent). */
+  async release(slot: Slot): Promise<void> {
+    slot.onAction = null;
+    slot.onCrash = null;
+    this.leases.delete(slot.id);
+    await slot.context.close().catch(() => {});
+  }
+
+  async close(): Promise<void> {
+    this.closed = true;
+    const b = this.browser ?? (this.launching ? await this.launching.catch(() => null) : null);
+    this.browser = null;
+    this.warmSlots = [];
+    this.leases.clear();
+    if (b) await b.close().catch(() => {});
+  }
+}

@@ -1,0 +1,176 @@
+// One capture session's recorder: network traffic of every page (NetworkRecorder), actions from
+// the injected script and from the live view, secret pastes. Every line is redacted and appended
+// to an NDJSON spool on disk as it happens; finalize() assembles the HAR from the spool.
+import fs from 'node:fs';
+import path from 'node:path';
+import crypto from 'node:crypto';
+import type { Page } from 'playwright-core';
+import { NetworkRecorder, type EntrySink } from './network-recorder.js';
+import { Redactor, entryLocation } from './redact.js';
+import { buildHar, type HarMeta, type SpoolLine, type SpooledAction } from './har-build.js';
+import type { ElementInfo, Har, HarEntry, NavigateAction, SecretField, SecretMarker } from './types.js';
+
+export interface RecorderOptions {
+  sessionId: string;
+  spoolDir: string;
+  maxBodyBytes: number;
+  extension: HarMeta['extension'];
+  browserVersion: string;
+}
+
+type NavCause = NavigateAction['cause'];
+
+interface PageRec {
+  id: string;
+  net: NetworkRecorder;
+  pendingNav: { cause: NavCause; ms: number } | null;
+}
+
+export class SessionRecorder {
+  readonly redactor = new Redactor();
+  readonly startedAt = new Date();
+  private readonly file: string;
+  private out: fs.WriteStream;
+  private pages = new Map<Page, PageRec>();
+  private entrySeq = 0;
+  private actionSeq = 0;
+  private pageSeq = 0;
+  private stopped = false;
+
+  constructor(private readonly opts: RecorderOptions) {
+    fs.mkdirSync(opts.spoolDir, { recursive: true });
+    this.file = path.join(opts.spoolDir, 'recording.ndjson');
+    this.out = fs.createWriteStream(this.file, { flags: 'a' });
+  }
+
+  private write(line: SpoolLine) {
+    if (this.stopped) return;
+    this.out.write(JSON.stringify(line) + '\n');
+  }
+
+  /** Starts recording a page (the first tab, or a popup/new tab with its opener). */
+  async attachPage(page: Page, opener: Page | null): Promise<string> {
+    const id = `page_${++this.pageSeq}`;
+    const sink: EntrySink = {
+      pageId: id,
+      maxBodyBytes: this.opts.maxBodyBytes,
+      nextEntryId: () => `e${++this.entrySeq}`,
+      writeEntry: (e) => this.writeEntry(e),
+      writeWsFrame: (f) => {
+        const buf = Buffer.from(f.payload ?? '', f.opcode === 2 ? 'base64' : 'utf8');
+        const text = f.opcode === 1 && buf.length <= this.opts.maxBodyBytes;
+        this.write({
+          k: 'ws',
+          page: id,
+          requestId: f.requestId,
+          url: this.redactor.string(f.url),
+          direction: f.direction,
+          opcode: f.opcode,
+          time: f.time,
+          size: buf.length,
+          ...(text ? { data: this.redactor.string(f.payload) } : { sha256: crypto.createHash('sha256').update(buf).digest('hex') }),
+        });
+      },
+    };
+    const cdp = await page.context().newCDPSession(page);
+    const rec: PageRec = { id, net: new NetworkRecorder(cdp, sink), pendingNav: null };
+    this.pages.set(page, rec);
+    this.write({ k: 'page', p: { id, startedDateTime: new Date().toISOString(), title: '', pageTimings: {}, _opener: opener ? (this.pages.get(opener)?.id ?? null) : null } });
+    page.on('framenavigated', (frame) => {
+      if (frame !== page.mainFrame()) return;
+      const pending = rec.pendingNav && Date.now() - rec.pendingNav.ms < 15_000 ? rec.pendingNav : null;
+      rec.pendingNav = null;
+      this.action(page, { type: 'navigate', to: frame.url(), cause: pending?.cause ?? 'page', target: null }, pending?.ms);
+    });
+    page.on('load', () => void page.title().then((t) => this.write({ k: 'title', id, title: this.redactor.string(t) }), () => {}));
+    await rec.net.start();
+    return id;
+  }
+
+  pageId(page: Page): string | null {
+    return this.pages.get(page)?.id ?? null;
+  }
+
+  /** The live view is about to navigate `page` (URL bar, back, forward, reload, start_url). */
+  expectNavigation(page: Page, cause: NavCause) {
+    const r = this.pages.get(page);
+    if (r) r.pendingNav = { cause, ms: Date.now() };
+  }
+
+  /** Records an action; returns its id. `ms` defaults to now. */
+  action(page: Page | null, a: Record<string, unknown> & { type: string }, ms = Date.now()): string {
+    const id = `a${++this.actionSeq}`;
+    const pageId = page ? (this.pages.get(page)?.id ?? 'page_1') : 'page_1';
+    const url = page ? page.url() : '';
+    const line = { id, page: pageId, url, target: null, ...a, ms } as unknown as SpooledAction;
+    this.write({ k: 'action', a: this.redactor.deep(line) });
+    return id;
+  }
+
+  /** From the injected script (JSON text through the binding). Unknown shapes are dropped. */
+  pageAction(page: Page, json: string) {
+    let a: any;
+    try {
+      a = JSON.parse(json);
+    } catch {
+      return;
+    }
+    if (!a || typeof a !== 'object' || !['click', 'fill', 'select', 'check', 'submit', 'key'].includes(a.type)) return;
+    const ms = typeof a.time === 'number' ? a.time : Date.now();
+    delete a.time;
+    this.action(page, a, ms);
+  }
+
+  /**
+   * Registers a secret value before it is typed: from now on it is replaced everywhere.
+   * Records the paste action; returns nothing that contains the value.
+   */
+  registerPaste(page: Page | null, secretId: string, field: SecretField, value: string, target: ElementInfo | null) {
+    const placeholder = this.redactor.add(secretId, field, value, target?.name ?? target?.id ?? null);
+    const actionId = this.action(page, { type: 'paste', secret: { secret_id: secretId, field }, target });
+    this.write({ k: 'secret', s: { secret_id: secretId, field, action_id: actionId, target, placeholder } });
+  }
+
+  private writeEntry(e: HarEntry) {
+    const markers: SecretMarker[] = [];
+    const red = this.redactor.deep(e, markers, entryLocation);
+    red._secrets = markers;
+    this.write({ k: 'entry', e: red });
+  }
+
+  /** Stops recording: waits for bodies in flight, closes the spool. Idempotent. */
+  async stop(): Promise<void> {
+    if (this.stopped) return;
+    await Promise.all([...this.pages.values()].map((p) => p.net.stop().catch(() => {})));
+    this.stopped = true;
+    await new Promise<void>((r) => this.out.end(() => r()));
+  }
+
+  /** Reads the spool and builds the HAR (call after stop()). */
+  async finalize(creatorVersion: string): Promise<Har> {
+    const text = await fs.promises.readFile(this.file, 'utf8');
+    const lines = text
+      .split('\n')
+      .filter(Boolean)
+      .map((l) => JSON.parse(l) as SpoolLine);
+    // Values registered late (a paste during a request in flight) are caught by a last pass.
+    const har = buildHar(lines, {
+      sessionId: this.opts.sessionId,
+      startedAt: this.startedAt.toISOString(),
+      endedAt: new Date().toISOString(),
+      browserVersion: this.opts.browserVersion,
+      creatorVersion,
+      extension: this.opts.extension,
+    });
+    return this.redactor.deep(har);
+  }
+
+  /** Deletes the spool (after finalize, abandon or failure). */
+  async discard(): Promise<void> {
+    if (!this.stopped) {
+      this.stopped = true;
+      await new Promise<void>((r) => this.out.end(() => r()));
+    }
+    await fs.promises.rm(this.opts.spoolDir, { recursive: true, force: true });
+  }
+}

@@ -1,0 +1,37 @@
+// The live view (iframe_url): an HTML page and its WebSocket, authorized by the session's own
+// unguessable token (never the API key). Unknown session, wrong token or a session that is no
+// longer active all answer 404. Embeddable from any origin (no X-Frame-Options, no CSP frame-ancestors); request logging
+// is off here so the token never reaches a log line.
+import type { FastifyPluginAsync, FastifyReply, FastifyRequest } from 'fastify';
+import websocket from '@fastify/websocket';
+import type { Services } from '../../services.js';
+import { liveViewPage } from '../../browser/live-view-page.js';
+
+type Req = FastifyRequest<{ Params: { id: string }; Querystring: { token?: string } }>;
+
+export const liveViewRoutes: FastifyPluginAsync<{ services: Services }> = async (app, { services }) => {
+  await app.register(websocket, { options: { maxPayload: 64 * 1024 } });
+  const svc = services.captureSessions;
+  const check = async (req: Req, reply: FastifyReply) => {
+    if (!svc.liveLookup(req.params.id, req.query.token ?? '')) {
+      return reply.code(404).header('cache-control', 'no-store').send({ detail: 'Live view not found or no longer active' });
+    }
+  };
+  const hide = { hide: true } as object;
+
+  app.get('/live/:id', { logLevel: 'silent', schema: hide, preHandler: check }, async (_req: Req, reply) =>
+    reply
+      .type('text/html; charset=utf-8')
+      .header('content-security-policy', "default-src 'self'; script-src 'unsafe-inline'; style-src 'unsafe-inline'; img-src blob: data:; connect-src 'self' ws: wss:")
+      .header('cache-control', 'no-store')
+      .header('referrer-policy', 'no-referrer')
+      .send(liveViewPage()),
+  );
+
+  app.get('/live/:id/ws', { logLevel: 'silent', schema: hide, websocket: true, preValidation: check }, (socket, req: Req) => {
+    const rt = svc.liveLookup(req.params.id, req.query.token ?? '');
+    if (!rt) return socket.close(4004, 'not found');
+    rt.touch();
+    rt.live.addViewer(socket);
+  });
+};

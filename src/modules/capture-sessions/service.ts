@@ -1,0 +1,270 @@
+// Capture sessions: the rules (SPEC §3 states, limits, ownership, paste) over the repo and the
+// browser side (CaptureRuntime). A session's browser lives in this process; a row that says
+// active/completing without a runtime here lost its browser (server restart) and becomes failed.
+import crypto from 'node:crypto';
+import path from 'node:path';
+import { Readable } from 'node:stream';
+import type { Kysely } from 'kysely';
+import type { FastifyBaseLogger } from 'fastify';
+import type { Config } from '../../config.js';
+import type { Database } from '../../adapters/db/schema.js';
+import type { BlobStore } from '../../adapters/blob/port.js';
+import type { SecretsService } from '../secrets/service.js';
+import { HttpError, notFound, validationError } from '../../http/errors.js';
+import { newId, nowIso } from '../../lib/ids.js';
+import { BrowserPool, CapacityError } from '../../browser/pool.js';
+import { CaptureRuntime, type CookieInput } from '../../browser/capture-runtime.js';
+import type { SecretField } from '../../browser/recording/types.js';
+import { CaptureRepo, type CaptureRow, type CaptureState } from './repo.js';
+
+export const VIEWPORT = { width: 1280, height: 800 };
+const CREATOR_VERSION = '0.1.0';
+
+export interface CaptureSessionView {
+  id: string;
+  state: CaptureState;
+  browser_session_id: string | null;
+  iframe_url: string | null;
+  created_at: string;
+  updated_at: string;
+}
+
+export interface CreateCaptureInput {
+  use_proxy?: boolean;
+  cookies?: CookieInput[] | null;
+  start_url?: string | null;
+}
+
+interface Live {
+  rt: CaptureRuntime;
+  userId: string;
+  token: string;
+}
+
+export class CaptureSessionsService {
+  readonly pool: BrowserPool;
+  private readonly repo: CaptureRepo;
+  private live = new Map<string, Live>();
+  /** Sessions whose recording is being finalized (completing). */
+  private finishing = new Map<string, Promise<void>>();
+  private timer: NodeJS.Timeout;
+
+  constructor(private readonly deps: { db: Kysely<Database>; blobs: BlobStore; secrets: SecretsService; config: Config; log?: FastifyBaseLogger }) {
+    const c = deps.config;
+    this.repo = new CaptureRepo(deps.db);
+    this.pool = new BrowserPool({ cdpUrl: c.browserCdpUrl, warm: c.captureWarmContexts, maxSessions: c.captureMaxSessions, viewport: VIEWPORT });
+    const tick = Math.min(5000, Math.max(200, (Math.min(c.captureIdleTimeoutS, c.captureMaxLifetimeS) * 1000) / 4));
+    this.timer = setInterval(() => void this.sweep().catch(() => {}), tick);
+    this.timer.unref();
+  }
+
+  view(r: CaptureRow): CaptureSessionView {
+    const active = r.state === 'active' && r.live_token;
+    return {
+      id: r.id,
+      state: r.state,
+      browser_session_id: r.state === 'active' || r.state === 'completing' ? r.browser_session_id : null,
+      iframe_url: active ? `${this.deps.config.publicBaseUrl}/live/${r.id}?token=${r.live_token}` : null,
+      created_at: r.created_at,
+      updated_at: r.updated_at,
+    };
+  }
+
+  /** Fails rows whose browser is not in this process (it was lost with a restart). */
+  private async reconcile(rows: CaptureRow[]): Promise<CaptureRow[]> {
+    return Promise.all(
+      rows.map(async (r) => {
+        if ((r.state === 'active' && !this.live.has(r.id)) || (r.state === 'completing' && !this.finishing.has(r.id))) {
+          return (await this.repo.transition(r.id, [r.state], 'failed', { live_token: null, browser_session_id: null, end_reason: 'browser lost (server restarted)' })) ?? r;
+        }
+        return r;
+      }),
+    );
+  }
+
+  private async owned(userId: string, id: string): Promise<CaptureRow> {
+    const r = await this.repo.get(userId, id);
+    if (!r) throw notFound('Capture session');
+    return (await this.reconcile([r]))[0];
+  }
+
+  async list(userId: string): Promise<CaptureSessionView[]> {
+    return (await this.reconcile(await this.repo.list(userId))).map((r) => this.view(r));
+  }
+
+  async get(userId: string, id: string): Promise<CaptureSessionView> {
+    return this.view(await this.owned(userId, id));
+  }
+
+  async create(userId: string, input: CreateCaptureInput): Promise<CaptureSessionView> {
+    const c = this.deps.config;
+    const cookies = input.cookies ?? [];
+    const startUrl = input.start_url ?? null;
+    if (input.use_proxy && !c.captureProxyUrl) {
+      throw validationError(['body', 'use_proxy'], 'Value error, no proxy is configured on this server (CAPTURE_PROXY_URL)', 'value_error', { input: true });
+    }
+    cookies.forEach((k, i) => {
+      if (!k.domain && !startUrl) throw validationError(['body', 'cookies', i, 'domain'], 'Value error, a cookie needs a domain unless start_url is given', 'value_error', { input: k.domain ?? null });
+    });
+    const id = newId();
+    const token = crypto.randomBytes(32).toString('base64url');
+    let rt: CaptureRuntime;
+    try {
+      rt = await CaptureRuntime.start(this.pool, {
+        sessionId: id,
+        proxy: input.use_proxy ? c.captureProxyUrl : null,
+        cookies,
+        startUrl,
+        spoolDir: path.join(c.dataDir, 'capture', id),
+        maxBodyBytes: c.captureMaxBodyBytes,
+        viewport: VIEWPORT,
+        onCrash: () => void this.end(id, 'failed', 'browser crashed').catch(() => {}),
+      });
+    } catch (e) {
+      if (e instanceof CapacityError) throw new HttpError(429, e.message, { 'Retry-After': '5' });
+      this.deps.log?.error({ err: e }, 'capture session: browser start failed');
+      throw new HttpError(503, 'Could not start a browser for the capture session; try again');
+    }
+    const now = nowIso();
+    const row: CaptureRow = {
+      id,
+      user_id: userId,
+      state: 'active',
+      browser_session_id: rt.slot.id,
+      live_token: token,
+      use_proxy: input.use_proxy ? 1 : 0,
+      start_url: startUrl,
+      recording_key: null,
+      recording_size: null,
+      end_reason: null,
+      created_at: now,
+      updated_at: now,
+    };
+    this.live.set(id, { rt, userId, token });
+    try {
+      await this.repo.insert(row);
+    } catch (e) {
+      this.live.delete(id);
+      await rt.discard('failed').catch(() => {});
+      throw e;
+    }
+    return this.view(row);
+  }
+
+  private conflict(r: CaptureRow, what: string): HttpError {
+    return new HttpError(409, `Capture session is ${r.state}; only an active session can be ${what}`);
+  }
+
+  async complete(userId: string, id: string): Promise<CaptureSessionView> {
+    const r = await this.owned(userId, id);
+    if (r.state !== 'active') throw this.conflict(r, 'completed');
+    const row = await this.beginCompleting(id);
+    if (!row) throw this.conflict((await this.repo.byId(id))!, 'completed');
+    return this.view(row);
+  }
+
+  /** active → completing, then finalize in the background → completed (or failed). */
+  private async beginCompleting(id: string): Promise<CaptureRow | null> {
+    const l = this.live.get(id);
+    const row = await this.repo.transition(id, ['active'], 'completing', { live_token: null });
+    if (!row || !l) return row;
+    this.live.delete(id);
+    const job = (async () => {
+      try {
+        const har = await l.rt.finish('completing', CREATOR_VERSION);
+        const buf = Buffer.from(JSON.stringify(har));
+        const key = `recordings/${l.userId}/${id}.har.json`;
+        await this.deps.blobs.put(key, Readable.from([buf]), { contentType: 'application/json', size: buf.length });
+        await this.repo.transition(id, ['completing'], 'completed', { browser_session_id: null, recording_key: key, recording_size: buf.length });
+      } catch (e) {
+        this.deps.log?.error({ err: e, session: id }, 'capture session: finalizing the recording failed');
+        await this.repo.transition(id, ['completing'], 'failed', { browser_session_id: null, end_reason: 'finalizing the recording failed' });
+      } finally {
+        this.finishing.delete(id);
+      }
+    })();
+    this.finishing.set(id, job);
+    return row;
+  }
+
+  async abandon(userId: string, id: string): Promise<CaptureSessionView> {
+    const r = await this.owned(userId, id);
+    if (r.state !== 'active') throw this.conflict(r, 'abandoned');
+    const row = await this.end(id, 'abandoned', null);
+    if (!row) throw this.conflict((await this.repo.byId(id))!, 'abandoned');
+    return this.view(row);
+  }
+
+  /** active → abandoned/failed: browser released, recording discarded. */
+  private async end(id: string, to: 'abandoned' | 'failed', reason: string | null): Promise<CaptureRow | null> {
+    const row = await this.repo.transition(id, ['active'], to, { live_token: null, browser_session_id: null, end_reason: reason });
+    const l = this.live.get(id);
+    this.live.delete(id);
+    if (l) await l.rt.discard(to).catch(() => {});
+    return row;
+  }
+
+  async paste(userId: string, id: string, body: { field: SecretField; secret_id: string }): Promise<void> {
+    const r = await this.owned(userId, id);
+    if (r.state !== 'active') throw new HttpError(409, `Capture session is ${r.state}; paste needs an active session`);
+    const meta = await this.deps.secrets.get(userId, body.secret_id);
+    if (!meta) throw notFound('Secret');
+    if (meta.secret_type !== 'login') {
+      throw validationError(['body', 'secret_id'], 'Value error, the secret is a string secret; paste needs a login secret (username, password or totp)', 'value_error', { input: body.secret_id });
+    }
+    if (body.field === 'totp' && !meta.has_totp) {
+      throw validationError(['body', 'field'], 'Value error, the login secret has no TOTP seed; paste username or password', 'value_error', { input: 'totp' });
+    }
+    let value: string;
+    if (body.field === 'totp') value = await this.deps.secrets.currentTotp(userId, body.secret_id);
+    else {
+      const s = await this.deps.secrets.resolve(userId, body.secret_id);
+      if (!s || s.value.type !== 'login') throw notFound('Secret');
+      value = s.value[body.field];
+    }
+    const l = this.live.get(id);
+    if (!l) throw new HttpError(409, 'Capture session is no longer active');
+    await l.rt.paste(body.secret_id, body.field, value);
+  }
+
+  async recording(userId: string, id: string): Promise<{ stream: Readable; size: number | null }> {
+    const r = await this.owned(userId, id);
+    if (r.state !== 'completed' || !r.recording_key) {
+      const why = r.state === 'abandoned' ? 'it was abandoned and its recording discarded' : r.state === 'failed' ? 'it failed' : `it is ${r.state}`;
+      throw new HttpError(409, `No recording: the capture session is not completed (${why})`);
+    }
+    const stream = await this.deps.blobs.get(r.recording_key);
+    if (!stream) throw new HttpError(500, 'recording blob missing');
+    return { stream, size: r.recording_size };
+  }
+
+  /** The runtime behind a live view URL, if the token is right and the session still active. */
+  liveLookup(id: string, token: string): CaptureRuntime | null {
+    const l = this.live.get(id);
+    if (!l || typeof token !== 'string') return null;
+    const a = Buffer.from(l.token);
+    const b = Buffer.from(token);
+    return a.length === b.length && crypto.timingSafeEqual(a, b) ? l.rt : null;
+  }
+
+  /** Idle timeout and maximum lifetime. */
+  private async sweep() {
+    const c = this.deps.config;
+    const now = Date.now();
+    for (const [id, l] of [...this.live]) {
+      const idle = now - l.rt.lastActivity > c.captureIdleTimeoutS * 1000;
+      const old = now - l.rt.startedAt > c.captureMaxLifetimeS * 1000;
+      if (!idle && !old) continue;
+      if (c.captureTimeoutAction === 'complete') await this.beginCompleting(id);
+      else await this.end(id, 'abandoned', idle ? 'idle timeout' : 'maximum lifetime reached');
+    }
+  }
+
+  /** Ends every live session (failed: the server is shutting down), waits for finalizing, closes the browser. */
+  async close(): Promise<void> {
+    clearInterval(this.timer);
+    await Promise.allSettled([...this.finishing.values()]);
+    for (const id of [...this.live.keys()]) await this.end(id, 'failed', 'server shut down').catch(() => {});
+    await this.pool.close();
+  }
+}
