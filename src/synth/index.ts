@@ -17,7 +17,7 @@ import { allNeedles, planSecrets } from './secrets.js';
 import type { ArgValue } from './substitute.js';
 import { detectPaging, scoreTargets, type Candidate } from './target.js';
 import { traceChain } from './trace.js';
-import { SynthError, type Exchange, type Hints, type Recording, type SecretValues } from './types.js';
+import { SynthError, type Exchange, type Hints, type RecordedSecrets, type Recording, type SecretValues } from './types.js';
 import { argName, encodings, typeOf } from './values.js';
 
 export const SYNTH_VERSION = 'synth/1.0';
@@ -32,6 +32,8 @@ export interface SynthInput {
   source?: { capture_session_id?: string; recording_file_id?: string };
   advisor?: SynthAdvisor;
   now?: () => Date;
+  /** Receives credentials typed by hand in the recording, for a replay; they are never part of the result. */
+  onRecordedSecrets?: (s: RecordedSecrets) => void;
 }
 
 export interface SynthResult {
@@ -50,6 +52,8 @@ export interface SynthResult {
     side_effects: boolean;
     /** Present when values are computed in page JS: the plan can't be replayed over HTTP alone. */
     computed: { exchange: string; message: string }[];
+    /** Slot → stored secret id the recording used (hints.secrets, pasted secrets). */
+    secret_ids: Record<string, string>;
   };
 }
 
@@ -232,8 +236,11 @@ export function synthesize(inp: SynthInput): SynthResult {
       steps: chainIds.filter((id) => !loginIds.has(id)),
       side_effects: sideEffects,
       computed,
+      secret_ids: Object.fromEntries(Object.entries(secrets.secretIds).filter(([slot]) => usedSlots.some((u) => u.name === slot))),
     },
   };
+  const typedLogins = secrets.typedLogins();
+  inp.onRecordedSecrets?.(Object.fromEntries(Object.entries(typedLogins).map(([k, v]) => [k, { type: 'login' as const, ...v, totp_secret: null }])));
   assertNoSecrets(result, allNeedles(secrets, all));
   const problems = validateDefinition(def, { inputSchema: input_schema, requiredSecrets: usedSlots }, ['definition']);
   if (problems.length) throw new SynthError(problems.map((p) => ({ stage: 'emit', message: `internal: emitted definition invalid at ${p.loc.join('.')}: ${p.msg}` })));

@@ -17,6 +17,10 @@ export interface SecretPlan {
   /** Needles to replace in one exchange (TOTP codes depend on its time). */
   needlesFor(x: Exchange): SecretNeedle[];
   slotOfSecretId(id: string, field: SecretField): string | null;
+  /** Slot → stored secret id (hints.secrets and pastes). */
+  secretIds: Record<string, string>;
+  /** Login values typed by hand (for a replay only). */
+  typedLogins(): Record<string, { username: string; password: string }>;
   warnings: string[];
 }
 
@@ -90,6 +94,15 @@ export function planSecrets(rec: Recording, xs: Exchange[], hints: Hints, values
       return out;
     },
     slotOfSecretId: (id) => byId.get(id) ?? null,
+    secretIds: Object.fromEntries([...byId].map(([id, slot]) => [slot, id])),
+    typedLogins() {
+      const out: Record<string, { username: string; password: string }> = {};
+      for (const t of typed) {
+        if (t.field !== 'username' && t.field !== 'password') continue;
+        out[t.slot] = Object.assign({ username: '', password: '' }, out[t.slot], { [t.field]: t.needle });
+      }
+      return out;
+    },
     warnings,
   };
 }

@@ -54,6 +54,9 @@ export interface Hints {
   notes?: string;
 }
 
+/** Credentials typed by hand in the recording (not pasted): usable for a replay, never emitted. */
+export type RecordedSecrets = Record<string, { type: 'login'; username: string; password: string; totp_secret: null } | { type: 'string'; value: string }>;
+
 /** Secret values resolved inside the server for the duration of one synthesis; never emitted. */
 export interface SecretValues {
   [slot: string]: { type: 'login'; username: string; password: string; totpSeed?: string | null } | { type: 'string'; value: string };
