@@ -7,6 +7,7 @@ import { startDemoSite, BOB_TOTP_SEED } from '../examples/demo-site/server.js';
 import { backends, startHarness, type Harness } from './helpers/harness.js';
 import { loginSecret, logsOf, run } from './helpers/runs.js';
 import { fixtureHar, synthesizeFrom, uploadText } from './helpers/synth.js';
+import { har as har1 } from './helpers/har-fragment.js';
 
 describe.each(await backends())('synthesis API (%s)', (backend) => {
   let h: Harness;
@@ -80,6 +81,32 @@ describe.each(await backends())('synthesis API (%s)', (backend) => {
     expect(out.result.detail).toMatchObject({ id: 3, name: 'Gamma Gizmo', category: 'kitchen', price: 11.99, in_stock: 'no', created_at: '2024-01-03T11:00:00.000Z' });
   });
 
+  it('(e) CSV download: a script saves the file as a run output; a new query gives a new CSV', async () => {
+    const r = await synthesizeFrom(h, har('e-csv'), { hints: { arguments: { query: 'gamma' }, secrets: { account: alice } } });
+    expect(r.status, r.text).toBe(200);
+    const out = await run(h, { connector_id: r.json.id, arguments: { query: 'delta' }, secret_bindings: { account: alice } });
+    expect(out.status, JSON.stringify(out.error)).toBe('success');
+    expect(out.result).toMatchObject({ filename: 'items.csv', content_type: 'text/csv', lines: 9 });
+    const files = await h.api('GET', `/v1beta/files?run_id=${out.id}`);
+    expect(files.json.data).toEqual([expect.objectContaining({ id: out.result.file_id, source: 'RUN_OUTPUT', name: 'items.csv', size_bytes: out.result.size_bytes })]);
+    const url = (await h.api('GET', `/v1beta/files/${out.result.file_id}/download_url`)).json.url;
+    const csv = await (await fetch(url)).text();
+    const rows = csv.trim().split(/\r\n/);
+    expect(rows[0]).toBe('id,name,category,price,in_stock,created_at');
+    expect(rows.slice(1).map((l) => l.split(',')[1])).toEqual(['Delta Lantern', 'Delta Widget', 'Delta Trowel', 'Delta Gizmo', 'Delta Compass', 'Delta Kettle', 'Delta Sprocket', 'Delta Yo-yo']);
+  });
+
+  it('(f) a search signed in page JS works through the browser fallback', async () => {
+    const r = await synthesizeFrom(h, har('f-signed'), { hints: { arguments: { query: 'gamma' }, secrets: { account: alice } } });
+    expect(r.status, r.text).toBe(200);
+    const def = (await h.api('GET', `/v1beta/connectors/${r.json.id}/definition`)).json.definition;
+    expect(def).toMatchObject({ engine: 'script', browser: true, meta: { validation: { replayed: true } } });
+    const out = await run(h, { connector_id: r.json.id, arguments: { query: 'delta' }, secret_bindings: { account: alice } });
+    expect(out.status, JSON.stringify(out.error)).toBe('success');
+    expect(out.result).toMatchObject({ total: 8, page: 1, has_more: true });
+    expect(out.result.items.map((i: any) => i.name)).toEqual(['Delta Lantern', 'Delta Widget', 'Delta Trowel', 'Delta Gizmo', 'Delta Compass']);
+  });
+
   it('a second recording posted to /revisions yields version 2', async () => {
     const r = await synthesizeFrom(h, har('a-search'), { hints: { arguments: { query: 'gamma' }, secrets: { account: alice } } });
     const file2 = await uploadText(h, 'second.har', har('a-search-2'));
@@ -93,10 +120,11 @@ describe.each(await backends())('synthesis API (%s)', (backend) => {
 
   it('422 with a precise explanation, and nothing published', async () => {
     const before = (await h.api('GET', '/v1beta/connectors?limit=100')).json.data.length;
-    // Signed in page JS: not replayable over HTTP.
-    let r = await synthesizeFrom(h, har('f-signed'), { hints: { arguments: { query: 'gamma' }, secrets: { account: alice } } });
+    // A value computed in page JS, and no page in the recording to run that JS in.
+    const signed = JSON.stringify(har1({ url: `${site.url}/api/flaky?nonce=9f8e7d6c5b4a39281706f5e4d3c2b1a0`, headers: { 'X-Sig': 'b8229299c7db6580cba12a107a7e5445' }, body: { ok: true, status: "operational" } }));
+    let r = await synthesizeFrom(h, signed, { hints: { result: ['operational'] } });
     expect(r.status).toBe(422);
-    expect(r.json.detail.map((d: any) => d.msg).join('\n')).toMatch(/x-signature .* computed in page JavaScript/);
+    expect(r.json.detail.map((d: any) => d.msg).join('\n')).toMatch(/can't be replayed over HTTP: header x-sig = .* computed in page JavaScript/);
     expect(r.json.detail[0]).toMatchObject({ loc: ['body', 'recording_file_id'], ctx: { stage: 'trace' } });
     // Nothing but static assets.
     const assets = JSON.stringify({ log: { version: '1.2', entries: [{ startedDateTime: new Date().toISOString(), request: { method: 'GET', url: `${site.url}/a.png`, headers: [], cookies: [] }, response: { status: 200, headers: [], cookies: [], content: { mimeType: 'image/png', size: 1 } } }] } });

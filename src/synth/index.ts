@@ -8,6 +8,7 @@ import { deterministicAdvisor, type SynthAdvisor } from './advisor.js';
 import { diffRecordings } from './diff.js';
 import { buildStep } from './emit.js';
 import { loginPageMarkers } from './html-extract.js';
+import { browserFallback, downloadFallback } from './fallback.js';
 import { filterNoise } from './noise.js';
 import { findIn } from './producers.js';
 import { isHtml, normalize } from './normalize.js';
@@ -52,6 +53,8 @@ export interface SynthResult {
     side_effects: boolean;
     /** Present when values are computed in page JS: the plan can't be replayed over HTTP alone. */
     computed: { exchange: string; message: string }[];
+    /** A script connector replaced the http plan: a download saved as a file, or a browser for page-JS values. */
+    fallback: 'download-script' | 'browser' | null;
     /** Slot → stored secret id the recording used (hints.secrets, pasted secrets). */
     secret_ids: Record<string, string>;
   };
@@ -210,6 +213,17 @@ export function synthesize(inp: SynthInput): SynthResult {
     steps,
     result: resultTpl,
   };
+  // What the http engine can't run becomes a script: a download saved as a file, or the page's own JS in a browser.
+  let definition: ConnectorDefinition = def;
+  let outputSchema = outSchema;
+  let fallback: SynthResult['report']['fallback'] = null;
+  if (chain.problems.length) {
+    const b = browserFallback(def, out, first, all, warnings);
+    if (b) [definition, fallback] = [b, 'browser'];
+  } else if (out.kind === 'download' && !detail) {
+    const f = downloadFallback(def, out, chain, byId, warnings);
+    [definition, outputSchema, fallback] = [f.definition, f.schema, 'download-script'];
+  }
   const usedSlots = secrets.slots.filter((s) => chain.usedSecrets.has(s.name));
   const input_schema: Schema = { type: 'object', properties: {}, required: [] as string[], additionalProperties: false };
   for (const a of args) {
@@ -223,9 +237,9 @@ export function synthesize(inp: SynthInput): SynthResult {
   const computed = chain.problems.map((p) => ({ exchange: p.exchange, message: p.message }));
   const sideEffects = [first, ...steps.map(() => first)].some(() => first.method !== 'GET' && first.method !== 'HEAD');
   const result: SynthResult = {
-    definition: def,
+    definition,
     input_schema,
-    output_schema: outSchema,
+    output_schema: outputSchema,
     required_secrets: usedSlots,
     report: {
       targets: samples.map((s) => ({ id: s.id, url: s.url, score: cands.find((c) => c.exchange.id === s.id)?.score ?? best!.score, reasons: cands.find((c) => c.exchange.id === s.id)?.reasons ?? best!.reasons })),
@@ -236,13 +250,14 @@ export function synthesize(inp: SynthInput): SynthResult {
       steps: chainIds.filter((id) => !loginIds.has(id)),
       side_effects: sideEffects,
       computed,
+      fallback,
       secret_ids: Object.fromEntries(Object.entries(secrets.secretIds).filter(([slot]) => usedSlots.some((u) => u.name === slot))),
     },
   };
   const typedLogins = secrets.typedLogins();
   inp.onRecordedSecrets?.(Object.fromEntries(Object.entries(typedLogins).map(([k, v]) => [k, { type: 'login' as const, ...v, totp_secret: null }])));
   assertNoSecrets(result, allNeedles(secrets, all));
-  const problems = validateDefinition(def, { inputSchema: input_schema, requiredSecrets: usedSlots }, ['definition']);
+  const problems = validateDefinition(definition, { inputSchema: input_schema, requiredSecrets: usedSlots }, ['definition']);
   if (problems.length) throw new SynthError(problems.map((p) => ({ stage: 'emit', message: `internal: emitted definition invalid at ${p.loc.join('.')}: ${p.msg}` })));
   return result;
 }

@@ -15,6 +15,7 @@ export interface Output {
   result: JsonTemplate;
   schema: Schema;
   why: string;
+  kind: 'json' | 'download' | 'html' | 'none';
 }
 
 const jp = (path: (string | number)[]) => '$' + path.map((p) => (typeof p === 'number' ? `[${p}]` : /^[A-Za-z_$][\w$]*$/.test(p) ? `.${p}` : `[${JSON.stringify(p)}]`)).join('');
@@ -61,6 +62,7 @@ export function buildOutput(samples: Exchange[], paging: boolean, resultHints: s
         extract: { items: { from: 'json', path: `${jp(base)}[*]`, all: true, required: false, note: 'records of every page' } },
         result: { items: '{{vars.items}}' },
         schema: { type: 'object', properties: { items: { type: 'array', items: inferMerged(items) } }, required: ['items'] },
+        kind: 'json',
         why: `records at ${jp(base)}[*]${paging ? ' collected over every page' : ''}${proj ? ' (projected onto the hinted result values)' : ''}`,
       };
     }
@@ -72,6 +74,7 @@ export function buildOutput(samples: Exchange[], paging: boolean, resultHints: s
       extract: { data: { from: 'json', path: jp(path), note: 'the response body' + (path.length ? ' subtree holding the hinted values' : '') } },
       result: isObj ? '{{vars.data}}' : { data: '{{vars.data}}' },
       schema: isObj ? schema : { type: 'object', properties: { data: schema }, required: ['data'] },
+      kind: 'json',
       why: `JSON ${jp(path)} of the target response`,
     };
   }
@@ -82,6 +85,7 @@ export function buildOutput(samples: Exchange[], paging: boolean, resultHints: s
       extract: { content: { from: 'body', note: 'the downloaded document' } },
       result: { filename: name, content_type: ct.split(';')[0], content: '{{vars.content}}' },
       schema: { type: 'object', properties: { filename: { type: 'string' }, content_type: { type: 'string' }, content: { type: 'string' } }, required: ['filename', 'content_type', 'content'] },
+      kind: 'download',
       why: `download ${name} (${ct})`,
     };
   }
@@ -89,8 +93,8 @@ export function buildOutput(samples: Exchange[], paging: boolean, resultHints: s
     const h = extractHtml(t.text, resultHints);
     if (h) {
       const ex: Extractor = { ...h.extractor, note: h.why };
-      if (h.kind === 'detail') return { extract: { record: ex }, result: '{{vars.record}}', schema: h.schema, why: h.why };
-      return { extract: { items: ex }, result: { items: '{{vars.items}}' }, schema: { type: 'object', properties: { items: h.schema }, required: ['items'] }, why: h.why };
+      if (h.kind === 'detail') return { extract: { record: ex }, result: '{{vars.record}}', schema: h.schema, why: h.why, kind: 'html' };
+      return { extract: { items: ex }, result: { items: '{{vars.items}}' }, schema: { type: 'object', properties: { items: h.schema }, required: ['items'] }, why: h.why, kind: 'html' };
     }
   }
   return {
@@ -98,6 +102,7 @@ export function buildOutput(samples: Exchange[], paging: boolean, resultHints: s
     result: { status: '{{vars.status}}', url: '{{vars.url}}' },
     schema: { type: 'object', properties: { status: { type: 'integer' }, url: { type: 'string' } }, required: ['status', 'url'] },
     why: 'no data in the response: status and final URL',
+    kind: 'none',
   };
 }
 

@@ -93,18 +93,23 @@ function findInHtml(html: string, value: string, opts: { strongOnly?: boolean; c
   if (found) return found;
   if (opts.strongOnly) return null;
   // Inline scripts / text: a bounded regex anchored on the text just before the value.
-  const i = html.indexOf(value);
-  if (i > 0 && value.length >= 6) {
-    const before = html.slice(Math.max(0, i - 24), i).replace(/^[^\s"'=:<>]*[\s"'=:<>]/, '');
-    const charClass = /^[0-9a-f]+$/i.test(value) ? '[0-9A-Fa-f]' : '[A-Za-z0-9_\\-.~+/=]';
-    const esc = before.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
-    const pattern = `${esc}(${charClass}{${Math.max(1, value.length - 8)},${value.length + 16}})`;
-    try {
-      const m = new RegExp(pattern).exec(html);
-      if (esc.length >= 4 && m && m[1] === value) return { extractor: { from: 'regex', pattern }, rank: 3, how: `regex after ${JSON.stringify(before)}` };
-    } catch {
-      /* unusable context */
-    }
+  const re = regexFor(html, value);
+  return re ? { extractor: { from: 'regex', pattern: re.pattern }, rank: 3, how: `regex after ${JSON.stringify(re.before)}` } : null;
+}
+
+/** A bounded regex that finds `value` again from the text just before it (first match must be it). */
+export function regexFor(text: string, value: string): { pattern: string; before: string } | null {
+  const i = text.indexOf(value);
+  if (i <= 0 || value.length < 6) return null;
+  const before = text.slice(Math.max(0, i - 24), i).replace(/^[^\s"'=:<>]*[\s"'=:<>]/, '');
+  const charClass = /^[0-9a-f]+$/i.test(value) ? '[0-9A-Fa-f]' : '[A-Za-z0-9_\\-.~+/=%]';
+  const esc = before.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
+  const pattern = `${esc}(${charClass}{${Math.max(1, value.length - 8)},${value.length + 16}})`;
+  try {
+    const m = new RegExp(pattern).exec(text);
+    if (esc.length >= 4 && m && m[1] === value) return { pattern, before };
+  } catch {
+    /* unusable context */
   }
   return null;
 }

@@ -73,18 +73,32 @@ describe('synthesis from recorded demo-site HARs', () => {
     expect(r.output_schema.properties.detail.properties).toMatchObject({ id: { type: 'integer' }, price: { type: 'number' } });
   });
 
-  it('(e) CSV download with a login typed by hand (no hints.secrets)', () => {
+  it('(e) CSV download with a login typed by hand (no hints.secrets) becomes a script saving the file', () => {
     const r = synthesize({ recording: load('e-csv'), hints: { arguments: { query: 'gamma' } } });
-    const d = def(r);
     expect(JSON.stringify(r)).not.toContain('wonderland');
     expect(r.required_secrets).toEqual([expect.objectContaining({ name: 'account', type: 'login' })]);
-    expect(d.steps.at(-1)).toMatchObject({ url: '/export.csv', query: { q: '{{args.query}}' }, extract: { content: { from: 'body' } } });
-    expect(d.result).toMatchObject({ filename: 'items.csv', content_type: 'text/csv' });
+    expect(r.report.fallback).toBe('download-script');
+    const d = r.definition as { engine: string; source: string };
+    expect(d.engine).toBe('script');
+    const plan = JSON.parse(/const PLAN = (\{[\s\S]*?\n\});/.exec(d.source)![1]);
+    expect(plan.steps.map((s: any) => `${s.method ?? 'GET'} ${s.url}`)).toEqual(['GET /login', 'POST /login', 'GET /export.csv']);
+    expect(plan.steps[0].extract.csrf_token.from).toBe('regex');
+    expect(plan.steps[2].query).toEqual({ q: '{{args.query}}' });
+    expect(plan.file).toEqual({ filename: 'items.csv', contentType: 'text/csv', extract: 'content' });
+    expect(r.output_schema.required).toEqual(['file_id', 'filename', 'content_type', 'size_bytes', 'lines']);
+    expect(validateDefinition(r.definition, { inputSchema: r.input_schema, requiredSecrets: r.required_secrets })).toEqual([]);
   });
 
-  it('(f) a request signed in page JS is reported as computed (HTTP replay cannot do it)', () => {
+  it('(f) a request signed in page JS falls back to the page itself in a browser', () => {
     const r = synth('f-signed', { arguments: { query: 'gamma' } });
     expect(r.report.computed.map((c) => c.message).join('\n')).toMatch(/x-signature/);
+    expect(r.report.fallback).toBe('browser');
+    const d = r.definition as { engine: string; browser: boolean; source: string };
+    expect(d).toMatchObject({ engine: 'script', browser: true });
+    const plan = JSON.parse(/const PLAN = (\{[\s\S]*?\n\});/.exec(d.source)![1]);
+    expect(plan).toMatchObject({ page: 'http://127.0.0.1:47811/signed', endpoint: '/api/signed-search', inputs: [{ selector: '#search-form [name="q"]', value: '{{args.query}}' }], submit: '#search-form [type=submit]' });
+    expect(plan.login[0]).toMatchObject({ form: '#login-form', fields: [{ value: '{{secrets.account.username}}' }, { value: '{{secrets.account.password}}' }] });
+    expect(r.output_schema.properties.items.items.properties.price).toEqual({ type: 'number' });
   });
 
   it('a second recording of (a) keeps the plan and confirms constants', () => {

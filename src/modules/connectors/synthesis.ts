@@ -99,7 +99,7 @@ export class SynthesisService {
       throw new RequestValidationError(scrub(e.problems.map((p) => err(['body', field], `synthesis failed (${p.stage}): ${p.message}`, { stage: p.stage, ...(p.exchange ? { entry: p.exchange } : {}) })), sensitive));
     }
     for (const v of Object.values(typed)) sensitive.push(...(v.type === 'login' ? [v.username, v.password] : [v.value]));
-    if (r.report.computed.length) {
+    if (r.report.computed.length && r.report.fallback !== 'browser') {
       throw new RequestValidationError(
         scrub(
           r.report.computed.map((c) => err(['body', field], `the target request can't be replayed over HTTP: ${c.message}`, { stage: 'trace', entry: c.exchange })),
