@@ -106,4 +106,20 @@ describe('synthesis from recorded demo-site HARs', () => {
     expect(def(r).steps[0].query).toEqual({ q: '{{args.query}}', limit: '5' });
     expect(def(r).login!.steps[1].body!.form!.csrf_token).toBe('{{vars.csrf_token}}');
   });
+
+  it('a capture-session recording (action log, pasted secrets) needs no hints; hints override names', () => {
+    const har = JSON.parse(fs.readFileSync(path.join(__dirname, '../fixtures/capture/search-totp.har.json'), 'utf8')) as Har;
+    const r = synthesize({ recording: har, source: { capture_session_id: har.log._capture.session_id } });
+    expect(validateDefinition(r.definition, { inputSchema: r.input_schema, requiredSecrets: r.required_secrets })).toEqual([]);
+    const d = def(r);
+    expect(loginShape(d)).toEqual(['GET /login', 'POST /login', 'POST /login/totp']);
+    expect(d.login!.steps[2].body!.form!.code).toBe('{{secrets.account.totp}}');
+    expect(r.required_secrets).toEqual([expect.objectContaining({ name: 'account', supports_totp: true })]);
+    expect(r.report.secret_ids.account).toBe(har.log._capture.secrets[0].secret_id);
+    expect(d.steps[0]).toMatchObject({ url: '/api/search', query: { q: '{{args.q}}', limit: '5' }, paginate: { mode: 'page', param: 'page' } });
+    expect(d.meta).toMatchObject({ capture_session_id: har.log._capture.session_id });
+    expect(JSON.stringify(r)).not.toMatch(/\{\{secret:/);
+    const named = synthesize({ recording: har, hints: { arguments: { query: 'gamma' } } });
+    expect(def(named).steps[0].query!.q).toBe('{{args.query}}');
+  });
 });
