@@ -33,6 +33,8 @@ export interface SynthInput {
   source?: { capture_session_id?: string; recording_file_id?: string };
   advisor?: SynthAdvisor;
   now?: () => Date;
+  /** Use the browser fallback even where HTTP replay works (benchmarks, anti-bot sites). */
+  forceBrowser?: boolean;
   /** Receives credentials typed by hand in the recording, for a replay; they are never part of the result. */
   onRecordedSecrets?: (s: RecordedSecrets) => void;
 }
@@ -217,7 +219,7 @@ export function synthesize(inp: SynthInput): SynthResult {
   let definition: ConnectorDefinition = def;
   let outputSchema = outSchema;
   let fallback: SynthResult['report']['fallback'] = null;
-  if (chain.problems.length) {
+  if (chain.problems.length || inp.forceBrowser) {
     const b = browserFallback(def, out, first, all, warnings);
     if (b) [definition, fallback] = [b, 'browser'];
   } else if (out.kind === 'download' && !detail) {
