@@ -5,6 +5,14 @@ import type { Exchange, Recording } from './types.js';
 
 const header = (hs: { name: string; value: string }[], n: string) => hs.find((h) => h.name.toLowerCase() === n)?.value;
 
+/** Response text; DevTools stores some text bodies base64-encoded. */
+function bodyText(e: HarEntry): string | undefined {
+  const c = e.response?.content;
+  if (!c?.text) return undefined;
+  if (c.encoding !== 'base64') return c.text;
+  return /json|text|html|xml|javascript|csv/i.test(c.mimeType ?? '') ? Buffer.from(c.text, 'base64').toString('utf8') : undefined;
+}
+
 function toExchange(e: HarEntry, index: number): Exchange {
   const anyE = e as HarEntry & { _resourceType?: string };
   const pd = e.request.postData;
@@ -21,7 +29,7 @@ function toExchange(e: HarEntry, index: number): Exchange {
     resHeaders: e.response?.headers ?? [],
     setCookies: e.response?.cookies ?? [],
     mime: (e.response?.content?.mimeType ?? header(e.response?.headers ?? [], 'content-type') ?? '').toLowerCase(),
-    text: e.response?.content?.encoding === 'base64' ? undefined : e.response?.content?.text,
+    text: bodyText(e),
     redirectURL: e.response?.redirectURL || header(e.response?.headers ?? [], 'location') || '',
     resourceType: (e._resource_type ?? anyE._resourceType ?? '').toLowerCase(),
     actionId: e._action_id ?? null,

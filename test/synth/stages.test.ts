@@ -43,6 +43,15 @@ describe('noise', () => {
     expect(r.dropped.filter((d) => d.reason === 'duplicate')).toHaveLength(1);
   });
 
+  it('reads base64 text bodies (DevTools) and drops binary ones', () => {
+    const h = har({ url: `${O}/api/a`, body: {} }, { url: `${O}/img`, body: {} });
+    Object.assign(h.log.entries[0].response.content, { text: Buffer.from('{"ok":1}').toString('base64'), encoding: 'base64', mimeType: 'application/json' });
+    Object.assign(h.log.entries[1].response.content, { text: 'iVBORw0KGgo=', encoding: 'base64', mimeType: 'image/png' });
+    const x = xs(h);
+    expect(x[0].text).toBe('{"ok":1}');
+    expect(x[1].text).toBeUndefined();
+  });
+
   it('folds redirect hops into the request that started them (the final response is kept)', () => {
     const x = xs(har({ method: 'POST', url: `${O}/login`, form: { u: 'a' }, location: '/home', setCookies: { sid: 'S1' } }, { url: `${O}/home`, html: '<h1>hi</h1>' }));
     expect(x).toHaveLength(1);

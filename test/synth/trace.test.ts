@@ -129,3 +129,31 @@ describe('secrets', () => {
     expect(() => synthesize({ recording: har({ url: `${O}/x.png`, body: '', mime: 'image/png', type: 'image' }) })).toThrow(SynthError);
   });
 });
+
+describe('arguments and results', () => {
+  it('projects the result onto the subtree holding the hinted values; a typed value found nowhere is a warning', () => {
+    const r = synthesize({
+      recording: har({ method: 'POST', url: `${O}/api/graph`, json: { op: 'find', vars: { term: 'blue mug', limit: 20 } }, body: { data: { found: { results: [{ sku: 'M-1', title: 'Blue Mug' }, { sku: 'M-2', title: 'Blue Mug XL' }] }, cost: 3 } } }),
+      hints: { arguments: { term: 'blue mug', limit: 20, colour: 'teal' }, result: ['Blue Mug XL'] },
+    });
+    const d = r.definition as HttpDefinition;
+    expect(d.steps[0].body!.json).toEqual({ op: 'find', vars: { term: '{{args.term}}', limit: '{{args.limit}}' } });
+    expect(d.steps[0].extract!.items).toMatchObject({ from: 'json', path: '$.data.found.results[*]', all: true });
+    expect(r.output_schema).toEqual({ type: 'object', properties: { items: { type: 'array', items: { type: 'object', properties: { sku: { type: 'string' }, title: { type: 'string' } }, required: ['sku', 'title'] } } }, required: ['items'] });
+    expect(r.input_schema.properties.limit).toMatchObject({ type: 'integer', examples: [20] });
+    expect(r.report.warnings.join('\n')).toMatch(/argument colour \("teal"\) was typed but appears in no request/);
+    expect(r.input_schema.properties).not.toHaveProperty('colour');
+  });
+
+  it('finds arguments in multipart parts and JSON-escaped text, and path segments as fragments', () => {
+    const r = synthesize({
+      recording: har({ method: 'POST', url: `${O}/api/users/ann-smith/notes`, headers: {}, json: undefined, body: { ok: true }, form: undefined }),
+      hints: { arguments: { user: 'ann-smith' }, result: [true] },
+    });
+    expect((r.definition as HttpDefinition).steps[0].url).toBe('/api/users/{{args.user | urlencode}}/notes');
+    const m = har({ method: 'POST', url: `${O}/upload`, body: { id: 7 } });
+    (m.log.entries[0].request as any).postData = { mimeType: 'multipart/form-data; boundary=x', params: [{ name: 'title', value: 'Q3 "report"' }, { name: 'file', fileName: 'a.pdf', contentType: 'application/pdf' }], _size: 1, _sha256: '' };
+    const mr = synthesize({ recording: m, hints: { arguments: { title: 'Q3 "report"' } } });
+    expect((mr.definition as HttpDefinition).steps[0].body).toEqual({ multipart: [{ name: 'title', value: '{{args.title}}' }] });
+  });
+});
