@@ -115,7 +115,13 @@ export function synthesize(inp: SynthInput): SynthResult {
   cands = advisor.rankTargets(cands, { purpose });
   const best: Candidate | undefined = cands[0];
   if (!best || best.score <= 0) throw new SynthError([{ stage: 'target', message: `no request looks like the task's target (best: ${best ? `${best.exchange.method} ${best.exchange.url} scored ${best.score}: ${best.reasons.join('; ')}` : 'none'}); give hints.arguments or hints.result with values that appear in the target request/response` }]);
-  const { paging, samples } = detectPaging(best.exchange, all);
+  let { paging, samples } = detectPaging(best.exchange, all);
+  // The person named the page parameter as an argument ({"page": 2}): one page per run, theirs to choose.
+  const pageArg = paging ? args.find((a) => samples.some((x) => new URL(x.url).searchParams.get(paging!.param) === a.example && hints.arguments?.[a.name] !== undefined)) : undefined;
+  if (paging && pageArg) {
+    samples = [samples.find((x) => new URL(x.url).searchParams.get(paging!.param) === pageArg.example)!];
+    paging = null;
+  }
   const first = samples[0];
   let diff: { constants: Set<string>; dynamics: Set<string> } | undefined;
   if (inp.previous) diff = diffRecordings(xs, filterNoise(normalize(inp.previous).exchanges).kept);

@@ -36,22 +36,21 @@ function toExchange(e: HarEntry, index: number): Exchange {
     isNavigation: e._is_navigation ?? false,
     hops: [],
     finalUrl: e.request.url,
+    redirectedFrom: e._redirected_from ?? null,
   };
 }
 
 /** Folds each redirect chain into its first request; returns the remaining exchanges. */
 export function foldRedirects(all: Exchange[]): Exchange[] {
-  const byId = new Map(all.map((x) => [x.id, x]));
   const consumed = new Set<string>();
   const out: Exchange[] = [];
-  const redirectedFrom = new Map<string, string>(); // hop id → previous id (capture format)
   for (const x of all) {
     if (consumed.has(x.id)) continue;
     let cur = x;
     const merged: Exchange = { ...x };
     while (cur.status >= 300 && cur.status < 400 && cur.redirectURL) {
       const target = new URL(cur.redirectURL, cur.url).href;
-      const next = all.find((y) => y.index > cur.index && !consumed.has(y.id) && y.id !== x.id && (redirectedFrom.get(y.id) === cur.id || y.url === target));
+      const next = all.find((y) => y.index > cur.index && !consumed.has(y.id) && y.id !== x.id && (y.redirectedFrom ? y.redirectedFrom === cur.id : y.url === target));
       if (!next) break;
       consumed.add(next.id);
       merged.hops.push(next.id);
@@ -62,7 +61,6 @@ export function foldRedirects(all: Exchange[]): Exchange[] {
     if (merged.hops.length) merged.redirectURL = cur.redirectURL;
     out.push(merged);
   }
-  void byId;
   return out;
 }
 

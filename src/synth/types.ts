@@ -28,6 +28,8 @@ export interface Exchange {
   hops: string[];
   /** URL of the final response after redirects. */
   finalUrl: string;
+  /** Capture recordings: the entry this one is a redirect hop of. */
+  redirectedFrom?: string | null;
   /** A synthetic GET of the page an exchange landed on: the id of that exchange (it must run first). */
   after?: string;
 }

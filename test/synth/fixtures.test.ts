@@ -41,6 +41,40 @@ describe('synthesis from recorded demo-site HARs', () => {
     expect(r.required_secrets).toEqual([expect.objectContaining({ name: 'account', type: 'login', supports_totp: false })]);
   });
 
+  it('(a) with the page named as an argument: one page per run, no pagination loop', () => {
+    const r = synth('a-search', { arguments: { query: 'gamma', page: 2 } });
+    const d = def(r);
+    expect(d.steps[0].paginate).toBeUndefined();
+    expect(d.steps[0].query).toEqual({ q: '{{args.query}}', page: '{{args.page}}', limit: '5' });
+    expect(r.input_schema.properties.page).toMatchObject({ type: 'integer', examples: [2] });
+  });
+
+  it('(a) with DevTools-style noise around it (assets, analytics, preflight, redirect to a tracker) gives the same plan', () => {
+    const clean = synth('a-search', { arguments: { query: 'gamma' } });
+    const noisy = load('a-search');
+    const t = (i: number) => noisy.log.entries[i].startedDateTime;
+    const extra = (url: string, mime: string, type: string, at: string, method = 'GET') => ({
+      ...structuredClone(noisy.log.entries[3]),
+      startedDateTime: at,
+      request: { ...structuredClone(noisy.log.entries[3].request), method, url },
+      response: { ...structuredClone(noisy.log.entries[3].response), content: { size: 10, mimeType: mime, text: 'x' } },
+      _resourceType: type,
+    });
+    noisy.log.entries.push(
+      extra('http://127.0.0.1:47811/static/app.js', 'application/javascript', 'script', t(2)),
+      extra('http://127.0.0.1:47811/static/logo.png', 'image/png', 'image', t(2)),
+      extra('https://www.google-analytics.com/g/collect?v=2&tid=G-1&gamma', 'text/plain', 'ping', t(3)),
+      extra('http://127.0.0.1:47811/api/search?q=gamma&page=1&limit=5', 'text/plain', 'preflight', t(3), 'OPTIONS'),
+      extra('http://127.0.0.1:47811/fonts/inter.woff2', 'font/woff2', 'font', t(4)),
+    );
+    const r = synth('a-search', { arguments: { query: 'gamma' } }, ALICE);
+    const n = synthesize({ recording: noisy, hints: { secrets: { account: 'sec-1' }, arguments: { query: 'gamma' } }, secretValues: ALICE });
+    expect(n.report.dropped).toBe(5);
+    const strip = (d: unknown) => JSON.parse(JSON.stringify(d, (k, v) => (k === 'generated_at' || k === 'provenance' || k === 'notes' ? undefined : v)));
+    expect(strip(n.definition)).toEqual(strip(r.definition));
+    expect(strip(clean.definition)).toEqual(strip(r.definition));
+  });
+
   it('(b) login with TOTP, then the account page extracted by CSS', () => {
     const r = synth('b-totp-account', {}, BOB);
     const d = def(r);
