@@ -43,6 +43,15 @@ describe.each(await backends())('synthesis API (%s)', (backend) => {
     expect((await logsOf(h, out.id)).match(/GET [^\n]*\/api\/search/g)).toHaveLength(2);
   });
 
+  it('(g) cursor pagination: every page of a new query', async () => {
+    const r = await synthesizeFrom(h, har('g-cursor'), { hints: { arguments: { query: 'gamma' }, secrets: { account: alice } } });
+    expect(r.status, r.text).toBe(200);
+    const out = await run(h, { connector_id: r.json.id, arguments: { query: 'epsilon' }, secret_bindings: { account: alice } });
+    expect(out.status, JSON.stringify(out.error)).toBe('success');
+    expect(out.result.items.map((i: any) => i.id)).toEqual([5, 10, 15, 20, 25, 30, 35, 40]);
+    expect((await logsOf(h, out.id)).match(/GET [^\n]*\/api\/items/g)).toHaveLength(3);
+  });
+
   it('(b) login with TOTP, then the account page', async () => {
     const r = await synthesizeFrom(h, har('b-totp-account'), { hints: { secrets: { account: bob } } });
     expect(r.status, r.text).toBe(200);

@@ -4,6 +4,7 @@
 import { isHtml, isJson, resHeader } from './normalize.js';
 import { jsonLeaves, parseJson } from './slots.js';
 import type { Exchange } from './types.js';
+import { lowEntropy } from './values.js';
 
 export interface Candidate {
   exchange: Exchange;
@@ -92,9 +93,11 @@ export function detectPaging(target: Exchange, all: Exchange[]): { paging: Pagin
   }
   // Cursor: the parameter's value in call k+1 is a leaf of response k.
   for (const p of names) {
+    // A cursor moves: a parameter equal in every call (limit=3) is not one, whatever it matches.
+    if (new Set(qs.map((q) => q.get(p))).size < 2) continue;
     for (let i = 1; i < samples.length; i++) {
       const v = qs[i].get(p);
-      if (!v) continue;
+      if (!v || lowEntropy(v)) continue;
       const leaf = jsonLeaves(parseJson(samples[i - 1].text)).find((l) => String(l.value) === v);
       if (leaf) return { paging: { mode: 'cursor', param: p, nextPath: leaf.path }, samples };
     }

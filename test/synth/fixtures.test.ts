@@ -75,6 +75,15 @@ describe('synthesis from recorded demo-site HARs', () => {
     expect(strip(clean.definition)).toEqual(strip(r.definition));
   });
 
+  it('(g) cursor pagination of a JSON API called by page script', () => {
+    const r = synth('g-cursor', { arguments: { query: 'gamma' } });
+    expect(def(r).steps.at(-1)).toMatchObject({
+      url: '/api/items',
+      query: { q: '{{args.query}}', limit: '3' },
+      paginate: { mode: 'cursor', param: 'cursor', next: { from: 'json', path: '$.next_cursor' }, stop_when_empty: 'items' },
+    });
+  });
+
   it('(b) login with TOTP, then the account page extracted by CSS', () => {
     const r = synth('b-totp-account', {}, BOB);
     const d = def(r);

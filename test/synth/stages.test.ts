@@ -122,8 +122,11 @@ describe('target and pagination', () => {
   it('detects page-number and cursor pagination', () => {
     const p = xs(har({ url: `${O}/api/s?q=a&page=1`, body: { items: [{ id: 1 }] } }, { url: `${O}/api/s?q=a&page=2`, body: { items: [{ id: 2 }] } }));
     expect(detectPaging(p[1], p).paging).toEqual({ mode: 'page', param: 'page', start: 1 });
-    const c = xs(har({ url: `${O}/api/i?limit=2`, body: { items: [], next_cursor: 'c2' } }, { url: `${O}/api/i?limit=2&cursor=c2`, body: { items: [], next_cursor: null } }));
+    const c = xs(har({ url: `${O}/api/i?limit=2`, body: { items: [{ id: 2 }], next_cursor: 'eyJpZCI6Mn0' } }, { url: `${O}/api/i?limit=2&cursor=eyJpZCI6Mn0`, body: { items: [], next_cursor: null } }));
     expect(detectPaging(c[1], c).paging).toEqual({ mode: 'cursor', param: 'cursor', nextPath: ['next_cursor'] });
+    // limit=2 equals an id of the previous page, but it never moves: not a cursor.
+    const k = xs(har({ url: `${O}/api/k?limit=2&q=a`, body: { items: [{ id: 2 }] } }, { url: `${O}/api/k?limit=2&q=b`, body: { items: [] } }));
+    expect(detectPaging(k[1], k).paging).toBeNull();
     const none = xs(har({ url: `${O}/api/s?q=a`, body: {} }, { url: `${O}/api/s?q=b`, body: {} }));
     expect(detectPaging(none[1], none).paging).toBeNull();
   });
