@@ -29,6 +29,7 @@ const fixtures: [string, string, object][] = [
   ['d-list-detail', 'har/d-list-detail.har', { arguments: { query: 'delta' } }],
   ['e-csv', 'har/e-csv.har', { arguments: { query: 'gamma' } }],
   ['f-signed', 'har/f-signed.har', { arguments: { query: 'gamma' } }],
+  ['g-cursor', 'har/g-cursor.har', { arguments: { query: 'gamma' } }],
   ['capture search-totp', 'capture/search-totp.har.json', {}],
 ];
 console.log(`1. synthesis time per fixture (pure synthesizer, median of ${N})`);

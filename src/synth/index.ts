@@ -10,16 +10,15 @@ import { buildStep } from './emit.js';
 import { loginPageMarkers } from './html-extract.js';
 import { browserFallback, downloadFallback } from './fallback.js';
 import { filterNoise } from './noise.js';
-import { findIn } from './producers.js';
 import { isHtml, normalize } from './normalize.js';
 import { buildOutput } from './output.js';
 import type { Schema } from './schema-infer.js';
 import { allNeedles, planSecrets } from './secrets.js';
-import type { ArgValue } from './substitute.js';
 import { detectPaging, scoreTargets, type Candidate } from './target.js';
 import { traceChain } from './trace.js';
-import { SynthError, type Exchange, type Hints, type RecordedSecrets, type Recording, type SecretValues } from './types.js';
-import { argName, encodings, typeOf } from './values.js';
+import { SynthError, type Hints, type RecordedSecrets, type Recording, type SecretValues } from './types.js';
+import { argumentValues, findDetail, flatValues, isPlainObject, landing, lastActionTime, prefixed } from './facts.js';
+import { encodings, typeOf } from './values.js';
 
 export const SYNTH_VERSION = 'synth/1.0';
 
@@ -60,35 +59,6 @@ export interface SynthResult {
     /** Slot → stored secret id the recording used (hints.secrets, pasted secrets). */
     secret_ids: Record<string, string>;
   };
-}
-
-function argumentValues(rec: Recording, hints: Hints, advisor: SynthAdvisor, purpose: string): ArgValue[] {
-  if (hints.arguments && Object.keys(hints.arguments).length) {
-    return Object.entries(hints.arguments).map(([name, v]) => ({ name, example: typeof v === 'string' ? v : JSON.stringify(v) }));
-  }
-  const taken = new Set<string>();
-  const out = new Map<string, ArgValue>();
-  for (const a of rec.actions) {
-    let value: string | null = null;
-    if (a.type === 'fill' && !a.secret && a.target?.type !== 'password' && a.target?.autocomplete !== 'one-time-code') value = a.value;
-    if (a.type === 'select') value = a.values[0] ?? null;
-    if (value === null || value.trim().length < 2) continue;
-    const field = a.target?.name ?? a.target?.label ?? a.target?.id ?? 'value';
-    const key = a.target?.selectors?.[0]?.value ?? field;
-    const name = out.get(key)?.name ?? advisor.nameArgument(argName(field, taken), { field, example: value, purpose });
-    out.set(key, { name, example: value }); // a field edited again: the last value wins
-  }
-  return [...out.values()];
-}
-
-const lastActionTime = (rec: Recording) => {
-  const meaningful = rec.actions.filter((a) => a.type === 'submit' || a.type === 'click' || (a.type === 'key' && a.key === 'Enter'));
-  return meaningful.length ? Date.parse(meaningful.at(-1)!.time) : null;
-};
-
-/** The page a login POST landed on, as its own GET (so a target is never inside the login chain). */
-function landing(x: Exchange): Exchange {
-  return { ...x, id: `${x.id}~final`, after: x.id, index: x.index + 0.5, method: 'GET', url: x.finalUrl, body: null, reqCookies: x.setCookies.filter((c) => c.value).map((c) => ({ name: c.name, value: c.value })), reqHeaders: x.reqHeaders.filter((h) => /^accept$/i.test(h.name)), setCookies: [], hops: [] };
 }
 
 export function synthesize(inp: SynthInput): SynthResult {
@@ -268,36 +238,6 @@ export function synthesize(inp: SynthInput): SynthResult {
   const problems = validateDefinition(definition, { inputSchema: input_schema, requiredSecrets: usedSlots }, ['definition']);
   if (problems.length) throw new SynthError(problems.map((p) => ({ stage: 'emit', message: `internal: emitted definition invalid at ${p.loc.join('.')}: ${p.msg}` })));
   return result;
-}
-
-const isPlainObject = (v: unknown) => !!v && typeof v === 'object' && !Array.isArray(v);
-
-/** Renames an output's extracts (and their uses in its result) so two targets don't collide. */
-function prefixed(o: ReturnType<typeof buildOutput>, p: string): ReturnType<typeof buildOutput> {
-  const extract = Object.fromEntries(Object.entries(o.extract).map(([k, v]) => [`${p}${k}`, v]));
-  const result = JSON.parse(JSON.stringify(o.result).replace(/\{\{vars\.([\w$-]+)/g, `{{vars.${p}$1`));
-  return { ...o, extract, result };
-}
-
-/**
- * List-then-detail: a later data request whose URL carries an id that the target's response
- * listed (strong, id-like evidence only) joins as a second target.
- */
-function findDetail(list: Exchange, all: Exchange[], carriers: Set<string>): Exchange | null {
-  for (const y of all) {
-    if (y.index <= list.index || y.method !== 'GET' || carriers.has(y.id) || y.status >= 400 || !(isHtml(y) || /json/.test(y.mime))) continue;
-    const u = new URL(y.url);
-    const vals = [...u.pathname.split('/').filter((s) => /\d/.test(s)), ...[...u.searchParams.values()].filter((v) => /\d/.test(v))];
-    if (vals.some((v) => findIn(list, v, { strongOnly: true }))) return y;
-  }
-  return null;
-}
-
-function flatValues(v: unknown): string[] {
-  if (v === null || v === undefined) return [];
-  if (Array.isArray(v)) return v.flatMap(flatValues);
-  if (typeof v === 'object') return Object.values(v as object).flatMap(flatValues);
-  return [String(v)];
 }
 
 /** The last line of defence: no resolved or typed secret value in anything we return. */
