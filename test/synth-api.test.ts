@@ -55,6 +55,7 @@ describe.each(await backends())('synthesis API (%s)', (backend) => {
   it('(b) login with TOTP, then the account page', async () => {
     const r = await synthesizeFrom(h, har('b-totp-account'), { hints: { secrets: { account: bob } } });
     expect(r.status, r.text).toBe(200);
+    expect(r.json.website).toBe(site.url); // defaults to the recorded site
     expect(r.json.required_secrets).toEqual([expect.objectContaining({ name: 'account', type: 'login', supports_totp: true })]);
     const out = await run(h, { connector_id: r.json.id, secret_bindings: { account: bob } });
     expect(out.status, JSON.stringify(out.error)).toBe('success');

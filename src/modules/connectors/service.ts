@@ -74,14 +74,16 @@ export class ConnectorsService {
   constructor(private readonly deps: { db: Kysely<Database> }) {}
 
   /** A body naming a recording becomes a body with a synthesized definition (or a 422). */
-  private async withSynthesis(userId: string, body: PublishInput, previous: { capture_session_id?: string; recording_file_id?: string } | null): Promise<PublishInput> {
+  private async withSynthesis(userId: string, body: PublishInput, previous: { capture_session_id?: string; recording_file_id?: string } | null, isNew: boolean): Promise<PublishInput> {
     if (body.capture_session_id === undefined && body.recording_file_id === undefined) return body;
     if (!this.synthesis) {
       throw new RequestValidationError([{ loc: ['body', body.capture_session_id !== undefined ? 'capture_session_id' : 'recording_file_id'], msg: 'Value error, synthesis is not available on this server', type: 'value_error' }]);
     }
     const s = await this.synthesis.build(userId, body, previous);
     const { capture_session_id: _c, recording_file_id: _r, ...rest } = body;
-    return { ...rest, definition: s.definition as unknown as Record<string, unknown>, input_schema: s.input_schema, output_schema: s.output_schema, required_secrets: s.required_secrets };
+    // A new connector's website defaults to the recorded site (revisions carry theirs over).
+    const website = isNew && body.website === undefined ? s.website : body.website;
+    return { ...rest, ...(website !== undefined ? { website } : {}), definition: s.definition as unknown as Record<string, unknown>, input_schema: s.input_schema, output_schema: s.output_schema, required_secrets: s.required_secrets };
   }
 
   private get db() {
@@ -131,7 +133,7 @@ export class ConnectorsService {
 
   async publish(userId: string, input: PublishInput): Promise<ConnectorView> {
     if (input.display_name === undefined || input.purpose === undefined) this.check(input, true);
-    const body = await this.withSynthesis(userId, input, null);
+    const body = await this.withSynthesis(userId, input, null, true);
     const { slots, definition } = this.check(body, true);
     const now = nowIso();
     const head: Head = {
@@ -158,7 +160,7 @@ export class ConnectorsService {
     // A second recording of the same flow: the previous version's recording separates constants from dynamic values.
     const meta = (JSON.parse(cur.definition) as { meta?: { capture_session_id?: string; recording_file_id?: string } }).meta ?? {};
     const previous = meta.capture_session_id ? { capture_session_id: meta.capture_session_id } : meta.recording_file_id ? { recording_file_id: meta.recording_file_id } : null;
-    const body = await this.withSynthesis(userId, input, previous);
+    const body = await this.withSynthesis(userId, input, previous, false);
     const merged: PublishInput = {
       ...body,
       display_name: body.display_name ?? head.display_name,

@@ -19,6 +19,8 @@ export interface Synthesized {
   input_schema: Record<string, unknown>;
   output_schema: Record<string, unknown>;
   required_secrets: SecretSlot[];
+  /** Origin of the recorded target (the connector's website when the body gives none). */
+  website: string | null;
 }
 
 export interface SynthesisDeps {
@@ -123,7 +125,8 @@ export class SynthesisService {
       }
     }
     const definition = { ...r.definition, meta: { ...r.definition.meta, validation, warnings: r.report.warnings } } as ConnectorDefinition;
-    const out: Synthesized = { definition, input_schema: r.input_schema, output_schema: r.output_schema, required_secrets: r.required_secrets };
+    const website = typeof (r.definition as { base_url?: unknown }).base_url === 'string' ? ((r.definition as { base_url: string }).base_url) : (r.report.targets[0] ? new URL(r.report.targets[0].url).origin : null);
+    const out: Synthesized = { definition, input_schema: r.input_schema, output_schema: r.output_schema, required_secrets: r.required_secrets, website };
     const text = JSON.stringify(out);
     if (sensitive.some((s) => s.length >= 4 && text.includes(s))) throw new RequestValidationError([err(['body', field], 'a secret value would appear in the connector; refusing to publish', { stage: 'secrets' })]);
     return out;
