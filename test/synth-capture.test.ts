@@ -116,5 +116,13 @@ describe('synthesis from a capture session (sqlite)', () => {
     expect(out.status, JSON.stringify(out.error)).toBe('success');
     expect(out.result.items.map((i: any) => i.id)).toEqual([5, 10, 15, 20, 25, 30, 35, 40]);
     expect(out.result.items.every((i: any) => i.name.startsWith('Epsilon '))).toBe(true);
+
+    // The same recording as a browser connector (sites that block non-browser clients).
+    const b = await h.api('POST', '/v1beta/connectors', { display_name: 'search (browser)', purpose: 'search the shop', capture_session_id: s.id, hints: { prefer_browser: true } });
+    expect(b.status, b.text).toBe(200);
+    const bout = await run(h, { connector_id: b.json.id, arguments: { q: 'beta' }, secret_bindings: { account: bob } });
+    expect(bout.status, JSON.stringify(bout.error)).toBe('success');
+    expect(bout.result.items.map((i: any) => i.id)).toEqual([2, 7, 12, 17, 22]);
+    expect(bout.result.items[0]).toMatchObject({ name: 'Beta Sprocket', price: 74.99 });
   });
 });

@@ -2,6 +2,7 @@
 // a download becomes "http plan + files.save"; a target whose request is computed in page JS
 // becomes "log in and submit the page's own form in a browser, capture the response".
 import * as cheerio from 'cheerio';
+import type { Action, ElementInfo } from '../browser/recording/types.js';
 import type { ConnectorDefinition, HttpDefinition, HttpStep } from '../runtime/definition/types.js';
 import { reqHeader } from './normalize.js';
 import type { Output } from './output.js';
@@ -63,9 +64,23 @@ function formFor($: cheerio.CheerioAPI, base: string, action: string): string | 
   return sel;
 }
 
+/** The most robust unique selector the recorder noted for an element (capture sessions). */
+const recorded = (el: ElementInfo | null | undefined) => el?.selectors?.find((x) => x.unique)?.playwright ?? null;
+
+/** Selector of the field `name` of form `form` as the person used it (fill/paste/click actions). */
+function actionField(actions: Action[], name: string, form: string): string | null {
+  const a = [...actions].reverse().find((x) => (x.type === 'fill' || x.type === 'paste' || x.type === 'select') && x.target?.name === name && (!x.target.form || x.target.form.css === form || `#${x.target.form.id}` === form));
+  return recorded(a?.target);
+}
+
+function actionSubmit(actions: Action[], form: string): string | null {
+  const a = [...actions].reverse().find((x) => x.type === 'submit' && (x.form.css === form || `#${x.form.id}` === form));
+  return a?.type === 'submit' ? recorded(a.submitter) : null;
+}
+
 const submitOf = ($: cheerio.CheerioAPI, form: string) => ($(`${form} [type=submit]`).length ? `${form} [type=submit]` : `${form} button`);
 
-export function browserFallback(def: HttpDefinition, out: Output, target: Exchange, all: Exchange[], warnings: string[]): ConnectorDefinition | null {
+export function browserFallback(def: HttpDefinition, out: Output, target: Exchange, all: Exchange[], warnings: string[], actions: Action[] = []): ConnectorDefinition | null {
   const pages = all.filter((x) => x.text && /html/.test(x.mime) && x.index < target.index);
   const pageWithForm = (action: string, before: number) => {
     for (const p of [...pages].filter((x) => x.index < before).reverse()) {
@@ -81,8 +96,8 @@ export function browserFallback(def: HttpDefinition, out: Output, target: Exchan
     const action = new URL(s.url, def.base_url as string).href;
     const found = pageWithForm(action, Infinity);
     if (!found) return null;
-    const fields = Object.entries(s.body.form).filter(([, v]) => /\{\{\s*secrets\./.test(v)).map(([k, v]) => ({ selector: `${found.form} [name=${cssq(k)}]`, value: v }));
-    login.push({ url: login.length ? null : found.page.finalUrl, form: found.form, fields, submit: submitOf(found.$, found.form) });
+    const fields = Object.entries(s.body.form).filter(([, v]) => /\{\{\s*secrets\./.test(v)).map(([k, v]) => ({ selector: actionField(actions, k, found.form) ?? `${found.form} [name=${cssq(k)}]`, value: v }));
+    login.push({ url: login.length ? null : found.page.finalUrl, form: found.form, fields, submit: actionSubmit(actions, found.form) ?? submitOf(found.$, found.form) });
   }
   // The page that issued the target request, and the form the person typed into.
   const referer = reqHeader(target, 'referer');
@@ -96,7 +111,8 @@ export function browserFallback(def: HttpDefinition, out: Output, target: Exchan
       const el = $(`[name=${cssq(k)}]`).first();
       if (!el.length) return null;
       const form = el.closest('form').attr('id');
-      return { selector: form ? `#${form} [name=${cssq(k)}]` : `[name=${cssq(k)}]`, value: String(v), form: form ? `#${form}` : null };
+      const css = form ? `#${form} [name=${cssq(k)}]` : `[name=${cssq(k)}]`;
+      return { selector: (form && actionField(actions, k, `#${form}`)) || css, value: String(v), form: form ? `#${form}` : null };
     })
     .filter((x): x is { selector: string; value: string; form: string | null } => !!x);
   if (!inputs.length || !inputs[0].form) {
@@ -108,7 +124,7 @@ export function browserFallback(def: HttpDefinition, out: Output, target: Exchan
     login,
     page: page.finalUrl,
     inputs: inputs.map(({ selector, value }) => ({ selector, value })),
-    submit: submitOf($, inputs[0].form),
+    submit: actionSubmit(actions, inputs[0].form) ?? submitOf($, inputs[0].form),
     endpoint: new URL(target.url).pathname,
     result: { path: ex.path ?? '$', list: !!ex.all },
   };

@@ -195,8 +195,8 @@ export function synthesize(inp: SynthInput): SynthResult {
   let definition: ConnectorDefinition = def;
   let outputSchema = outSchema;
   let fallback: SynthResult['report']['fallback'] = null;
-  if (chain.problems.length || inp.forceBrowser) {
-    const b = browserFallback(def, out, first, all, warnings);
+  if (chain.problems.length || inp.forceBrowser || hints.prefer_browser) {
+    const b = browserFallback(def, out, first, all, warnings, rec.actions);
     if (b) [definition, fallback] = [b, 'browser'];
   } else if (out.kind === 'download' && !detail) {
     const f = downloadFallback(def, out, chain, byId, warnings);

@@ -52,6 +52,8 @@ export interface Hints {
   /** Example values (or an object of them) that must appear in the result. */
   result?: unknown;
   allow_side_effects?: boolean;
+  /** Drive the site's own pages in a browser even where HTTP replay would work (anti-bot sites). */
+  prefer_browser?: boolean;
   /** Free text; kept in meta. */
   notes?: string;
 }

@@ -162,6 +162,14 @@ describe('synthesis from recorded demo-site HARs', () => {
     expect(d.steps[0]).toMatchObject({ url: '/api/search', query: { q: '{{args.q}}', limit: '5' }, paginate: { mode: 'page', param: 'page' } });
     expect(d.meta).toMatchObject({ capture_session_id: har.log._capture.session_id });
     expect(JSON.stringify(r)).not.toMatch(/\{\{secret:/);
+    // A browser connector from the same recording uses the selectors the recorder noted for each action.
+    const b = synthesize({ recording: har, hints: { prefer_browser: true } });
+    const plan = JSON.parse(/const PLAN = (\{[\s\S]*?\n\});/.exec((b.definition as { source: string }).source)![1]);
+    expect(plan.login.map((l: any) => [l.form, l.fields.map((f: any) => f.selector), l.submit])).toEqual([
+      ['#login-form', ['[data-testid="username"]', '[data-testid="password"]'], '[data-testid="login-submit"]'],
+      ['#totp-form', ['[data-testid="totp-code"]'], '[data-testid="totp-submit"]'],
+    ]);
+    expect(plan).toMatchObject({ page: 'http://127.0.0.1:47811/search', inputs: [{ selector: '[data-testid="search-input"]', value: '{{args.q}}' }], submit: '[data-testid="search-submit"]', result: { path: '$.items[*]', list: true } });
     const named = synthesize({ recording: har, hints: { arguments: { query: 'gamma' } } });
     expect(def(named).steps[0].query!.q).toBe('{{args.query}}');
   });

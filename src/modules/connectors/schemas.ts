@@ -38,6 +38,7 @@ export const SynthesisHints = Type.Object(
     secrets: Type.Optional(Type.Record(Type.String({ pattern: '^[A-Za-z_][A-Za-z0-9_-]*$' }), Type.String(), { description: 'Slot name → id of a stored secret whose values occur in the recording; resolved inside the server, never stored.' })),
     result: Type.Optional(Type.Unknown({ description: 'Example values (or an object of them) that must appear in the result.' })),
     allow_side_effects: Type.Optional(Type.Boolean({ description: 'Replay a non-idempotent target (e.g. a POST creating something) to validate it.' })),
+    prefer_browser: Type.Optional(Type.Boolean({ description: "Synthesize a browser connector that drives the site's own pages even where HTTP replay would work (sites that block non-browser clients)." })),
     notes: Type.Optional(Type.String({ maxLength: 10000 })),
   },
   { additionalProperties: false, title: 'SynthesisHints' },
