@@ -17,6 +17,9 @@ import { ConnectorsService } from './modules/connectors/service.js';
 import { RunsService } from './modules/runs/service.js';
 import { createRuntime, type Runtime } from './runtime/index.js';
 import { CaptureSessionsService } from './modules/capture-sessions/service.js';
+import { SynthesisService } from './modules/connectors/synthesis.js';
+import { RecordingLoader } from './modules/connectors/recordings.js';
+import { SandboxReplay } from './modules/connectors/replay.js';
 
 export interface Services {
   config: Config;
@@ -59,6 +62,8 @@ export async function createServices(config: Config, opts: ServiceOptions = {}):
     const runtime = createRuntime(config, { db, connectors, secrets, files });
     const { proxies, versions, executor, queue } = runtime;
     const captureSessions = new CaptureSessionsService({ db, blobs, secrets, config });
+    // Synthesis (issue 5): recordings from uploads or capture sessions, replayed in the run sandbox.
+    connectors.synthesis = new SynthesisService({ loader: new RecordingLoader({ db, blobs, captures: () => captureSessions }), secrets, replay: () => new SandboxReplay(runtime) });
     return {
       config,
       db,
