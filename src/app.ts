@@ -13,6 +13,7 @@ import { secretsRoutes } from './modules/secrets/routes.js';
 import { filesRoutes } from './modules/files/routes.js';
 import { connectorsRoutes } from './modules/connectors/routes.js';
 import { tasksRoutes } from './modules/tasks/routes.js';
+import { runsRoutes } from './modules/runs/routes.js';
 import { blobRoutes } from './adapters/blob/local-routes.js';
 import { captureSessionsRoutes } from './modules/capture-sessions/routes.js';
 import { liveViewRoutes } from './modules/capture-sessions/live-routes.js';
@@ -87,6 +88,7 @@ export async function buildApp(services: Services, opts: AppOptions): Promise<Fa
       await api.register(filesRoutes, { services });
       await api.register(connectorsRoutes, { services });
       await api.register(tasksRoutes, { services });
+      await api.register(runsRoutes, { services });
       await api.register(captureSessionsRoutes, { services });
     },
     { prefix: '/v1beta' },

@@ -16,6 +16,16 @@ export interface Config {
   uploadUrlTtlS: number;
   downloadUrlTtlS: number;
   maxUploadBytes: number;
+  /** Runs executing at once = warm sandbox worker processes. */
+  runConcurrency: number;
+  /** Largest result a run may produce (SPEC §8 execution limit, 100 MB). */
+  runMaxResultBytes: number;
+  /** Cap of one run's stored logs. */
+  runLogMaxBytes: number;
+  /** V8 heap limit of a sandbox worker. */
+  sandboxMemoryMb: number;
+  /** "type:country=url,…" upstream proxies for runs; "auto=url" when proxy_settings is unset. */
+  proxyUrls: string | null;
   /** Remote Chromium (CDP) instead of the local binary. */
   browserCdpUrl: string | null;
   captureMaxSessions: number;
@@ -50,6 +60,11 @@ export const CONFIG_TABLE: Entry[] = [
   { env: 'UPLOAD_URL_TTL_S', key: 'uploadUrlTtlS', kind: 'int', def: 900, min: 1, max: 7 * 86400, doc: 'Lifetime of signed upload URLs, seconds.' },
   { env: 'DOWNLOAD_URL_TTL_S', key: 'downloadUrlTtlS', kind: 'int', def: 300, min: 1, max: 7 * 86400, doc: 'Lifetime of signed download URLs, seconds.' },
   { env: 'MAX_UPLOAD_BYTES', key: 'maxUploadBytes', kind: 'int', def: 5 * 1024 ** 3, min: 0, doc: 'Largest size_bytes accepted by POST /v1beta/files.' },
+  { env: 'RUN_CONCURRENCY', key: 'runConcurrency', kind: 'int', def: 4, min: 1, max: 256, doc: 'Runs executing at once: the number of warm sandboxed worker processes.' },
+  { env: 'RUN_MAX_RESULT_BYTES', key: 'runMaxResultBytes', kind: 'int', def: 100 * 1024 * 1024, min: 1_000_000, doc: 'Largest run result (UTF-8 JSON bytes); above it a run ends result_too_large.' },
+  { env: 'RUN_LOG_MAX_BYTES', key: 'runLogMaxBytes', kind: 'int', def: 1_000_000, min: 1000, doc: "Cap of one run's stored logs (later lines are dropped with a marker)." },
+  { env: 'SANDBOX_MEMORY_MB', key: 'sandboxMemoryMb', kind: 'int', def: 1024, min: 64, doc: 'V8 heap limit of each sandboxed worker process; exceeding it ends the run connector_error/crash.' },
+  { env: 'PROXY_URLS', key: 'proxyUrls', kind: 'string', def: null, doc: 'Upstream proxies for runs: "isp:us=http://h:p,residential:de=http://h:p,residential:*=…,auto=…". auto is used when a run has no proxy_settings; unset auto = direct.' },
   { env: 'BROWSER_CDP_URL', key: 'browserCdpUrl', kind: 'url', def: null, doc: 'Remote Chromium over CDP (ws:// or http://) instead of launching /usr/bin/chromium.' },
   { env: 'CAPTURE_MAX_SESSIONS', key: 'captureMaxSessions', kind: 'int', def: 4, min: 1, max: 1000, doc: 'Capture sessions live at once in this process; beyond it POST /v1beta/capture_sessions answers 429.' },
   { env: 'CAPTURE_WARM_CONTEXTS', key: 'captureWarmContexts', kind: 'int', def: 2, min: 0, max: 64, doc: 'Browser contexts kept pre-warmed for new capture sessions (0 = create on demand).' },

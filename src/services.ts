@@ -17,6 +17,11 @@ import { ConnectorsService } from './modules/connectors/service.js';
 import { TasksService } from './modules/tasks/service.js';
 import { taskPorts } from './modules/tasks/wiring.js';
 import { CaptureSessionsService } from './modules/capture-sessions/service.js';
+import { RunsService } from './modules/runs/service.js';
+import { createRuntime, type Runtime } from './runtime/index.js';
+import { SynthesisService } from './modules/connectors/synthesis.js';
+import { RecordingLoader } from './modules/connectors/recordings.js';
+import { SandboxReplay } from './modules/connectors/replay.js';
 
 export interface Services {
   config: Config;
@@ -30,6 +35,9 @@ export interface Services {
   files: FilesService;
   connectors: ConnectorsService;
   tasks: TasksService;
+  runs: RunsService;
+  /** Run queue, sandbox pool and browser host (started by the HTTP app). */
+  runtime: Runtime;
   captureSessions: CaptureSessionsService;
   close(): Promise<void>;
 }
@@ -52,11 +60,18 @@ export async function createServices(config: Config, opts: ServiceOptions = {}):
     const blobs = createBlobStore(config, keyring.derive('signed-urls'));
     const db = handle.db;
     const secrets = new SecretsService({ db, vault });
+    const files = new FilesService({ db, blobs, config });
     const connectors = new ConnectorsService({ db });
+    const runtime = createRuntime(config, { db, connectors, secrets, files });
+    const { proxies, versions, executor, queue } = runtime;
+    const runs = new RunsService({ db, connectors, secrets, versions, executor, queue, proxies });
     const captureSessions = new CaptureSessionsService({ db, blobs, secrets, config });
+    // Synthesis (issue 5): recordings from uploads or capture sessions, replayed in the run sandbox.
+    connectors.synthesis = new SynthesisService({ loader: new RecordingLoader({ db, blobs, captures: () => captureSessions }), secrets, replay: () => new SandboxReplay(runtime) });
+    // The task-based family: a thin layer over capture sessions, synthesis and runs.
     const tasks = new TasksService({
       db,
-      ports: taskPorts({ connectors, captureSessions }),
+      ports: taskPorts({ connectors, captureSessions, runs }),
       ownsSecret: async (userId, id) => (await secrets.get(userId, id)) !== null,
     });
     tasks.startSweeper(1000);
@@ -69,14 +84,17 @@ export async function createServices(config: Config, opts: ServiceOptions = {}):
       blobs,
       users: new UsersService(db),
       secrets,
-      files: new FilesService({ db, blobs, config }),
+      files,
       connectors,
       tasks,
+      runs,
+      runtime,
       captureSessions,
       async close() {
         // First: syntheses and finalizing recordings still write to the database and blob store.
         await tasks.close();
         await captureSessions.close();
+        await runtime.stop();
         await vault.close();
         await handle.close();
       },

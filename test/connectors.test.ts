@@ -80,7 +80,7 @@ describe.each(await backends())('connectors (%s)', (backend) => {
     r = await h.api('POST', '/v1beta/connectors', { display_name: 'x', purpose: 'y', capture_session_id: 'abc' });
     expect(r.status).toBe(422);
     expect(r.json.detail[0].loc).toEqual(['body', 'capture_session_id']);
-    expect(r.json.detail[0].msg).toMatch(/not available/);
+    expect(r.json.detail[0].msg).toMatch(/capture session/i);
     r = await h.api('POST', '/v1beta/connectors', { display_name: 'x', purpose: 'y' });
     expect(r.json.detail.map((e: any) => e.loc[1])).toEqual(['definition', 'input_schema', 'output_schema']);
     expect((await h.api('GET', '/v1beta/connectors?limit=100')).json.data.length).toBe(before);
@@ -127,5 +127,38 @@ describe.each(await backends())('connectors (%s)', (backend) => {
     expect((await h.api('GET', `/v1beta/connectors/${c.id}`)).status).toBe(404);
     expect((await h.api('DELETE', `/v1beta/connectors/${c.id}`)).status).toBe(404);
     expect((await h.api('GET', `/v1beta/connectors/not-a-uuid`)).status).toBe(404);
+  });
+});
+
+describe('connectors and runs in OpenAPI', () => {
+  it('documents every route, marks the extensions, and describes Run and the proxy union', async () => {
+    const h = await startHarness('sqlite');
+    try {
+      const doc = (await h.api('GET', '/openapi.json', undefined, null)).json;
+      const ops: [string, string][] = [
+        ['get', '/v1beta/connectors'],
+        ['post', '/v1beta/connectors'],
+        ['get', '/v1beta/connectors/{connector_id}'],
+        ['patch', '/v1beta/connectors/{connector_id}'],
+        ['delete', '/v1beta/connectors/{connector_id}'],
+        ['get', '/v1beta/connectors/{connector_id}/revisions'],
+        ['post', '/v1beta/connectors/{connector_id}/revisions'],
+        ['get', '/v1beta/connectors/{connector_id}/definition'],
+        ['get', '/v1beta/runs'],
+        ['post', '/v1beta/runs'],
+        ['get', '/v1beta/runs/{run_id}'],
+        ['get', '/v1beta/runs/{run_id}/logs'],
+      ];
+      for (const [m, p] of ops) expect(doc.paths[p]?.[m], `${m} ${p}`).toBeDefined();
+      const ext = ops.filter(([m, p]) => doc.paths[p][m]['x-extension'] === true).map(([m, p]) => `${m} ${p}`);
+      expect(ext).toEqual(['post /v1beta/connectors', 'post /v1beta/connectors/{connector_id}/revisions', 'get /v1beta/connectors/{connector_id}/definition']);
+      const post = doc.paths['/v1beta/runs'].post;
+      expect(Object.keys(post.responses)).toEqual(expect.arrayContaining(['200', '202', '422']));
+      const text = JSON.stringify(doc);
+      expect(text).toContain('"result_too_large"');
+      expect(text).toContain('ResidentialProxy');
+    } finally {
+      await h.close();
+    }
   });
 });

@@ -113,6 +113,8 @@ export class CaptureRuntime {
    */
   async paste(secretId: string, field: SecretField, value: string): Promise<void> {
     this.touch();
+    // A click that focused the field may still be queued: paste lands after it.
+    await this.live.settled();
     const page = this.live.page;
     const target = (await page.evaluate('window.__csDescribeActive ? window.__csDescribeActive() : null').catch(() => null)) as any;
     this.recorder.registerPaste(page, secretId, field, value, target);

@@ -50,6 +50,11 @@ export class LiveView {
     return this.shown;
   }
 
+  /** Resolves once every viewer input received so far was dispatched (paste waits for it). */
+  settled(): Promise<void> {
+    return this.queue.then(() => undefined);
+  }
+
   private track(p: Page) {
     this.pages.push(p);
     p.on('framenavigated', (f) => {

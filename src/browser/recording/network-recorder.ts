@@ -40,6 +40,7 @@ interface InFlight {
   resp?: any;
   extraResp?: Record<string, string>;
   postBody?: Buffer;
+  finishedAt?: number;
 }
 
 export class NetworkRecorder {
@@ -47,6 +48,8 @@ export class NetworkRecorder {
   private extraReq = new Map<string, Record<string, string>[]>();
   private extraResp = new Map<string, Record<string, string>[]>();
   private pending = new Set<Promise<unknown>>();
+  /** Redirect hops waiting for their raw response headers (Set-Cookie arrives in ExtraInfo, often late). */
+  private hops = new Map<string, InFlight[]>();
   private mainFrameId: string | null = null;
   private wsUrls = new Map<string, string>();
 
@@ -59,7 +62,10 @@ export class NetworkRecorder {
     const c = this.cdp as any;
     c.on('Network.requestWillBeSent', (e: any) => this.onRequest(e));
     c.on('Network.requestWillBeSentExtraInfo', (e: any) => this.push(this.extraReq, e.requestId, e.headers));
-    c.on('Network.responseReceivedExtraInfo', (e: any) => this.push(this.extraResp, e.requestId, e.headers));
+    c.on('Network.responseReceivedExtraInfo', (e: any) => {
+      this.push(this.extraResp, e.requestId, e.headers);
+      this.drain(e.requestId, false);
+    });
     c.on('Network.responseReceived', (e: any) => {
       const f = this.inflight.get(e.requestId);
       if (f) f.resp = e.response;
@@ -83,6 +89,7 @@ export class NetworkRecorder {
   async stop(timeoutMs = 3000): Promise<void> {
     const all = Promise.allSettled([...this.pending]);
     await Promise.race([all, new Promise((r) => setTimeout(r, timeoutMs))]);
+    for (const id of [...this.hops.keys()]) this.drain(id, true);
     for (const f of this.inflight.values()) this.write(f, { error: 'unfinished: the session ended before the response completed', finishedAt: undefined });
     this.inflight.clear();
   }
@@ -91,6 +98,16 @@ export class NetworkRecorder {
     const a = m.get(id) ?? [];
     a.push(h);
     m.set(id, a);
+  }
+
+  /** Writes redirect hops whose raw headers arrived (all of them when `force`). */
+  private drain(requestId: string, force: boolean) {
+    const list = this.hops.get(requestId);
+    while (list?.length && (force || this.extraResp.get(requestId)?.length)) {
+      const f = list.shift()!;
+      this.write(f, { finishedAt: f.finishedAt });
+    }
+    if (list && !list.length) this.hops.delete(requestId);
   }
 
   private track(p: Promise<unknown>) {
@@ -102,9 +119,15 @@ export class NetworkRecorder {
     let redirectedFrom: string | null = null;
     const prev = this.inflight.get(e.requestId);
     if (prev && e.redirectResponse) {
-      // The previous hop is complete: its response is the redirect.
+      // The previous hop is complete: its response is the redirect. It is written once its raw
+      // headers arrived (or after a short grace period).
       prev.resp = e.redirectResponse;
-      this.write(prev, { finishedAt: e.timestamp });
+      prev.finishedAt = e.timestamp;
+      const list = this.hops.get(e.requestId) ?? [];
+      list.push(prev);
+      this.hops.set(e.requestId, list);
+      this.drain(e.requestId, false);
+      if (this.hops.get(e.requestId)?.length) setTimeout(() => this.drain(e.requestId, true), 1000).unref();
       redirectedFrom = prev.id;
     }
     const init = e.initiator ?? {};
@@ -139,6 +162,7 @@ export class NetworkRecorder {
     const f = this.inflight.get(requestId);
     if (!f) return;
     this.inflight.delete(requestId);
+    this.drain(requestId, true);
     let body: Buffer | null = null;
     try {
       const r: any = await this.cdp.send('Network.getResponseBody', { requestId });
@@ -153,6 +177,7 @@ export class NetworkRecorder {
     const f = this.inflight.get(requestId);
     if (!f) return;
     this.inflight.delete(requestId);
+    this.drain(requestId, true);
     this.write(f, { finishedAt: timestamp, error: errorText || 'failed' });
   }
 

@@ -1,6 +1,6 @@
 // The live view (iframe_url): an HTML page and its WebSocket, authorized by the session's own
 // unguessable token (never the API key). Unknown session, wrong token or a session that is no
-// longer active all answer 404. Embeddable from any origin (frame-ancestors *); request logging
+// longer active all answer 404. Embeddable from any origin (no X-Frame-Options, no CSP frame-ancestors); request logging
 // is off here so the token never reaches a log line.
 import type { FastifyPluginAsync, FastifyReply, FastifyRequest } from 'fastify';
 import websocket from '@fastify/websocket';
@@ -22,7 +22,7 @@ export const liveViewRoutes: FastifyPluginAsync<{ services: Services }> = async 
   app.get('/live/:id', { logLevel: 'silent', schema: hide, preHandler: check }, async (_req: Req, reply) =>
     reply
       .type('text/html; charset=utf-8')
-      .header('content-security-policy', "frame-ancestors *; default-src 'self'; script-src 'unsafe-inline'; style-src 'unsafe-inline'; img-src blob: data:; connect-src 'self' ws: wss:")
+      .header('content-security-policy', "default-src 'self'; script-src 'unsafe-inline'; style-src 'unsafe-inline'; img-src blob: data:; connect-src 'self' ws: wss:")
       .header('cache-control', 'no-store')
       .header('referrer-policy', 'no-referrer')
       .send(liveViewPage()),

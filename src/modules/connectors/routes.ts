@@ -30,8 +30,9 @@ export const connectorsRoutes: FastifyPluginAsync<{ services: Services }> = asyn
         tags,
         summary: 'Publish a connector (extension)',
         description:
-          'Publishes version 1 of a hand-written connector: definition (docs/connector-definition.md), input_schema, output_schema, required_secrets. ' +
-          'capture_session_id / recording_file_id (synthesis) are reserved and answer 422 until synthesis ships.',
+          'Publishes version 1 of a hand-written connector: definition (docs/connector-definition.md), input_schema, output_schema, required_secrets; ' +
+          'or synthesizes one from a recording: capture_session_id (a completed capture session) or recording_file_id (an uploaded HAR), with optional hints ' +
+          '(docs/synthesis.md). A synthesized plan is replayed before it is published; when synthesis or the replay fails the answer is 422 and nothing is stored.',
         'x-extension': true,
         body: PublishBody,
         response: { 200: ConnectorSchema, ...errorResponses() },

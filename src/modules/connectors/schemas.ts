@@ -32,6 +32,18 @@ export const ConnectorSchema = Type.Object(
 );
 export type ConnectorView = Static<typeof ConnectorSchema>;
 
+export const SynthesisHints = Type.Object(
+  {
+    arguments: Type.Optional(Type.Record(Type.String({ pattern: '^[A-Za-z_][A-Za-z0-9_]*$' }), Type.Union([Type.String(), Type.Number(), Type.Boolean()]), { description: 'Argument name → example value as it appears in the recording, e.g. {"query": "gamma", "page": 2}.' })),
+    secrets: Type.Optional(Type.Record(Type.String({ pattern: '^[A-Za-z_][A-Za-z0-9_-]*$' }), Type.String(), { description: 'Slot name → id of a stored secret whose values occur in the recording; resolved inside the server, never stored.' })),
+    result: Type.Optional(Type.Unknown({ description: 'Example values (or an object of them) that must appear in the result.' })),
+    allow_side_effects: Type.Optional(Type.Boolean({ description: 'Replay a non-idempotent target (e.g. a POST creating something) to validate it.' })),
+    prefer_browser: Type.Optional(Type.Boolean({ description: "Synthesize a browser connector that drives the site's own pages even where HTTP replay would work (sites that block non-browser clients)." })),
+    notes: Type.Optional(Type.String({ maxLength: 10000 })),
+  },
+  { additionalProperties: false, title: 'SynthesisHints' },
+);
+
 const publishFields = {
   display_name: Type.String({ minLength: 1, maxLength: 200 }),
   purpose: Type.String({ minLength: 1, maxLength: 10000, description: 'What the connector does.' }),
@@ -40,9 +52,9 @@ const publishFields = {
   input_schema: Type.Optional(FreeObject('JSON Schema of run arguments (an object schema).')),
   output_schema: Type.Optional(FreeObject('JSON Schema of run results.')),
   required_secrets: Type.Optional(Type.Array(SecretSlotSchema, { maxItems: 20 })),
-  capture_session_id: Type.Optional(Type.String({ maxLength: 200, description: 'Synthesize from a completed capture session (not available yet: 422).' })),
-  recording_file_id: Type.Optional(Type.String({ maxLength: 200, description: 'Synthesize from an uploaded recording (not available yet: 422).' })),
-  hints: Type.Optional(Type.String({ maxLength: 10000, description: 'Guidance for synthesis.' })),
+  capture_session_id: Type.Optional(Type.String({ maxLength: 200, description: 'Synthesize from a completed capture session (docs/synthesis.md).' })),
+  recording_file_id: Type.Optional(Type.String({ maxLength: 200, description: 'Synthesize from an uploaded HAR 1.2 file (files API; docs/synthesis.md).' })),
+  hints: Type.Optional(Type.Union([Type.String({ maxLength: 10000, description: 'Free-text notes kept in the definition meta.' }), SynthesisHints])),
 };
 
 export const PublishBody = Type.Object(publishFields, { additionalProperties: false, title: 'PublishConnectorRequest', 'x-extension': true });
@@ -60,7 +72,7 @@ export type PublishInput = {
   required_secrets?: SecretSlotInput[];
   capture_session_id?: string;
   recording_file_id?: string;
-  hints?: string;
+  hints?: string | Record<string, unknown>;
 };
 
 export const PatchBody = Type.Object({ display_name: Type.String({ minLength: 1, maxLength: 200 }) }, { additionalProperties: false, title: 'UpdateConnectorRequest' });

@@ -10,6 +10,7 @@ import { isUuid, newId, nowIso } from '../../lib/ids.js';
 import { validateDefinition } from '../../runtime/definition/validate.js';
 import type { ConnectorDefinition, SecretSlot } from '../../runtime/definition/types.js';
 import type { ConnectorView, ListConnectorsParams, PublishInput } from './schemas.js';
+import type { SynthesisService } from './synthesis.js';
 
 type Head = Selectable<ConnectorsTable>;
 type VersionRow = Selectable<ConnectorVersionsTable>;
@@ -67,7 +68,23 @@ function checkJsonSchema(schema: unknown, field: string, errors: ValidationEntry
 }
 
 export class ConnectorsService {
+  /** Set by services.ts once the synthesizer's dependencies exist (recordings, secrets, sandbox). */
+  synthesis: SynthesisService | null = null;
+
   constructor(private readonly deps: { db: Kysely<Database> }) {}
+
+  /** A body naming a recording becomes a body with a synthesized definition (or a 422). */
+  private async withSynthesis(userId: string, body: PublishInput, previous: { capture_session_id?: string; recording_file_id?: string } | null, isNew: boolean): Promise<PublishInput> {
+    if (body.capture_session_id === undefined && body.recording_file_id === undefined) return body;
+    if (!this.synthesis) {
+      throw new RequestValidationError([{ loc: ['body', body.capture_session_id !== undefined ? 'capture_session_id' : 'recording_file_id'], msg: 'Value error, synthesis is not available on this server', type: 'value_error' }]);
+    }
+    const s = await this.synthesis.build(userId, body, previous);
+    const { capture_session_id: _c, recording_file_id: _r, ...rest } = body;
+    // A new connector's website defaults to the recorded site (revisions carry theirs over).
+    const website = isNew && body.website === undefined ? s.website : body.website;
+    return { ...rest, ...(website !== undefined ? { website } : {}), definition: s.definition as unknown as Record<string, unknown>, input_schema: s.input_schema, output_schema: s.output_schema, required_secrets: s.required_secrets };
+  }
 
   private get db() {
     return this.deps.db;
@@ -76,16 +93,6 @@ export class ConnectorsService {
   /** Checks a publish/revise body; returns the normalized parts to store. */
   private check(body: PublishInput, requireMeta: boolean) {
     const errors: ValidationEntry[] = [];
-    for (const f of ['capture_session_id', 'recording_file_id'] as const) {
-      if (body[f] !== undefined) {
-        errors.push({
-          loc: ['body', f],
-          type: 'value_error',
-          msg: 'Value error, synthesis from a recording is not available in this version; publish a hand-written definition with definition, input_schema and output_schema',
-          input: body[f],
-        });
-      }
-    }
     if (requireMeta) for (const f of ['display_name', 'purpose'] as const) if (body[f] === undefined) errors.push({ loc: ['body', f], msg: 'Field required', type: 'missing' });
     if (!errors.length) {
       for (const f of ['definition', 'input_schema', 'output_schema'] as const) if (body[f] === undefined) errors.push({ loc: ['body', f], msg: 'Field required', type: 'missing', input: null });
@@ -102,7 +109,7 @@ export class ConnectorsService {
     }
     if (body.input_schema) checkJsonSchema(body.input_schema, 'input_schema', errors);
     if (body.output_schema) checkJsonSchema(body.output_schema, 'output_schema', errors);
-    if (body.definition && !errors.some((e) => e.loc[1] === 'capture_session_id' || e.loc[1] === 'recording_file_id')) {
+    if (body.definition) {
       errors.push(...validateDefinition(body.definition, { inputSchema: body.input_schema, requiredSecrets: slots }));
     }
     if (errors.length) throw new RequestValidationError(errors);
@@ -124,7 +131,9 @@ export class ConnectorsService {
     };
   }
 
-  async publish(userId: string, body: PublishInput): Promise<ConnectorView> {
+  async publish(userId: string, input: PublishInput): Promise<ConnectorView> {
+    if (input.display_name === undefined || input.purpose === undefined) this.check(input, true);
+    const body = await this.withSynthesis(userId, input, null, true);
     const { slots, definition } = this.check(body, true);
     const now = nowIso();
     const head: Head = {
@@ -146,8 +155,12 @@ export class ConnectorsService {
   }
 
   /** Publishes version current+1; omitted display_name/purpose/website are carried over. */
-  async revise(userId: string, id: string, body: PublishInput): Promise<ConnectorView> {
+  async revise(userId: string, id: string, input: PublishInput): Promise<ConnectorView> {
     const { head, version: cur } = await this.current(userId, id);
+    // A second recording of the same flow: the previous version's recording separates constants from dynamic values.
+    const meta = (JSON.parse(cur.definition) as { meta?: { capture_session_id?: string; recording_file_id?: string } }).meta ?? {};
+    const previous = meta.capture_session_id ? { capture_session_id: meta.capture_session_id } : meta.recording_file_id ? { recording_file_id: meta.recording_file_id } : null;
+    const body = await this.withSynthesis(userId, input, previous, false);
     const merged: PublishInput = {
       ...body,
       display_name: body.display_name ?? head.display_name,
@@ -263,11 +276,11 @@ export class ConnectorsService {
     };
   }
 
-  /** Current version number of a caller's connector (deleted included), or null. */
-  async currentVersion(userId: string, id: string): Promise<number | null> {
+  /** Current version of a caller's connector (deleted included, flagged), or null. */
+  async currentVersion(userId: string, id: string): Promise<{ version: number; deleted: boolean } | null> {
     if (!isUuid(id)) return null;
-    const head = await this.db.selectFrom('connectors').select('current_version').where('id', '=', id).where('user_id', '=', userId).executeTakeFirst();
-    return head ? head.current_version : null;
+    const head = await this.db.selectFrom('connectors').select(['current_version', 'deleted_at']).where('id', '=', id).where('user_id', '=', userId).executeTakeFirst();
+    return head ? { version: head.current_version, deleted: head.deleted_at !== null } : null;
   }
 }
 

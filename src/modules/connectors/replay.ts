@@ -1,0 +1,125 @@
+// Stage 7: replay a synthesized plan before publishing it — in the same sandbox runs use, with
+// the recorded arguments, then (read-only targets) with one argument changed. Nothing is stored:
+// a plan that does not replay is answered with a precise 422 and never published.
+import { randomUUID } from 'node:crypto';
+import type { ConnectorDefinition } from '../../runtime/definition/types.js';
+import type { SlotValue } from '../../runtime/engines/context.js';
+import type { Outcome, WorkerPool } from '../../runtime/pool.js';
+import type { BrowserHost } from '../../runtime/browser-host.js';
+import { makeAjv } from '../../http/validation.js';
+
+export interface ReplayRunner {
+  run(def: ConnectorDefinition, args: Record<string, unknown>, secrets: Record<string, SlotValue>, timeoutMs: number): Promise<{ outcome: Outcome; logs: string[] }>;
+}
+
+/** Runs a plan in the run sandbox (worker pool + browser host) without creating a run. */
+export class SandboxReplay implements ReplayRunner {
+  constructor(private readonly rt: { pool: WorkerPool; browser: BrowserHost }) {}
+
+  async run(def: ConnectorDefinition, args: Record<string, unknown>, secrets: Record<string, SlotValue>, timeoutMs: number) {
+    const runId = `synth-${randomUUID()}`;
+    const logs: string[] = [];
+    try {
+      const outcome = await this.rt.pool.execute(
+        { runId, connectorId: 'synthesis', connectorVersion: 0, definition: def, args, secrets, proxy: null, maxResponseBytes: 64 * 1024 * 1024 },
+        timeoutMs,
+        {
+          log: (_at, line) => logs.push(line),
+          secret: () => {},
+          rpc: async (method, params) => {
+            // A replay saves no files: it reports what it would have saved.
+            if (method === 'files.save') return { id: 'replay', name: String(params.name), size_bytes: Buffer.byteLength(params.data) };
+            return this.rt.browser.call(runId, null, method, params);
+          },
+        },
+      );
+      return { outcome, logs };
+    } finally {
+      await this.rt.browser.closeRun(runId);
+    }
+  }
+}
+
+export interface ReplayCheck {
+  replayed: boolean;
+  reason: string;
+  changed_argument?: string;
+  warnings: string[];
+  ms: number;
+}
+
+export class ReplayFailed extends Error {
+  constructor(
+    message: string,
+    readonly details: Record<string, unknown>,
+  ) {
+    super(message);
+  }
+}
+
+const ajv = makeAjv();
+
+function outcomeText(o: Outcome): string {
+  switch (o.kind) {
+    case 'error':
+      return `${o.error.type}: ${o.error.message}${o.error.details ? ` (${JSON.stringify(o.error.details).slice(0, 300)})` : ''}`;
+    case 'timeout':
+      return 'timed out';
+    case 'crash':
+      return `crashed: ${o.detail}`;
+    case 'too_large':
+      return `result too large (${o.size} bytes)`;
+    default:
+      return 'ok';
+  }
+}
+
+/** A different value of the same type, for the "one argument changed" replay. */
+export function changedValue(v: unknown): unknown {
+  if (typeof v === 'number') return Number.isInteger(v) ? v + 1 : v + 1.5;
+  if (typeof v === 'boolean') return !v;
+  const s = String(v);
+  return /^\d+$/.test(s) ? String(Number(s) + 1) : `${s}zq`;
+}
+
+export async function validateByReplay(
+  runner: ReplayRunner,
+  plan: { definition: ConnectorDefinition; input_schema: Record<string, any>; output_schema: Record<string, any> },
+  secrets: Record<string, SlotValue>,
+  opts: { sideEffects: boolean; allowSideEffects: boolean; timeoutMs?: number },
+): Promise<ReplayCheck> {
+  const t0 = Date.now();
+  if (opts.sideEffects && !opts.allowSideEffects) {
+    return { replayed: false, reason: 'the target changes data on the site (not idempotent): not replayed; set hints.allow_side_effects to validate it by replaying', warnings: [], ms: 0 };
+  }
+  const check = ajv.compile(plan.output_schema);
+  const args: Record<string, unknown> = {};
+  for (const [k, p] of Object.entries<any>(plan.input_schema.properties ?? {})) args[k] = p.examples?.[0];
+  const once = async (a: Record<string, unknown>, label: string) => {
+    const { outcome, logs } = await runner.run(plan.definition, a, secrets, opts.timeoutMs ?? 60_000);
+    if (outcome.kind !== 'ok') throw new ReplayFailed(`replaying the plan ${label} failed: ${outcomeText(outcome)}`, { outcome: outcome.kind, ...(outcome.kind === 'error' ? { error: outcome.error } : {}), log_tail: logs.slice(-6) });
+    const result = JSON.parse(outcome.json);
+    if (!check(result)) {
+      throw new ReplayFailed(`replaying the plan ${label} returned a result that does not fit the inferred output schema`, { errors: (check.errors ?? []).slice(0, 10).map((e) => `${e.instancePath || '/'} ${e.message}`) });
+    }
+    return result;
+  };
+  const first = await once(args, 'with the recorded arguments');
+  const warnings: string[] = [];
+  let changed: string | undefined;
+  const names = Object.keys(args);
+  if (!opts.sideEffects && names.length) {
+    changed = names[0];
+    try {
+      const second = await once({ ...args, [changed]: changedValue(args[changed]) }, `with argument '${changed}' changed`);
+      if (JSON.stringify(second) === JSON.stringify(first)) warnings.push(`changing argument '${changed}' did not change the result`);
+    } catch (e) {
+      // A made-up value may simply match nothing (an extractor finds no row): that says nothing
+      // about the plan, which already replayed with the recorded values. Anything else fails.
+      const err = e instanceof ReplayFailed ? (e.details.error as { type?: string; details?: { extractor?: string } } | undefined) : undefined;
+      if (!(err?.type === 'site_changed' && err.details?.extractor)) throw e;
+      warnings.push(`with '${changed}' changed the site returned nothing to extract (${(e as Error).message}); only the recorded values were checked`);
+    }
+  }
+  return { replayed: true, reason: opts.sideEffects ? 'replayed: hints.allow_side_effects is true' : 'replayed with the recorded arguments' + (changed ? ` and with '${changed}' changed` : ''), changed_argument: changed, warnings, ms: Date.now() - t0 };
+}

@@ -1,0 +1,145 @@
+// POST /v1beta/connectors (and /revisions) with capture_session_id or recording_file_id: load the
+// recording, resolve hints.secrets inside the server, synthesize, replay, and hand back a
+// definition + schemas + slots for the normal publish path. Every failure is a 422 that says which
+// stage failed and why; nothing is written before the plan validated.
+import { RequestValidationError, type ValidationEntry } from '../../http/errors.js';
+import type { Har } from '../../browser/recording/types.js';
+import type { SlotValue } from '../../runtime/engines/context.js';
+import type { ConnectorDefinition, SecretSlot } from '../../runtime/definition/types.js';
+import type { SecretsService } from '../secrets/service.js';
+import { synthesize, type SynthResult } from '../../synth/index.js';
+import { SynthError, type Hints, type SecretValues } from '../../synth/types.js';
+import type { SynthAdvisor } from '../../synth/advisor.js';
+import { RecordingLoader, RecordingUnavailable } from './recordings.js';
+import { ReplayFailed, validateByReplay, type ReplayRunner } from './replay.js';
+import type { PublishInput } from './schemas.js';
+
+export interface Synthesized {
+  definition: ConnectorDefinition;
+  input_schema: Record<string, unknown>;
+  output_schema: Record<string, unknown>;
+  required_secrets: SecretSlot[];
+  /** Origin of the recorded target (the connector's website when the body gives none). */
+  website: string | null;
+}
+
+export interface SynthesisDeps {
+  loader: RecordingLoader;
+  secrets: SecretsService;
+  /** The run sandbox, once started (null: publish without a replay, recorded in meta). */
+  replay?: () => ReplayRunner | null;
+  advisor?: SynthAdvisor;
+}
+
+const err = (loc: (string | number)[], msg: string, ctx?: Record<string, unknown>): ValidationEntry => ({ loc, msg: `Value error, ${msg}`, type: 'value_error', ...(ctx ? { ctx } : {}) });
+
+export function parseHints(h: PublishInput['hints']): Hints {
+  if (h === undefined || h === null) return {};
+  if (typeof h === 'string') return { notes: h };
+  return h as Hints;
+}
+
+export class SynthesisService {
+  constructor(private readonly deps: SynthesisDeps) {}
+
+  private async load(userId: string, src: { capture_session_id?: string; recording_file_id?: string }, loc: string): Promise<Har> {
+    try {
+      return src.capture_session_id ? await this.deps.loader.fromCapture(userId, src.capture_session_id) : await this.deps.loader.fromFile(userId, src.recording_file_id!);
+    } catch (e) {
+      if (e instanceof RecordingUnavailable) throw new RequestValidationError([err(['body', loc], e.message, { stage: 'read' })]);
+      throw e;
+    }
+  }
+
+  /** Resolves hints.secrets (slot → secret id) to values, inside the server only. */
+  private async resolveSecrets(userId: string, ids: Record<string, string>): Promise<{ values: SecretValues; slots: Record<string, SlotValue> }> {
+    const values: SecretValues = {};
+    const slots: Record<string, SlotValue> = {};
+    const errors: ValidationEntry[] = [];
+    for (const [slot, id] of Object.entries(ids)) {
+      const r = typeof id === 'string' ? await this.deps.secrets.resolve(userId, id) : null;
+      if (!r) {
+        errors.push(err(['body', 'hints', 'secrets', slot], 'no secret with this id (hints.secrets maps slot names to ids of your stored secrets)', undefined));
+        continue;
+      }
+      slots[slot] = r.value;
+      values[slot] = r.value.type === 'login' ? { type: 'login', username: r.value.username, password: r.value.password, totpSeed: r.value.totp_secret } : { type: 'string', value: r.value.value };
+    }
+    if (errors.length) throw new RequestValidationError(errors);
+    return { values, slots };
+  }
+
+  async build(userId: string, body: PublishInput, previous: { capture_session_id?: string; recording_file_id?: string } | null): Promise<Synthesized> {
+    const field = body.capture_session_id ? 'capture_session_id' : 'recording_file_id';
+    const conflicting = (['definition', 'input_schema', 'output_schema', 'required_secrets'] as const).filter((k) => body[k] !== undefined);
+    if (conflicting.length || (body.capture_session_id && body.recording_file_id)) {
+      throw new RequestValidationError(
+        [...conflicting, ...(body.capture_session_id && body.recording_file_id ? ['recording_file_id'] : [])].map((k) => err(['body', k], `give either ${field} (synthesis) or a hand-written definition with its schemas, not both`)),
+      );
+    }
+    const hints = parseHints(body.hints);
+    const har = await this.load(userId, body, field);
+    let prevHar: Har | null = null;
+    if (previous) prevHar = await this.load(userId, previous, field).catch(() => null);
+    const { values, slots } = await this.resolveSecrets(userId, hints.secrets ?? {});
+    const sensitive = collectSensitive(values);
+    let typed: Record<string, SlotValue> = {};
+    let r: SynthResult;
+    try {
+      r = synthesize({
+        recording: har,
+        previous: prevHar,
+        hints,
+        secretValues: values,
+        purpose: body.purpose,
+        source: body.capture_session_id ? { capture_session_id: body.capture_session_id } : { recording_file_id: body.recording_file_id },
+        advisor: this.deps.advisor,
+        onRecordedSecrets: (s) => (typed = s as Record<string, SlotValue>),
+      });
+    } catch (e) {
+      if (!(e instanceof SynthError)) throw e;
+      throw new RequestValidationError(scrub(e.problems.map((p) => err(['body', field], `synthesis failed (${p.stage}): ${p.message}`, { stage: p.stage, ...(p.exchange ? { entry: p.exchange } : {}) })), sensitive));
+    }
+    for (const v of Object.values(typed)) sensitive.push(...(v.type === 'login' ? [v.username, v.password] : [v.value]));
+    if (r.report.computed.length && r.report.fallback !== 'browser') {
+      throw new RequestValidationError(
+        scrub(
+          r.report.computed.map((c) => err(['body', field], `the target request can't be replayed over HTTP: ${c.message}`, { stage: 'trace', entry: c.exchange })),
+          sensitive,
+        ),
+      );
+    }
+    // Secrets for the replay: stored ones named in hints, pasted ones, and logins typed by hand.
+    const pasted = Object.fromEntries(Object.entries(r.report.secret_ids).filter(([slot]) => !slots[slot]));
+    const replaySecrets: Record<string, SlotValue> = { ...typed, ...slots, ...(await this.resolveSecrets(userId, pasted).catch(() => ({ slots: {} }))).slots };
+    const runner = this.deps.replay?.() ?? null;
+    let validation: Record<string, unknown> = { replayed: false, reason: 'no run sandbox on this server' };
+    const missing = r.required_secrets.filter((s) => !replaySecrets[s.name]).map((s) => s.name);
+    if (runner && missing.length) validation = { replayed: false, reason: `no value for secret slot(s) ${missing.join(', ')} to replay with (name the stored secret in hints.secrets)` };
+    else if (runner) {
+      try {
+        validation = { ...(await validateByReplay(runner, r, replaySecrets, { sideEffects: r.report.side_effects, allowSideEffects: hints.allow_side_effects === true })) };
+      } catch (e) {
+        if (!(e instanceof ReplayFailed)) throw e;
+        throw new RequestValidationError(scrub([err(['body', field], `${e.message}; nothing was published`, { stage: 'replay', ...e.details })], sensitive));
+      }
+    }
+    const definition = { ...r.definition, meta: { ...r.definition.meta, validation, warnings: r.report.warnings } } as ConnectorDefinition;
+    const website = typeof (r.definition as { base_url?: unknown }).base_url === 'string' ? ((r.definition as { base_url: string }).base_url) : (r.report.targets[0] ? new URL(r.report.targets[0].url).origin : null);
+    const out: Synthesized = { definition, input_schema: r.input_schema, output_schema: r.output_schema, required_secrets: r.required_secrets, website };
+    const text = JSON.stringify(out);
+    if (sensitive.some((s) => s.length >= 4 && text.includes(s))) throw new RequestValidationError([err(['body', field], 'a secret value would appear in the connector; refusing to publish', { stage: 'secrets' })]);
+    return out;
+  }
+}
+
+/** Replaces every occurrence of a secret value in error entries (messages, ctx) with a marker. */
+function scrub(entries: ValidationEntry[], values: string[]): ValidationEntry[] {
+  let text = JSON.stringify(entries);
+  for (const v of [...values].filter((x) => x.length >= 2).sort((a, b) => b.length - a.length)) text = text.split(JSON.stringify(v).slice(1, -1)).join('[secret]');
+  return JSON.parse(text);
+}
+
+function collectSensitive(v: SecretValues): string[] {
+  return Object.values(v).flatMap((x) => (x.type === 'login' ? [x.username, x.password, x.totpSeed ?? ''] : [x.value])).filter((s) => s.length >= 2);
+}

@@ -1,0 +1,102 @@
+// HTTP surface of /v1beta/runs (SPEC §4 Runs); rules in service.ts, execution in src/runtime.
+// The runtime (queue + sandbox pool) starts when the app is ready and stops when it closes, so
+// CLI commands that open the services never touch runs in flight.
+import type { FastifyPluginAsync } from 'fastify';
+import { Type } from '@sinclair/typebox';
+import type { Services } from '../../services.js';
+import { IdParam, errorResponses, listEnvelope } from '../../http/schemas.js';
+import { validationError } from '../../http/errors.js';
+import { makeValidatorCompiler } from '../../http/validation.js';
+import { TaskRunBody, TaskRunSchema, type TaskRunBody as TaskRunInput } from '../tasks/schemas.js';
+import { CreateRunBody, ListRunsQuery, RunLogsSchema, RunSchema, SENSITIVE_FIELDS, type CreateRunInput, type ListRunsParams } from './schemas.js';
+
+const tags = ['Runs'];
+
+/** The task-based variant of POST /runs is told apart by `task_id` (SPEC §4). */
+const isTaskRun = (b: unknown): b is TaskRunInput => !!b && typeof b === 'object' && 'task_id' in b;
+
+// Each shape is validated by its own schema, so errors stay precise (no oneOf noise); OpenAPI
+// shows both under oneOf.
+const compile = makeValidatorCompiler();
+const validateConnectorRun = compile({ schema: CreateRunBody, httpPart: 'body', method: 'POST', url: '/runs' });
+const validateTaskRun = compile({ schema: TaskRunBody, httpPart: 'body', method: 'POST', url: '/runs' });
+const dispatchBodyValidation = (data: unknown) => {
+  const v = isTaskRun(data) ? validateTaskRun : validateConnectorRun;
+  const ok = v(data);
+  (dispatchBodyValidation as { errors?: unknown }).errors = v.errors;
+  return ok;
+};
+const Params = IdParam('run_id');
+type P = { run_id: string };
+
+export const runsRoutes: FastifyPluginAsync<{ services: Services }> = async (app, { services }) => {
+  const runs = services.runs;
+  app.addHook('onReady', async () => services.runtime.start());
+  app.addHook('onClose', async () => services.runtime.stop());
+
+  app.post<{ Body: CreateRunInput | TaskRunInput }>(
+    '/runs',
+    {
+      config: { sensitive: SENSITIVE_FIELDS },
+      // SPEC allows proxy_settings: null; treating it as absent keeps the discriminated schema's errors precise.
+      preValidation: async (req) => {
+        const b = req.body as Record<string, unknown> | undefined;
+        if (b && typeof b === 'object' && b.proxy_settings === null) delete b.proxy_settings;
+        if (isTaskRun(b) && 'connector_id' in b) {
+          throw validationError(['body', 'task_id'], 'Value error, give connector_id (a connector run) or task_id (a task-based run), not both', 'value_error');
+        }
+      },
+      validatorCompiler: ({ httpPart, ...rest }) => (httpPart === 'body' ? dispatchBodyValidation : compile({ httpPart, ...rest })),
+      schema: {
+        tags,
+        summary: 'Run a connector (or a task: task-based variant)',
+        description:
+          'Pins the newest version, validates arguments against its input_schema and the secrets against required_secrets. ' +
+          'async=false blocks until a terminal status (200); async=true answers 202 with a pending run at once. secret_values are never stored. ' +
+          'Task-based variant: a body with task_id (instead of connector_id) runs the task’s connector synchronously and answers the task-based Run ' +
+          '(success, result_json); 409 when the task is not ready. A body with both ids is a 422.',
+        body: Type.Unsafe({ oneOf: [CreateRunBody, TaskRunBody] }),
+        response: { 200: Type.Unsafe({ oneOf: [RunSchema, TaskRunSchema] }), 202: RunSchema, ...errorResponses(409) },
+      },
+    },
+    async (req, reply) => {
+      if (isTaskRun(req.body)) return services.tasks.run(req.userId, req.body);
+      const { view, async } = await runs.create(req.userId, req.body);
+      return reply.code(async ? 202 : 200).send(view);
+    },
+  );
+
+  app.get<{ Querystring: ListRunsParams }>(
+    '/runs',
+    {
+      schema: {
+        tags,
+        summary: 'List runs of a connector',
+        description: 'Newest first; version defaults to the newest version of the connector.',
+        querystring: ListRunsQuery,
+        response: { 200: listEnvelope(RunSchema, 'ListRunsResponse'), ...errorResponses() },
+      },
+    },
+    async (req) => runs.list(req.userId, req.query),
+  );
+
+  app.get<{ Params: P }>(
+    '/runs/:run_id',
+    { schema: { tags, summary: 'Get a run', params: Params, response: { 200: RunSchema, ...errorResponses() } } },
+    async (req) => runs.get(req.userId, req.params.run_id),
+  );
+
+  app.get<{ Params: P }>(
+    '/runs/:run_id/logs',
+    {
+      schema: {
+        tags,
+        summary: 'Get run logs',
+        description: "Engine step lines and the connector's own lines, timestamped, capped, with the run's secret values scrubbed.",
+        params: Params,
+        response: { 200: RunLogsSchema, ...errorResponses() },
+      },
+    },
+    async (req) => runs.logs(req.userId, req.params.run_id),
+  );
+};

@@ -1,0 +1,113 @@
+// The run queue. RunQueue is the seam: EmbeddedDispatcher (this file) serves one process over the
+// runs table — durable because a run is a `pending` row before it is announced — and a pg-boss
+// implementation can later feed workers on other machines from the same rows.
+//
+// Claiming is a compare-and-set (`pending` → `running`), so a run executes at most once even if
+// two dispatchers saw it. On start, runs left `running` by a dead process end `internal_error`
+// (their sandbox died with it), and `pending` runs are picked up again.
+import type { Kysely } from 'kysely';
+import type { Database } from '../adapters/db/schema.js';
+import { nowIso } from '../lib/ids.js';
+import type { RunExecutor } from './executor.js';
+
+export interface RunQueue {
+  /** Announces a run already inserted as `pending`. */
+  submit(runId: string): void;
+  start(): Promise<void>;
+  close(): Promise<void>;
+}
+
+export class EmbeddedDispatcher implements RunQueue {
+  private readonly queue: string[] = [];
+  private readonly queued = new Set<string>();
+  private active = 0;
+  private running = new Set<Promise<void>>();
+  private scanTimer: NodeJS.Timeout | null = null;
+  private closed = false;
+
+  constructor(
+    private readonly d: { db: Kysely<Database>; executor: RunExecutor; concurrency: number; scanIntervalMs?: number },
+  ) {}
+
+  async start(): Promise<void> {
+    await this.recover();
+    await this.scan();
+    this.scanTimer = setInterval(() => void this.scan().catch(() => {}), this.d.scanIntervalMs ?? 2000);
+    this.scanTimer.unref();
+  }
+
+  /** Orphans of a previous process end internal_error, with a log line saying why. */
+  private async recover(): Promise<void> {
+    const orphans = await this.d.db.selectFrom('runs').select('id').where('status', '=', 'running').execute();
+    const lost = await this.d.db.selectFrom('runs').select('id').where('status', '=', 'pending').where('ephemeral_secrets', '=', 1).execute();
+    const now = nowIso();
+    for (const [rows, why] of [
+      [orphans, 'the server stopped while this run was executing; it was not retried'],
+      [lost, "the server restarted before this run started and its secret_values (never stored) were lost; run it again"],
+    ] as const) {
+      for (const { id } of rows) {
+        await this.d.db.transaction().execute(async (trx) => {
+          const r = await trx.updateTable('runs').set({ status: 'internal_error', finished_at: now, has_logs: 1 }).where('id', '=', id).where('status', 'in', ['running', 'pending']).executeTakeFirst();
+          if (Number(r.numUpdatedRows) === 1) {
+            const old = await trx.selectFrom('run_logs').select('logs').where('run_id', '=', id).executeTakeFirst();
+            const line = `${now} ${why}`;
+            if (old) await trx.updateTable('run_logs').set({ logs: `${old.logs}\n${line}` }).where('run_id', '=', id).execute();
+            else await trx.insertInto('run_logs').values({ run_id: id, logs: line }).execute();
+          }
+        });
+      }
+    }
+  }
+
+  /** Pending rows not announced in memory (restart, or inserted by another process). */
+  private async scan(): Promise<void> {
+    if (this.closed) return;
+    const rows = await this.d.db.selectFrom('runs').select('id').where('status', '=', 'pending').orderBy('created_at').orderBy('id').limit(500).execute();
+    for (const { id } of rows) this.enqueue(id);
+    this.pump();
+  }
+
+  private enqueue(id: string): void {
+    if (this.queued.has(id)) return;
+    this.queued.add(id);
+    this.queue.push(id);
+  }
+
+  submit(runId: string): void {
+    this.enqueue(runId);
+    this.pump();
+  }
+
+  private pump(): void {
+    while (!this.closed && this.active < this.d.concurrency && this.queue.length) {
+      const id = this.queue.shift()!;
+      this.active++;
+      const p = this.claimAndRun(id).finally(() => {
+        this.queued.delete(id);
+        this.active--;
+        this.running.delete(p);
+        this.pump();
+      });
+      this.running.add(p);
+    }
+  }
+
+  private async claimAndRun(id: string): Promise<void> {
+    const r = await this.d.db
+      .updateTable('runs')
+      .set({ status: 'running', started_at: nowIso() })
+      .where('id', '=', id)
+      .where('status', '=', 'pending')
+      .executeTakeFirst()
+      .catch(() => null);
+    if (!r || Number(r.numUpdatedRows) !== 1) return;
+    await this.d.executor.execute(id);
+  }
+
+  async close(): Promise<void> {
+    this.closed = true;
+    if (this.scanTimer) clearInterval(this.scanTimer);
+    // Runs in flight finish (or are ended by the pool shutting down) before the database closes.
+    await Promise.allSettled([...this.running]);
+  }
+}

@@ -1,0 +1,229 @@
+// Executes one claimed run: resolves its secrets (vault, or the per-run values held in memory),
+// hands the job to a sandboxed worker, serves the worker's RPCs (output files, the browser), then
+// applies the result rules (SPEC §7/§8: output_schema, size limits) and records the terminal state.
+import type { Kysely } from 'kysely';
+import type { Database, RunStatus } from '../adapters/db/schema.js';
+import type { FilesService } from '../modules/files/service.js';
+import type { SecretsService } from '../modules/secrets/service.js';
+import { nowIso } from '../lib/ids.js';
+import { totpCode } from '../lib/totp.js';
+import type { BrowserHost } from './browser-host.js';
+import type { SlotValue } from './engines/context.js';
+import type { RunErrorView } from './engines/failure.js';
+import type { Outcome, WorkerPool } from './pool.js';
+import { ProxyMap } from './proxies.js';
+import { Scrubber } from './scrub.js';
+import type { VersionCache } from './version-cache.js';
+
+/** SPEC §8: results up to this many UTF-8 JSON bytes are stored. */
+export const STORED_RESULT_BYTES = 1_000_000;
+
+export interface Finished {
+  status: RunStatus;
+  /** A sync result too large to store, delivered once to the waiting caller. */
+  transientResult?: unknown;
+}
+
+export interface ExecutorDeps {
+  db: Kysely<Database>;
+  pool: WorkerPool;
+  browser: BrowserHost;
+  versions: VersionCache;
+  secrets: SecretsService;
+  files: FilesService;
+  proxies: ProxyMap;
+  logMaxBytes: number;
+  log: { error(obj: object, msg: string): void };
+}
+
+export class RunExecutor {
+  /** secret_values of runs not finished yet: memory only, never written anywhere. */
+  private readonly ephemeral = new Map<string, Record<string, SlotValue>>();
+  private readonly waiters = new Map<string, ((f: Finished) => void)[]>();
+  /** Set on shutdown: workers killed by it end their runs internal_error, not crash. */
+  shuttingDown = false;
+
+  constructor(private readonly d: ExecutorDeps) {}
+
+  holdSecrets(runId: string, values: Record<string, SlotValue>): void {
+    this.ephemeral.set(runId, values);
+  }
+
+  /** Resolves when the run reaches a terminal status in this process. */
+  waitFor(runId: string): Promise<Finished> {
+    return new Promise((resolve) => {
+      const list = this.waiters.get(runId) ?? [];
+      list.push(resolve);
+      this.waiters.set(runId, list);
+    });
+  }
+
+  private notify(runId: string, f: Finished): void {
+    const list = this.waiters.get(runId);
+    this.waiters.delete(runId);
+    for (const w of list ?? []) w(f);
+  }
+
+  async execute(runId: string): Promise<void> {
+    const logs: string[] = [];
+    const scrubber = new Scrubber();
+    let finished: Finished;
+    try {
+      finished = await this.attempt(runId, logs, scrubber);
+    } catch (e) {
+      this.d.log.error({ err: e, runId }, 'run failed inside the platform');
+      logs.push(`${nowIso()} platform error: the run could not be executed`);
+      finished = { status: 'internal_error' };
+      await this.record(runId, { status: 'internal_error' }, logs, scrubber).catch((err) => this.d.log.error({ err, runId }, 'could not record run failure'));
+    } finally {
+      this.ephemeral.delete(runId);
+      await this.d.browser.closeRun(runId);
+    }
+    this.notify(runId, finished);
+  }
+
+  private async attempt(runId: string, logs: string[], scrubber: Scrubber): Promise<Finished> {
+    const row = await this.d.db.selectFrom('runs').selectAll().where('id', '=', runId).executeTakeFirstOrThrow();
+    const v = await this.d.versions.get(row.user_id, row.connector_id, row.connector_version);
+    if (!v) throw new Error(`connector version ${row.connector_id}@${row.connector_version} is missing`);
+    const secrets: Record<string, SlotValue> = { ...(this.ephemeral.get(runId) ?? {}) };
+    if (row.ephemeral_secrets && !this.ephemeral.has(runId)) {
+      logs.push(`${nowIso()} the run's secret_values were lost (server restart); run it again`);
+      return this.record(runId, { status: 'internal_error' }, logs, scrubber);
+    }
+    for (const [slot, secretId] of Object.entries<string>(row.secret_bindings ? JSON.parse(row.secret_bindings) : {})) {
+      const r = await this.d.secrets.resolve(row.user_id, secretId);
+      if (!r) {
+        return this.record(runId, { status: 'connector_error', error: err('auth_required', `the secret bound to slot '${slot}' no longer exists`, false) }, logs, scrubber);
+      }
+      secrets[slot] = r.value;
+    }
+    for (const s of Object.values(secrets)) {
+      scrubber.addSecret(s);
+      // Codes of the surrounding time steps too, in case the worker's report is lost.
+      if (s.type === 'login' && s.totp_secret) for (let k = -2; k <= 2; k++) scrubber.add(totpCode(s.totp_secret, Date.now() + k * 30_000));
+    }
+    const proxy = this.d.proxies.resolve(row.proxy ? JSON.parse(row.proxy) : null) ?? null;
+    const outcome = await this.d.pool.execute(
+      {
+        runId,
+        connectorId: row.connector_id,
+        connectorVersion: row.connector_version,
+        definition: v.definition,
+        args: JSON.parse(row.arguments),
+        secrets,
+        proxy,
+        maxResponseBytes: 256 * 1024 * 1024,
+      },
+      row.max_timeout_s * 1000,
+      {
+        log: (at, line) => logs.push(`${at} ${line}`),
+        secret: (value) => scrubber.add(value),
+        rpc: async (method, params) => {
+          if (method === 'files.save') {
+            const f = await this.d.files.saveRunOutput({
+              userId: row.user_id,
+              runId,
+              connectorId: row.connector_id,
+              name: String(params.name).slice(0, 512) || 'output',
+              contentType: String(params.contentType || 'application/octet-stream').slice(0, 256),
+              body: Buffer.from(params.data),
+            });
+            logs.push(`${nowIso()} saved output file ${f.name} (${f.size_bytes} bytes, id ${f.id})`);
+            return { id: f.id, name: f.name, size_bytes: f.size_bytes };
+          }
+          return this.d.browser.call(runId, proxy, method, params);
+        },
+      },
+    );
+    return this.finish(runId, outcome, !!row.is_async, v.checkResult, logs, scrubber, row.max_timeout_s);
+  }
+
+  private async finish(
+    runId: string,
+    o: Outcome,
+    isAsync: boolean,
+    checkResult: import('ajv').ValidateFunction,
+    logs: string[],
+    scrubber: Scrubber,
+    timeoutS: number,
+  ): Promise<Finished> {
+    switch (o.kind) {
+      case 'timeout':
+        logs.push(`${nowIso()} timed out after ${timeoutS} s; the sandbox was stopped`);
+        return this.record(runId, { status: 'timed_out' }, logs, scrubber);
+      case 'crash':
+        if (this.shuttingDown) {
+          logs.push(`${nowIso()} the server shut down while this run was executing`);
+          return this.record(runId, { status: 'internal_error' }, logs, scrubber);
+        }
+        logs.push(`${nowIso()} ${o.detail}`);
+        return this.record(runId, { status: 'connector_error', error: err('crash', o.detail, null) }, logs, scrubber);
+      case 'error':
+        return this.record(runId, { status: 'connector_error', error: o.error }, logs, scrubber);
+      case 'too_large':
+        logs.push(`${nowIso()} result of ${o.size} bytes exceeds the execution limit`);
+        return this.record(runId, { status: 'result_too_large', size: o.size }, logs, scrubber);
+      case 'ok': {
+        if (isAsync && o.size > STORED_RESULT_BYTES) {
+          logs.push(`${nowIso()} result of ${o.size} bytes is above ${STORED_RESULT_BYTES}: asynchronous runs can't return it; run synchronously`);
+          return this.record(runId, { status: 'result_too_large', size: o.size }, logs, scrubber);
+        }
+        const result = JSON.parse(o.json);
+        if (!checkResult(result)) {
+          const errors = (checkResult.errors ?? []).slice(0, 20).map((e) => ({ path: e.instancePath || '/', keyword: e.keyword, message: e.message ?? '', params: e.params }));
+          return this.record(
+            runId,
+            { status: 'connector_error', error: err('site_changed', "the result doesn't match the connector's output_schema: the site probably changed", false, { errors }) },
+            logs,
+            scrubber,
+          );
+        }
+        if (o.size <= STORED_RESULT_BYTES) return this.record(runId, { status: 'success', json: o.json, size: o.size }, logs, scrubber);
+        await this.record(runId, { status: 'success', size: o.size }, logs, scrubber);
+        return { status: 'success', transientResult: result };
+      }
+    }
+  }
+
+  /** Writes the terminal state and the scrubbed, capped logs in one transaction. */
+  async record(runId: string, r: { status: RunStatus; error?: RunErrorView; json?: string; size?: number }, logs: string[], scrubber: Scrubber): Promise<Finished> {
+    const error = r.error ? JSON.parse(scrubber.scrub(JSON.stringify(r.error))) : null;
+    const text = capLogs(logs.map((l) => scrubber.scrub(l)), this.d.logMaxBytes);
+    await this.d.db.transaction().execute(async (trx) => {
+      await trx
+        .updateTable('runs')
+        .set({
+          status: r.status,
+          result: r.json ?? null,
+          result_stored: r.json !== undefined ? 1 : 0,
+          result_size_bytes: r.size ?? null,
+          error: error ? JSON.stringify(error) : null,
+          has_logs: text ? 1 : 0,
+          finished_at: nowIso(),
+        })
+        .where('id', '=', runId)
+        .execute();
+      if (text) await trx.insertInto('run_logs').values({ run_id: runId, logs: text }).execute();
+    });
+    return { status: r.status };
+  }
+}
+
+function err(type: RunErrorView['type'], message: string, retryable: boolean | null, details: Record<string, unknown> | null = null): RunErrorView {
+  return { type, message, retryable, exception: null, details };
+}
+
+function capLogs(lines: string[], max: number): string {
+  let size = 0;
+  const out: string[] = [];
+  for (const l of lines) {
+    size += Buffer.byteLength(l) + 1;
+    if (size > max) {
+      out.push(`… ${lines.length - out.length} more log lines dropped (RUN_LOG_MAX_BYTES=${max})`);
+      break;
+    }
+    out.push(l);
+  }
+  return out.join('\n');
+}

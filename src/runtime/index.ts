@@ -1,0 +1,64 @@
+// The run runtime as one unit: proxy map, version cache, sandbox pool, browser host, executor and
+// the embedded queue. Started when the HTTP app is ready, stopped when it closes.
+import type { Kysely } from 'kysely';
+import type { Config } from '../config.js';
+import type { Database } from '../adapters/db/schema.js';
+import type { ConnectorsService } from '../modules/connectors/service.js';
+import type { FilesService } from '../modules/files/service.js';
+import type { SecretsService } from '../modules/secrets/service.js';
+import { BrowserHost } from './browser-host.js';
+import { EmbeddedDispatcher, type RunQueue } from './dispatcher.js';
+import { RunExecutor } from './executor.js';
+import { WorkerPool } from './pool.js';
+import { ProxyMap } from './proxies.js';
+import { VersionCache } from './version-cache.js';
+
+export interface Runtime {
+  proxies: ProxyMap;
+  versions: VersionCache;
+  pool: WorkerPool;
+  browser: BrowserHost;
+  executor: RunExecutor;
+  queue: RunQueue;
+  start(): Promise<void>;
+  stop(): Promise<void>;
+}
+
+export function createRuntime(
+  config: Config,
+  deps: { db: Kysely<Database>; connectors: ConnectorsService; secrets: SecretsService; files: FilesService; log?: { error(o: object, m: string): void } },
+): Runtime {
+  const proxies = new ProxyMap(config.proxyUrls);
+  const versions = new VersionCache(deps.connectors);
+  const pool = new WorkerPool({ size: config.runConcurrency, memoryMb: config.sandboxMemoryMb, maxResultBytes: config.runMaxResultBytes });
+  const browser = new BrowserHost({ cdpUrl: config.browserCdpUrl });
+  const executor = new RunExecutor({
+    db: deps.db,
+    pool,
+    browser,
+    versions,
+    secrets: deps.secrets,
+    files: deps.files,
+    proxies,
+    logMaxBytes: config.runLogMaxBytes,
+    log: deps.log ?? { error: (o, m) => console.error(m, o) },
+  });
+  const queue = new EmbeddedDispatcher({ db: deps.db, executor, concurrency: config.runConcurrency });
+  let started: Promise<void> | null = null;
+  return {
+    proxies,
+    versions,
+    pool,
+    browser,
+    executor,
+    queue,
+    start: () => (started ??= queue.start()),
+    async stop() {
+      if (!started) return;
+      executor.shuttingDown = true;
+      await pool.close();
+      await queue.close();
+      await browser.close();
+    },
+  };
+}

@@ -1,0 +1,77 @@
+// Entry point of a sandboxed worker process (bundled by bundle.ts, started by pool.ts with the
+// Node permission model: it can read only its own bundle, start no processes, and gets an empty
+// environment). It receives one job at a time over IPC (secrets only ever travel this way),
+// runs the engine, scrubs its own log lines, and answers with the serialized result or a RunError.
+import type { ConnectorDefinition } from '../definition/types.js';
+import { BrowserEngine } from '../engines/browser-engine.js';
+import { RunContext, type EngineHost, type Job } from '../engines/context.js';
+import { RunFailure, toRunError } from '../engines/failure.js';
+import { HttpEngine } from '../engines/http-engine.js';
+import { runScript } from '../engines/script-engine.js';
+import { Scrubber } from '../scrub.js';
+
+type FromParent = { t: 'run'; job: Job; maxResultBytes: number } | { t: 'rpc-reply'; id: number; ok: boolean; value?: unknown; error?: { name: string; message: string } };
+
+const send = (m: unknown) => process.send!(m);
+const pending = new Map<number, { resolve: (v: unknown) => void; reject: (e: unknown) => void }>();
+let rpcSeq = 0;
+
+function hostFor(scrubber: Scrubber): EngineHost {
+  return {
+    log: (line) => send({ t: 'log', at: new Date().toISOString(), line: scrubber.scrub(line) }),
+    noteSecret: (v) => {
+      scrubber.add(v);
+      send({ t: 'secret', value: v });
+    },
+    rpc: (method, params) =>
+      new Promise((resolve, reject) => {
+        const id = ++rpcSeq;
+        pending.set(id, { resolve, reject });
+        send({ t: 'rpc', id, method, params });
+      }),
+  };
+}
+
+async function execute(def: ConnectorDefinition, ctx: RunContext): Promise<unknown> {
+  switch (def.engine) {
+    case 'http':
+      return new HttpEngine(def, ctx).run();
+    case 'browser':
+      return new BrowserEngine(def, ctx).run();
+    case 'script':
+      return runScript(def, ctx);
+  }
+}
+
+async function run(job: Job, maxResultBytes: number): Promise<void> {
+  const scrubber = new Scrubber();
+  for (const s of Object.values(job.secrets)) scrubber.addSecret(s);
+  const ctx = new RunContext(job, hostFor(scrubber));
+  try {
+    const result = await execute(job.definition, ctx);
+    const json = JSON.stringify(result === undefined ? null : result);
+    const size = Buffer.byteLength(json, 'utf8');
+    if (size > maxResultBytes) send({ t: 'done', outcome: 'too_large', size });
+    else send({ t: 'done', outcome: 'ok', json, size });
+  } catch (e) {
+    const err = toRunError(e);
+    if (!(e instanceof RunFailure)) ctx.log(`exception ${err.exception}: ${err.message}`);
+    err.message = scrubber.scrub(err.message);
+    send({ t: 'done', outcome: 'error', error: JSON.parse(scrubber.scrub(JSON.stringify(err))) });
+  }
+}
+
+process.on('message', (m: FromParent) => {
+  if (m.t === 'run') void run(m.job, m.maxResultBytes);
+  else if (m.t === 'rpc-reply') {
+    const p = pending.get(m.id);
+    if (!p) return;
+    pending.delete(m.id);
+    if (m.ok) p.resolve(m.value);
+    else p.reject(Object.assign(new Error(m.error?.message ?? 'rpc failed'), { name: m.error?.name ?? 'Error' }));
+  }
+});
+// The parent went away: nothing left to report to.
+process.on('disconnect', () => process.exit(0));
+process.on('unhandledRejection', () => {});
+send({ t: 'ready' });

@@ -1,0 +1,83 @@
+// Stage 7a: resolved exchanges → http steps. Literals stay literal, arguments/secrets/vars become
+// template holes, and every step says where it came from (note + provenance).
+import type { Extractor, HttpStep, JsonTemplate } from '../runtime/definition/types.js';
+import { parseJson } from './slots.js';
+import type { ResolvedSlot } from './trace.js';
+import type { Exchange } from './types.js';
+
+function templateOf(r: ResolvedSlot): string | null {
+  switch (r.res.kind) {
+    case 'template':
+    case 'var':
+      return r.res.template;
+    case 'paging':
+      return null;
+    default:
+      return r.slot.value;
+  }
+}
+
+const withUrlencode = (t: string) => t.replace(/\{\{\s*((?:args|vars|secrets)\.[\w.$-]+)\s*\}\}/g, '{{$1 | urlencode}}');
+
+function setPath(root: any, path: (string | number)[], v: unknown) {
+  let cur = root;
+  path.slice(0, -1).forEach((k) => (cur = cur[k]));
+  if (path.length) cur[path.at(-1)!] = v;
+}
+
+export interface StepOptions {
+  id: string;
+  baseOrigin: string;
+  extract?: Record<string, Extractor>;
+  note: string;
+  provenance: Record<string, unknown>;
+  pagingParam?: string;
+}
+
+export function buildStep(x: Exchange, resolved: ResolvedSlot[], o: StepOptions): HttpStep {
+  const u = new URL(x.url);
+  const segs = u.pathname.split('/');
+  const query: Record<string, string> = {};
+  const headers: Record<string, string> = {};
+  const form: Record<string, string> = {};
+  const multipart: { name: string; value: string }[] = [];
+  let text: string | null = null;
+  const json = parseJson(x.body?.text);
+  const jsonOut = json !== undefined && json !== null && typeof json === 'object' ? structuredClone(json) : undefined;
+  for (const r of resolved) {
+    const t = templateOf(r);
+    if (t === null) continue;
+    const s = r.slot;
+    if (s.where === 'path') segs[Number(s.key)] = t === s.value ? encodeURIComponent(s.value) : withUrlencode(t);
+    else if (s.where === 'query') query[s.key] = t;
+    else if (s.where === 'header') headers[s.key] = t;
+    else if (s.where === 'form') form[s.key] = t;
+    else if (s.where === 'multipart') multipart.push({ name: s.key, value: t });
+    else if (s.where === 'text') text = t;
+    else if (s.where === 'json' && jsonOut) {
+      const keepsType = s.jsonType !== 'string' && t !== s.value;
+      const literal = s.jsonType === 'number' ? Number(s.value) : s.jsonType === 'boolean' ? s.value === 'true' : s.jsonType === 'null' ? null : s.value;
+      setPath(jsonOut, s.jsonPath!, t === s.value ? literal : keepsType ? t : t);
+    }
+  }
+  const accept = x.reqHeaders.find((h) => h.name.toLowerCase() === 'accept')?.value;
+  if (accept) headers.accept = accept;
+  const sameOrigin = u.origin === o.baseOrigin;
+  const step: HttpStep = {
+    id: o.id,
+    ...(x.method !== 'GET' ? { method: x.method as HttpStep['method'] } : {}),
+    url: (sameOrigin ? '' : u.origin) + segs.join('/'),
+  };
+  if (Object.keys(query).length) step.query = query;
+  if (Object.keys(headers).length) step.headers = headers;
+  if (x.body) {
+    if (/multipart\/form-data/i.test(x.body.mime)) step.body = { multipart };
+    else if (/x-www-form-urlencoded/i.test(x.body.mime)) step.body = { form };
+    else if (jsonOut !== undefined) step.body = { json: jsonOut as JsonTemplate };
+    else if (text !== null) step.body = { text, content_type: x.body.mime || 'text/plain' };
+  }
+  if (o.extract && Object.keys(o.extract).length) step.extract = o.extract;
+  step.note = o.note;
+  step.provenance = o.provenance;
+  return step;
+}

@@ -1,0 +1,248 @@
+// The synthesizer: a recording (capture-session HAR or plain HAR) + hints → a connector-definition/v1
+// http plan with input/output schemas and secret slots. Pure: no I/O; secret values arrive
+// resolved in `secretValues` and never leave (checked before returning).
+import type { Har } from '../browser/recording/types.js';
+import type { ConnectorDefinition, Extractor, HttpDefinition, HttpStep, SecretSlot } from '../runtime/definition/types.js';
+import { validateDefinition } from '../runtime/definition/validate.js';
+import { deterministicAdvisor, type SynthAdvisor } from './advisor.js';
+import { diffRecordings } from './diff.js';
+import { buildStep } from './emit.js';
+import { loginPageMarkers } from './html-extract.js';
+import { browserFallback, downloadFallback } from './fallback.js';
+import { filterNoise } from './noise.js';
+import { isHtml, normalize } from './normalize.js';
+import { buildOutput } from './output.js';
+import type { Schema } from './schema-infer.js';
+import { allNeedles, planSecrets } from './secrets.js';
+import { detectPaging, scoreTargets, type Candidate } from './target.js';
+import { traceChain } from './trace.js';
+import { SynthError, type Hints, type RecordedSecrets, type Recording, type SecretValues } from './types.js';
+import { argumentValues, findDetail, flatValues, isPlainObject, landing, lastActionTime, prefixed } from './facts.js';
+import { encodings, typeOf } from './values.js';
+
+export const SYNTH_VERSION = 'synth/1.0';
+
+export interface SynthInput {
+  recording: Har;
+  /** A second recording of the same flow (revisions): separates constants from dynamic values. */
+  previous?: Har | null;
+  hints?: Hints;
+  secretValues?: SecretValues;
+  purpose?: string;
+  source?: { capture_session_id?: string; recording_file_id?: string };
+  advisor?: SynthAdvisor;
+  now?: () => Date;
+  /** Use the browser fallback even where HTTP replay works (benchmarks, anti-bot sites). */
+  forceBrowser?: boolean;
+  /** Receives credentials typed by hand in the recording, for a replay; they are never part of the result. */
+  onRecordedSecrets?: (s: RecordedSecrets) => void;
+}
+
+export interface SynthResult {
+  definition: ConnectorDefinition;
+  input_schema: Schema;
+  output_schema: Schema;
+  required_secrets: SecretSlot[];
+  report: {
+    targets: { id: string; url: string; score: number; reasons: string[] }[];
+    candidates: { id: string; url: string; score: number }[];
+    dropped: number;
+    warnings: string[];
+    /** Exchanges the plan replays, by role. */
+    login: string[];
+    steps: string[];
+    side_effects: boolean;
+    /** Present when values are computed in page JS: the plan can't be replayed over HTTP alone. */
+    computed: { exchange: string; message: string }[];
+    /** A script connector replaced the http plan: a download saved as a file, or a browser for page-JS values. */
+    fallback: 'download-script' | 'browser' | null;
+    /** Slot → stored secret id the recording used (hints.secrets, pasted secrets). */
+    secret_ids: Record<string, string>;
+  };
+}
+
+export function synthesize(inp: SynthInput): SynthResult {
+  const hints = inp.hints ?? {};
+  const advisor = inp.advisor ?? deterministicAdvisor;
+  const purpose = inp.purpose ?? '';
+  let rec: Recording;
+  try {
+    rec = normalize(inp.recording);
+  } catch (e) {
+    throw new SynthError([{ stage: 'read', message: (e as Error).message }]);
+  }
+  const noise = filterNoise(rec.exchanges);
+  const xs = noise.kept;
+  if (!xs.length) throw new SynthError([{ stage: 'noise', message: `the recording has no request that could be a target (${noise.dropped.length} static/analytics/failed requests only)` }]);
+  const warnings: string[] = [];
+  const secrets = planSecrets(rec, xs, hints, inp.secretValues ?? {});
+  const args = argumentValues(rec, hints, advisor, purpose);
+  const carriers = new Set(xs.filter((x) => secrets.needlesFor(x).some((n) => n.needle.length >= 2 && JSON.stringify([x.url, x.body?.text, x.reqHeaders]).includes(n.needle)) || /\{\{secret:/.test(JSON.stringify([x.url, x.body?.text, x.reqHeaders]))).map((x) => x.id));
+  const resultValues = hints.result === undefined ? [] : flatValues(hints.result);
+  // Where a login POST landed is a candidate of its own (fetched again after the login chain).
+  const all = [...xs, ...xs.filter((x) => carriers.has(x.id) && x.hops.length && x.text).map(landing)].sort((a, b) => a.index - b.index);
+  let cands = scoreTargets(all, { argValues: args.map((a) => a.example.toLowerCase()), resultValues, secretCarriers: carriers, lastActionTime: lastActionTime(rec) });
+  cands = advisor.rankTargets(cands, { purpose });
+  const best: Candidate | undefined = cands[0];
+  if (!best || best.score <= 0) throw new SynthError([{ stage: 'target', message: `no request looks like the task's target (best: ${best ? `${best.exchange.method} ${best.exchange.url} scored ${best.score}: ${best.reasons.join('; ')}` : 'none'}); give hints.arguments or hints.result with values that appear in the target request/response` }]);
+  let { paging, samples } = detectPaging(best.exchange, all);
+  // The person named the page parameter as an argument ({"page": 2}): one page per run, theirs to choose.
+  const pageArg = paging ? args.find((a) => samples.some((x) => new URL(x.url).searchParams.get(paging!.param) === a.example && hints.arguments?.[a.name] !== undefined)) : undefined;
+  if (paging && pageArg) {
+    samples = [samples.find((x) => new URL(x.url).searchParams.get(paging!.param) === pageArg.example)!];
+    paging = null;
+  }
+  const first = samples[0];
+  let diff: { constants: Set<string>; dynamics: Set<string> } | undefined;
+  if (inp.previous) diff = diffRecordings(xs, filterNoise(normalize(inp.previous).exchanges).kept);
+  const detail = paging ? null : findDetail(first, all, carriers);
+  // Every request carrying a secret joins the chain (a login may keep state on the server
+  // that no value in the traffic shows, e.g. a password step before a TOTP step).
+  const loginCarriers = xs.filter((x) => carriers.has(x.id) && x.index < first.index);
+  const chain = traceChain({ all, start: [first, ...(detail ? [detail] : []), ...loginCarriers], args, secrets, pagingParam: paging ? { exchange: first.id, param: paging.param } : undefined, constants: diff?.constants, dynamics: diff?.dynamics });
+  warnings.push(...chain.warnings);
+
+  // Arguments typed but not found in what the plan replays.
+  for (const a of args) {
+    if (chain.usedArgs.has(a.name)) continue;
+    const raw = JSON.stringify(inp.recording);
+    const anywhere = encodings(a.example).some((e) => raw.toLowerCase().includes(e.form.toLowerCase()));
+    warnings.push(`argument ${a.name} (${JSON.stringify(a.example)}) ${anywhere ? 'appears in the recording but not in any request the connector replays' : 'was typed but appears in no request'}; it is not part of the connector`);
+  }
+
+  // Split the chain: login sub-chain = secret carriers (login slots) and everything they need.
+  const byId = new Map(all.map((x) => [x.id, x]));
+  const chainIds = [...chain.steps.keys()].sort((p, q) => byId.get(p)!.index - byId.get(q)!.index);
+  const loginSlot = secrets.slots.find((s) => s.type === 'login' && chain.usedSecrets.has(s.name));
+  const loginIds = new Set<string>();
+  if (loginSlot) {
+    const stack = chainIds.filter((id) => carriers.has(id) && id !== first.id);
+    while (stack.length) {
+      const id = stack.pop()!;
+      if (loginIds.has(id)) continue;
+      loginIds.add(id);
+      for (const d of chain.deps.get(id) ?? []) stack.push(d);
+    }
+  }
+  const out = buildOutput(samples, !!paging, resultValues);
+  const detailOut = detail ? prefixed(buildOutput([detail], false, resultValues), 'detail_') : null;
+  const targetExtract = new Map<string, Record<string, Extractor>>([[first.id, out.extract], ...(detail && detailOut ? [[detail.id, detailOut.extract] as [string, Record<string, Extractor>]] : [])]);
+  const resultTpl = detailOut ? { ...(isPlainObject(out.result) ? (out.result as object) : { data: out.result }), detail: detailOut.result } : out.result;
+  const outSchema: Schema = detailOut
+    ? out.schema.type === 'object' && out.schema.properties && isPlainObject(out.result)
+      ? { ...out.schema, properties: { ...out.schema.properties, detail: detailOut.schema }, required: [...(out.schema.required ?? []), 'detail'] }
+      : { type: 'object', properties: { data: out.schema, detail: detailOut.schema }, required: ['data', 'detail'] }
+    : out.schema;
+  const origin = new URL(first.url).origin;
+  const extractsFor = new Map<string, Record<string, Extractor>>();
+  for (const v of chain.vars) {
+    const m = extractsFor.get(v.producer) ?? {};
+    m[v.name] = { ...v.extractor, note: `traced: ${v.how}` };
+    extractsFor.set(v.producer, m);
+  }
+  const provenanceBase = { ...(inp.source ?? {}) };
+  const stepIds = new Set<string>();
+  const mkStep = (id: string, role: string): HttpStep => {
+    const x = byId.get(id)!;
+    const path = new URL(x.url).pathname;
+    let sid = `${x.method.toLowerCase()}_${path.split('/').filter(Boolean).filter((s) => !/\d/.test(s)).join('_') || 'root'}`.replace(/[^\w-]/g, '_');
+    for (let i = 2; stepIds.has(sid); i++) sid = `${sid.replace(/_\d+$/, '')}_${i}`;
+    stepIds.add(sid);
+    const isTarget = id === first.id;
+    const extract = { ...(extractsFor.get(id) ?? {}), ...(targetExtract.get(id) ?? {}) };
+    const cookies = chain.cookieProducers.get(id);
+    const reasons = [role, ...(cookies ? [`sets cookie(s) ${cookies.join(', ')} for later requests (the jar carries them)`] : [])];
+    const step = buildStep(x, chain.steps.get(id)!, {
+      id: sid,
+      baseOrigin: origin,
+      extract,
+      note: reasons.join('; '),
+      provenance: { ...provenanceBase, entries: [x.id.replace(/~final$/, ''), ...x.hops], reason: isTarget ? best!.reasons.join('; ') : reasons.join('; '), ...(isTarget ? { confidence: Math.min(1, Math.max(0.1, best!.score / 15)) } : {}) },
+    });
+    if (isTarget && paging) {
+      step.paginate =
+        paging.mode === 'page'
+          ? { mode: 'page', param: paging.param, start: paging.start, stop_when_empty: 'items', max_pages: 50, note: `the recording shows ${paging.param} counting up over ${samples.length} calls` }
+          : { mode: 'cursor', param: paging.param, next: { from: 'json', path: '$' + paging.nextPath.map((p) => (typeof p === 'number' ? `[${p}]` : `.${p}`)).join(''), required: false }, stop_when_empty: 'items', max_pages: 50, note: `the recording passes ${paging.param} from the previous response` };
+      const hasMore = JSON.parse(first.text ?? '{}')?.has_more;
+      if (typeof hasMore === 'boolean') {
+        step.extract = { ...step.extract, has_more: { from: 'json', path: '$.has_more', type: 'boolean', required: false, default: false } };
+        step.paginate.stop_when_false = 'has_more';
+      }
+    }
+    return step;
+  };
+  const loginSteps = chainIds.filter((id) => loginIds.has(id)).map((id) => mkStep(id, 'login sub-chain'));
+  const steps = chainIds.filter((id) => !loginIds.has(id)).map((id) => mkStep(id, id === first.id ? 'target' : id === detail?.id ? 'detail target: follows an id from the list' : 'produces values for later steps'));
+  const markers = [...new Set(chainIds.filter((id) => loginIds.has(id)).flatMap((id) => (isHtml(byId.get(id)!) && byId.get(id)!.text ? loginPageMarkers(byId.get(id)!.text!) : [])))];
+  const def: HttpDefinition = {
+    format: 'connector-definition/v1',
+    engine: 'http',
+    meta: {
+      generated_by: `${SYNTH_VERSION} (${advisor.id})`,
+      generated_at: (inp.now?.() ?? new Date()).toISOString(),
+      ...provenanceBase,
+      ...(hints.notes ? { hints: hints.notes } : {}),
+      notes: [`target: ${best.exchange.method} ${best.exchange.url} (${out.why})`, ...warnings].join('\n'),
+    },
+    base_url: origin,
+    ...(loginSlot && loginSteps.length ? { login: { slot: loginSlot.name, steps: loginSteps, note: 'requests that carry the login secret, and the requests they take values and cookies from' } } : {}),
+    ...(markers.length ? { detect: { login_page: markers.map((css) => ({ css })) } } : {}),
+    steps,
+    result: resultTpl,
+  };
+  // What the http engine can't run becomes a script: a download saved as a file, or the page's own JS in a browser.
+  let definition: ConnectorDefinition = def;
+  let outputSchema = outSchema;
+  let fallback: SynthResult['report']['fallback'] = null;
+  if (chain.problems.length || inp.forceBrowser || hints.prefer_browser) {
+    const b = browserFallback(def, out, first, all, warnings, rec.actions);
+    if (b) [definition, fallback] = [b, 'browser'];
+  } else if (out.kind === 'download' && !detail) {
+    const f = downloadFallback(def, out, chain, byId, warnings);
+    [definition, outputSchema, fallback] = [f.definition, f.schema, 'download-script'];
+  }
+  const usedSlots = secrets.slots.filter((s) => chain.usedSecrets.has(s.name));
+  const input_schema: Schema = { type: 'object', properties: {}, required: [] as string[], additionalProperties: false };
+  for (const a of args) {
+    if (!chain.usedArgs.has(a.name)) continue;
+    const hinted = hints.arguments?.[a.name];
+    const t = typeOf(hinted !== undefined ? hinted : a.example);
+    const where = [...chain.steps.values()].flat().find((r) => r.res.kind === 'template' && r.res.args.includes(a.name))?.slot;
+    input_schema.properties[a.name] = { ...t, examples: [t.type === 'integer' || t.type === 'number' ? Number(a.example) : t.type === 'boolean' ? a.example === 'true' : a.example], description: advisor.describeArgument(a.name, { field: where?.key ?? a.name, example: a.example, where: where?.where ?? 'request' }) };
+    input_schema.required.push(a.name);
+  }
+  const computed = chain.problems.map((p) => ({ exchange: p.exchange, message: p.message }));
+  const sideEffects = [first, ...steps.map(() => first)].some(() => first.method !== 'GET' && first.method !== 'HEAD');
+  const result: SynthResult = {
+    definition,
+    input_schema,
+    output_schema: outputSchema,
+    required_secrets: usedSlots,
+    report: {
+      targets: samples.map((s) => ({ id: s.id, url: s.url, score: cands.find((c) => c.exchange.id === s.id)?.score ?? best!.score, reasons: cands.find((c) => c.exchange.id === s.id)?.reasons ?? best!.reasons })),
+      candidates: cands.slice(0, 8).map((c) => ({ id: c.exchange.id, url: c.exchange.url, score: c.score })),
+      dropped: noise.dropped.length,
+      warnings,
+      login: chainIds.filter((id) => loginIds.has(id)),
+      steps: chainIds.filter((id) => !loginIds.has(id)),
+      side_effects: sideEffects,
+      computed,
+      fallback,
+      secret_ids: Object.fromEntries(Object.entries(secrets.secretIds).filter(([slot]) => usedSlots.some((u) => u.name === slot))),
+    },
+  };
+  const typedLogins = secrets.typedLogins();
+  inp.onRecordedSecrets?.(Object.fromEntries(Object.entries(typedLogins).map(([k, v]) => [k, { type: 'login' as const, ...v, totp_secret: null }])));
+  assertNoSecrets(result, allNeedles(secrets, all));
+  const problems = validateDefinition(definition, { inputSchema: input_schema, requiredSecrets: usedSlots }, ['definition']);
+  if (problems.length) throw new SynthError(problems.map((p) => ({ stage: 'emit', message: `internal: emitted definition invalid at ${p.loc.join('.')}: ${p.msg}` })));
+  return result;
+}
+
+/** The last line of defence: no resolved or typed secret value in anything we return. */
+function assertNoSecrets(r: SynthResult, needles: string[]) {
+  const text = JSON.stringify(r);
+  const leaked = needles.filter((n) => n.length >= 4 && text.includes(n));
+  if (leaked.length) throw new SynthError([{ stage: 'secrets', message: `a secret value would appear in the connector (${leaked.length} occurrence(s)); refusing to publish` }]);
+}

@@ -1,0 +1,93 @@
+// Stage 0: read a HAR (ours or anyone's) into Exchanges. Redirect hops are folded into the request
+// that started them: an engine following redirects sees exactly that (request, final response).
+import type { Action, Har, HarEntry } from '../browser/recording/types.js';
+import type { Exchange, Recording } from './types.js';
+
+const header = (hs: { name: string; value: string }[], n: string) => hs.find((h) => h.name.toLowerCase() === n)?.value;
+
+/** Response text; DevTools stores some text bodies base64-encoded. */
+function bodyText(e: HarEntry): string | undefined {
+  const c = e.response?.content;
+  if (!c?.text) return undefined;
+  if (c.encoding !== 'base64') return c.text;
+  return /json|text|html|xml|javascript|csv/i.test(c.mimeType ?? '') ? Buffer.from(c.text, 'base64').toString('utf8') : undefined;
+}
+
+function toExchange(e: HarEntry, index: number): Exchange {
+  const anyE = e as HarEntry & { _resourceType?: string };
+  const pd = e.request.postData;
+  return {
+    id: e._id ?? `e${index + 1}`,
+    index,
+    time: Date.parse(e.startedDateTime),
+    method: e.request.method.toUpperCase(),
+    url: e.request.url,
+    reqHeaders: e.request.headers ?? [],
+    reqCookies: e.request.cookies ?? [],
+    body: pd ? { mime: pd.mimeType ?? '', text: pd.text, params: pd.params } : null,
+    status: e.response?.status ?? 0,
+    resHeaders: e.response?.headers ?? [],
+    setCookies: e.response?.cookies ?? [],
+    mime: (e.response?.content?.mimeType ?? header(e.response?.headers ?? [], 'content-type') ?? '').toLowerCase(),
+    text: bodyText(e),
+    redirectURL: e.response?.redirectURL || header(e.response?.headers ?? [], 'location') || '',
+    resourceType: (e._resource_type ?? anyE._resourceType ?? '').toLowerCase(),
+    actionId: e._action_id ?? null,
+    isNavigation: e._is_navigation ?? false,
+    hops: [],
+    finalUrl: e.request.url,
+    redirectedFrom: e._redirected_from ?? null,
+  };
+}
+
+/** Folds each redirect chain into its first request; returns the remaining exchanges. */
+export function foldRedirects(all: Exchange[]): Exchange[] {
+  const consumed = new Set<string>();
+  const out: Exchange[] = [];
+  for (const x of all) {
+    if (consumed.has(x.id)) continue;
+    let cur = x;
+    const merged: Exchange = { ...x };
+    while (cur.status >= 300 && cur.status < 400 && cur.redirectURL) {
+      const target = new URL(cur.redirectURL, cur.url).href;
+      const next = all.find((y) => y.index > cur.index && !consumed.has(y.id) && y.id !== x.id && (y.redirectedFrom ? y.redirectedFrom === cur.id : y.url === target));
+      if (!next) break;
+      consumed.add(next.id);
+      merged.hops.push(next.id);
+      merged.setCookies = [...merged.setCookies, ...next.setCookies];
+      Object.assign(merged, { status: next.status, resHeaders: next.resHeaders, mime: next.mime, text: next.text, finalUrl: next.url, redirectURL: next.redirectURL });
+      cur = next;
+    }
+    if (merged.hops.length) merged.redirectURL = cur.redirectURL;
+    out.push(merged);
+  }
+  return out;
+}
+
+export function normalize(har: Har): Recording {
+  if (!har?.log || !Array.isArray(har.log.entries)) throw new Error('not a HAR 1.2 document: log.entries is missing');
+  const entries = [...har.log.entries].sort((a, b) => Date.parse(a.startedDateTime) - Date.parse(b.startedDateTime));
+  const raw = entries.map(toExchange);
+  // Capture-format hops name their predecessor; plain HARs are matched by URL in foldRedirects.
+  const exchanges = foldRedirects(raw);
+  const cap = har.log._capture;
+  const pasted =
+    cap?.secrets?.map((s) => ({
+      secret_id: s.secret_id,
+      field: s.field,
+      placeholder: s.placeholder,
+      field_name: s.target?.name ?? null,
+    })) ?? [];
+  return {
+    source: cap ? 'capture' : 'har',
+    exchanges,
+    actions: (cap?.actions ?? []) as Action[],
+    pasted,
+    sessionId: cap?.session_id ?? null,
+  };
+}
+
+export const reqHeader = (x: Exchange, n: string) => header(x.reqHeaders, n.toLowerCase());
+export const resHeader = (x: Exchange, n: string) => header(x.resHeaders, n.toLowerCase());
+export const isJson = (x: Exchange) => /json/.test(x.mime);
+export const isHtml = (x: Exchange) => /html/.test(x.mime);

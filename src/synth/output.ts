@@ -1,0 +1,109 @@
+// Stage 6: what the run returns. JSON targets: the whole body, the array that pagination
+// collects, or the subtree holding the example result values from hints; HTML targets: CSS
+// extraction of a detail block or a list of records; downloads: the body text with its type.
+// The output schema is inferred from every recorded sample of the target endpoint.
+import type { Extractor, JsonTemplate } from '../runtime/definition/types.js';
+import { extractHtml } from './html-extract.js';
+import { isHtml, isJson, resHeader } from './normalize.js';
+import { inferMerged, inferSchema, type Schema } from './schema-infer.js';
+import { jsonLeaves, parseJson } from './slots.js';
+import { isDownload } from './target.js';
+import type { Exchange } from './types.js';
+
+export interface Output {
+  extract: Record<string, Extractor>;
+  result: JsonTemplate;
+  schema: Schema;
+  why: string;
+  kind: 'json' | 'download' | 'html' | 'none';
+}
+
+const jp = (path: (string | number)[]) => '$' + path.map((p) => (typeof p === 'number' ? `[${p}]` : /^[A-Za-z_$][\w$]*$/.test(p) ? `.${p}` : `[${JSON.stringify(p)}]`)).join('');
+
+/** Path of the largest array of objects in a JSON value (the records), or null. */
+function recordsPath(v: unknown, at: (string | number)[] = []): { path: (string | number)[]; size: number } | null {
+  let best: { path: (string | number)[]; size: number } | null = null;
+  const visit = (x: unknown, p: (string | number)[]) => {
+    if (Array.isArray(x)) {
+      if (x.length && x.every((e) => e && typeof e === 'object' && !Array.isArray(e)) && (!best || x.length > best.size)) best = { path: p, size: x.length };
+      x.forEach((e, i) => visit(e, [...p, i]));
+    } else if (x && typeof x === 'object') for (const [k, e] of Object.entries(x)) visit(e, [...p, k]);
+  };
+  visit(v, at);
+  return best;
+}
+
+/** Deepest common prefix of the paths holding the hinted values; array indices become [*]. */
+function projection(body: unknown, hints: string[]): (string | number | '*')[] | null {
+  if (!hints.length) return null;
+  const leaves = jsonLeaves(body);
+  const paths = hints.map((h) => leaves.find((l) => String(l.value).toLowerCase() === h.toLowerCase())?.path).filter((p): p is (string | number)[] => !!p);
+  if (!paths.length) return null;
+  const common: (string | number)[] = [];
+  for (let i = 0; paths.every((p) => i < p.length - 1 && p[i] === paths[0][i]); i++) common.push(paths[0][i]);
+  // Values in one record of a list: project onto the list, not onto the one record.
+  const idx = paths[0].findIndex((p) => typeof p === 'number');
+  if (idx >= 0 && idx <= common.length) return [...paths[0].slice(0, idx), '*'];
+  return common;
+}
+
+const dig = (v: any, path: (string | number)[]) => path.reduce((a, k) => (a == null ? a : a[k]), v);
+
+export function buildOutput(samples: Exchange[], paging: boolean, resultHints: string[]): Output {
+  const t = samples[0];
+  if (isJson(t)) {
+    const bodies = samples.map((s) => parseJson(s.text)).filter((b) => b !== undefined);
+    const proj = projection(bodies[0], resultHints);
+    const rec = recordsPath(bodies[0]);
+    if (paging || (proj && proj.at(-1) === '*')) {
+      const base = proj && proj.at(-1) === '*' ? (proj.slice(0, -1) as (string | number)[]) : rec?.path ?? [];
+      const items = bodies.flatMap((b) => (dig(b, base) as unknown[]) ?? []);
+      return {
+        extract: { items: { from: 'json', path: `${jp(base)}[*]`, all: true, required: false, note: 'records of every page' } },
+        result: { items: '{{vars.items}}' },
+        schema: { type: 'object', properties: { items: { type: 'array', items: inferMerged(items) } }, required: ['items'] },
+        kind: 'json',
+        why: `records at ${jp(base)}[*]${paging ? ' collected over every page' : ''}${proj ? ' (projected onto the hinted result values)' : ''}`,
+      };
+    }
+    const path = (proj ?? []) as (string | number)[];
+    const sub = bodies.map((b) => dig(b, path));
+    const schema = inferMerged(sub);
+    const isObj = schema.type === 'object';
+    return {
+      extract: { data: { from: 'json', path: jp(path), note: 'the response body' + (path.length ? ' subtree holding the hinted values' : '') } },
+      result: isObj ? '{{vars.data}}' : { data: '{{vars.data}}' },
+      schema: isObj ? schema : { type: 'object', properties: { data: schema }, required: ['data'] },
+      kind: 'json',
+      why: `JSON ${jp(path)} of the target response`,
+    };
+  }
+  if (isDownload(t) && !isHtml(t)) {
+    const ct = (resHeader(t, 'content-type') ?? t.mime) || 'application/octet-stream';
+    const name = /filename="?([^";]+)"?/i.exec(resHeader(t, 'content-disposition') ?? '')?.[1] ?? 'download';
+    return {
+      extract: { content: { from: 'body', note: 'the downloaded document' } },
+      result: { filename: name, content_type: ct.split(';')[0], content: '{{vars.content}}' },
+      schema: { type: 'object', properties: { filename: { type: 'string' }, content_type: { type: 'string' }, content: { type: 'string' } }, required: ['filename', 'content_type', 'content'] },
+      kind: 'download',
+      why: `download ${name} (${ct})`,
+    };
+  }
+  if (isHtml(t) && t.text) {
+    const h = extractHtml(t.text, resultHints);
+    if (h) {
+      const ex: Extractor = { ...h.extractor, note: h.why };
+      if (h.kind === 'detail') return { extract: { record: ex }, result: '{{vars.record}}', schema: h.schema, why: h.why, kind: 'html' };
+      return { extract: { items: ex }, result: { items: '{{vars.items}}' }, schema: { type: 'object', properties: { items: h.schema }, required: ['items'] }, why: h.why, kind: 'html' };
+    }
+  }
+  return {
+    extract: { status: { from: 'status' }, url: { from: 'url' } },
+    result: { status: '{{vars.status}}', url: '{{vars.url}}' },
+    schema: { type: 'object', properties: { status: { type: 'integer' }, url: { type: 'string' } }, required: ['status', 'url'] },
+    why: 'no data in the response: status and final URL',
+    kind: 'none',
+  };
+}
+
+export { inferSchema };

@@ -1,0 +1,115 @@
+// Where did a value come from? Searches one earlier response for a literal and returns the
+// extractor that reads it again on replay: cookie jar / cookie, JSON leaf, response header, HTML
+// hidden input, meta tag, element attribute or text, and a bounded regex as the last resort.
+import * as cheerio from 'cheerio';
+import type { Extractor } from '../runtime/definition/types.js';
+import { isHtml, isJson } from './normalize.js';
+import { jsonLeaves, parseJson } from './slots.js';
+import type { Exchange } from './types.js';
+
+export interface Found {
+  extractor: Extractor;
+  /** Lower is more robust. */
+  rank: number;
+  how: string;
+}
+
+const cssq = (s: string) => JSON.stringify(s);
+
+function jsonPathOf(path: (string | number)[]): string {
+  return '$' + path.map((p) => (typeof p === 'number' ? `[${p}]` : /^[A-Za-z_$][\w$]*$/.test(p) ? `.${p}` : `[${JSON.stringify(p)}]`)).join('');
+}
+
+/** Exact occurrences in `x`'s response. `strongOnly`: only id-like evidence (for short values). */
+export function findIn(x: Exchange, value: string, opts: { strongOnly?: boolean; consumerPath?: string } = {}): Found | null {
+  const c = x.setCookies.find((k) => k.value === value && value !== '');
+  if (c && !opts.strongOnly) return { extractor: { from: 'cookie', name: c.name }, rank: 1, how: `Set-Cookie ${c.name}` };
+  if (isJson(x)) {
+    const leaves = jsonLeaves(parseJson(x.text));
+    const hit = leaves.find((l) => l.value !== null && typeof l.value !== 'object' && String(l.value) === value && (!opts.strongOnly || /id$/i.test(String(l.path.at(-1)))));
+    if (hit) return { extractor: { from: 'json', path: jsonPathOf(hit.path), ...(typeof hit.value === 'number' ? { type: 'json' as const } : {}) }, rank: 0, how: `JSON ${jsonPathOf(hit.path)}` };
+  }
+  if (!opts.strongOnly) {
+    for (const h of x.resHeaders) {
+      if (!/^(set-cookie|date|etag|last-modified|content-length|expires)$/i.test(h.name) && h.value === value) return { extractor: { from: 'header', name: h.name.toLowerCase() }, rank: 2, how: `header ${h.name}` };
+    }
+  }
+  if (isHtml(x) && x.text) return findInHtml(x.text, value, opts);
+  return null;
+}
+
+function uniqueSelector($: cheerio.CheerioAPI, el: cheerio.Cheerio<any>): string | null {
+  const tag = el.prop('tagName')?.toLowerCase() ?? '*';
+  const attrs = ['id', 'name', 'data-testid', 'itemprop', 'property', 'data-field'];
+  for (const a of attrs) {
+    const v = el.attr(a);
+    if (!v) continue;
+    const sel = a === 'id' && /^[A-Za-z][\w-]*$/.test(v) ? `#${v}` : `${tag}[${a}=${cssq(v)}]`;
+    if ($(sel).first().is(el)) return sel;
+    const form = el.closest('form').attr('id');
+    if (form && $(`#${form} ${sel}`).first().is(el)) return `#${form} ${sel}`;
+  }
+  const parent = el.parent();
+  const pt = parent.attr('data-testid');
+  if (pt) {
+    const sel = `[data-testid=${cssq(pt)}] > ${tag}`;
+    if ($(sel).first().is(el)) return sel;
+  }
+  return null;
+}
+
+function findInHtml(html: string, value: string, opts: { strongOnly?: boolean; consumerPath?: string }): Found | null {
+  const $ = cheerio.load(html);
+  if (!opts.strongOnly) {
+    const input = $('input').filter((_, e) => $(e).attr('value') === value).first();
+    if (input.length) {
+      const sel = uniqueSelector($, input);
+      if (sel) return { extractor: { from: 'css', selector: sel, attr: 'value' }, rank: 1, how: `HTML input ${sel}` };
+    }
+    const meta = $('meta').filter((_, e) => $(e).attr('content') === value).first();
+    if (meta.length) {
+      const n = meta.attr('name') ?? meta.attr('property');
+      if (n) return { extractor: { from: 'css', selector: `meta[${meta.attr('name') ? 'name' : 'property'}=${cssq(n)}]`, attr: 'content' }, rank: 1, how: `HTML meta ${n}` };
+    }
+  }
+  // An attribute holding exactly the value, on the first element of its kind (ids in lists).
+  let found: Found | null = null;
+  $('*').each((_, e) => {
+    if (found) return false;
+    for (const [a, v] of Object.entries((e as any).attribs ?? {})) {
+      if (v !== value || a === 'value' || a === 'class' || a === 'style') continue;
+      if (opts.strongOnly && !/id/i.test(a)) continue;
+      const el = $(e);
+      const tag = el.prop('tagName')?.toLowerCase();
+      const key = el.attr('data-testid') ? `[data-testid=${cssq(el.attr('data-testid')!)}]` : `${tag}[${a}]`;
+      const first = $(key).first();
+      if (first.attr(a) === value) {
+        found = { extractor: { from: 'css', selector: key, attr: a }, rank: 2, how: `HTML ${key} @${a}` };
+        return false;
+      }
+    }
+    return undefined;
+  });
+  if (found) return found;
+  if (opts.strongOnly) return null;
+  // Inline scripts / text: a bounded regex anchored on the text just before the value.
+  const re = regexFor(html, value);
+  return re ? { extractor: { from: 'regex', pattern: re.pattern }, rank: 3, how: `regex after ${JSON.stringify(re.before)}` } : null;
+}
+
+/** A bounded regex that finds `value` again from the text just before it (first match must be it). */
+export function regexFor(text: string, value: string): { pattern: string; before: string } | null {
+  const i = text.indexOf(value);
+  if (i <= 0 || value.length < 6) return null;
+  const before = text.slice(Math.max(0, i - 24), i).replace(/^[^\s"'=:<>]*[\s"'=:<>]/, '');
+  const charClass = /^[0-9a-f]+$/i.test(value) ? '[0-9A-Fa-f]' : '[A-Za-z0-9_\\-.~+/=%]';
+  const esc = before.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
+  const pattern = `${esc}(${charClass}{${Math.max(1, value.length - 8)},${value.length + 16}})`;
+  try {
+    const m = new RegExp(pattern).exec(text);
+    if (esc.length >= 4 && m && m[1] === value) return { pattern, before };
+  } catch {
+    /* unusable context */
+  }
+  return null;
+}

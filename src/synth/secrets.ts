@@ -1,0 +1,113 @@
+// Stage 5a: which literals are secrets. Sources: pasted placeholders (capture sessions), values
+// of stored secrets named in hints.secrets (resolved in the server, TOTP codes computed for the
+// time of each request), and passwords / one-time codes typed by hand into password-like fields.
+import { TOTP, Secret } from 'otpauth';
+import type { SecretField } from '../browser/recording/types.js';
+import type { SecretSlot } from '../runtime/definition/types.js';
+import { requestSlots } from './slots.js';
+import type { SecretNeedle } from './substitute.js';
+import type { Exchange, Hints, Recording, SecretValues } from './types.js';
+
+const PASSWORD_FIELD = /^(pass(word)?|passwd|pwd|current[-_]?password|secret)$/i;
+const USER_FIELD = /^(user(name)?|login|email|e-?mail|account|user_?id)$/i;
+const OTP_FIELD = /^(otp|totp|code|otp_?code|2fa|mfa|one[-_]?time[-_]?code|verification_?code|token)$/i;
+
+export interface SecretPlan {
+  slots: SecretSlot[];
+  /** Needles to replace in one exchange (TOTP codes depend on its time). */
+  needlesFor(x: Exchange): SecretNeedle[];
+  slotOfSecretId(id: string, field: SecretField): string | null;
+  /** Slot → stored secret id (hints.secrets and pastes). */
+  secretIds: Record<string, string>;
+  /** Login values typed by hand (for a replay only). */
+  typedLogins(): Record<string, { username: string; password: string }>;
+  warnings: string[];
+}
+
+function totpCodes(seed: string, atMs: number): string[] {
+  const t = new TOTP({ secret: Secret.fromBase32(seed), digits: 6, period: 30, algorithm: 'SHA1' });
+  return [-2, -1, 0, 1].map((d) => t.generate({ timestamp: atMs + d * 30_000 }));
+}
+
+export function planSecrets(rec: Recording, xs: Exchange[], hints: Hints, values: SecretValues): SecretPlan {
+  const slots = new Map<string, SecretSlot>();
+  const warnings: string[] = [];
+  const byId = new Map<string, string>(Object.entries(hints.secrets ?? {}).map(([slot, id]) => [id, slot]));
+  const fixed: SecretNeedle[] = [];
+  const totpSeeds: { slot: string; seed: string }[] = [];
+  for (const [slot, v] of Object.entries(values)) {
+    if (v.type === 'login') {
+      slots.set(slot, { name: slot, type: 'login', supports_totp: false, description: `Login used to sign in (recorded as a stored secret)` });
+      fixed.push({ slot, field: 'username', needle: v.username }, { slot, field: 'password', needle: v.password });
+      if (v.totpSeed) totpSeeds.push({ slot, seed: v.totpSeed });
+    } else {
+      slots.set(slot, { name: slot, type: 'string', description: 'Secret value used by the site (recorded as a stored secret)' });
+      fixed.push({ slot, field: 'value', needle: v.value });
+    }
+  }
+  // Pasted secrets (capture): one login slot per secret id.
+  for (const p of rec.pasted) {
+    let slot = byId.get(p.secret_id);
+    if (!slot) {
+      slot = slots.size === 0 ? 'account' : `login_${slots.size + 1}`;
+      byId.set(p.secret_id, slot);
+    }
+    const s = slots.get(slot) ?? { name: slot, type: 'login' as const, supports_totp: false, description: 'Login pasted during the capture session' };
+    if (p.field === 'totp') s.supports_totp = true;
+    slots.set(slot, s);
+  }
+  // Typed by hand: a password field in a form body, with its username sibling; then a one-time code.
+  const typed: SecretNeedle[] = [];
+  const known = new Set(fixed.map((f) => f.needle));
+  let typedSlot: string | null = null;
+  for (const x of xs) {
+    const fields = requestSlots(x).filter((s) => s.where === 'form' || s.where === 'json' || s.where === 'multipart');
+    const pw = fields.find((s) => PASSWORD_FIELD.test(s.key.split('.').at(-1)!) && s.value && !known.has(s.value) && !/\{\{secret:/.test(s.value));
+    if (pw) {
+      typedSlot = [...slots.values()].find((s) => s.type === 'login')?.name ?? 'account';
+      if (!slots.has(typedSlot)) slots.set(typedSlot, { name: typedSlot, type: 'login', supports_totp: false, description: 'Login typed into the sign-in form' });
+      typed.push({ slot: typedSlot, field: 'password', needle: pw.value });
+      const user = fields.find((s) => USER_FIELD.test(s.key.split('.').at(-1)!) && s.value);
+      if (user && !known.has(user.value)) typed.push({ slot: typedSlot, field: 'username', needle: user.value });
+      known.add(pw.value);
+      continue;
+    }
+    const otp = fields.find((s) => OTP_FIELD.test(s.key.split('.').at(-1)!) && /^\d{6,8}$/.test(s.value));
+    const loginSlot = typedSlot ?? [...slots.values()].find((s) => s.type === 'login')?.name;
+    if (otp && loginSlot && !totpSeeds.some((t) => t.slot === loginSlot && totpCodes(t.seed, x.time).includes(otp.value))) {
+      slots.get(loginSlot)!.supports_totp = true;
+      typed.push({ slot: loginSlot, field: 'totp', needle: otp.value });
+    }
+  }
+  return {
+    slots: [...slots.values()],
+    needlesFor(x) {
+      const out = [...fixed, ...typed];
+      for (const t of totpSeeds) {
+        for (const code of totpCodes(t.seed, x.time)) {
+          if (requestSlots(x).some((s) => s.value === code)) {
+            out.push({ slot: t.slot, field: 'totp', needle: code });
+            slots.get(t.slot)!.supports_totp = true;
+          }
+        }
+      }
+      return out;
+    },
+    slotOfSecretId: (id) => byId.get(id) ?? null,
+    secretIds: Object.fromEntries([...byId].map(([id, slot]) => [slot, id])),
+    typedLogins() {
+      const out: Record<string, { username: string; password: string }> = {};
+      for (const t of typed) {
+        if (t.field !== 'username' && t.field !== 'password') continue;
+        out[t.slot] = Object.assign({ username: '', password: '' }, out[t.slot], { [t.field]: t.needle });
+      }
+      return out;
+    },
+    warnings,
+  };
+}
+
+/** Every secret literal a plan could contain (for the final no-leak check). */
+export function allNeedles(plan: SecretPlan, xs: Exchange[]): string[] {
+  return [...new Set(xs.flatMap((x) => plan.needlesFor(x).map((n) => n.needle)))].filter((n) => n.length >= 2);
+}

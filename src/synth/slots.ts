@@ -1,0 +1,53 @@
+// The literals of a request that a replay must reproduce: path segments, query parameters, form
+// and multipart fields, JSON leaves and the headers a site reads (browser-managed headers and
+// cookies are left to the engine and its cookie jar).
+import type { Exchange, Slot } from './types.js';
+import { formDecode } from './values.js';
+
+/** Headers the browser or the HTTP client sets by itself; never part of a plan. */
+const MANAGED = /^(host|connection|keep-alive|content-length|content-type|cookie|accept-encoding|accept-language|user-agent|referer|origin|cache-control|pragma|upgrade-insecure-requests|te|priority|dnt|if-none-match|if-modified-since|sec-.*|:.*)$/i;
+
+export const isManagedHeader = (name: string) => MANAGED.test(name);
+
+export function jsonLeaves(v: unknown, at: (string | number)[] = []): { path: (string | number)[]; value: unknown }[] {
+  if (Array.isArray(v)) return v.flatMap((x, i) => jsonLeaves(x, [...at, i]));
+  if (v && typeof v === 'object') return Object.entries(v).flatMap(([k, x]) => jsonLeaves(x, [...at, k]));
+  return [{ path: at, value: v }];
+}
+
+export function parseJson(text: string | undefined): unknown {
+  if (!text) return undefined;
+  try {
+    return JSON.parse(text);
+  } catch {
+    return undefined;
+  }
+}
+
+export function requestSlots(x: Exchange): Slot[] {
+  const out: Slot[] = [];
+  const u = new URL(x.url);
+  u.pathname
+    .split('/')
+    .forEach((seg, i) => seg && out.push({ exchange: x.id, where: 'path', key: String(i), value: formDecode(seg) }));
+  for (const [k, v] of u.searchParams) out.push({ exchange: x.id, where: 'query', key: k, value: v });
+  for (const h of x.reqHeaders) if (!isManagedHeader(h.name) && !/^accept$/i.test(h.name)) out.push({ exchange: x.id, where: 'header', key: h.name.toLowerCase(), value: h.value });
+  const b = x.body;
+  if (b) {
+    if (/multipart\/form-data/i.test(b.mime)) {
+      for (const p of b.params ?? []) if (p.value !== undefined && !p.fileName) out.push({ exchange: x.id, where: 'multipart', key: p.name, value: p.value });
+    } else if (/x-www-form-urlencoded/i.test(b.mime)) {
+      const params = b.params?.length ? b.params.map((p) => [p.name, p.value ?? ''] as const) : [...new URLSearchParams(b.text ?? '')];
+      for (const [k, v] of params) out.push({ exchange: x.id, where: 'form', key: k, value: v });
+    } else if (/json/i.test(b.mime) || /^\s*[[{]/.test(b.text ?? '')) {
+      const j = parseJson(b.text);
+      if (j !== undefined) {
+        for (const leaf of jsonLeaves(j)) {
+          const t = leaf.value === null ? 'null' : (typeof leaf.value as 'string' | 'number' | 'boolean');
+          out.push({ exchange: x.id, where: 'json', key: leaf.path.join('.'), jsonPath: leaf.path, value: leaf.value === null ? '' : String(leaf.value), jsonType: t });
+        }
+      } else if (b.text) out.push({ exchange: x.id, where: 'text', key: 'body', value: b.text });
+    } else if (b.text) out.push({ exchange: x.id, where: 'text', key: 'body', value: b.text });
+  }
+  return out;
+}

@@ -1,0 +1,71 @@
+// Arguments and secrets inside one literal: exact (case-folded) matches become the whole
+// template (so the JSON type is kept), substrings become template fragments. Secrets first,
+// so a password that happens to contain an argument value is never half-templated.
+import { SECRET_PLACEHOLDER_RE } from '../browser/recording/types.js';
+import type { SecretField } from '../browser/recording/types.js';
+
+export interface ArgValue {
+  name: string;
+  /** The example as it appears in the recording (string form). */
+  example: string;
+}
+
+export interface SecretNeedle {
+  slot: string;
+  field: SecretField | 'value';
+  /** The literal to replace: a resolved value or a capture placeholder. */
+  needle: string;
+}
+
+export interface Substituted {
+  template: string;
+  args: string[];
+  secrets: { slot: string; field: string }[];
+  /** Nothing literal is left. */
+  whole: boolean;
+}
+
+const esc = (s: string) => s.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
+
+export function substitute(value: string, args: ArgValue[], secrets: SecretNeedle[], slotOfSecretId: (id: string, f: SecretField) => string | null): Substituted {
+  const used = { args: [] as string[], secrets: [] as { slot: string; field: string }[] };
+  // 1. capture placeholders
+  let t = value.replace(SECRET_PLACEHOLDER_RE, (m, id: string, f: SecretField) => {
+    const slot = slotOfSecretId(id, f);
+    if (!slot) return m;
+    used.secrets.push({ slot, field: f });
+    return `\u0000{{secrets.${slot}.${f}}}\u0000`;
+  });
+  // 2. resolved secret values (longest first: a password containing the username stays whole)
+  for (const s of [...secrets].sort((a, b) => b.needle.length - a.needle.length)) {
+    if (!s.needle || s.needle.length < 2) continue;
+    const re = new RegExp(esc(s.needle), 'g');
+    if (re.test(t)) {
+      used.secrets.push({ slot: s.slot, field: s.field });
+      t = t.replace(re, `\u0000{{secrets.${s.slot}.${s.field}}}\u0000`);
+    }
+  }
+  // 3. arguments: exact case-folded, then substrings (longest first)
+  const plain = t.replace(/\u0000/g, '');
+  const exact = args.find((a) => a.example.length >= 1 && a.example.toLowerCase() === plain.toLowerCase());
+  if (exact && !used.secrets.length) return { template: `{{args.${exact.name}}}`, args: [exact.name], secrets: [], whole: true };
+  for (const a of [...args].sort((x, y) => y.example.length - x.example.length)) {
+    if (a.example.length < 2) continue;
+    const parts = t.split('\u0000');
+    let hit = false;
+    for (let i = 0; i < parts.length; i += 2) {
+      const re = new RegExp(esc(a.example), 'gi');
+      if (re.test(parts[i])) {
+        hit = true;
+        parts[i] = parts[i].replace(re, `\u0000{{args.${a.name}}}\u0000`);
+      }
+    }
+    if (hit) {
+      used.args.push(a.name);
+      t = parts.join('\u0000');
+    }
+  }
+  const template = t.replace(/\u0000/g, '');
+  const whole = t.split('\u0000').every((p, i) => i % 2 === 1 || p === '');
+  return { template, ...used, whole };
+}

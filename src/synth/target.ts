@@ -1,0 +1,106 @@
+// Stage 2: which request(s) is the connector about? Every candidate gets a score with the reasons
+// recorded; the best one wins, and its siblings on the same templated endpoint join it when they
+// show pagination (page numbers counting up, or a cursor taken from the previous response).
+import { isHtml, isJson, resHeader } from './normalize.js';
+import { jsonLeaves, parseJson } from './slots.js';
+import type { Exchange } from './types.js';
+import { lowEntropy } from './values.js';
+
+export interface Candidate {
+  exchange: Exchange;
+  score: number;
+  reasons: string[];
+}
+
+export interface TargetFacts {
+  /** Argument examples (lower-cased strings). */
+  argValues: string[];
+  /** Example result values (strings). */
+  resultValues: string[];
+  /** Exchange ids that carry a secret (login traffic). */
+  secretCarriers: Set<string>;
+  /** Time (ms) of the last submit/click/Enter action, when there is an action log. */
+  lastActionTime: number | null;
+}
+
+export const isDownload = (x: Exchange) => /attachment/i.test(resHeader(x, 'content-disposition') ?? '') || /text\/csv|application\/(pdf|octet-stream|vnd\.|zip)/.test(x.mime);
+export const endpointKey = (x: Exchange) => {
+  const u = new URL(x.url);
+  return `${x.method} ${u.origin}${u.pathname}`;
+};
+
+function requestText(x: Exchange): string {
+  let u = x.url;
+  try {
+    u = decodeURIComponent(x.url.replace(/\+/g, ' '));
+  } catch {
+    /* keep raw */
+  }
+  return `${u}\n${x.body?.text ?? ''}\n${(x.body?.params ?? []).map((p) => `${p.name}=${p.value ?? ''}`).join('&')}`.toLowerCase();
+}
+
+export function scoreTargets(xs: Exchange[], f: TargetFacts): Candidate[] {
+  const n = xs.length;
+  return xs
+    .map((x, pos) => {
+      const reasons: string[] = [];
+      let score = 0;
+      const add = (s: number, why: string) => {
+        score += s;
+        reasons.push(`${s > 0 ? '+' : ''}${s} ${why}`);
+      };
+      if (isJson(x)) add(3, 'JSON response');
+      else if (isDownload(x)) add(3, `download (${x.mime || 'attachment'})`);
+      else if (isHtml(x)) add(1, 'HTML response');
+      else add(-2, `response type ${x.mime || 'none'}`);
+      if (x.status >= 400) add(-5, `status ${x.status}`);
+      if (isHtml(x) && /<input[^>]+(type=["']?password|autocomplete=["']?one-time-code)/i.test(x.text ?? '')) add(-3, 'a sign-in form');
+      if (x.id.endsWith('~final')) reasons.push('the page a login landed on (fetched again after the login chain)');
+      const rt = requestText(x);
+      const typed = f.argValues.filter((v) => v.length >= 1 && rt.includes(v));
+      if (typed.length) add(4, `request carries typed value(s) ${typed.map((v) => JSON.stringify(v)).join(', ')}`);
+      const body = (x.text ?? '').toLowerCase();
+      const res = f.resultValues.filter((v) => body.includes(v.toLowerCase()));
+      if (res.length) add(6 * (res.length / f.resultValues.length), `response contains expected result value(s) ${res.map((v) => JSON.stringify(v)).join(', ')}`);
+      if (f.secretCarriers.has(x.id)) add(-8, 'login traffic (carries a secret)');
+      // A POST is the point of the flow when it carries what the person typed or follows their last action.
+      if (x.method !== 'GET' && !f.secretCarriers.has(x.id) && (typed.length || (f.lastActionTime !== null && x.time >= f.lastActionTime))) add(2, `state-changing ${x.method} after a submit`);
+      if (f.lastActionTime !== null && x.time >= f.lastActionTime) add(2, 'after the last meaningful action');
+      add(Math.round((3 * (pos + 1)) / n * 10) / 10, `recency (${pos + 1} of ${n})`);
+      return { exchange: x, score: Math.round(score * 10) / 10, reasons };
+    })
+    .sort((a, b) => b.score - a.score || b.exchange.index - a.exchange.index);
+}
+
+export type Paging =
+  | { mode: 'page'; param: string; start: number }
+  | { mode: 'cursor'; param: string; nextPath: (string | number)[] }
+  | null;
+
+/** Pagination shown by the recording: the target's endpoint called again with a moving parameter. */
+export function detectPaging(target: Exchange, all: Exchange[]): { paging: Paging; samples: Exchange[] } {
+  const key = endpointKey(target);
+  const samples = all.filter((x) => endpointKey(x) === key && x.status < 400);
+  if (samples.length < 2) return { paging: null, samples: [target] };
+  const qs = samples.map((x) => new URL(x.url).searchParams);
+  const names = new Set(qs.flatMap((q) => [...q.keys()]));
+  for (const p of names) {
+    const vals = qs.map((q) => q.get(p));
+    const nums = vals.map((v) => (v !== null && /^\d+$/.test(v) ? Number(v) : NaN));
+    if (nums.every((v) => !Number.isNaN(v)) && nums.every((v, i) => i === 0 || v === nums[i - 1] + 1)) {
+      return { paging: { mode: 'page', param: p, start: nums[0] }, samples };
+    }
+  }
+  // Cursor: the parameter's value in call k+1 is a leaf of response k.
+  for (const p of names) {
+    // A cursor moves: a parameter equal in every call (limit=3) is not one, whatever it matches.
+    if (new Set(qs.map((q) => q.get(p))).size < 2) continue;
+    for (let i = 1; i < samples.length; i++) {
+      const v = qs[i].get(p);
+      if (!v || lowEntropy(v)) continue;
+      const leaf = jsonLeaves(parseJson(samples[i - 1].text)).find((l) => String(l.value) === v);
+      if (leaf) return { paging: { mode: 'cursor', param: p, nextPath: leaf.path }, samples };
+    }
+  }
+  return { paging: null, samples: [target] };
+}

@@ -1,0 +1,189 @@
+// Stage 3+4: walk back from the target. Every literal of every request in the chain becomes an
+// argument, a secret, a constant, or a value extracted from an EARLIER response (traced backwards
+// in time only). Producers join the chain and are resolved the same way, recursively. Cookies are
+// left to the jar, but the responses that set them join the chain so the jar gets them.
+import type { Extractor } from '../runtime/definition/types.js';
+import { findIn, type Found } from './producers.js';
+import { requestSlots } from './slots.js';
+import { substitute, type ArgValue } from './substitute.js';
+import type { SecretPlan } from './secrets.js';
+import type { Exchange, Slot } from './types.js';
+import { argName, looksLikeTimestamp, looksRandom, lowEntropy, preview } from './values.js';
+
+export type Resolution =
+  | { kind: 'template'; template: string; args: string[]; secrets: { slot: string; field: string }[] }
+  | { kind: 'var'; template: string; var: string }
+  | { kind: 'constant'; why: string }
+  | { kind: 'paging' }
+  | { kind: 'computed'; why: string };
+
+export interface ResolvedSlot {
+  slot: Slot;
+  res: Resolution;
+}
+
+export interface VarDef {
+  name: string;
+  producer: string;
+  extractor: Extractor;
+  how: string;
+  value: string;
+}
+
+export interface Chain {
+  /** Exchange ids in the chain, with their resolved slots. */
+  steps: Map<string, ResolvedSlot[]>;
+  vars: VarDef[];
+  /** Ids of exchanges that set a cookie a later chain request sent. */
+  cookieProducers: Map<string, string[]>;
+  problems: { exchange: string; message: string; value: string }[];
+  warnings: string[];
+  usedArgs: Set<string>;
+  usedSecrets: Set<string>;
+  /** Exchange id → ids of the exchanges it needs (value producers and cookie setters). */
+  deps: Map<string, Set<string>>;
+}
+
+export interface TraceInput {
+  all: Exchange[];
+  start: Exchange[];
+  args: ArgValue[];
+  secrets: SecretPlan;
+  /** Query parameter driven by pagination on the start exchange. */
+  pagingParam?: { exchange: string; param: string };
+  /** Values known constant / dynamic from a second recording. */
+  constants?: Set<string>;
+  dynamics?: Set<string>;
+}
+
+export function traceChain(inp: TraceInput): Chain {
+  const chain: Chain = { steps: new Map(), vars: [], cookieProducers: new Map(), problems: [], warnings: [], usedArgs: new Set(), usedSecrets: new Set(), deps: new Map() };
+  const dep = (x: string, y: string) => (chain.deps.get(x) ?? chain.deps.set(x, new Set()).get(x)!).add(y);
+  const byValue = new Map<string, VarDef>();
+  const names = new Set<string>();
+  const queue = [...inp.start];
+  const byId = new Map(inp.all.map((x) => [x.id, x]));
+  for (const s of inp.start) byId.set(s.id, s);
+  while (queue.length) {
+    const x = queue.shift()!;
+    if (chain.steps.has(x.id)) continue;
+    // Landings (synthetic re-fetches) are never producers: the exchange that landed there is.
+    const earlier = inp.all.filter((y) => y.index < x.index && y.id !== x.id && !y.after).sort((a, b) => b.index - a.index);
+    if (x.after) {
+      dep(x.id, x.after);
+      queue.push(byId.get(x.after)!);
+    }
+    const resolved: ResolvedSlot[] = [];
+    chain.steps.set(x.id, resolved);
+    const needles = inp.secrets.needlesFor(x);
+    for (const slot of requestSlots(x)) {
+      if (inp.pagingParam && inp.pagingParam.exchange === x.id && slot.where === 'query' && slot.key === inp.pagingParam.param) {
+        resolved.push({ slot, res: { kind: 'paging' } });
+        continue;
+      }
+      const sub = substitute(slot.value, inp.args, needles, inp.secrets.slotOfSecretId);
+      sub.args.forEach((a) => chain.usedArgs.add(a));
+      sub.secrets.forEach((s) => chain.usedSecrets.add(s.slot));
+      if (sub.args.length || sub.secrets.length) {
+        resolved.push({ slot, res: { kind: 'template', template: sub.template, args: sub.args, secrets: sub.secrets } });
+        if (sub.whole) continue;
+      }
+      const v = slot.value;
+      if (sub.args.length || sub.secrets.length || v === '') continue; // remaining literal text is constant
+      if (inp.constants?.has(v)) {
+        resolved.push({ slot, res: { kind: 'constant', why: 'equal in both recordings' } });
+        continue;
+      }
+      const known = byValue.get(v);
+      if (known && byId.get(known.producer)!.index < x.index) {
+        resolved.push({ slot, res: { kind: 'var', template: `{{vars.${known.name}}}`, var: known.name } });
+        dep(x.id, known.producer);
+        continue;
+      }
+      // Short values only follow strong, id-like evidence (a JSON "id" key, a data-*-id attribute).
+      const weak = lowEntropy(v);
+      const idLike = slot.where === 'path' ? /\d/.test(v) || looksRandom(v) : slot.where !== 'query' || !weak || /id$/i.test(slot.key);
+      if (((weak && slot.where !== 'path' && slot.where !== 'query') || !idLike) && !inp.dynamics?.has(v)) {
+        resolved.push({ slot, res: { kind: 'constant', why: 'short/low-entropy literal' } });
+        continue;
+      }
+      const found = pickProducer(earlier, v, weak);
+      if (found) {
+        const name = argName(slot.where === 'path' ? `${segmentName(x, slot)}` : slot.key.split('.').at(-1)!, names);
+        const def: VarDef = { name, producer: found.x.id, extractor: found.f.extractor, how: found.f.how, value: v };
+        chain.vars.push(def);
+        byValue.set(v, def);
+        resolved.push({ slot, res: { kind: 'var', template: `{{vars.${name}}}`, var: name } });
+        dep(x.id, found.x.id);
+        queue.push(found.x);
+        continue;
+      }
+      // A token inside a longer literal ("Bearer <token>", "a=<token>"): trace the token, keep the rest.
+      const inner = v.split(/[\s,;:=]+/).filter((t) => t !== v && looksRandom(t));
+      let fragment = v;
+      let traced = false;
+      for (const tok of inner) {
+        const reuse = byValue.get(tok);
+        const got = reuse ? null : pickProducer(earlier, tok, false);
+        if (!reuse && !got) continue;
+        const def = reuse ?? { name: argName(slot.key.split('.').at(-1)! === 'authorization' ? 'access_token' : `${slot.key.split('.').at(-1)}_token`, names), producer: got!.x.id, extractor: got!.f.extractor, how: got!.f.how, value: tok };
+        if (!reuse) {
+          chain.vars.push(def);
+          byValue.set(tok, def);
+          queue.push(got!.x);
+        }
+        dep(x.id, def.producer);
+        fragment = fragment.split(tok).join(`{{vars.${def.name}}}`);
+        traced = true;
+      }
+      if (traced) {
+        resolved.push({ slot, res: { kind: 'var', template: fragment, var: fragment } });
+        continue;
+      }
+      if (looksLikeTimestamp(v, x.time)) {
+        resolved.push({ slot, res: { kind: 'computed', why: `timestamp ${v} (generated by the page at request time)` } });
+        continue;
+      }
+      if (looksRandom(v) || inp.dynamics?.has(v)) {
+        const why = inp.dynamics?.has(v) ? 'differs between the two recordings and no earlier response contains it' : 'looks random and no earlier response contains it';
+        resolved.push({ slot, res: { kind: 'computed', why } });
+        chain.problems.push({ exchange: x.id, message: `${slot.where} ${slot.key} = ${JSON.stringify(preview(v))} ${why}: it is probably computed in page JavaScript`, value: v });
+        continue;
+      }
+      resolved.push({ slot, res: { kind: 'constant', why: 'not typed, not found in an earlier response' } });
+    }
+    // Cookies: the jar carries them; the response that set each one must be in the chain.
+    for (const c of x.reqCookies) {
+      const setter = [...earlier].reverse().find((y) => y.setCookies.some((k) => k.name === c.name && k.value === c.value));
+      if (!setter) {
+        chain.warnings.push(`cookie ${c.name} sent by ${x.id} was not set by any recorded response (set by page JavaScript or before the recording); the replay will not send it`);
+        continue;
+      }
+      const list = chain.cookieProducers.get(setter.id) ?? [];
+      if (!list.includes(c.name)) list.push(c.name);
+      chain.cookieProducers.set(setter.id, list);
+      dep(x.id, setter.id);
+      queue.push(setter);
+    }
+  }
+  return chain;
+}
+
+function segmentName(x: Exchange, slot: Slot): string {
+  const segs = new URL(x.url).pathname.split('/');
+  const prev = segs[Number(slot.key) - 1];
+  return prev ? `${prev.replace(/s$/, '')}_id` : 'id';
+}
+
+/** Fewest unresolved dependencies (a producer with no request literals of its own) first, then nearest. */
+function pickProducer(earlier: Exchange[], v: string, weak: boolean): { x: Exchange; f: Found } | null {
+  const hits: { x: Exchange; f: Found; deps: number; dist: number }[] = [];
+  earlier.forEach((y, dist) => {
+    const f = findIn(y, v, { strongOnly: weak });
+    if (!f) return;
+    const deps = requestSlots(y).filter((s) => s.where !== 'path' && !lowEntropy(s.value)).length;
+    hits.push({ x: y, f, deps, dist });
+  });
+  hits.sort((a, b) => a.deps - b.deps || a.f.rank - b.f.rank || a.dist - b.dist);
+  return hits[0] ?? null;
+}

@@ -1,0 +1,101 @@
+// Value helpers shared by the stages: the encodings a typed value may take on the wire, the
+// low-entropy guard that keeps `1`, `true`, `en` from creating false edges, typing of example
+// values, and argument names from field names.
+
+/** Forms of `v` to look for: raw, %20-encoded, +-encoded, JSON-escaped (without quotes). */
+export function encodings(v: string): { form: string; enc: 'raw' | 'url' | 'form' | 'json' }[] {
+  const out: { form: string; enc: 'raw' | 'url' | 'form' | 'json' }[] = [{ form: v, enc: 'raw' }];
+  const add = (form: string, enc: 'url' | 'form' | 'json') => {
+    if (!out.some((o) => o.form === form)) out.push({ form, enc });
+  };
+  add(encodeURIComponent(v), 'url');
+  add(encodeURIComponent(v).replace(/%20/g, '+'), 'form');
+  add(JSON.stringify(v).slice(1, -1), 'json');
+  return out;
+}
+
+/** Decodes a query/form component (+ as space); returns the input when it is not valid. */
+export function formDecode(s: string): string {
+  try {
+    return decodeURIComponent(s.replace(/\+/g, ' '));
+  } catch {
+    return s;
+  }
+}
+
+/** Shannon entropy in bits per character. */
+export function entropy(s: string): number {
+  const counts = new Map<string, number>();
+  for (const ch of s) counts.set(ch, (counts.get(ch) ?? 0) + 1);
+  let h = 0;
+  for (const c of counts.values()) {
+    const p = c / s.length;
+    h -= p * Math.log2(p);
+  }
+  return h;
+}
+
+const COMMON = new Set(['true', 'false', 'null', 'undefined', 'yes', 'no', 'on', 'off', 'en', 'de', 'fr', 'us', 'json', 'html', 'get', 'post', 'asc', 'desc', 'id', 'none', 'all', 'page', 'next']);
+
+/**
+ * Too short or too predictable to be a traceable dynamic value: matching it in an earlier
+ * response would be a coincidence, not a data flow.
+ */
+export function lowEntropy(v: string): boolean {
+  const s = v.trim();
+  if (s.length < 4) return true;
+  if (COMMON.has(s.toLowerCase())) return true;
+  if (/^\d{1,4}$/.test(s)) return true;
+  return entropy(s) < 2;
+}
+
+/** Looks random: long, mixed alphabet, high entropy (tokens, nonces, signatures). */
+export function looksRandom(v: string): boolean {
+  return v.length >= 12 && !/\s/.test(v) && entropy(v) >= 3.2 && /\d/.test(v) && /[a-z]/i.test(v);
+}
+
+/** A unix timestamp (s or ms) within a day of `atMs`. */
+export function looksLikeTimestamp(v: string, atMs: number): boolean {
+  if (!/^\d{10}(\d{3})?$/.test(v)) return false;
+  const ms = v.length === 10 ? Number(v) * 1000 : Number(v);
+  return Math.abs(ms - atMs) < 86_400_000;
+}
+
+export type ArgType = { type: 'integer' | 'number' | 'boolean' | 'string'; format?: string };
+
+/** JSON Schema type (and format) of an example value. */
+export function typeOf(v: unknown): ArgType {
+  if (typeof v === 'boolean') return { type: 'boolean' };
+  if (typeof v === 'number') return Number.isInteger(v) ? { type: 'integer' } : { type: 'number' };
+  const s = String(v);
+  if (/^-?\d{1,15}$/.test(s) && !/^0\d/.test(s)) return { type: 'integer' };
+  if (/^-?\d+\.\d+$/.test(s)) return { type: 'number' };
+  if (/^(true|false)$/i.test(s)) return { type: 'boolean' };
+  return stringFormat(s) ? { type: 'string', format: stringFormat(s)! } : { type: 'string' };
+}
+
+export function stringFormat(s: string): string | null {
+  if (/^\d{4}-\d{2}-\d{2}$/.test(s)) return 'date';
+  if (/^\d{4}-\d{2}-\d{2}[T ]\d{2}:\d{2}(:\d{2}(\.\d+)?)?(Z|[+-]\d{2}:?\d{2})$/.test(s)) return 'date-time';
+  if (/^[^\s@]+@[^\s@]+\.[^\s@]+$/.test(s)) return 'email';
+  if (/^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i.test(s)) return 'uuid';
+  if (/^https?:\/\/\S+$/.test(s)) return 'uri';
+  return null;
+}
+
+/** snake_case identifier from a field name / label / JSON key ("Search items" → search_items). */
+export function argName(raw: string, taken: Set<string>): string {
+  let n = raw
+    .replace(/([a-z])([A-Z])/g, '$1_$2')
+    .toLowerCase()
+    .replace(/[^a-z0-9]+/g, '_')
+    .replace(/^_+|_+$/g, '');
+  if (!n || /^\d/.test(n)) n = `arg_${n || taken.size + 1}`;
+  let out = n;
+  for (let i = 2; taken.has(out); i++) out = `${n}_${i}`;
+  taken.add(out);
+  return out;
+}
+
+/** Short preview of a value for messages (never used for secret values). */
+export const preview = (v: string) => (v.length > 40 ? `${v.slice(0, 37)}...` : v);

@@ -1,0 +1,134 @@
+// Runs of an http connector against the demo site: login with TOTP, pagination, typed results,
+// re-login after a session expiry, RunError types produced by the real site, version pinning.
+import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import { startDemoSite, BOB_TOTP_SEED } from '../examples/demo-site/server.js';
+import { backends, startHarness, type Harness } from './helpers/harness.js';
+import { httpSearchDefinition, LOGIN_SLOT, SEARCH_INPUT, SEARCH_OUTPUT } from './fixtures/definitions.js';
+import { loginSecret, logsOf, publish, run, waitRun } from './helpers/runs.js';
+
+describe.each(await backends())('http connector runs (%s)', (backend) => {
+  let h: Harness;
+  let site: Awaited<ReturnType<typeof startDemoSite>>;
+  let connector: any;
+  let bob: string;
+  let alice: string;
+  beforeAll(async () => {
+    site = await startDemoSite();
+    h = await startHarness(backend);
+    connector = await publish(h, {
+      definition: httpSearchDefinition(site.url),
+      input_schema: SEARCH_INPUT,
+      output_schema: SEARCH_OUTPUT,
+      required_secrets: [LOGIN_SLOT],
+      website: site.url,
+    });
+    bob = await loginSecret(h, 'bob', 'builder', BOB_TOTP_SEED);
+    alice = await loginSecret(h, 'alice', 'wonderland');
+  });
+  afterAll(async () => {
+    await h?.close();
+    await site?.close();
+  });
+  beforeEach(async () => {
+    await fetch(`${site.url}/__reset`, { method: 'POST' });
+  });
+
+  it('logs in with TOTP, pages through the search and returns typed results (sync, 200)', async () => {
+    const r = await h.api('POST', '/v1beta/runs', { connector_id: connector.id, arguments: { query: 'gamma', page_size: 3 }, secret_bindings: { account: bob } });
+    expect(r.status, r.text).toBe(200);
+    expect(r.json).toMatchObject({ status: 'success', connector_version: 1, result_stored: true, error: null, has_logs: true, secret_bindings: { account: bob } });
+    expect(r.json.result.total).toBe(8);
+    expect(r.json.result.items.map((i: any) => i.id)).toEqual([3, 8, 13, 18, 23, 28, 33, 38]);
+    expect(r.json.result.items[0]).toEqual({ id: 3, name: 'Gamma Gizmo', price: 11.99, in_stock: false });
+    expect(r.json.result_size_bytes).toBe(Buffer.byteLength(JSON.stringify(r.json.result)));
+    const logs = await logsOf(h, r.json.id);
+    expect(logs).toMatch(/POST http:\/\/127\.0\.0\.1:\d+\/login\/totp → 303/);
+    expect(logs.match(/GET [^\n]*\/api\/search/g)).toHaveLength(3);
+    expect((await h.api('GET', `/v1beta/runs/${r.json.id}`)).json.result).toEqual(r.json.result);
+  });
+
+  it('runs async (202 pending, then success) and with per-run secret_values', async () => {
+    const r = await h.api('POST', '/v1beta/runs', { connector_id: connector.id, arguments: { query: 'alpha widget' }, secret_values: { account: { username: 'alice', password: 'wonderland' } }, async: true });
+    expect(r.status, r.text).toBe(202);
+    expect(r.json).toMatchObject({ status: 'pending', result: null, finished_at: null });
+    const done = await waitRun(h, r.json.id);
+    expect(done.status).toBe('success');
+    expect(done.result.items.map((i: any) => i.name)).toEqual(['Alpha Widget']);
+    expect(done.secret_bindings).toBeUndefined();
+  });
+
+  it('logs in again once when the session expires mid-run', async () => {
+    // The site drops every session right after the login chain's last request.
+    const def = httpSearchDefinition(site.url);
+    def.steps.unshift({ id: 'expire', method: 'POST', url: '/__control', body: { json: { expire_sessions: true } } } as any);
+    const c = await publish(h, { definition: def, input_schema: SEARCH_INPUT, output_schema: SEARCH_OUTPUT, required_secrets: [LOGIN_SLOT] });
+    const r = await run(h, { connector_id: c.id, arguments: { query: 'delta' }, secret_bindings: { account: alice } });
+    expect(r.status, JSON.stringify(r.error)).toBe('success');
+    expect(r.result.total).toBe(8);
+    expect(await logsOf(h, r.id)).toMatch(/logged out \(HTTP 401\); running the login chain again/);
+  });
+
+  it('maps real failures to RunError types', async () => {
+    const base = { connector_id: connector.id, arguments: { query: 'gamma' } };
+    // Wrong password: the login page comes back.
+    const wrong = await loginSecret(h, 'alice', 'not-the-password');
+    let r = await run(h, { ...base, secret_bindings: { account: wrong } });
+    expect(r.status).toBe('connector_error');
+    expect(r.error).toMatchObject({ type: 'auth_required', retryable: false, exception: null });
+    // Site down.
+    await fetch(`${site.url}/__control`, { method: 'POST', body: JSON.stringify({ outage: true }) });
+    r = await run(h, { ...base, secret_bindings: { account: alice } });
+    expect(r.error).toMatchObject({ type: 'site_unavailable', retryable: true, details: { status: 503 } });
+    // Anti-bot challenge.
+    await fetch(`${site.url}/__control`, { method: 'POST', body: JSON.stringify({ outage: false, challenge: true }) });
+    r = await run(h, { ...base, secret_bindings: { account: alice } });
+    expect(r.error.type).toBe('anti_bot');
+    await fetch(`${site.url}/__reset`, { method: 'POST' });
+    // Argument rejected by the site (limit > 50 → 400).
+    const loose = await publish(h, { definition: httpSearchDefinition(site.url), input_schema: { type: 'object', properties: { query: { type: 'string' }, page_size: { type: 'integer' } } }, output_schema: SEARCH_OUTPUT, required_secrets: [LOGIN_SLOT] });
+    r = await run(h, { connector_id: loose.id, arguments: { query: 'x', page_size: 500 }, secret_bindings: { account: alice } });
+    expect(r.error).toMatchObject({ type: 'invalid_input', retryable: false });
+    // Unreachable host.
+    const dead = await publish(h, { definition: httpSearchDefinition('http://127.0.0.1:9'), input_schema: SEARCH_INPUT, output_schema: SEARCH_OUTPUT, required_secrets: [LOGIN_SLOT] });
+    r = await run(h, { connector_id: dead.id, arguments: { query: 'x' }, secret_bindings: { account: alice } });
+    expect(r.error).toMatchObject({ type: 'site_unavailable', retryable: true, details: { code: 'ECONNREFUSED' } });
+  });
+
+  it('output_schema violations and missing extracts are site_changed with details', async () => {
+    const def: any = httpSearchDefinition(site.url);
+    def.result.items.to.price = '{{it.name}}'; // a string where the schema wants a number
+    const c = await publish(h, { definition: def, input_schema: SEARCH_INPUT, output_schema: SEARCH_OUTPUT, required_secrets: [LOGIN_SLOT] });
+    let r = await run(h, { connector_id: c.id, arguments: { query: 'beta' }, secret_bindings: { account: alice } });
+    expect(r.error.type).toBe('site_changed');
+    expect(r.error.details.errors[0]).toMatchObject({ path: '/items/0/price', keyword: 'type' });
+    const def2: any = httpSearchDefinition(site.url);
+    def2.steps[0].extract.total.path = '$.count_of_items';
+    const c2 = await publish(h, { definition: def2, input_schema: SEARCH_INPUT, output_schema: SEARCH_OUTPUT, required_secrets: [LOGIN_SLOT] });
+    r = await run(h, { connector_id: c2.id, arguments: { query: 'beta' }, secret_bindings: { account: alice } });
+    expect(r.error).toMatchObject({ type: 'site_changed', details: { extractor: 'search.extract.total' } });
+  });
+
+  it('pins the version at creation: runs keep their version across a revision; listing filters by version', async () => {
+    const c = await publish(h, { definition: httpSearchDefinition(site.url), input_schema: SEARCH_INPUT, output_schema: SEARCH_OUTPUT, required_secrets: [LOGIN_SLOT] });
+    const v1 = await run(h, { connector_id: c.id, arguments: { query: 'kettle' }, secret_bindings: { account: alice }, async: true });
+    const def2: any = httpSearchDefinition(site.url);
+    def2.result = { total: '{{vars.total}}', items: [] };
+    const rev = await h.api('POST', `/v1beta/connectors/${c.id}/revisions`, { definition: def2, input_schema: SEARCH_INPUT, output_schema: SEARCH_OUTPUT, required_secrets: [LOGIN_SLOT] });
+    expect(rev.json.version).toBe(2);
+    const v2 = await run(h, { connector_id: c.id, arguments: { query: 'kettle' }, secret_bindings: { account: alice } });
+    const v1done = await waitRun(h, v1.id);
+    expect(v1done.connector_version).toBe(1);
+    expect(v1done.result.items.length).toBe(5);
+    expect(v2).toMatchObject({ connector_version: 2, result: { total: 5, items: [] } });
+    const list2 = (await h.api('GET', `/v1beta/runs?connector_id=${c.id}`)).json;
+    expect(list2.data.map((x: any) => x.id)).toEqual([v2.id]);
+    const list1 = (await h.api('GET', `/v1beta/runs?connector_id=${c.id}&version=1`)).json;
+    expect(list1.data.map((x: any) => x.id)).toEqual([v1.id]);
+    // Deleted: runs stay readable, new runs are refused.
+    await h.api('DELETE', `/v1beta/connectors/${c.id}`);
+    expect((await h.api('GET', `/v1beta/runs/${v2.id}`)).json.status).toBe('success');
+    expect((await h.api('GET', `/v1beta/runs?connector_id=${c.id}&version=1`)).json.data.length).toBe(1);
+    const refused = await h.api('POST', '/v1beta/runs', { connector_id: c.id, arguments: { query: 'x' }, secret_bindings: { account: alice } });
+    expect(refused.status).toBe(409);
+  });
+});

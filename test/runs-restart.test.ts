@@ -1,0 +1,101 @@
+// Restart recovery with a real process kill: a server is SIGKILLed while one run executes and
+// others wait; the next start ends the orphaned run internal_error, finishes the queued ones, and
+// ends a queued run whose secret_values died with the process internal_error too.
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { spawn, type ChildProcess } from 'node:child_process';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { startDemoSite } from '../examples/demo-site/server.js';
+import { TERMINAL } from './helpers/runs.js';
+
+const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'cs-restart-'));
+const env = { ...process.env, DATA_DIR: dataDir, PORT: '0', LOG_LEVEL: 'info', DATABASE_URL: '', MASTER_KEY: '', RUN_CONCURRENCY: '1' };
+
+async function serve(): Promise<{ proc: ChildProcess; url: string; out: () => string }> {
+  const proc = spawn(process.execPath, ['--import', 'tsx', 'src/start/cli.ts', 'serve'], { env, stdio: ['ignore', 'pipe', 'pipe'] });
+  let out = '';
+  proc.stdout!.on('data', (d) => (out += d));
+  proc.stderr!.on('data', (d) => (out += d));
+  const url = await new Promise<string>((resolve, reject) => {
+    const t = setInterval(() => {
+      const m = /"url":"(http:\/\/127\.0\.0\.1:\d+)"/.exec(out);
+      if (m) {
+        clearInterval(t);
+        resolve(m[1]);
+      }
+    }, 50);
+    proc.once('exit', (c) => {
+      clearInterval(t);
+      reject(new Error(`serve exited ${c}: ${out}`));
+    });
+  });
+  return { proc, url, out: () => out };
+}
+
+describe('restart recovery', () => {
+  let site: Awaited<ReturnType<typeof startDemoSite>>;
+  const procs: ChildProcess[] = [];
+  beforeAll(async () => {
+    site = await startDemoSite();
+  });
+  afterAll(async () => {
+    for (const p of procs) if (p.exitCode === null && p.signalCode === null) p.kill('SIGKILL');
+    await site?.close();
+    fs.rmSync(dataDir, { recursive: true, force: true });
+  });
+
+  it('orphaned running → internal_error, queued → resumed, lost secret_values → internal_error', async () => {
+    const a = await serve();
+    procs.push(a.proc);
+    const key = /API key \(shown once, store it now\): (\S+)/.exec(a.out())![1];
+    const api = async (base: string, method: string, p: string, body?: unknown) => {
+      const r = await fetch(base + p, { method, headers: { authorization: `Bearer ${key}`, 'content-type': 'application/json' }, body: body === undefined ? undefined : JSON.stringify(body) });
+      return r.json() as Promise<any>;
+    };
+    const publish = (ms: number, slots: unknown[] = []) =>
+      api(a.url, 'POST', '/v1beta/connectors', {
+        display_name: `slow ${ms}`,
+        purpose: 'wait',
+        input_schema: { type: 'object' },
+        output_schema: {},
+        required_secrets: slots,
+        definition: { format: 'connector-definition/v1', engine: 'http', steps: [{ id: 'wait', url: `${site.url}/api/slow?ms=${ms}`, extract: { w: { from: 'json', path: '$.waited_ms' } } }], result: { waited: '{{vars.w}}' } },
+      });
+    const slow = await publish(30_000);
+    const quick = await publish(10);
+    const withValue = await publish(10, [{ name: 'token', type: 'string' }]);
+    const r1 = await api(a.url, 'POST', '/v1beta/runs', { connector_id: slow.id, async: true });
+    for (let i = 0; i < 200; i++) {
+      if ((await api(a.url, 'GET', `/v1beta/runs/${r1.id}`)).status === 'running') break;
+      await new Promise((r) => setTimeout(r, 50));
+    }
+    const r2 = await api(a.url, 'POST', '/v1beta/runs', { connector_id: quick.id, async: true });
+    const r3 = await api(a.url, 'POST', '/v1beta/runs', { connector_id: quick.id, async: true });
+    const r4 = await api(a.url, 'POST', '/v1beta/runs', { connector_id: withValue.id, async: true, secret_values: { token: { value: 'ephemeral' } } });
+    expect([r2.status, r3.status, r4.status]).toEqual(['pending', 'pending', 'pending']);
+    expect((await api(a.url, 'GET', `/v1beta/runs/${r1.id}`)).status).toBe('running');
+
+    a.proc.kill('SIGKILL');
+    await new Promise((r) => a.proc.once('exit', r));
+
+    const b = await serve();
+    procs.push(b.proc);
+    const final = async (id: string) => {
+      for (let i = 0; i < 300; i++) {
+        const r = await api(b.url, 'GET', `/v1beta/runs/${id}`);
+        if (TERMINAL.includes(r.status)) return r;
+        await new Promise((res) => setTimeout(res, 50));
+      }
+      throw new Error(`run ${id} never finished`);
+    };
+    expect(await final(r1.id)).toMatchObject({ status: 'internal_error', error: null, has_logs: true });
+    expect((await api(b.url, 'GET', `/v1beta/runs/${r1.id}/logs`)).logs).toMatch(/server stopped while this run was executing/);
+    expect(await final(r2.id)).toMatchObject({ status: 'success', result: { waited: 10 } });
+    expect(await final(r3.id)).toMatchObject({ status: 'success', result: { waited: 10 } });
+    expect(await final(r4.id)).toMatchObject({ status: 'internal_error' });
+    expect((await api(b.url, 'GET', `/v1beta/runs/${r4.id}/logs`)).logs).toMatch(/secret_values \(never stored\) were lost/);
+    b.proc.kill('SIGTERM');
+    await new Promise((r) => b.proc.once('exit', r));
+  }, 60_000);
+});
