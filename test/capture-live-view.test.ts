@@ -88,11 +88,14 @@ describe('capture session through the live view (sqlite)', () => {
     const t0 = Date.now();
     await host.goto(`${embedder.url}/?src=${encodeURIComponent(session.iframe_url)}`);
     live = (await (await host.waitForSelector('iframe')).contentFrame())!;
-    await live.waitForFunction('window.__live && window.__live.frames > 0', undefined, { timeout: 15_000 });
+    await live.waitForFunction(() => (globalThis as any).__live?.frames > 0, undefined, { timeout: 15_000 });
     firstFrameMs = Date.now() - t0;
     // The remote viewport follows the iframe's screen area.
     const screen = (await live.locator('#screen').boundingBox())!;
-    await live.waitForFunction(`window.__live.viewport.width === ${Math.round(screen.width)} && window.__live.viewport.height === ${Math.round(screen.height)}`);
+    await live.waitForFunction(
+      ([w, hh]) => (globalThis as any).__live.viewport.width === w && (globalThis as any).__live.viewport.height === hh,
+      [Math.round(screen.width), Math.round(screen.height)],
+    );
     await expect.poll(urlBar).toBe(`${site.url}/login`);
 
     const rctx = await viewerBrowser.newContext({ viewport: { width: Math.round(screen.width), height: Math.round(screen.height) } });

@@ -107,7 +107,9 @@ export class BrowserPool {
     const context = await browser.newContext({
       viewport: this.opts.viewport,
       deviceScaleFactor: 1,
-      ...(proxy ? { proxy: { server: proxy } } : {}),
+      // '<-loopback>': Chromium never proxies loopback by default; a proxied session goes
+      // through the proxy for every host, so it also cannot reach this server's loopback.
+      ...(proxy ? { proxy: { server: proxy, bypass: '<-loopback>' } } : {}),
     });
     const slot: Slot = { id: newId(), context, page: null as unknown as Page, onAction: null, onCrash: null };
     await context.exposeBinding(RECORD_BINDING, (src, json: string) => slot.onAction?.(src.page, String(json)));

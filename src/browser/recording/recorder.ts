@@ -82,7 +82,9 @@ export class SessionRecorder {
       rec.pendingNav = null;
       this.action(page, { type: 'navigate', to: frame.url(), cause: pending?.cause ?? 'page', target: null }, pending?.ms);
     });
-    page.on('load', () => void page.title().then((t) => this.write({ k: 'title', id, title: this.redactor.string(t) }), () => {}));
+    const title = () => void page.title().then((t) => t && this.write({ k: 'title', id, title: this.redactor.string(t) }), () => {});
+    page.on('load', title);
+    title(); // a popup may have loaded before it reached us
     await rec.net.start();
     return id;
   }
@@ -141,6 +143,12 @@ export class SessionRecorder {
   /** Stops recording: waits for bodies in flight, closes the spool. Idempotent. */
   async stop(): Promise<void> {
     if (this.stopped) return;
+    // Last titles (a page may never fire load, or fired it before we listened).
+    await Promise.all(
+      [...this.pages].map(([page, r]) =>
+        page.isClosed() ? null : page.title().then((t) => t && this.write({ k: 'title', id: r.id, title: this.redactor.string(t) }), () => {}),
+      ),
+    );
     await Promise.all([...this.pages.values()].map((p) => p.net.stop().catch(() => {})));
     this.stopped = true;
     await new Promise<void>((r) => this.out.end(() => r()));

@@ -106,7 +106,6 @@ export const captureSessionsRoutes: FastifyPluginAsync<{ services: Services }> =
     async (req, reply) => {
       const { stream, size } = await svc.recording(req.userId, req.params.id);
       reply.type('application/json');
-      if (size !== null) reply.header('content-length', size);
       return reply.send(stream);
     },
   );

@@ -1,0 +1,144 @@
+// Capture session lifecycle with a real Chromium: idle timeout → abandoned, maximum lifetime →
+// completed (CAPTURE_TIMEOUT_ACTION=complete), the browser process killed → sessions failed and
+// the next session gets a relaunched browser, and popups/new tabs followed by the live view.
+import http from 'node:http';
+import type net from 'node:net';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import WebSocket from 'ws';
+import { startHarness, type Harness } from './helpers/harness.js';
+
+const S = '/v1beta/capture_sessions';
+const wsUrl = (iframeUrl: string) => iframeUrl.replace(/^http/, 'ws').replace(/\/live\/([^?]+)/, '/live/$1/ws');
+
+function alive(pid: number): boolean {
+  try {
+    process.kill(pid, 0);
+    return true;
+  } catch {
+    return false;
+  }
+}
+
+/** A viewer speaking the live view protocol; collects its JSON messages and counts frames. */
+async function viewer(iframeUrl: string) {
+  const ws = new WebSocket(wsUrl(iframeUrl));
+  const msgs: any[] = [];
+  let frames = 0;
+  let closed = false;
+  ws.on('message', (d, bin) => (bin ? frames++ : msgs.push(JSON.parse(String(d)))));
+  ws.on('close', () => (closed = true));
+  await new Promise((r, j) => {
+    ws.once('open', r);
+    ws.once('error', j);
+  });
+  return { ws, msgs, frames: () => frames, closed: () => closed, send: (m: object) => ws.send(JSON.stringify(m)) };
+}
+
+describe('capture session timeouts (sqlite)', () => {
+  let idle: Harness;
+  let life: Harness;
+  beforeAll(async () => {
+    idle = await startHarness('sqlite', { CAPTURE_IDLE_TIMEOUT_S: '1', CAPTURE_WARM_CONTEXTS: '0' });
+    life = await startHarness('sqlite', { CAPTURE_MAX_LIFETIME_S: '2', CAPTURE_TIMEOUT_ACTION: 'complete', CAPTURE_WARM_CONTEXTS: '1' });
+  });
+  afterAll(async () => {
+    await idle?.close();
+    await life?.close();
+  });
+
+  it('an idle session is abandoned and its viewers are told', async () => {
+    const s = (await idle.api('POST', S)).json;
+    const v = await viewer(s.iframe_url);
+    await expect.poll(async () => (await idle.api('GET', `${S}/${s.id}`)).json.state, { timeout: 6000 }).toBe('abandoned');
+    await expect.poll(() => v.closed()).toBe(true);
+    expect(v.msgs.some((m) => m.t === 'ended' && m.state === 'abandoned')).toBe(true);
+    await expect.poll(() => idle.services.captureSessions.pool.active).toBe(0);
+    v.ws.terminate();
+    const g = (await idle.api('GET', `${S}/${s.id}`)).json;
+    expect(g).toMatchObject({ browser_session_id: null, iframe_url: null });
+  });
+
+  it('viewer input keeps a session alive past the idle timeout', async () => {
+    const s = (await idle.api('POST', S)).json;
+    const v = await viewer(s.iframe_url);
+    for (let i = 0; i < 8; i++) {
+      v.send({ t: 'mouse', type: 'move', x: 10 + i, y: 10 });
+      await new Promise((r) => setTimeout(r, 250));
+    }
+    expect((await idle.api('GET', `${S}/${s.id}`)).json.state).toBe('active');
+    v.ws.close();
+    await expect.poll(async () => (await idle.api('GET', `${S}/${s.id}`)).json.state, { timeout: 6000 }).toBe('abandoned');
+  });
+
+  it('the maximum lifetime ends a session, completed when so configured', async () => {
+    const s = (await life.api('POST', S)).json;
+    await expect.poll(async () => (await life.api('GET', `${S}/${s.id}`)).json.state, { timeout: 10_000 }).toBe('completed');
+    expect((await life.api('GET', `${S}/${s.id}/recording`)).status).toBe(200);
+  });
+
+  it('a killed browser fails its sessions; the next session gets a new browser', async () => {
+    const pool = life.services.captureSessions.pool;
+    const a = (await life.api('POST', S)).json;
+    const b = (await life.api('POST', S)).json;
+    const pid = pool.browserPid()!;
+    expect(pid).toBeGreaterThan(0);
+    process.kill(pid, 'SIGKILL');
+    for (const s of [a, b]) {
+      await expect.poll(async () => (await life.api('GET', `${S}/${s.id}`)).json.state, { timeout: 10_000 }).toBe('failed');
+      expect((await life.api('GET', `${S}/${s.id}`)).json).toMatchObject({ browser_session_id: null, iframe_url: null });
+      expect((await fetch(s.iframe_url)).status).toBe(404);
+    }
+    expect(alive(pid)).toBe(false);
+    const c = await life.api('POST', S);
+    expect(c.status).toBe(200);
+    expect(pool.browserPid()).not.toBe(pid);
+    await life.api('POST', `${S}/${c.json.id}/abandon`);
+  });
+});
+
+describe('live view follows new tabs (sqlite)', () => {
+  let h: Harness;
+  let site: http.Server;
+  let base = '';
+  beforeAll(async () => {
+    site = http.createServer((req, res) => {
+      res.writeHead(200, { 'content-type': 'text/html' });
+      if (req.url === '/second') return res.end('<title>Second</title><p>second tab</p>');
+      res.end('<title>First</title><body style="margin:0"><a href="/second" target="_blank" style="display:block;width:300px;height:200px;background:#9cf">open</a>');
+    });
+    await new Promise<void>((r) => site.listen(0, '127.0.0.1', r));
+    base = `http://127.0.0.1:${(site.address() as net.AddressInfo).port}`;
+    h = await startHarness('sqlite', { CAPTURE_WARM_CONTEXTS: '0' });
+  });
+  afterAll(async () => {
+    await h?.close();
+    site.closeAllConnections(); // the browser's keep-alive sockets
+    await new Promise((r) => site.close(r));
+  });
+
+  it('a target=_blank click opens a tab the live view switches to, recorded with its opener', async () => {
+    const s = (await h.api('POST', S, { start_url: `${base}/` })).json;
+    const v = await viewer(s.iframe_url);
+    await expect.poll(() => v.msgs.some((m) => m.t === 'url' && m.url === `${base}/`)).toBe(true);
+    await new Promise((r) => setTimeout(r, 300));
+    v.send({ t: 'mouse', type: 'down', x: 50, y: 50, button: 'left', clickCount: 1 });
+    v.send({ t: 'mouse', type: 'up', x: 50, y: 50, button: 'left', clickCount: 1 });
+    await expect.poll(() => v.msgs.some((m) => m.t === 'url' && m.url === `${base}/second`), { timeout: 10_000 }).toBe(true);
+    expect(v.msgs.some((m) => m.t === 'tabs' && m.count === 2)).toBe(true);
+    const framesBefore = v.frames();
+    v.send({ t: 'resize', width: 640, height: 480 });
+    await expect.poll(() => v.msgs.some((m) => m.t === 'viewport' && m.viewport.width === 640)).toBe(true);
+    await expect.poll(() => v.frames() > framesBefore).toBe(true);
+    expect((await h.api('POST', `${S}/${s.id}/complete`)).status).toBe(202);
+    await expect.poll(async () => (await h.api('GET', `${S}/${s.id}`)).json.state, { timeout: 10_000 }).toBe('completed');
+    const log = (await h.api('GET', `${S}/${s.id}/recording`)).json.log;
+    expect(log.pages.map((p: any) => [p.id, p._opener, p.title])).toEqual([
+      ['page_1', null, 'First'],
+      ['page_2', 'page_1', 'Second'],
+    ]);
+    const acts = log._capture.actions.map((a: any) => `${a.type}:${a.page}`);
+    expect(acts).toEqual(expect.arrayContaining(['click:page_1', 'tab:page_2']));
+    expect(log._capture.actions.find((a: any) => a.type === 'click').target).toMatchObject({ tag: 'a', href: `${base}/second`, role: 'link' });
+    v.ws.terminate();
+  });
+});
