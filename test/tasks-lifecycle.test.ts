@@ -1,9 +1,17 @@
-// A task's life with a real browser on the demo site: a manual session is a real capture
-// session; abandoning it fails the task with failure_info; retry without a recording returns it
-// to not_ready; deleting a task abandons its session.
+// A task's life with a real browser on the demo site. The whole loop as a person does it: create
+// a task, start its manual session, sign in (pasted secrets) and search through the live view's
+// WebSocket protocol, complete → the task becomes ready with schemas → a task-based run with a NEW
+// query returns the right result_json → delete. And the failure path: abandoning the session fails
+// the task with failure_info; retry without a recording returns it to not_ready.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import WebSocket from 'ws';
+import type { Browser, Page } from 'playwright-core';
+import { openChromium } from '../src/browser/chromium.js';
 import { backends, startHarness, type Harness } from './helpers/harness.js';
+import { loginSecret } from './helpers/runs.js';
 import { startDemoSite, type DemoSite } from '../examples/demo-site/server.js';
+
+const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 
 async function until<T>(fn: () => Promise<T>, ok: (v: T) => boolean, ms = 15_000): Promise<T> {
   const end = Date.now() + ms;
@@ -83,4 +91,128 @@ describe.each(await backends())('task lifecycle (%s)', (backend) => {
     expect((await h.api('POST', `/v1beta/tasks/${t.id}/start-manual-session`, undefined, other.key)).status).toBe(404);
     expect((await h.api('GET', `/v1beta/tasks/${t.id}`)).json.current_state).toBe('not_ready');
   });
+});
+
+describe('task lifecycle through the live view (sqlite)', () => {
+  let site: DemoSite;
+  let h: Harness;
+  let browser: Browser;
+  let ref: Page; // reference rendering at the session's viewport, for coordinates only
+  let ws: WebSocket;
+  let url = '';
+  let alice: string;
+
+  beforeAll(async () => {
+    site = await startDemoSite();
+    h = await startHarness('sqlite', { CAPTURE_WARM_CONTEXTS: '0' });
+    browser = await openChromium();
+    ref = await (await browser.newContext({ viewport: { width: 1280, height: 800 } })).newPage();
+    alice = await loginSecret(h, 'alice', 'wonderland');
+  });
+  afterAll(async () => {
+    ws?.close();
+    await browser?.close();
+    await h?.close();
+    await site?.close();
+  });
+
+  const send = (m: object) => ws.send(JSON.stringify(m));
+  async function click(selector: string) {
+    const b = (await ref.locator(selector).boundingBox())!;
+    const at = { x: b.x + b.width / 2, y: b.y + b.height / 2 };
+    send({ t: 'mouse', type: 'down', ...at, button: 'left', clickCount: 1 });
+    send({ t: 'mouse', type: 'up', ...at, button: 'left', clickCount: 1 });
+    await sleep(200);
+  }
+  const press = async (key: string) => {
+    send({ t: 'key', type: 'down', key });
+    send({ t: 'key', type: 'up', key });
+    await sleep(200);
+  };
+  const at = (u: string) => expect.poll(() => url, { timeout: 10_000 }).toBe(u);
+
+  it('creates a task, records it in a manual session, becomes ready and runs with new arguments', async () => {
+    const t = (await h.api('POST', '/v1beta/tasks', { display_name: 'Shop search', task: 'Sign in and search the shop; return the matching items', website: `${site.url}/login` })).json;
+    expect(t.current_state).toBe('not_ready');
+    const notReady = await h.api('POST', '/v1beta/runs', { task_id: t.id, arguments: { q: 'beta' } });
+    expect(notReady.status).toBe(409);
+
+    const m = await h.api('POST', `/v1beta/tasks/${t.id}/start-manual-session`);
+    expect(m.status, m.text).toBe(200);
+    ws = new WebSocket(m.json.iframe_url.replace(/^http/, 'ws').replace(/\/live\/([^?]+)/, '/live/$1/ws'));
+    ws.on('message', (d, bin) => {
+      if (!bin) url = JSON.parse(String(d)).url ?? url;
+    });
+    await new Promise((r) => ws.once('open', r));
+    await at(`${site.url}/login`);
+    await ref.goto(`${site.url}/login`);
+    const paste = async (field: string) => expect((await h.api('POST', `/v1beta/capture_sessions/${m.json.session_id}/paste`, { field, secret_id: alice })).status).toBe(204);
+    await click('#username');
+    await paste('username');
+    await click('#password');
+    await paste('password');
+    await press('Enter');
+    await at(`${site.url}/items`);
+    await ref.fill('#username', 'alice');
+    await ref.fill('#password', 'wonderland');
+    await ref.press('#password', 'Enter');
+    await ref.waitForURL('**/items');
+
+    send({ t: 'navigate', url: `${site.url}/search` });
+    await at(`${site.url}/search`);
+    await ref.goto(`${site.url}/search`);
+    await sleep(300);
+    await click('#q');
+    send({ t: 'text', text: 'gamma' });
+    await press('Enter');
+    await ref.fill('#q', 'gamma');
+    await ref.press('#q', 'Enter');
+    await ref.waitForSelector('#status[data-state=done]');
+    await sleep(900);
+    expect((await h.api('POST', `/v1beta/capture_sessions/${m.json.session_id}/complete`)).status).toBe(202);
+
+    // The task follows its session: waiting until the connector is synthesized, then ready.
+    const ready = await expect
+      .poll(async () => (await h.api('GET', `/v1beta/tasks/${t.id}`)).json, { timeout: 60_000, interval: 250 })
+      .toMatchObject({ current_state: 'ready' })
+      .then(async () => (await h.api('GET', `/v1beta/tasks/${t.id}`)).json);
+    expect(ready.failure_info).toBeUndefined();
+    expect(JSON.parse(ready.input_schema).properties).toHaveProperty('q');
+    expect(JSON.parse(ready.output_schema).type).toBe('object');
+    expect(ready.required_secrets).toEqual([{ name: 'account', type: 'login', requires_totp: false }]);
+
+    const run = await h.api('POST', '/v1beta/runs', { task_id: t.id, arguments: { q: 'epsilon' }, secret_bindings: { account: alice } });
+    expect(run.status, run.text).toBe(200);
+    expect(run.json).toMatchObject({ task_id: t.id, arguments: { q: 'epsilon' }, success: true, secret_bindings: { account: alice } });
+    expect(run.json.finished_at).not.toBeNull();
+    const result = JSON.parse(run.json.result_json);
+    // The person looked at the first page of 5 only (no "Load more"): so does the connector.
+    expect(result.items.map((i: any) => i.id)).toEqual([5, 10, 15, 20, 25]);
+    expect(result.items.every((i: any) => i.name.startsWith('Epsilon '))).toBe(true);
+
+    // Underneath it is an ordinary run of the task's connector.
+    const connector = (await h.api('GET', '/v1beta/connectors')).json.data.find((c: any) => c.purpose === t.task);
+    expect(connector).toBeDefined();
+    const runs = (await h.api('GET', `/v1beta/runs?connector_id=${connector.id}`)).json.data;
+    expect(runs.map((r: any) => r.id)).toEqual([run.json.id]);
+    expect(runs[0].result.items).toHaveLength(5);
+
+    // Task-based run rules: a missing binding is the runs API's 422; both ids → 422; another user → 404.
+    const unbound = await h.api('POST', '/v1beta/runs', { task_id: t.id, arguments: { q: 'beta' } });
+    expect(unbound.status).toBe(422);
+    expect(unbound.json.detail[0].loc).toEqual(['body', 'secret_bindings', 'account']);
+    const both = await h.api('POST', '/v1beta/runs', { task_id: t.id, connector_id: connector.id });
+    expect(both.status).toBe(422);
+    expect(both.json.detail[0].loc).toEqual(['body', 'task_id']);
+    const badArgs = await h.api('POST', '/v1beta/runs', { task_id: t.id, arguments: { q: 5 }, secret_bindings: { account: alice } });
+    expect(badArgs.status).toBe(422);
+    expect(badArgs.json.detail[0].loc).toEqual(['body', 'arguments', 'q']);
+    const other = await h.newUser('other');
+    expect((await h.api('POST', '/v1beta/runs', { task_id: t.id, secret_bindings: { account: alice } }, other.key)).status).toBe(404);
+
+    expect((await h.api('DELETE', `/v1beta/tasks/${t.id}`)).json).toEqual({ id: t.id, deleted: true });
+    // Its runs stay readable through the connector family; the connector can't run any more.
+    expect((await h.api('GET', `/v1beta/runs/${run.json.id}`)).json.status).toBe('success');
+    expect((await h.api('POST', '/v1beta/runs', { task_id: t.id, secret_bindings: { account: alice } })).status).toBe(404);
+  }, 120_000);
 });
