@@ -46,6 +46,9 @@ function childChromiumPids(): Set<number> {
   return out;
 }
 
+/** Longest release() waits for a context to close. */
+const RELEASE_WAIT_MS = 3000;
+
 export class BrowserPool {
   private browser: Browser | null = null;
   private launching: Promise<Browser> | null = null;
@@ -151,12 +154,19 @@ export class BrowserPool {
     }
   }
 
-  /** Closes the session's context (idempotent). */
+  /**
+   * Closes the session's context (idempotent). Waits at most RELEASE_WAIT_MS: Chromium can take
+   * minutes to dispose of a context whose first navigation is still in flight (seen when a
+   * session is abandoned right after it was created); the close goes on in the background.
+   */
   async release(slot: Slot): Promise<void> {
     slot.onAction = null;
     slot.onCrash = null;
     this.leases.delete(slot.id);
-    await slot.context.close().catch(() => {});
+    const closing = slot.context.close().catch(() => {});
+    let timer: NodeJS.Timeout | undefined;
+    await Promise.race([closing, new Promise<void>((r) => (timer = setTimeout(r, RELEASE_WAIT_MS)))]);
+    clearTimeout(timer);
   }
 
   async close(): Promise<void> {
