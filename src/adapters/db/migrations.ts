@@ -35,9 +35,15 @@ async function run(db: Kysely<any>, m: Record<string, Migration>, table: string,
     migrationTableName: `${table}_migration`,
     migrationLockTableName: `${table}_migration_lock`,
   });
-  const { error, results } = await migrator.migrateToLatest();
-  if (error) throw error;
-  return (results ?? []).filter((r) => r.status === 'Success').map((r) => r.migrationName);
+  // Kysely's migrator lists the tables of every schema to find its own; a schema dropped by
+  // someone else meanwhile (parallel test runs on one server) fails that listing with 3F000.
+  // Nothing was migrated then, so trying again is safe.
+  for (let attempt = 1; ; attempt++) {
+    const { error, results } = await migrator.migrateToLatest();
+    if (!error) return (results ?? []).filter((r) => r.status === 'Success').map((r) => r.migrationName);
+    if ((error as { code?: string }).code !== '3F000' || attempt >= 5) throw error;
+    await new Promise((r) => setTimeout(r, 50 * attempt));
+  }
 }
 
 /** `schema`: the PostgreSQL schema the connection's search_path points at, if not the default. */
