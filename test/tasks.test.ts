@@ -139,5 +139,27 @@ describe.each(await backends())('tasks (%s)', (backend) => {
     expect(doc.paths['/v1beta/tasks'].post['x-extension']).toBe(true);
     expect(doc.paths['/v1beta/tasks/{id}/retry'].post['x-extension']).toBeUndefined();
     expect(Object.keys(doc.paths)).toEqual(expect.arrayContaining(['/v1beta/tasks/{id}', '/v1beta/tasks/{id}/start-manual-session']));
+    // Both shapes of POST /v1beta/runs and of the POST /v1beta/secrets response.
+    const runs = doc.paths['/v1beta/runs'].post;
+    const reqShapes = runs.requestBody.content['application/json'].schema.oneOf;
+    expect(reqShapes.map((x: any) => x.title)).toEqual(['CreateRunRequest', 'CreateTaskRunRequest']);
+    expect(runs.responses['200'].content['application/json'].schema.oneOf.map((x: any) => x.title)).toEqual(['Run', 'TaskBasedRun']);
+    const secretShapes = doc.paths['/v1beta/secrets'].post.responses['200'].content['application/json'].schema.oneOf;
+    expect(secretShapes.map((x: any) => x.title)).toEqual(['Secret', 'TaskBasedSecret']);
+  });
+
+  it('refuses a task-based run of a task that is not ready (409) and validates its body', async () => {
+    const t = (await h.api('POST', '/v1beta/tasks', task())).json;
+    const r = await h.api('POST', '/v1beta/runs', { task_id: t.id, arguments: {} });
+    expect(r.status).toBe(409);
+    expect(r.json.detail).toMatch(/not_ready/);
+    const bad = await h.api('POST', '/v1beta/runs', { task_id: 'nope', arguments: [], extra: 1 });
+    expect(bad.status).toBe(422);
+    expect(bad.json.detail.map((d: any) => d.loc.join('.'))).toEqual(expect.arrayContaining(['body.task_id', 'body.arguments', 'body.extra']));
+    expect((await h.api('POST', '/v1beta/runs', { task_id: '0190aaaa-0000-7000-8000-000000000000' })).status).toBe(404);
+    // Neither id: the connector shape's own error.
+    const neither = await h.api('POST', '/v1beta/runs', { arguments: {} });
+    expect(neither.status).toBe(422);
+    expect(neither.json.detail[0]).toMatchObject({ loc: ['body', 'connector_id'], type: 'missing' });
   });
 });
