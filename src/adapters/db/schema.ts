@@ -167,6 +167,8 @@ export interface TasksTable {
   /** JSON text of the task-based required_secrets (set when ready). */
   required_secrets: string | null;
   capture_session_id: string | null;
+  /** ISO time until which one process synthesizes this task (many processes share the DB). */
+  synthesis_lease: string | null;
   failure_category: string | null;
   failure_message: string | null;
   created_at: string;

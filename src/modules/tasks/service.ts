@@ -13,6 +13,9 @@ import { taskView } from './view.js';
 
 type TaskRow = TasksTable;
 
+/** Longest a synthesis may hold a task before another process may take it over. */
+const SYNTHESIS_LEASE_MS = 10 * 60_000;
+
 export class TasksService {
   /** Syntheses in flight in this process, by task id: a task is synthesized once at a time. */
   private readonly inFlight = new Map<string, Promise<void>>();
@@ -49,6 +52,7 @@ export class TasksService {
       connector_id: null,
       required_secrets: null,
       capture_session_id: null,
+      synthesis_lease: null,
       failure_category: null,
       failure_message: null,
       created_at: now,
@@ -204,7 +208,23 @@ export class TasksService {
     return job;
   }
 
+  /**
+   * Takes the task for synthesis across processes (a shared PostgreSQL): false when another
+   * process holds an unexpired lease. The lease ends with the task's next state.
+   */
+  private async claim(id: string): Promise<boolean> {
+    const now = nowIso();
+    const r = await this.db
+      .updateTable('tasks')
+      .set({ synthesis_lease: new Date(Date.now() + SYNTHESIS_LEASE_MS).toISOString() })
+      .where('id', '=', id)
+      .where((eb) => eb.or([eb('synthesis_lease', 'is', null), eb('synthesis_lease', '<', now)]))
+      .executeTakeFirst();
+    return Number(r.numUpdatedRows) === 1;
+  }
+
   private async synthesizeOnce(row: TaskRow, sessionId: string): Promise<void> {
+    if (!(await this.claim(row.id))) return;
     const creation = JSON.parse(row.creation) as { auto_generate_schemas: boolean; secret_bindings: Record<string, string> };
     const given = (s: string | null) => (!creation.auto_generate_schemas && s ? (JSON.parse(s) as object) : null);
     try {
@@ -226,6 +246,7 @@ export class TasksService {
         output_schema: JSON.stringify(c.output_schema),
         required_secrets: JSON.stringify(slots),
         capture_session_id: sessionId,
+        synthesis_lease: null,
         failure_category: null,
         failure_message: null,
       });
@@ -237,7 +258,7 @@ export class TasksService {
   }
 
   private async fail(id: string, sessionId: string, category: FailureCategory, message: string): Promise<void> {
-    await this.update(id, { current_state: 'failed', capture_session_id: sessionId, failure_category: category, failure_message: message });
+    await this.update(id, { current_state: 'failed', capture_session_id: sessionId, synthesis_lease: null, failure_category: category, failure_message: message });
   }
 
   private async update(id: string, patch: Partial<TaskRow>): Promise<void> {

@@ -21,6 +21,8 @@ export const m0004: Migration = {
       .addColumn('required_secrets', 'text')
       // The manual session in progress, or the one whose recording the task was built from.
       .addColumn('capture_session_id', 'text')
+      // While a process synthesizes the task's connector: until when it holds the task (ISO time).
+      .addColumn('synthesis_lease', 'text')
       .addColumn('failure_category', 'text')
       .addColumn('failure_message', 'text')
       .addColumn('created_at', 'text', (c) => c.notNull())
