@@ -139,8 +139,9 @@ export class WorkerPool {
         finish({ kind: 'crash', detail: `the sandbox process died (${signal ?? `exit code ${code}`})${w.stderr ? `: ${w.stderr.trim().split('\n').slice(-3).join(' | ')}` : ''}` });
       const onMsg = (m: any) => {
         switch (m.t) {
-          case 'log':
-            return hooks.log(m.at, m.line);
+          case 'logs':
+            for (const l of m.lines) hooks.log(l.at, l.line);
+            return;
           case 'secret':
             return hooks.secret(m.value);
           case 'rpc':

@@ -16,9 +16,23 @@ const send = (m: unknown) => process.send!(m);
 const pending = new Map<number, { resolve: (v: unknown) => void; reject: (e: unknown) => void }>();
 let rpcSeq = 0;
 
+// Log lines go out in batches (with the result, or every 100 ms for long runs): one IPC
+// message per run instead of one per line.
+let logBuffer: { at: string; line: string }[] = [];
+let flushTimer: NodeJS.Timeout | null = null;
+function flushLogs(): void {
+  if (flushTimer) clearTimeout(flushTimer);
+  flushTimer = null;
+  if (logBuffer.length) send({ t: 'logs', lines: logBuffer });
+  logBuffer = [];
+}
+
 function hostFor(scrubber: Scrubber): EngineHost {
   return {
-    log: (line) => send({ t: 'log', at: new Date().toISOString(), line: scrubber.scrub(line) }),
+    log: (line) => {
+      logBuffer.push({ at: new Date().toISOString(), line: scrubber.scrub(line) });
+      flushTimer ??= setTimeout(flushLogs, 100);
+    },
     noteSecret: (v) => {
       scrubber.add(v);
       send({ t: 'secret', value: v });
@@ -51,12 +65,14 @@ async function run(job: Job, maxResultBytes: number): Promise<void> {
     const result = await execute(job.definition, ctx);
     const json = JSON.stringify(result === undefined ? null : result);
     const size = Buffer.byteLength(json, 'utf8');
+    flushLogs();
     if (size > maxResultBytes) send({ t: 'done', outcome: 'too_large', size });
     else send({ t: 'done', outcome: 'ok', json, size });
   } catch (e) {
     const err = toRunError(e);
     if (!(e instanceof RunFailure)) ctx.log(`exception ${err.exception}: ${err.message}`);
     err.message = scrubber.scrub(err.message);
+    flushLogs();
     send({ t: 'done', outcome: 'error', error: JSON.parse(scrubber.scrub(JSON.stringify(err))) });
   }
 }
