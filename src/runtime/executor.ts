@@ -65,6 +65,14 @@ export class RunExecutor {
     });
   }
 
+  /**
+   * On shutdown: sync callers whose run hasn't started get the run as it is (pending; it resumes
+   * after the restart) instead of a request that never ends.
+   */
+  releaseWaiters(): void {
+    for (const runId of [...this.waiters.keys()]) this.notify(runId, { status: 'pending' });
+  }
+
   private notify(runId: string, f: Finished): void {
     const list = this.waiters.get(runId);
     this.waiters.delete(runId);

@@ -39,6 +39,7 @@ export class WorkerPool {
 
   async start(): Promise<void> {
     await prepareSandbox();
+    if (this.closed) return;
     for (let i = 0; i < this.opts.size; i++) this.workers.push(this.spawn());
     await Promise.all(this.workers.map((w) => w.ready.catch(() => {})));
   }
@@ -112,6 +113,7 @@ export class WorkerPool {
     if (this.closed) return { kind: 'crash', detail: 'the worker pool is shut down' };
     // Warm workers are started on the first run, not when the app starts.
     await (this.starting ??= this.start());
+    if (this.closed) return { kind: 'crash', detail: 'the worker pool is shut down' };
     let w: Worker;
     try {
       w = await this.acquire();
@@ -172,6 +174,7 @@ export class WorkerPool {
 
   async close(): Promise<void> {
     this.closed = true;
+    await this.starting?.catch(() => {});
     const all = [...this.workers];
     await Promise.all(
       all.map(
