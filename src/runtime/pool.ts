@@ -152,6 +152,7 @@ export class WorkerPool {
               (e: Error) => !done && w.proc.connected && w.proc.send({ t: 'rpc-reply', id: m.id, ok: false, error: { name: e?.name ?? 'Error', message: String(e?.message ?? e) } }),
             );
           case 'done':
+            for (const l of m.logs ?? []) hooks.log(l.at, l.line);
             return finish(m.outcome === 'ok' ? { kind: 'ok', json: m.json, size: m.size } : m.outcome === 'too_large' ? { kind: 'too_large', size: m.size } : { kind: 'error', error: m.error });
         }
       };

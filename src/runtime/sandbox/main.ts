@@ -20,11 +20,16 @@ let rpcSeq = 0;
 // message per run instead of one per line.
 let logBuffer: { at: string; line: string }[] = [];
 let flushTimer: NodeJS.Timeout | null = null;
-function flushLogs(): void {
+function takeLogs(): { at: string; line: string }[] {
   if (flushTimer) clearTimeout(flushTimer);
   flushTimer = null;
-  if (logBuffer.length) send({ t: 'logs', lines: logBuffer });
+  const lines = logBuffer;
   logBuffer = [];
+  return lines;
+}
+function flushLogs(): void {
+  const lines = takeLogs();
+  if (lines.length) send({ t: 'logs', lines });
 }
 
 function hostFor(scrubber: Scrubber): EngineHost {
@@ -65,15 +70,14 @@ async function run(job: Job, maxResultBytes: number): Promise<void> {
     const result = await execute(job.definition, ctx);
     const json = JSON.stringify(result === undefined ? null : result);
     const size = Buffer.byteLength(json, 'utf8');
-    flushLogs();
-    if (size > maxResultBytes) send({ t: 'done', outcome: 'too_large', size });
-    else send({ t: 'done', outcome: 'ok', json, size });
+    const logs = takeLogs();
+    if (size > maxResultBytes) send({ t: 'done', outcome: 'too_large', size, logs });
+    else send({ t: 'done', outcome: 'ok', json, size, logs });
   } catch (e) {
     const err = toRunError(e);
     if (!(e instanceof RunFailure)) ctx.log(`exception ${err.exception}: ${err.message}`);
     err.message = scrubber.scrub(err.message);
-    flushLogs();
-    send({ t: 'done', outcome: 'error', error: JSON.parse(scrubber.scrub(JSON.stringify(err))) });
+    send({ t: 'done', outcome: 'error', error: JSON.parse(scrubber.scrub(JSON.stringify(err))), logs: takeLogs() });
   }
 }
 
