@@ -108,6 +108,56 @@ describe.each(await backends())('http connector runs (%s)', (backend) => {
     expect(r.error).toMatchObject({ type: 'site_changed', details: { extractor: 'search.extract.total' } });
   });
 
+  it('creates an item with a double-submit CSRF token (cookie, header, regex extractors) and walks a cursor API', async () => {
+    const def = {
+      format: 'connector-definition/v1',
+      engine: 'http',
+      base_url: site.url,
+      login: httpSearchDefinition(site.url).login,
+      detect: { login_page: [{ css: '#login-form' }] },
+      steps: [
+        { id: 'new_form', url: '/items/new', extract: { csrf: { from: 'cookie', name: 'demo_csrf' } } },
+        {
+          id: 'create',
+          method: 'POST',
+          url: '/items',
+          headers: { 'x-csrf-token': '{{vars.csrf}}', accept: 'application/json' },
+          body: { json: { name: '{{args.name}}', category: 'tools', price: '{{args.price}}', in_stock: true } },
+          expect_status: [201],
+          error_rules: [{ when: { status: [422] }, error: 'invalid_input', message: 'The shop rejected the item' }],
+          extract: { id: { from: 'json', path: '$.id', type: 'integer' }, location: { from: 'header', name: 'location' } },
+        },
+        {
+          id: 'detail',
+          url: '{{vars.location}}',
+          extract: {
+            name: { from: 'css', selector: '#item [data-field=name]' },
+            price: { from: 'regex', pattern: 'data-field="price"[^>]*>([0-9.]+)<', type: 'number' },
+          },
+        },
+        {
+          id: 'alpha',
+          url: '/api/items',
+          query: { q: 'alpha', limit: '3' },
+          extract: { ids: { from: 'json', path: '$.items[*].id', all: true } },
+          paginate: { mode: 'cursor', param: 'cursor', next: { from: 'json', path: '$.next_cursor', required: false } },
+        },
+      ],
+      result: { id: '{{vars.id}}', location: '{{vars.location}}', name: '{{vars.name}}', price: '{{vars.price}}', alpha_ids: '{{vars.ids}}' },
+    };
+    const c = await publish(h, {
+      definition: def,
+      input_schema: { type: 'object', properties: { name: { type: 'string' }, price: { type: 'number' } }, required: ['name', 'price'] },
+      required_secrets: [LOGIN_SLOT],
+    });
+    const r = await run(h, { connector_id: c.id, arguments: { name: 'Alpha Anvil', price: 19.5 }, secret_bindings: { account: alice } });
+    expect(r.status, JSON.stringify(r.error)).toBe('success');
+    expect(r.result).toEqual({ id: 41, location: '/items/41', name: 'Alpha Anvil', price: 19.5, alpha_ids: [1, 6, 11, 16, 21, 26, 31, 36, 41] });
+    expect((await logsOf(h, r.id)).match(/GET [^\n]*\/api\/items/g)).toHaveLength(3);
+    const bad = await run(h, { connector_id: c.id, arguments: { name: 'Broken', price: -5 }, secret_bindings: { account: alice } });
+    expect(bad.error).toMatchObject({ type: 'invalid_input', message: 'The shop rejected the item', details: { status: 422 } });
+  });
+
   it('pins the version at creation: runs keep their version across a revision; listing filters by version', async () => {
     const c = await publish(h, { definition: httpSearchDefinition(site.url), input_schema: SEARCH_INPUT, output_schema: SEARCH_OUTPUT, required_secrets: [LOGIN_SLOT] });
     const v1 = await run(h, { connector_id: c.id, arguments: { query: 'kettle' }, secret_bindings: { account: alice }, async: true });

@@ -99,3 +99,26 @@ describe('restart recovery', () => {
     await new Promise((r) => b.proc.once('exit', r));
   }, 60_000);
 });
+
+describe('graceful shutdown', () => {
+  it('ends the run in flight internal_error, leaves queued runs pending, and answers waiting sync calls', async () => {
+    const { startHarness } = await import('./helpers/harness.js');
+    const { publish } = await import('./helpers/runs.js');
+    const h = await startHarness('sqlite', { RUN_CONCURRENCY: '1' });
+    const c = await publish(h, { definition: { format: 'connector-definition/v1', engine: 'script', source: 'export default async () => { await new Promise((r) => setTimeout(r, 30000)); return {}; }' } });
+    const first = (await h.api('POST', '/v1beta/runs', { connector_id: c.id, async: true })).json;
+    // Running in a sandbox (not just claimed): the pool knows its worker.
+    for (let i = 0; i < 400 && !h.services.runtime.pool.pidOf(first.id); i++) await new Promise((r) => setTimeout(r, 25));
+    expect(h.services.runtime.pool.pidOf(first.id)).toBeTypeOf('number');
+    const sync = h.api('POST', '/v1beta/runs', { connector_id: c.id });
+    await new Promise((r) => setTimeout(r, 200));
+    const closing = h.app.close();
+    const answered = await sync;
+    await closing;
+    expect(answered.status).toBe(200);
+    expect(answered.json.status).toBe('pending');
+    const rows = await h.services.db.selectFrom('runs').select(['id', 'status']).orderBy('created_at').execute();
+    expect(rows.map((r) => r.status)).toEqual(['internal_error', 'pending']);
+    await h.services.close();
+  }, 30_000);
+});

@@ -13,7 +13,7 @@ describe.each(await backends())('script connectors and the sandbox (%s)', (backe
   let site: Awaited<ReturnType<typeof startDemoSite>>;
   beforeAll(async () => {
     site = await startDemoSite();
-    h = await startHarness(backend, { RUN_CONCURRENCY: '2' });
+    h = await startHarness(backend, { RUN_CONCURRENCY: '2', SANDBOX_MEMORY_MB: '256' });
   });
   afterAll(async () => {
     await h?.close();
@@ -152,6 +152,16 @@ describe.each(await backends())('script connectors and the sandbox (%s)', (backe
     const s = await waitRun(h, small.id);
     expect(s).toMatchObject({ status: 'success', result_stored: true });
     expect(s.result_size_bytes).toBeLessThanOrEqual(1_000_000);
+  });
+
+  it('caps the stored logs (RUN_LOG_MAX_BYTES) and says so', async () => {
+    const c = await publish(h, script(`export default async (ctx) => { for (let i = 0; i < 3000; i++) ctx.log('line ' + i + ' ' + 'x'.repeat(500)); return {}; }`));
+    const r = await run(h, { connector_id: c.id });
+    expect(r).toMatchObject({ status: 'success', has_logs: true });
+    const logs = await logsOf(h, r.id);
+    expect(Buffer.byteLength(logs)).toBeLessThanOrEqual(1_000_100);
+    expect(logs).toMatch(/^\S+Z line 0 x+$/m);
+    expect(logs).toMatch(/… \d+ more log lines dropped \(RUN_LOG_MAX_BYTES=1000000\)$/);
   });
 
   it('a client that disconnects from a sync run does not cancel it', async () => {

@@ -1,8 +1,8 @@
 // Executes one claimed run: resolves its secrets (vault, or the per-run values held in memory),
 // hands the job to a sandboxed worker, serves the worker's RPCs (output files, the browser), then
 // applies the result rules (SPEC §7/§8: output_schema, size limits) and records the terminal state.
-import type { Kysely } from 'kysely';
-import type { Database, RunStatus } from '../adapters/db/schema.js';
+import type { Kysely, Selectable } from 'kysely';
+import type { Database, RunsTable, RunStatus } from '../adapters/db/schema.js';
 import type { FilesService } from '../modules/files/service.js';
 import type { SecretsService } from '../modules/secrets/service.js';
 import { nowIso } from '../lib/ids.js';
@@ -45,8 +45,15 @@ export class RunExecutor {
 
   constructor(private readonly d: ExecutorDeps) {}
 
+  /** Rows of runs created by this process, so execution needn't read them back. */
+  private readonly fresh = new Map<string, Selectable<RunsTable>>();
+
   holdSecrets(runId: string, values: Record<string, SlotValue>): void {
     this.ephemeral.set(runId, values);
+  }
+
+  holdRow(row: Selectable<RunsTable>): void {
+    this.fresh.set(row.id, row);
   }
 
   /** Resolves when the run reaches a terminal status in this process. */
@@ -56,6 +63,14 @@ export class RunExecutor {
       list.push(resolve);
       this.waiters.set(runId, list);
     });
+  }
+
+  /**
+   * On shutdown: sync callers whose run hasn't started get the run as it is (pending; it resumes
+   * after the restart) instead of a request that never ends.
+   */
+  releaseWaiters(): void {
+    for (const runId of [...this.waiters.keys()]) this.notify(runId, { status: 'pending' });
   }
 
   private notify(runId: string, f: Finished): void {
@@ -77,13 +92,14 @@ export class RunExecutor {
       await this.record(runId, { status: 'internal_error' }, logs, scrubber).catch((err) => this.d.log.error({ err, runId }, 'could not record run failure'));
     } finally {
       this.ephemeral.delete(runId);
+      this.fresh.delete(runId);
       await this.d.browser.closeRun(runId);
     }
     this.notify(runId, finished);
   }
 
   private async attempt(runId: string, logs: string[], scrubber: Scrubber): Promise<Finished> {
-    const row = await this.d.db.selectFrom('runs').selectAll().where('id', '=', runId).executeTakeFirstOrThrow();
+    const row = this.fresh.get(runId) ?? (await this.d.db.selectFrom('runs').selectAll().where('id', '=', runId).executeTakeFirstOrThrow());
     const v = await this.d.versions.get(row.user_id, row.connector_id, row.connector_version);
     if (!v) throw new Error(`connector version ${row.connector_id}@${row.connector_version} is missing`);
     const secrets: Record<string, SlotValue> = { ...(this.ephemeral.get(runId) ?? {}) };
@@ -186,12 +202,16 @@ export class RunExecutor {
     }
   }
 
-  /** Writes the terminal state and the scrubbed, capped logs in one transaction. */
+  /**
+   * Writes the scrubbed, capped logs, then the terminal state. Not one transaction, on purpose
+   * (it costs two round trips per run): if the process dies between the two, restart recovery
+   * ends the run internal_error and appends to these logs.
+   */
   async record(runId: string, r: { status: RunStatus; error?: RunErrorView; json?: string; size?: number }, logs: string[], scrubber: Scrubber): Promise<Finished> {
     const error = r.error ? JSON.parse(scrubber.scrub(JSON.stringify(r.error))) : null;
     const text = capLogs(logs.map((l) => scrubber.scrub(l)), this.d.logMaxBytes);
-    await this.d.db.transaction().execute(async (trx) => {
-      await trx
+    if (text) await this.d.db.insertInto('run_logs').values({ run_id: runId, logs: text }).execute();
+    await this.d.db
         .updateTable('runs')
         .set({
           status: r.status,
@@ -204,8 +224,6 @@ export class RunExecutor {
         })
         .where('id', '=', runId)
         .execute();
-      if (text) await trx.insertInto('run_logs').values({ run_id: runId, logs: text }).execute();
-    });
     return { status: r.status };
   }
 }

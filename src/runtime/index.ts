@@ -10,6 +10,7 @@ import { BrowserHost } from './browser-host.js';
 import { EmbeddedDispatcher, type RunQueue } from './dispatcher.js';
 import { RunExecutor } from './executor.js';
 import { WorkerPool } from './pool.js';
+import { sandboxBundle } from './bundle.js';
 import { ProxyMap } from './proxies.js';
 import { VersionCache } from './version-cache.js';
 
@@ -52,12 +53,17 @@ export function createRuntime(
     browser,
     executor,
     queue,
-    start: () => (started ??= queue.start()),
+    // The sandbox bundle is built in the background at start, so the first run doesn't wait for it.
+    start: () => (started ??= (void sandboxBundle().catch(() => {}), queue.start())),
     async stop() {
       if (!started) return;
       executor.shuttingDown = true;
+      // Stop claiming first (queued runs stay pending and resume after a restart), then end the
+      // runs in flight (their workers are killed: internal_error), then answer waiting sync calls.
+      const drained = queue.close();
       await pool.close();
-      await queue.close();
+      await drained;
+      executor.releaseWaiters();
       await browser.close();
     },
   };

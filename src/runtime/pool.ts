@@ -39,6 +39,7 @@ export class WorkerPool {
 
   async start(): Promise<void> {
     await prepareSandbox();
+    if (this.closed) return;
     for (let i = 0; i < this.opts.size; i++) this.workers.push(this.spawn());
     await Promise.all(this.workers.map((w) => w.ready.catch(() => {})));
   }
@@ -112,6 +113,7 @@ export class WorkerPool {
     if (this.closed) return { kind: 'crash', detail: 'the worker pool is shut down' };
     // Warm workers are started on the first run, not when the app starts.
     await (this.starting ??= this.start());
+    if (this.closed) return { kind: 'crash', detail: 'the worker pool is shut down' };
     let w: Worker;
     try {
       w = await this.acquire();
@@ -139,8 +141,9 @@ export class WorkerPool {
         finish({ kind: 'crash', detail: `the sandbox process died (${signal ?? `exit code ${code}`})${w.stderr ? `: ${w.stderr.trim().split('\n').slice(-3).join(' | ')}` : ''}` });
       const onMsg = (m: any) => {
         switch (m.t) {
-          case 'log':
-            return hooks.log(m.at, m.line);
+          case 'logs':
+            for (const l of m.lines) hooks.log(l.at, l.line);
+            return;
           case 'secret':
             return hooks.secret(m.value);
           case 'rpc':
@@ -149,6 +152,7 @@ export class WorkerPool {
               (e: Error) => !done && w.proc.connected && w.proc.send({ t: 'rpc-reply', id: m.id, ok: false, error: { name: e?.name ?? 'Error', message: String(e?.message ?? e) } }),
             );
           case 'done':
+            for (const l of m.logs ?? []) hooks.log(l.at, l.line);
             return finish(m.outcome === 'ok' ? { kind: 'ok', json: m.json, size: m.size } : m.outcome === 'too_large' ? { kind: 'too_large', size: m.size } : { kind: 'error', error: m.error });
         }
       };
@@ -171,6 +175,7 @@ export class WorkerPool {
 
   async close(): Promise<void> {
     this.closed = true;
+    await this.starting?.catch(() => {});
     const all = [...this.workers];
     await Promise.all(
       all.map(

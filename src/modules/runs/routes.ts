@@ -32,7 +32,8 @@ type P = { run_id: string };
 export const runsRoutes: FastifyPluginAsync<{ services: Services }> = async (app, { services }) => {
   const runs = services.runs;
   app.addHook('onReady', async () => services.runtime.start());
-  app.addHook('onClose', async () => services.runtime.stop());
+  // preClose: before the server waits for in-flight requests, so waiting sync calls get an answer.
+  app.addHook('preClose', async () => services.runtime.stop());
 
   app.post<{ Body: CreateRunInput | TaskRunInput }>(
     '/runs',

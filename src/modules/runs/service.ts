@@ -133,6 +133,7 @@ export class RunsService {
       finished_at: null,
     };
     await this.d.db.insertInto('runs').values(row).execute();
+    this.d.executor.holdRow(row);
     if (row.ephemeral_secrets) this.d.executor.holdSecrets(row.id, ephemeral);
     if (isAsync) {
       this.d.queue.submit(row.id);

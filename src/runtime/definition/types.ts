@@ -163,9 +163,9 @@ export type HttpMethod = 'GET' | 'POST' | 'PUT' | 'PATCH' | 'DELETE' | 'HEAD';
 
 export interface MultipartPart {
   name: Template;
-  /** A text part. */
+  /** The part's content (text, templated). */
   value?: Template;
-  /** A file part: bytes from a run output saved earlier or from a template (text). */
+  /** Makes it a file part with this filename (content from `value`). */
   filename?: Template;
   content_type?: string;
 }

@@ -18,7 +18,9 @@ export async function pageCall(ctx: RunContext, method: string, params: Record<s
     const err = e as { name?: string; message?: string };
     const msg = String(err.message ?? e).split('\n')[0];
     if (/net::ERR_|ECONNREFUSED|NS_ERROR/.test(msg)) throw new RunFailure('site_unavailable', `${what}: ${msg}`, { retryable: true });
-    if (err.name === 'TimeoutError' || /Timeout .*exceeded/.test(msg)) {
+    const timedOut = err.name === 'TimeoutError' || /Timeout .*exceeded/.test(msg);
+    if (timedOut && method === 'page.goto') throw new RunFailure('site_unavailable', `${what}: the page did not load in time (${msg})`, { retryable: true });
+    if (timedOut) {
       throw new RunFailure('site_changed', `${what}: not found or not ready in time (${msg})`, { details: { action: what } });
     }
     throw e;

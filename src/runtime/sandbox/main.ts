@@ -16,9 +16,28 @@ const send = (m: unknown) => process.send!(m);
 const pending = new Map<number, { resolve: (v: unknown) => void; reject: (e: unknown) => void }>();
 let rpcSeq = 0;
 
+// Log lines go out in batches (with the result, or every 100 ms for long runs): one IPC
+// message per run instead of one per line.
+let logBuffer: { at: string; line: string }[] = [];
+let flushTimer: NodeJS.Timeout | null = null;
+function takeLogs(): { at: string; line: string }[] {
+  if (flushTimer) clearTimeout(flushTimer);
+  flushTimer = null;
+  const lines = logBuffer;
+  logBuffer = [];
+  return lines;
+}
+function flushLogs(): void {
+  const lines = takeLogs();
+  if (lines.length) send({ t: 'logs', lines });
+}
+
 function hostFor(scrubber: Scrubber): EngineHost {
   return {
-    log: (line) => send({ t: 'log', at: new Date().toISOString(), line: scrubber.scrub(line) }),
+    log: (line) => {
+      logBuffer.push({ at: new Date().toISOString(), line: scrubber.scrub(line) });
+      flushTimer ??= setTimeout(flushLogs, 100);
+    },
     noteSecret: (v) => {
       scrubber.add(v);
       send({ t: 'secret', value: v });
@@ -51,13 +70,14 @@ async function run(job: Job, maxResultBytes: number): Promise<void> {
     const result = await execute(job.definition, ctx);
     const json = JSON.stringify(result === undefined ? null : result);
     const size = Buffer.byteLength(json, 'utf8');
-    if (size > maxResultBytes) send({ t: 'done', outcome: 'too_large', size });
-    else send({ t: 'done', outcome: 'ok', json, size });
+    const logs = takeLogs();
+    if (size > maxResultBytes) send({ t: 'done', outcome: 'too_large', size, logs });
+    else send({ t: 'done', outcome: 'ok', json, size, logs });
   } catch (e) {
     const err = toRunError(e);
     if (!(e instanceof RunFailure)) ctx.log(`exception ${err.exception}: ${err.message}`);
     err.message = scrubber.scrub(err.message);
-    send({ t: 'done', outcome: 'error', error: JSON.parse(scrubber.scrub(JSON.stringify(err))) });
+    send({ t: 'done', outcome: 'error', error: JSON.parse(scrubber.scrub(JSON.stringify(err))), logs: takeLogs() });
   }
 }
 
