@@ -103,7 +103,7 @@ for (const [label, warm] of [
     times.push(performance.now() - t);
     if (r.status !== 200) throw new Error(`create answered ${r.status}`);
     await a.api('POST', `/v1beta/capture_sessions/${r.json.id}/abandon`);
-    await sleep(250); // let the pool refill, as between real users
+    await sleep(600); // let the pool refill, as between real users (one create every ~0.6 s)
   }
   console.log(`create (${label.padEnd(12)}) p50 ${ms(pct(times, 50))}  p95 ${ms(pct(times, 95))}  (n=${N})`);
   await a.close();

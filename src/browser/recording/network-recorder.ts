@@ -58,7 +58,8 @@ export class NetworkRecorder {
     private readonly sink: EntrySink,
   ) {}
 
-  async start(): Promise<void> {
+  /** `preEnabled`: Network and Page were enabled on this CDP session already (warm pool). */
+  async start(preEnabled = false): Promise<void> {
     const c = this.cdp as any;
     c.on('Network.requestWillBeSent', (e: any) => this.onRequest(e));
     c.on('Network.requestWillBeSentExtraInfo', (e: any) => this.push(this.extraReq, e.requestId, e.headers));
@@ -79,8 +80,8 @@ export class NetworkRecorder {
       if (!e.frame.parentId) this.mainFrameId = e.frame.id;
     });
     await Promise.all([
-      this.cdp.send('Network.enable', { maxPostDataSize: 65536 } as any),
-      this.cdp.send('Page.enable'),
+      preEnabled ? null : this.cdp.send('Network.enable', { maxPostDataSize: 65536 } as any),
+      preEnabled ? null : this.cdp.send('Page.enable'),
       this.cdp.send('Page.getFrameTree').then((t: any) => (this.mainFrameId = t.frameTree.frame.id)),
     ]);
   }

@@ -4,7 +4,7 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import crypto from 'node:crypto';
-import type { Page } from 'playwright-core';
+import type { CDPSession, Page } from 'playwright-core';
 import { NetworkRecorder, type EntrySink } from './network-recorder.js';
 import { Redactor, entryLocation } from './redact.js';
 import { buildHar, type HarMeta, type SpoolLine, type SpooledAction } from './har-build.js';
@@ -49,7 +49,7 @@ export class SessionRecorder {
   }
 
   /** Starts recording a page (the first tab, or a popup/new tab with its opener). */
-  async attachPage(page: Page, opener: Page | null): Promise<string> {
+  async attachPage(page: Page, opener: Page | null, preEnabledCdp: CDPSession | null = null): Promise<string> {
     const id = `page_${++this.pageSeq}`;
     const sink: EntrySink = {
       pageId: id,
@@ -72,7 +72,7 @@ export class SessionRecorder {
         });
       },
     };
-    const cdp = await page.context().newCDPSession(page);
+    const cdp = preEnabledCdp ?? (await page.context().newCDPSession(page));
     const rec: PageRec = { id, net: new NetworkRecorder(cdp, sink), pendingNav: null };
     this.pages.set(page, rec);
     this.write({ k: 'page', p: { id, startedDateTime: new Date().toISOString(), title: '', pageTimings: {}, _opener: opener ? (this.pages.get(opener)?.id ?? null) : null } });
@@ -85,7 +85,7 @@ export class SessionRecorder {
     const title = () => void page.title().then((t) => t && this.write({ k: 'title', id, title: this.redactor.string(t) }), () => {});
     page.on('load', title);
     title(); // a popup may have loaded before it reached us
-    await rec.net.start();
+    await rec.net.start(!!preEnabledCdp);
     return id;
   }
 
