@@ -96,7 +96,7 @@ describe('capture session timeouts (sqlite)', () => {
   });
 });
 
-describe('live view follows new tabs (sqlite)', () => {
+describe('live view input and new tabs (sqlite)', () => {
   let h: Harness;
   let site: http.Server;
   let base = '';
@@ -104,6 +104,14 @@ describe('live view follows new tabs (sqlite)', () => {
     site = http.createServer((req, res) => {
       res.writeHead(200, { 'content-type': 'text/html' });
       if (req.url === '/second') return res.end('<title>Second</title><p>second tab</p>');
+      if (req.url?.startsWith('/form')) {
+        return res.end(
+          '<meta charset="utf-8"><title>Form</title><body style="margin:0"><form action="/form/sent" method="post">' +
+            '<input name="note" aria-label="Note" style="display:block;width:300px;height:40px">' +
+            '<select name="size" style="display:block;width:300px;height:40px"><option value="s">Small</option><option value="l">Large</option></select>' +
+            '<button data-testid="send" style="display:block;width:300px;height:40px">Send</button></form>',
+        );
+      }
       res.end('<title>First</title><body style="margin:0"><a href="/second" target="_blank" style="display:block;width:300px;height:200px;background:#9cf">open</a>');
     });
     await new Promise<void>((r) => site.listen(0, '127.0.0.1', r));
@@ -139,6 +147,56 @@ describe('live view follows new tabs (sqlite)', () => {
     const acts = log._capture.actions.map((a: any) => `${a.type}:${a.page}`);
     expect(acts).toEqual(expect.arrayContaining(['click:page_1', 'tab:page_2']));
     expect(log._capture.actions.find((a: any) => a.type === 'click').target).toMatchObject({ tag: 'a', href: `${base}/second`, role: 'link' });
+    v.ws.terminate();
+  });
+
+  it('keyboard, unicode text, double click and keyboard select go through; the recording resolves the final value', async () => {
+    const s = (await h.api('POST', S, { start_url: `${base}/form` })).json;
+    const v = await viewer(s.iframe_url);
+    await expect.poll(() => v.msgs.some((m) => m.t === 'url' && m.url === `${base}/form`)).toBe(true);
+    await new Promise((r) => setTimeout(r, 300));
+    const click = (x: number, y: number, clickCount = 1) => {
+      v.send({ t: 'mouse', type: 'down', x, y, button: 'left', clickCount });
+      v.send({ t: 'mouse', type: 'up', x, y, button: 'left', clickCount });
+    };
+    const key = (k: string) => {
+      v.send({ t: 'key', type: 'down', key: k });
+      v.send({ t: 'key', type: 'up', key: k });
+    };
+    click(100, 20);
+    for (const c of 'Helo') key(c);
+    key('ArrowLeft');
+    key('l'); // "Hel|o" → "Hello"
+    key('End');
+    v.send({ t: 'text', text: ' wörld 日本' });
+    for (const c of 'xx') key(c);
+    key('Backspace');
+    key('Backspace');
+    v.send({ t: 'key', type: 'down', key: 'Shift' });
+    key('!');
+    v.send({ t: 'key', type: 'up', key: 'Shift' });
+    click(100, 20, 1);
+    click(100, 20, 2); // double click selects a word
+    key('Tab'); // focus the select
+    key('ArrowDown'); // keyboard changes the option
+    click(150, 100); // Send
+    await expect.poll(() => v.msgs.some((m) => m.t === 'url' && m.url === `${base}/form/sent`), { timeout: 10_000 }).toBe(true);
+    expect((await h.api('POST', `${S}/${s.id}/complete`)).status).toBe(202);
+    await expect.poll(async () => (await h.api('GET', `${S}/${s.id}`)).json.state, { timeout: 10_000 }).toBe('completed');
+    const log = (await h.api('GET', `${S}/${s.id}/recording`)).json.log;
+    const post = log.entries.find((e: any) => e.request.method === 'POST');
+    expect(post.request.postData.params).toEqual([
+      { name: 'note', value: 'Hello wörld 日本!' },
+      { name: 'size', value: 'l' },
+    ]);
+    const acts = log._capture.actions;
+    const fills = acts.filter((a: any) => a.type === 'fill' && a.target?.name === 'note');
+    expect(fills.pop().value).toBe('Hello wörld 日本!');
+    expect(acts.some((a: any) => a.type === 'click' && a.detail === 2 && a.target?.name === 'note')).toBe(true);
+    expect(acts.find((a: any) => a.type === 'select')).toMatchObject({ values: ['l'], labels: ['Large'], target: { name: 'size', role: 'combobox' } });
+    expect(acts.find((a: any) => a.type === 'submit')).toMatchObject({ fields: [{ name: 'note', value: 'Hello wörld 日本!' }, { name: 'size', value: 'l' }] });
+    expect(acts.filter((a: any) => a.type === 'key').map((a: any) => a.key)).toEqual(expect.arrayContaining(['ArrowLeft', 'End', 'Tab', 'ArrowDown']));
+    expect(log.entries.find((e: any) => e.request.method === 'POST')._action_id).toBe(acts.find((a: any) => a.type === 'submit').id);
     v.ws.terminate();
   });
 });
