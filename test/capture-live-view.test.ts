@@ -269,7 +269,11 @@ describe('capture session through the live view (sqlite)', () => {
     const rec = responses.find((r) => r.json?.log)!.text;
     for (const c of codes) expect(rec.includes(`"code","value":"${c}"`)).toBe(false);
     for (const line of h.logs) for (const v of values) expect(line.includes(v), line.slice(0, 200)).toBe(false);
+    // Nor is the live view's token stored or logged.
+    const token = new URL(session.iframe_url).searchParams.get('token')!;
+    for (const line of h.logs) expect(line.includes(token)).toBe(false);
     const files = filesUnder(h.dataDir);
+    for (const f of files) expect(fs.readFileSync(f).toString('latin1').includes(token), f).toBe(false);
     expect(files.some((f) => f.endsWith('.har.json'))).toBe(true);
     for (const f of files) {
       const text = fs.readFileSync(f).toString('latin1');

@@ -71,7 +71,7 @@ export class NetworkRecorder {
       const f = this.inflight.get(e.requestId);
       if (f) f.resp = e.response;
     });
-    c.on('Network.loadingFinished', (e: any) => this.track(this.onFinished(e.requestId, e.timestamp)));
+    c.on('Network.loadingFinished', (e: any) => this.track(this.onFinished(e.requestId, e.timestamp, e.encodedDataLength)));
     c.on('Network.loadingFailed', (e: any) => this.onFailed(e.requestId, e.errorText, e.timestamp));
     c.on('Network.webSocketCreated', (e: any) => this.wsUrls.set(e.requestId, e.url));
     c.on('Network.webSocketFrameSent', (e: any) => this.onWs(e, 'send'));
@@ -159,12 +159,14 @@ export class NetworkRecorder {
     }
   }
 
-  private async onFinished(requestId: string, timestamp: number) {
+  private async onFinished(requestId: string, timestamp: number, encodedLength = 0) {
     const f = this.inflight.get(requestId);
     if (!f) return;
     this.inflight.delete(requestId);
     this.drain(requestId, true);
     let body: Buffer | null = null;
+    // Huge bodies (downloads, media) are not pulled into memory: size only.
+    if (encodedLength > Math.max(64 * 1024 * 1024, 8 * this.sink.maxBodyBytes)) return this.write(f, { finishedAt: timestamp, body: null });
     try {
       const r: any = await this.cdp.send('Network.getResponseBody', { requestId });
       body = Buffer.from(r.body, r.base64Encoded ? 'base64' : 'utf8');
