@@ -1,6 +1,7 @@
 // Capture session lifecycle with a real Chromium: idle timeout → abandoned, maximum lifetime →
 // completed (CAPTURE_TIMEOUT_ACTION=complete), the browser process killed → sessions failed and
 // the next session gets a relaunched browser, and popups/new tabs followed by the live view.
+import crypto from 'node:crypto';
 import http from 'node:http';
 import type net from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -8,6 +9,8 @@ import WebSocket from 'ws';
 import { startHarness, type Harness } from './helpers/harness.js';
 
 const S = '/v1beta/capture_sessions';
+// A 1×1 PNG: a binary body the recording keeps as size + sha256 only.
+const PNG = Buffer.from('iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR42mP8z8BQDwAEhQGAhKmMIQAAAABJRU5ErkJggg==', 'base64');
 const wsUrl = (iframeUrl: string) => iframeUrl.replace(/^http/, 'ws').replace(/\/live\/([^?]+)/, '/live/$1/ws');
 
 function alive(pid: number): boolean {
@@ -102,14 +105,19 @@ describe('live view input and new tabs (sqlite)', () => {
   let base = '';
   beforeAll(async () => {
     site = http.createServer((req, res) => {
+      if (req.url === '/pixel.png') {
+        res.writeHead(200, { 'content-type': 'image/png' });
+        return res.end(PNG);
+      }
       res.writeHead(200, { 'content-type': 'text/html' });
       if (req.url === '/second') return res.end('<title>Second</title><p>second tab</p>');
+
       if (req.url?.startsWith('/form')) {
         return res.end(
-          '<meta charset="utf-8"><title>Form</title><body style="margin:0"><form action="/form/sent" method="post">' +
+          '<meta charset="utf-8"><title>Form</title><body style="margin:0"><form action="/form/sent" method="post" enctype="multipart/form-data">' +
             '<input name="note" aria-label="Note" style="display:block;width:300px;height:40px">' +
             '<select name="size" style="display:block;width:300px;height:40px"><option value="s">Small</option><option value="l">Large</option></select>' +
-            '<button data-testid="send" style="display:block;width:300px;height:40px">Send</button></form>',
+            '<button data-testid="send" style="display:block;width:300px;height:40px">Send</button></form><img src="/pixel.png" alt="">',
         );
       }
       res.end('<title>First</title><body style="margin:0"><a href="/second" target="_blank" style="display:block;width:300px;height:200px;background:#9cf">open</a>');
@@ -185,6 +193,7 @@ describe('live view input and new tabs (sqlite)', () => {
     await expect.poll(async () => (await h.api('GET', `${S}/${s.id}`)).json.state, { timeout: 10_000 }).toBe('completed');
     const log = (await h.api('GET', `${S}/${s.id}/recording`)).json.log;
     const post = log.entries.find((e: any) => e.request.method === 'POST');
+    expect(post.request.postData.mimeType).toMatch(/^multipart\/form-data; boundary=/);
     expect(post.request.postData.params).toEqual([
       { name: 'note', value: 'Hello wörld 日本!' },
       { name: 'size', value: 'l' },
@@ -197,6 +206,13 @@ describe('live view input and new tabs (sqlite)', () => {
     expect(acts.find((a: any) => a.type === 'submit')).toMatchObject({ fields: [{ name: 'note', value: 'Hello wörld 日本!' }, { name: 'size', value: 'l' }] });
     expect(acts.filter((a: any) => a.type === 'key').map((a: any) => a.key)).toEqual(expect.arrayContaining(['ArrowLeft', 'End', 'Tab', 'ArrowDown']));
     expect(log.entries.find((e: any) => e.request.method === 'POST')._action_id).toBe(acts.find((a: any) => a.type === 'submit').id);
+    const img = log.entries.find((e: any) => e.request.url === `${base}/pixel.png`);
+    expect(img.response.content).toEqual({
+      size: PNG.length,
+      mimeType: 'image/png',
+      _sha256: crypto.createHash('sha256').update(PNG).digest('hex'),
+      _omitted: 'binary',
+    });
     v.ws.terminate();
   });
 });
