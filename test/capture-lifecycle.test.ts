@@ -5,7 +5,7 @@ import crypto from 'node:crypto';
 import http from 'node:http';
 import type net from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import WebSocket from 'ws';
+import WebSocket, { WebSocketServer } from 'ws';
 import { startHarness, type Harness } from './helpers/harness.js';
 
 const S = '/v1beta/capture_sessions';
@@ -102,6 +102,7 @@ describe('capture session timeouts (sqlite)', () => {
 describe('live view input and new tabs (sqlite)', () => {
   let h: Harness;
   let site: http.Server;
+  let echo: WebSocketServer;
   let base = '';
   beforeAll(async () => {
     site = http.createServer((req, res) => {
@@ -112,6 +113,12 @@ describe('live view input and new tabs (sqlite)', () => {
       res.writeHead(200, { 'content-type': 'text/html' });
       if (req.url === '/second') return res.end('<title>Second</title><p>second tab</p>');
 
+      if (req.url === '/ws') {
+        return res.end(
+          `<title>WS</title><script>const s = new WebSocket('ws://' + location.host + '/echo');` +
+            `s.onopen = () => s.send('ping-123'); s.onmessage = (e) => { document.title = e.data; };</script>`,
+        );
+      }
       if (req.url?.startsWith('/form')) {
         return res.end(
           '<meta charset="utf-8"><title>Form</title><body style="margin:0"><form action="/form/sent" method="post" enctype="multipart/form-data">' +
@@ -122,12 +129,16 @@ describe('live view input and new tabs (sqlite)', () => {
       }
       res.end('<title>First</title><body style="margin:0"><a href="/second" target="_blank" style="display:block;width:300px;height:200px;background:#9cf">open</a>');
     });
+    echo = new WebSocketServer({ server: site, path: '/echo' });
+    echo.on('connection', (ws) => ws.on('message', (d) => ws.send(`echo:${d}`)));
     await new Promise<void>((r) => site.listen(0, '127.0.0.1', r));
     base = `http://127.0.0.1:${(site.address() as net.AddressInfo).port}`;
     h = await startHarness('sqlite', { CAPTURE_WARM_CONTEXTS: '0' });
   });
   afterAll(async () => {
     await h?.close();
+    for (const c of echo.clients) c.terminate();
+    echo.close();
     site.closeAllConnections(); // the browser's keep-alive sockets
     await new Promise((r) => site.close(r));
   });
@@ -213,6 +224,23 @@ describe('live view input and new tabs (sqlite)', () => {
       _sha256: crypto.createHash('sha256').update(PNG).digest('hex'),
       _omitted: 'binary',
     });
+    v.ws.terminate();
+  });
+
+  it('records WebSocket frames of the page', async () => {
+    const s = (await h.api('POST', S, { start_url: `${base}/ws` })).json;
+    const v = await viewer(s.iframe_url);
+    await expect.poll(() => v.msgs.some((m) => m.t === 'url' && m.url === `${base}/ws`)).toBe(true);
+    await new Promise((r) => setTimeout(r, 800));
+    expect((await h.api('POST', `${S}/${s.id}/complete`)).status).toBe(202);
+    await expect.poll(async () => (await h.api('GET', `${S}/${s.id}`)).json.state, { timeout: 10_000 }).toBe('completed');
+    const ws = (await h.api('GET', `${S}/${s.id}/recording`)).json.log._capture.websockets;
+    expect(ws).toHaveLength(1);
+    expect(ws[0].url).toBe(`${base.replace('http', 'ws')}/echo`);
+    expect(ws[0].frames.map((f: any) => [f.direction, f.data])).toEqual([
+      ['send', 'ping-123'],
+      ['receive', 'echo:ping-123'],
+    ]);
     v.ws.terminate();
   });
 });
