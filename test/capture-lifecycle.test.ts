@@ -163,6 +163,12 @@ describe('live view input and new tabs (sqlite)', () => {
       ['page_1', null, 'First'],
       ['page_2', 'page_1', 'Second'],
     ]);
+    // The new tab's own document load, made before the recorder could attach to it, is there too.
+    expect(log.entries.find((e: any) => e.request.url === `${base}/second`)).toMatchObject({
+      pageref: 'page_2',
+      _is_navigation: true,
+      response: { status: 200, content: { text: '<title>Second</title><p>second tab</p>' } },
+    });
     const acts = log._capture.actions.map((a: any) => `${a.type}:${a.page}`);
     expect(acts).toEqual(expect.arrayContaining(['click:page_1', 'tab:page_2']));
     expect(log._capture.actions.find((a: any) => a.type === 'click').target).toMatchObject({ tag: 'a', href: `${base}/second`, role: 'link' });

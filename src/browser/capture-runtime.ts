@@ -80,6 +80,7 @@ export class CaptureRuntime {
           })),
         );
       }
+      recorder.watchContext(slot.context);
       await recorder.attachPage(slot.page, null, slot.cdp);
       slot.context.on('page', (p: Page) => void runtime.adoptPage(p));
       if (o.startUrl) {

@@ -3,19 +3,18 @@
 // in-flight requests are held in memory.
 import type { CDPSession } from 'playwright-core';
 import {
+  contentOf,
   harTimings,
   headersToHar,
   headerValue,
-  isTextMime,
   parseCookieHeader,
   postDataToHar,
   queryToHar,
   setCookies,
-  sha256,
   timingsTotal,
   type CdpTiming,
 } from './har-parts.js';
-import type { HarContent, HarEntry } from './types.js';
+import type { HarEntry } from './types.js';
 
 export interface EntrySink {
   pageId: string;
@@ -225,7 +224,7 @@ export class NetworkRecorder {
         httpVersion: resp?.protocol ?? 'http/1.1',
         cookies: setCookies(respHeaders),
         headers: respHeaders,
-        content: this.content(resp, o.body),
+        content: resp ? contentOf(resp.mimeType ?? '', resp.status, o.body ?? null, this.sink.maxBodyBytes) : { size: 0, mimeType: '', _omitted: 'unavailable' },
         redirectURL: (resp && resp.status >= 300 && resp.status < 400 && headerValue(respHeaders, 'location')) || '',
         headersSize: -1,
         bodySize: resp?.encodedDataLength ?? -1,
@@ -245,18 +244,5 @@ export class NetworkRecorder {
       _is_navigation: f.isNavigation,
     };
     this.sink.writeEntry(entry);
-  }
-
-  private content(resp: any, body: Buffer | null | undefined): HarContent {
-    const mimeType = resp?.mimeType ?? '';
-    if (!resp) return { size: 0, mimeType, _omitted: 'unavailable' };
-    if (body === null || body === undefined) return { size: 0, mimeType, _omitted: resp.status >= 300 && resp.status < 400 ? 'none' : 'unavailable' };
-    if (body.length === 0) return { size: 0, mimeType, _omitted: 'none' };
-    const c: HarContent = { size: body.length, mimeType, _sha256: sha256(body) };
-    if (!isTextMime(mimeType)) return { ...c, _omitted: 'binary' };
-    const max = this.sink.maxBodyBytes;
-    c.text = body.subarray(0, max).toString('utf8');
-    if (body.length > max) c._omitted = 'truncated';
-    return c;
   }
 }
