@@ -5,13 +5,13 @@ import crypto from 'node:crypto';
 import http from 'node:http';
 import type net from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import WebSocket, { WebSocketServer } from 'ws';
+import { WebSocketServer } from 'ws';
 import { startHarness, type Harness } from './helpers/harness.js';
+import { wsViewer } from './helpers/live-view.js';
 
 const S = '/v1beta/capture_sessions';
 // A 1×1 PNG: a binary body the recording keeps as size + sha256 only.
 const PNG = Buffer.from('iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR42mP8z8BQDwAEhQGAhKmMIQAAAABJRU5ErkJggg==', 'base64');
-const wsUrl = (iframeUrl: string) => iframeUrl.replace(/^http/, 'ws').replace(/\/live\/([^?]+)/, '/live/$1/ws');
 
 function alive(pid: number): boolean {
   try {
@@ -20,21 +20,6 @@ function alive(pid: number): boolean {
   } catch {
     return false;
   }
-}
-
-/** A viewer speaking the live view protocol; collects its JSON messages and counts frames. */
-async function viewer(iframeUrl: string) {
-  const ws = new WebSocket(wsUrl(iframeUrl));
-  const msgs: any[] = [];
-  let frames = 0;
-  let closed = false;
-  ws.on('message', (d, bin) => (bin ? frames++ : msgs.push(JSON.parse(String(d)))));
-  ws.on('close', () => (closed = true));
-  await new Promise((r, j) => {
-    ws.once('open', r);
-    ws.once('error', j);
-  });
-  return { ws, msgs, frames: () => frames, closed: () => closed, send: (m: object) => ws.send(JSON.stringify(m)) };
 }
 
 describe('capture session timeouts (sqlite)', () => {
@@ -51,7 +36,7 @@ describe('capture session timeouts (sqlite)', () => {
 
   it('an idle session is abandoned and its viewers are told', async () => {
     const s = (await idle.api('POST', S)).json;
-    const v = await viewer(s.iframe_url);
+    const v = await wsViewer(s.iframe_url);
     await expect.poll(async () => (await idle.api('GET', `${S}/${s.id}`)).json.state, { timeout: 6000 }).toBe('abandoned');
     await expect.poll(() => v.closed()).toBe(true);
     expect(v.msgs.some((m) => m.t === 'ended' && m.state === 'abandoned')).toBe(true);
@@ -63,7 +48,7 @@ describe('capture session timeouts (sqlite)', () => {
 
   it('viewer input keeps a session alive past the idle timeout', async () => {
     const s = (await idle.api('POST', S)).json;
-    const v = await viewer(s.iframe_url);
+    const v = await wsViewer(s.iframe_url);
     for (let i = 0; i < 8; i++) {
       v.send({ t: 'mouse', type: 'move', x: 10 + i, y: 10 });
       await new Promise((r) => setTimeout(r, 250));
@@ -145,7 +130,7 @@ describe('live view input and new tabs (sqlite)', () => {
 
   it('a target=_blank click opens a tab the live view switches to, recorded with its opener', async () => {
     const s = (await h.api('POST', S, { start_url: `${base}/` })).json;
-    const v = await viewer(s.iframe_url);
+    const v = await wsViewer(s.iframe_url);
     await expect.poll(() => v.msgs.some((m) => m.t === 'url' && m.url === `${base}/`)).toBe(true);
     await new Promise((r) => setTimeout(r, 300));
     v.send({ t: 'mouse', type: 'down', x: 50, y: 50, button: 'left', clickCount: 1 });
@@ -177,7 +162,7 @@ describe('live view input and new tabs (sqlite)', () => {
 
   it('keyboard, unicode text, double click and keyboard select go through; the recording resolves the final value', async () => {
     const s = (await h.api('POST', S, { start_url: `${base}/form` })).json;
-    const v = await viewer(s.iframe_url);
+    const v = await wsViewer(s.iframe_url);
     await expect.poll(() => v.msgs.some((m) => m.t === 'url' && m.url === `${base}/form`)).toBe(true);
     await new Promise((r) => setTimeout(r, 300));
     const click = (x: number, y: number, clickCount = 1) => {
@@ -235,7 +220,7 @@ describe('live view input and new tabs (sqlite)', () => {
 
   it('records WebSocket frames of the page', async () => {
     const s = (await h.api('POST', S, { start_url: `${base}/ws` })).json;
-    const v = await viewer(s.iframe_url);
+    const v = await wsViewer(s.iframe_url);
     await expect.poll(() => v.msgs.some((m) => m.t === 'url' && m.url === `${base}/ws`)).toBe(true);
     await new Promise((r) => setTimeout(r, 800));
     expect((await h.api('POST', `${S}/${s.id}/complete`)).status).toBe(202);
