@@ -103,7 +103,7 @@ for (const [label, warm] of [
     times.push(performance.now() - t);
     if (r.status !== 200) throw new Error(`create answered ${r.status}`);
     await a.api('POST', `/v1beta/capture_sessions/${r.json.id}/abandon`);
-    await sleep(250); // let the pool refill, as between real users
+    await sleep(600); // let the pool refill, as between real users (one create every ~0.6 s)
   }
   console.log(`create (${label.padEnd(12)}) p50 ${ms(pct(times, 50))}  p95 ${ms(pct(times, 95))}  (n=${N})`);
   await a.close();
@@ -134,16 +134,18 @@ try {
   const K = 5;
   const sessions: any[] = [];
   const sockets: WebSocket[] = [];
-  for (let i = 0; i < K; i++) {
-    const s = (await a.api('POST', '/v1beta/capture_sessions', { start_url: `${base}/` })).json;
-    sessions.push(s);
+  for (let i = 0; i < K; i++) sessions.push((await a.api('POST', '/v1beta/capture_sessions', { start_url: `${base}/` })).json);
+  await sleep(3000);
+  const noViewer = treePssKb(pid);
+  for (const s of sessions) {
     const ws = new WebSocket(wsOf(s.iframe_url));
     ws.on('message', () => {});
     sockets.push(ws);
   }
   await sleep(3000);
   const after = treePssKb(pid);
-  console.log(`extra PSS per live session: ${((after - before) / K / 1024).toFixed(1)} MB  (browser tree ${(before / 1024).toFixed(0)} → ${(after / 1024).toFixed(0)} MB with ${K} sessions)`);
+  const mb = (kb: number) => (kb / K / 1024).toFixed(1);
+  console.log(`extra PSS per live session: ${mb(after - before)} MB with a live-view viewer, ${mb(noViewer - before)} MB without  (browser tree ${(before / 1024).toFixed(0)} → ${(after / 1024).toFixed(0)} MB with ${K} sessions)`);
   for (const ws of sockets) ws.terminate();
   for (const s of sessions) await a.api('POST', `/v1beta/capture_sessions/${s.id}/abandon`);
 

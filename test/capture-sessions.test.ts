@@ -74,6 +74,19 @@ describe.each(await backends())('capture sessions API (%s)', (backend) => {
     await h.api('POST', `${S}/${d.json.id}/abandon`);
   });
 
+  it('a row left active without a browser in this process (server restart) reads as failed', async () => {
+    const now = new Date().toISOString();
+    await h.services.db
+      .insertInto('capture_sessions')
+      .values({ id: 'orphan-1', user_id: h.userId, state: 'active', browser_session_id: 'gone', use_proxy: 0, start_url: null, recording_key: null, recording_size: null, end_reason: null, created_at: now, updated_at: now })
+      .execute();
+    const g = await h.api('GET', `${S}/orphan-1`);
+    expect(g.json).toMatchObject({ state: 'failed', browser_session_id: null, iframe_url: null });
+    expect((await h.api('POST', `${S}/orphan-1/complete`)).status).toBe(409);
+    const row = await h.services.db.selectFrom('capture_sessions').select(['state', 'end_reason']).where('id', '=', 'orphan-1').executeTakeFirst();
+    expect(row).toEqual({ state: 'failed', end_reason: 'browser lost (server restarted)' });
+  });
+
   it('rejects bad bodies with 422', async () => {
     const cases: [unknown, (string | number)[]][] = [
       [{ use_proxy: 'yes' }, ['body', 'use_proxy']],
