@@ -33,9 +33,18 @@ async function run(db: Kysely<any>, m: Record<string, Migration>, table: string,
     migrationTableName: `${table}_migration`,
     migrationLockTableName: `${table}_migration_lock`,
   });
-  const { error, results } = await migrator.migrateToLatest();
-  if (error) throw error;
-  return (results ?? []).filter((r) => r.status === 'Success').map((r) => r.migrationName);
+  for (let attempt = 1; ; attempt++) {
+    const { error, results } = await migrator.migrateToLatest();
+    // Kysely's table-existence check introspects every schema; a schema another process drops at
+    // that moment fails it with 3F000 naming *that* schema. Nothing was migrated: try again.
+    const e = error as { code?: string; message?: string } | undefined;
+    if (e?.code === '3F000' && attempt < 10 && !(schema && e.message?.includes(`"${schema}"`))) {
+      await new Promise((r) => setTimeout(r, 50 * attempt));
+      continue;
+    }
+    if (error) throw error;
+    return (results ?? []).filter((r) => r.status === 'Success').map((r) => r.migrationName);
+  }
 }
 
 /** `schema`: the PostgreSQL schema the connection's search_path points at, if not the default. */
