@@ -1,7 +1,7 @@
 // Runs every benchmark in sequence (npm run bench).
 import { spawnSync } from 'node:child_process';
 
-for (const b of ['bench/http-overhead.ts', 'bench/runs.ts', 'bench/synthesis.ts']) {
+for (const b of ['bench/http-overhead.ts', 'bench/runs.ts', 'bench/capture.ts', 'bench/synthesis.ts']) {
   console.log(`\n== ${b}`);
   // Arguments (seconds) are for http-overhead; the run benchmarks use their defaults.
   const args = b === 'bench/http-overhead.ts' ? process.argv.slice(2) : [];

@@ -7,7 +7,6 @@
 // from a reference page of the same site at the same viewport size (never from the captured page).
 import crypto from 'node:crypto';
 import fs from 'node:fs';
-import http from 'node:http';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import WebSocket from 'ws';
@@ -16,6 +15,7 @@ import { TOTP, Secret } from 'otpauth';
 import { openChromium } from '../src/browser/chromium.js';
 import { startDemoSite, BOB_TOTP_SEED, type DemoSite } from '../examples/demo-site/server.js';
 import { startHarness, type ApiResponse, type Harness } from './helpers/harness.js';
+import { liveWsUrl, openLiveView, startEmbedder, type LiveViewDriver } from './helpers/live-view.js';
 
 const SENT = { username: `u${crypto.randomBytes(8).toString('hex')}`, password: `P${crypto.randomBytes(10).toString('hex')}+/ =` };
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
@@ -44,37 +44,26 @@ describe('capture session through the live view (sqlite)', () => {
   let sentinel: string;
   let firstFrameMs = 0;
   // Another origin that embeds the live view, as a customer's dashboard would.
-  const embedder = { server: null as http.Server | null, url: '' };
+  let embedder: Awaited<ReturnType<typeof startEmbedder>>;
+  let driver: LiveViewDriver;
 
   beforeAll(async () => {
     site = await startDemoSite();
     h = await startHarness('sqlite', { CAPTURE_WARM_CONTEXTS: '1' });
     viewerBrowser = await openChromium();
-    embedder.server = http.createServer((req, res) => {
-      const src = new URL(req.url ?? '/', 'http://x').searchParams.get('src') ?? '';
-      res.writeHead(200, { 'content-type': 'text/html' });
-      res.end(`<!doctype html><body style="margin:0"><iframe src="${src.replace(/"/g, '&quot;')}" style="border:0;position:absolute;left:0;top:0;width:${IFRAME.width}px;height:${IFRAME.height}px"></iframe></body>`);
-    });
-    await new Promise<void>((r) => embedder.server!.listen(0, '127.0.0.1', r));
-    embedder.url = `http://127.0.0.1:${(embedder.server.address() as any).port}`;
+    embedder = await startEmbedder(IFRAME);
     bob = (await api('POST', '/v1beta/secrets', { name: 'bob', secret_type: 'login', username: 'bob', password: 'builder', totp_secret: BOB_TOTP_SEED })).json.id;
     sentinel = (await api('POST', '/v1beta/secrets', { name: 'sentinel', secret_type: 'login', ...SENT })).json.id;
   });
   afterAll(async () => {
     await viewerBrowser?.close();
-    await new Promise((r) => embedder.server?.close(r));
+    await embedder?.close();
     await h?.close();
     await site?.close();
   });
 
-  /** Clicks, in the live view, where `selector` is on the reference page. */
-  async function clickRemote(selector: string) {
-    const box = (await ref.locator(selector).boundingBox())!;
-    const screen = (await live.locator('#screen').boundingBox())!;
-    await host.mouse.click(screen.x + box.x + box.width / 2, screen.y + box.y + box.height / 2);
-    await sleep(150); // the click travels over the WebSocket; a person is not faster than this
-  }
-  const urlBar = () => live.locator('#url').inputValue();
+  const clickRemote = (selector: string) => driver.clickLike(ref, selector);
+  const urlBar = () => driver.urlBar();
 
   it('creates a session and shows its live view embedded cross-origin', async () => {
     const r = await api('POST', '/v1beta/capture_sessions', { start_url: `${site.url}/login` });
@@ -83,19 +72,12 @@ describe('capture session through the live view (sqlite)', () => {
     expect(session.iframe_url).toMatch(/^http:\/\/127\.0\.0\.1:\d+\/live\/.+\?token=[A-Za-z0-9_-]{43}$/);
     expect(session.iframe_url).not.toContain(h.key);
 
-    const ctx = await viewerBrowser.newContext({ viewport: { width: 1100, height: 760 } });
-    host = await ctx.newPage();
-    const t0 = Date.now();
-    await host.goto(`${embedder.url}/?src=${encodeURIComponent(session.iframe_url)}`);
-    live = (await (await host.waitForSelector('iframe')).contentFrame())!;
-    await live.waitForFunction('window.__live && window.__live.frames > 0', undefined, { timeout: 15_000 });
-    firstFrameMs = Date.now() - t0;
-    // The remote viewport follows the iframe's screen area.
-    const screen = (await live.locator('#screen').boundingBox())!;
-    await live.waitForFunction(`window.__live.viewport.width === ${Math.round(screen.width)} && window.__live.viewport.height === ${Math.round(screen.height)}`);
+    driver = await openLiveView(viewerBrowser, embedder.url, session.iframe_url);
+    ({ host, live, firstFrameMs } = driver);
+    expect(driver.viewport).toEqual({ width: IFRAME.width, height: IFRAME.height - 37 });
     await expect.poll(urlBar).toBe(`${site.url}/login`);
 
-    const rctx = await viewerBrowser.newContext({ viewport: { width: Math.round(screen.width), height: Math.round(screen.height) } });
+    const rctx = await viewerBrowser.newContext({ viewport: driver.viewport });
     ref = await rctx.newPage();
     await ref.goto(`${site.url}/login`);
     console.log(`open iframe_url → first frame: ${firstFrameMs} ms`);
@@ -143,7 +125,7 @@ describe('capture session through the live view (sqlite)', () => {
 
   it('searches and paginates through the live view; a second viewer sees the same page', async () => {
     // A second viewer speaking the WebSocket protocol directly.
-    const second = new WebSocket(session.iframe_url.replace(/^http/, 'ws').replace(/\/live\/([^?]+)/, '/live/$1/ws'));
+    const second = new WebSocket(liveWsUrl(session.iframe_url));
     const seen: { frames: number; urls: string[] } = { frames: 0, urls: [] };
     second.on('message', (d, bin) => {
       if (bin) seen.frames++;
@@ -187,7 +169,7 @@ describe('capture session through the live view (sqlite)', () => {
     // The live view's token is dead.
     const page = await fetch(session.iframe_url);
     expect(page.status).toBe(404);
-    const ws = new WebSocket(session.iframe_url.replace(/^http/, 'ws').replace(/\/live\/([^?]+)/, '/live/$1/ws'));
+    const ws = new WebSocket(liveWsUrl(session.iframe_url));
     const outcome = await new Promise((r) => {
       ws.once('open', () => r('open'));
       ws.once('unexpected-response', (_q, res) => r(res.statusCode));
@@ -266,7 +248,11 @@ describe('capture session through the live view (sqlite)', () => {
     const rec = responses.find((r) => r.json?.log)!.text;
     for (const c of codes) expect(rec.includes(`"code","value":"${c}"`)).toBe(false);
     for (const line of h.logs) for (const v of values) expect(line.includes(v), line.slice(0, 200)).toBe(false);
+    // Nor is the live view's token stored or logged.
+    const token = new URL(session.iframe_url).searchParams.get('token')!;
+    for (const line of h.logs) expect(line.includes(token)).toBe(false);
     const files = filesUnder(h.dataDir);
+    for (const f of files) expect(fs.readFileSync(f).toString('latin1').includes(token), f).toBe(false);
     expect(files.some((f) => f.endsWith('.har.json'))).toBe(true);
     for (const f of files) {
       const text = fs.readFileSync(f).toString('latin1');

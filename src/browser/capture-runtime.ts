@@ -80,16 +80,19 @@ export class CaptureRuntime {
           })),
         );
       }
-      await recorder.attachPage(slot.page, null);
+      recorder.watchContext(slot.context);
+      await recorder.attachPage(slot.page, null, slot.cdp);
       slot.context.on('page', (p: Page) => void runtime.adoptPage(p));
       if (o.startUrl) {
         recorder.expectNavigation(slot.page, 'start');
         // Not awaited: the session is usable at once, the viewer watches the page load.
         void slot.page.goto(o.startUrl, { waitUntil: 'commit' }).catch(() => {});
       }
+      pool.refillSoon();
       return runtime;
     } catch (e) {
       await pool.release(slot);
+      pool.refillSoon();
       throw e;
     }
   }

@@ -233,7 +233,11 @@ export class LiveView {
   async end(state: string): Promise<void> {
     this.ended = true;
     this.send({ t: 'ended', state });
-    for (const v of this.viewers) v.close(4001, 'session ended');
+    for (const v of this.viewers) {
+      v.close(4001, 'session ended');
+      // A viewer that never answers the close handshake must not keep the server open.
+      setTimeout(() => v.terminate(), 1000).unref();
+    }
     this.viewers.clear();
     await this.stopCast();
   }

@@ -3,7 +3,7 @@
 // tab) so creating a session doesn't pay for them. A crashed browser is relaunched; the leases
 // that lived in it are reported through onCrash.
 import fs from 'node:fs';
-import type { Browser, BrowserContext, Page } from 'playwright-core';
+import type { Browser, BrowserContext, CDPSession, Page } from 'playwright-core';
 import { openChromium } from './chromium.js';
 import { ACTION_SCRIPT, RECORD_BINDING } from './recording/action-script.js';
 import { newId } from '../lib/ids.js';
@@ -22,6 +22,8 @@ export interface Slot {
   id: string;
   context: BrowserContext;
   page: Page;
+  /** CDP session of the first tab with Network/Page already enabled (saves round trips at create). */
+  cdp: CDPSession | null;
   /** Receives the injected recorder's messages (null = dropped, e.g. while warm). */
   onAction: ((page: Page, json: string) => void) | null;
   onCrash: (() => void) | null;
@@ -107,12 +109,16 @@ export class BrowserPool {
     const context = await browser.newContext({
       viewport: this.opts.viewport,
       deviceScaleFactor: 1,
-      ...(proxy ? { proxy: { server: proxy } } : {}),
+      // '<-loopback>': Chromium never proxies loopback by default; a proxied session goes
+      // through the proxy for every host, so it also cannot reach this server's loopback.
+      ...(proxy ? { proxy: { server: proxy, bypass: '<-loopback>' } } : {}),
     });
-    const slot: Slot = { id: newId(), context, page: null as unknown as Page, onAction: null, onCrash: null };
+    const slot: Slot = { id: newId(), context, page: null as unknown as Page, cdp: null, onAction: null, onCrash: null };
     await context.exposeBinding(RECORD_BINDING, (src, json: string) => slot.onAction?.(src.page, String(json)));
     await context.addInitScript(ACTION_SCRIPT);
     slot.page = await context.newPage();
+    slot.cdp = await context.newCDPSession(slot.page);
+    await Promise.all([slot.cdp.send('Network.enable', { maxPostDataSize: 65536 } as any), slot.cdp.send('Page.enable')]);
     return slot;
   }
 
@@ -140,13 +146,20 @@ export class BrowserPool {
     this.reserved++;
     try {
       let slot = !opts.proxy ? this.warmSlots.shift() : undefined;
-      if (slot && !slot.page.isClosed()) void this.refill().catch(() => {});
-      else slot = await this.newSlot(opts.proxy);
+      if (!slot || slot.page.isClosed()) slot = await this.newSlot(opts.proxy);
       this.leases.set(slot.id, slot);
       return slot;
     } finally {
       this.reserved--;
     }
+  }
+
+  /**
+   * Tops the warm set up again, a moment later: creating a context competes for the browser with
+   * the session that was just handed out, whose setup should go first.
+   */
+  refillSoon(): void {
+    setTimeout(() => void this.refill().catch(() => {}), 150).unref();
   }
 
   /** Closes the session's context (idempotent). */

@@ -23,6 +23,19 @@ export async function registerOpenApi(app: FastifyInstance): Promise<void> {
       security: [{ bearer: [] }],
     },
     refResolver: { buildLocalReference: (json, _base, _frag, i) => String(json.$id ?? json.title ?? `def-${i}`) },
+    // @fastify/swagger marks every body required; routes whose body may be absent say so with
+    // `x-optional-body: true` in their schema.
+    transformObject: ({ openapiObject }: any) => {
+      for (const ops of Object.values(openapiObject.paths ?? {}) as any[]) {
+        for (const op of Object.values(ops ?? {}) as any[]) {
+          if (op && op['x-optional-body']) {
+            if (op.requestBody) op.requestBody.required = false;
+            delete op['x-optional-body'];
+          }
+        }
+      }
+      return openapiObject;
+    },
   });
   await app.register(swaggerUi, { routePrefix: '/docs', uiConfig: { deepLinking: true } });
   app.get('/openapi.json', { schema: { hide: true } as object }, async () => app.swagger());

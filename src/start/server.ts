@@ -23,6 +23,8 @@ export async function serve(cfg: Config): Promise<void> {
     cfg.publicBaseUrl = `http://${cfg.host.includes(':') ? `[${cfg.host}]` : cfg.host}:${addr.port}`;
   }
   logger.info({ url: cfg.publicBaseUrl, db: services.dbKind, dataDir: cfg.dataDir }, 'connector service listening');
+  // Capture sessions start from pre-warmed browser contexts: launch Chromium now, not on the first request.
+  void services.captureSessions.pool.prewarm().catch((err) => logger.warn({ err }, 'browser pre-warm failed; capture sessions will retry'));
 
   let closing = false;
   const stop = async (signal: string) => {

@@ -53,8 +53,6 @@ export interface CaptureSessionsTable {
   user_id: string;
   state: 'active' | 'completing' | 'completed' | 'abandoned' | 'failed';
   browser_session_id: string | null;
-  /** Unguessable token of iframe_url; null once the session is no longer active. */
-  live_token: string | null;
   use_proxy: number;
   start_url: string | null;
   /** Blob key of the finalized recording (completed sessions). */

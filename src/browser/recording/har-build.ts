@@ -56,7 +56,7 @@ export function buildHar(lines: SpoolLine[], meta: HarMeta): Har {
     }
     return out;
   });
-  entries.sort((a, b) => num(a._id) - num(b._id));
+  entries.sort((a, b) => Date.parse(a.startedDateTime) - Date.parse(b.startedDateTime) || num(a._id) - num(b._id));
   for (const e of entries) {
     const t = Date.parse(e.startedDateTime);
     let owner: string | null = null;

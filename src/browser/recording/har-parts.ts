@@ -1,7 +1,7 @@
 // Small pure helpers that turn CDP shapes into HAR 1.2 parts: headers, cookies, query strings,
 // request bodies (urlencoded and multipart), timings, and body classification.
 import crypto from 'node:crypto';
-import type { HarCookie, HarNameValue, HarPostParam, HarRequest } from './types.js';
+import type { HarContent, HarCookie, HarNameValue, HarPostParam, HarRequest } from './types.js';
 
 export const sha256 = (b: Buffer) => crypto.createHash('sha256').update(b).digest('hex');
 
@@ -162,4 +162,15 @@ export function harTimings(t: CdpTiming | undefined, finishedAt: number | undefi
 
 export function timingsTotal(t: ReturnType<typeof harTimings>): number {
   return [t.blocked, t.dns, t.connect, t.send, t.wait, t.receive].filter((x) => x > 0).reduce((a, b) => a + b, 0);
+}
+
+/** Response body → HAR content: text up to the cap, binary as size + sha256, null = unavailable. */
+export function contentOf(mimeType: string, status: number, body: Buffer | null, maxBytes: number): HarContent {
+  if (body === null) return { size: 0, mimeType, _omitted: status >= 300 && status < 400 ? 'none' : 'unavailable' };
+  if (body.length === 0) return { size: 0, mimeType, _omitted: 'none' };
+  const c: HarContent = { size: body.length, mimeType, _sha256: sha256(body) };
+  if (!isTextMime(mimeType)) return { ...c, _omitted: 'binary' };
+  c.text = body.subarray(0, maxBytes).toString('utf8');
+  if (body.length > maxBytes) c._omitted = 'truncated';
+  return c;
 }

@@ -3,19 +3,18 @@
 // in-flight requests are held in memory.
 import type { CDPSession } from 'playwright-core';
 import {
+  contentOf,
   harTimings,
   headersToHar,
   headerValue,
-  isTextMime,
   parseCookieHeader,
   postDataToHar,
   queryToHar,
   setCookies,
-  sha256,
   timingsTotal,
   type CdpTiming,
 } from './har-parts.js';
-import type { HarContent, HarEntry } from './types.js';
+import type { HarEntry } from './types.js';
 
 export interface EntrySink {
   pageId: string;
@@ -58,7 +57,8 @@ export class NetworkRecorder {
     private readonly sink: EntrySink,
   ) {}
 
-  async start(): Promise<void> {
+  /** `preEnabled`: Network and Page were enabled on this CDP session already (warm pool). */
+  async start(preEnabled = false): Promise<void> {
     const c = this.cdp as any;
     c.on('Network.requestWillBeSent', (e: any) => this.onRequest(e));
     c.on('Network.requestWillBeSentExtraInfo', (e: any) => this.push(this.extraReq, e.requestId, e.headers));
@@ -70,7 +70,7 @@ export class NetworkRecorder {
       const f = this.inflight.get(e.requestId);
       if (f) f.resp = e.response;
     });
-    c.on('Network.loadingFinished', (e: any) => this.track(this.onFinished(e.requestId, e.timestamp)));
+    c.on('Network.loadingFinished', (e: any) => this.track(this.onFinished(e.requestId, e.timestamp, e.encodedDataLength)));
     c.on('Network.loadingFailed', (e: any) => this.onFailed(e.requestId, e.errorText, e.timestamp));
     c.on('Network.webSocketCreated', (e: any) => this.wsUrls.set(e.requestId, e.url));
     c.on('Network.webSocketFrameSent', (e: any) => this.onWs(e, 'send'));
@@ -79,8 +79,8 @@ export class NetworkRecorder {
       if (!e.frame.parentId) this.mainFrameId = e.frame.id;
     });
     await Promise.all([
-      this.cdp.send('Network.enable', { maxPostDataSize: 65536 } as any),
-      this.cdp.send('Page.enable'),
+      preEnabled ? null : this.cdp.send('Network.enable', { maxPostDataSize: 65536 } as any),
+      preEnabled ? null : this.cdp.send('Page.enable'),
       this.cdp.send('Page.getFrameTree').then((t: any) => (this.mainFrameId = t.frameTree.frame.id)),
     ]);
   }
@@ -158,12 +158,14 @@ export class NetworkRecorder {
     }
   }
 
-  private async onFinished(requestId: string, timestamp: number) {
+  private async onFinished(requestId: string, timestamp: number, encodedLength = 0) {
     const f = this.inflight.get(requestId);
     if (!f) return;
     this.inflight.delete(requestId);
     this.drain(requestId, true);
     let body: Buffer | null = null;
+    // Huge bodies (downloads, media) are not pulled into memory: size only.
+    if (encodedLength > Math.max(64 * 1024 * 1024, 8 * this.sink.maxBodyBytes)) return this.write(f, { finishedAt: timestamp, body: null });
     try {
       const r: any = await this.cdp.send('Network.getResponseBody', { requestId });
       body = Buffer.from(r.body, r.base64Encoded ? 'base64' : 'utf8');
@@ -222,7 +224,7 @@ export class NetworkRecorder {
         httpVersion: resp?.protocol ?? 'http/1.1',
         cookies: setCookies(respHeaders),
         headers: respHeaders,
-        content: this.content(resp, o.body),
+        content: resp ? contentOf(resp.mimeType ?? '', resp.status, o.body ?? null, this.sink.maxBodyBytes) : { size: 0, mimeType: '', _omitted: 'unavailable' },
         redirectURL: (resp && resp.status >= 300 && resp.status < 400 && headerValue(respHeaders, 'location')) || '',
         headersSize: -1,
         bodySize: resp?.encodedDataLength ?? -1,
@@ -242,18 +244,5 @@ export class NetworkRecorder {
       _is_navigation: f.isNavigation,
     };
     this.sink.writeEntry(entry);
-  }
-
-  private content(resp: any, body: Buffer | null | undefined): HarContent {
-    const mimeType = resp?.mimeType ?? '';
-    if (!resp) return { size: 0, mimeType, _omitted: 'unavailable' };
-    if (body === null || body === undefined) return { size: 0, mimeType, _omitted: resp.status >= 300 && resp.status < 400 ? 'none' : 'unavailable' };
-    if (body.length === 0) return { size: 0, mimeType, _omitted: 'none' };
-    const c: HarContent = { size: body.length, mimeType, _sha256: sha256(body) };
-    if (!isTextMime(mimeType)) return { ...c, _omitted: 'binary' };
-    const max = this.sink.maxBodyBytes;
-    c.text = body.subarray(0, max).toString('utf8');
-    if (body.length > max) c._omitted = 'truncated';
-    return c;
   }
 }

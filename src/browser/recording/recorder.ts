@@ -4,7 +4,8 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import crypto from 'node:crypto';
-import type { Page } from 'playwright-core';
+import type { BrowserContext, CDPSession, Page, Request } from 'playwright-core';
+import { entryFromPlaywright } from './playwright-entries.js';
 import { NetworkRecorder, type EntrySink } from './network-recorder.js';
 import { Redactor, entryLocation } from './redact.js';
 import { buildHar, type HarMeta, type SpoolLine, type SpooledAction } from './har-build.js';
@@ -23,6 +24,8 @@ type NavCause = NavigateAction['cause'];
 interface PageRec {
   id: string;
   net: NetworkRecorder;
+  /** Requests that started before this (epoch ms) were not seen by CDP (popups' first loads). */
+  cdpSince: number;
   pendingNav: { cause: NavCause; ms: number } | null;
 }
 
@@ -49,7 +52,7 @@ export class SessionRecorder {
   }
 
   /** Starts recording a page (the first tab, or a popup/new tab with its opener). */
-  async attachPage(page: Page, opener: Page | null): Promise<string> {
+  async attachPage(page: Page, opener: Page | null, preEnabledCdp: CDPSession | null = null): Promise<string> {
     const id = `page_${++this.pageSeq}`;
     const sink: EntrySink = {
       pageId: id,
@@ -72,8 +75,8 @@ export class SessionRecorder {
         });
       },
     };
-    const cdp = await page.context().newCDPSession(page);
-    const rec: PageRec = { id, net: new NetworkRecorder(cdp, sink), pendingNav: null };
+    const cdp = preEnabledCdp ?? (await page.context().newCDPSession(page));
+    const rec: PageRec = { id, net: new NetworkRecorder(cdp, sink), pendingNav: null, cdpSince: preEnabledCdp ? 0 : Infinity };
     this.pages.set(page, rec);
     this.write({ k: 'page', p: { id, startedDateTime: new Date().toISOString(), title: '', pageTimings: {}, _opener: opener ? (this.pages.get(opener)?.id ?? null) : null } });
     page.on('framenavigated', (frame) => {
@@ -82,9 +85,52 @@ export class SessionRecorder {
       rec.pendingNav = null;
       this.action(page, { type: 'navigate', to: frame.url(), cause: pending?.cause ?? 'page', target: null }, pending?.ms);
     });
-    page.on('load', () => void page.title().then((t) => this.write({ k: 'title', id, title: this.redactor.string(t) }), () => {}));
-    await rec.net.start();
+    const title = () => void page.title().then((t) => t && this.write({ k: 'title', id, title: this.redactor.string(t) }), () => {});
+    page.on('load', title);
+    title(); // a popup may have loaded before it reached us
+    await rec.net.start(!!preEnabledCdp);
+    if (!preEnabledCdp) rec.cdpSince = Date.now();
+    // Requests of this page that finished before it was attached.
+    const early = this.early.get(page) ?? [];
+    this.early.delete(page);
+    for (const e of early) this.track(this.earlyEntry(e.req, rec, e.failure));
     return id;
+  }
+
+  private early = new Map<Page, { req: Request; failure: string | null }[]>();
+  private pendingEarly = new Set<Promise<void>>();
+
+  private track(p: Promise<void>) {
+    this.pendingEarly.add(p);
+    void p.finally(() => this.pendingEarly.delete(p));
+  }
+
+  private async earlyEntry(req: Request, rec: PageRec, failure: string | null) {
+    if (req.timing().startTime >= rec.cdpSince) return; // CDP has it
+    const e = await entryFromPlaywright(req, `e${++this.entrySeq}`, rec.id, this.opts.maxBodyBytes, failure).catch(() => null);
+    if (e) this.writeEntry(e);
+  }
+
+  /**
+   * Watches the context's requests for the ones CDP could not see: those a new page made before
+   * its recorder was attached.
+   */
+  watchContext(context: BrowserContext) {
+    const on = (req: Request, failure: string | null) => {
+      let page: Page | null = null;
+      try {
+        page = req.frame().page();
+      } catch {
+        return; // service worker
+      }
+      const rec = this.pages.get(page);
+      if (rec) return this.track(this.earlyEntry(req, rec, failure));
+      const list = this.early.get(page) ?? [];
+      list.push({ req, failure });
+      this.early.set(page, list);
+    };
+    context.on('requestfinished', (r) => on(r, null));
+    context.on('requestfailed', (r) => on(r, r.failure()?.errorText ?? 'failed'));
   }
 
   pageId(page: Page): string | null {
@@ -141,7 +187,14 @@ export class SessionRecorder {
   /** Stops recording: waits for bodies in flight, closes the spool. Idempotent. */
   async stop(): Promise<void> {
     if (this.stopped) return;
+    // Last titles (a page may never fire load, or fired it before we listened).
+    await Promise.all(
+      [...this.pages].map(([page, r]) =>
+        page.isClosed() ? null : page.title().then((t) => t && this.write({ k: 'title', id: r.id, title: this.redactor.string(t) }), () => {}),
+      ),
+    );
     await Promise.all([...this.pages.values()].map((p) => p.net.stop().catch(() => {})));
+    await Promise.allSettled([...this.pendingEarly]);
     this.stopped = true;
     await new Promise<void>((r) => this.out.end(() => r()));
   }

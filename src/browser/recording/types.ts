@@ -355,7 +355,7 @@ export interface HarEntry {
   serverIPAddress?: string;
   connection?: string;
 
-  /** "e1", "e2", … unique in the recording; in order of request start. */
+  /** "e1", "e2", … unique in the recording (entries are sorted by startedDateTime). */
   _id: string;
   /** CDP request id; redirect hops share it (each hop is its own entry). */
   _request_id: string;

@@ -12,6 +12,12 @@ type Req = FastifyRequest<{ Params: { id: string }; Querystring: { token?: strin
 export const liveViewRoutes: FastifyPluginAsync<{ services: Services }> = async (app, { services }) => {
   await app.register(websocket, { options: { maxPayload: 64 * 1024 } });
   const svc = services.captureSessions;
+  // Shutdown must not wait for viewers: drop their sockets before the server closes.
+  const sockets = new Set<import('ws').WebSocket>();
+  app.addHook('preClose', async () => {
+    for (const c of sockets) c.terminate();
+    for (const c of app.websocketServer?.clients ?? []) c.terminate();
+  });
   const check = async (req: Req, reply: FastifyReply) => {
     if (!svc.liveLookup(req.params.id, req.query.token ?? '')) {
       return reply.code(404).header('cache-control', 'no-store').send({ detail: 'Live view not found or no longer active' });
@@ -29,6 +35,8 @@ export const liveViewRoutes: FastifyPluginAsync<{ services: Services }> = async 
   );
 
   app.get('/live/:id/ws', { logLevel: 'silent', schema: hide, websocket: true, preValidation: check }, (socket, req: Req) => {
+    sockets.add(socket);
+    socket.on('close', () => sockets.delete(socket));
     const rt = svc.liveLookup(req.params.id, req.query.token ?? '');
     if (!rt) return socket.close(4004, 'not found');
     rt.touch();

@@ -28,8 +28,9 @@ export const captureSessionsRoutes: FastifyPluginAsync<{ services: Services }> =
           'Optional body (absent or null allowed): use_proxy, cookies, start_url (extension). 429 when the ' +
           'maximum number of live sessions (CAPTURE_MAX_SESSIONS) is reached.',
         body: CreateCaptureSessionBody,
+        'x-optional-body': true,
         response: { 200: CaptureSessionSchema, ...errorResponses(429, 503) },
-      },
+      } as object,
     },
     async (req) => svc.create(req.userId, req.body ?? {}),
   );
@@ -106,7 +107,6 @@ export const captureSessionsRoutes: FastifyPluginAsync<{ services: Services }> =
     async (req, reply) => {
       const { stream, size } = await svc.recording(req.userId, req.params.id);
       reply.type('application/json');
-      if (size !== null) reply.header('content-length', size);
       return reply.send(stream);
     },
   );

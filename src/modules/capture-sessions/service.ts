@@ -59,12 +59,14 @@ export class CaptureSessionsService {
   }
 
   view(r: CaptureRow): CaptureSessionView {
-    const active = r.state === 'active' && r.live_token;
+    // The live token exists only in this process's memory (never in the database): the browser
+    // it opens lives here too, and a leaked database row cannot open a live view.
+    const token = r.state === 'active' ? this.live.get(r.id)?.token : undefined;
     return {
       id: r.id,
       state: r.state,
       browser_session_id: r.state === 'active' || r.state === 'completing' ? r.browser_session_id : null,
-      iframe_url: active ? `${this.deps.config.publicBaseUrl}/live/${r.id}?token=${r.live_token}` : null,
+      iframe_url: token ? `${this.deps.config.publicBaseUrl}/live/${r.id}?token=${token}` : null,
       created_at: r.created_at,
       updated_at: r.updated_at,
     };
@@ -75,7 +77,7 @@ export class CaptureSessionsService {
     return Promise.all(
       rows.map(async (r) => {
         if ((r.state === 'active' && !this.live.has(r.id)) || (r.state === 'completing' && !this.finishing.has(r.id))) {
-          return (await this.repo.transition(r.id, [r.state], 'failed', { live_token: null, browser_session_id: null, end_reason: 'browser lost (server restarted)' })) ?? r;
+          return (await this.repo.transition(r.id, [r.state], 'failed', { browser_session_id: null, end_reason: 'browser lost (server restarted)' })) ?? r;
         }
         return r;
       }),
@@ -131,7 +133,6 @@ export class CaptureSessionsService {
       user_id: userId,
       state: 'active',
       browser_session_id: rt.slot.id,
-      live_token: token,
       use_proxy: input.use_proxy ? 1 : 0,
       start_url: startUrl,
       recording_key: null,
@@ -166,7 +167,7 @@ export class CaptureSessionsService {
   /** active → completing, then finalize in the background → completed (or failed). */
   private async beginCompleting(id: string): Promise<CaptureRow | null> {
     const l = this.live.get(id);
-    const row = await this.repo.transition(id, ['active'], 'completing', { live_token: null });
+    const row = await this.repo.transition(id, ['active'], 'completing');
     if (!row || !l) return row;
     this.live.delete(id);
     const job = (async () => {
@@ -197,7 +198,7 @@ export class CaptureSessionsService {
 
   /** active → abandoned/failed: browser released, recording discarded. */
   private async end(id: string, to: 'abandoned' | 'failed', reason: string | null): Promise<CaptureRow | null> {
-    const row = await this.repo.transition(id, ['active'], to, { live_token: null, browser_session_id: null, end_reason: reason });
+    const row = await this.repo.transition(id, ['active'], to, { browser_session_id: null, end_reason: reason });
     const l = this.live.get(id);
     this.live.delete(id);
     if (l) await l.rt.discard(to).catch(() => {});

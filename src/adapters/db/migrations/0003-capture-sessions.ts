@@ -1,5 +1,5 @@
-// Capture sessions (SPEC §2 CaptureSession). The live token is kept only while the session is
-// active (it is nulled when the session ends, so an old iframe_url can never work again).
+// Capture sessions (SPEC §2 CaptureSession). The live view's token is not stored here: it lives
+// in the memory of the process that owns the session's browser, and dies with the session.
 import type { Kysely } from 'kysely';
 import type { Migration } from 'kysely/migration';
 
@@ -11,7 +11,6 @@ export const m0003: Migration = {
       .addColumn('user_id', 'text', (c) => c.notNull().references('users.id').onDelete('cascade'))
       .addColumn('state', 'text', (c) => c.notNull())
       .addColumn('browser_session_id', 'text')
-      .addColumn('live_token', 'text')
       .addColumn('use_proxy', 'integer', (c) => c.notNull().defaultTo(0))
       .addColumn('start_url', 'text')
       .addColumn('recording_key', 'text')

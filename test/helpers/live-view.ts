@@ -1,0 +1,88 @@
+// Drive a capture session's live view the way a person does, for tests and fixture recordings:
+// embed iframe_url in a page of another origin (a second headless Chromium), click where a
+// control is on a reference rendering of the same site, type with the keyboard; or speak the
+// WebSocket protocol directly (docs/live-view.md).
+import http from 'node:http';
+import type net from 'node:net';
+import type { Browser, Frame, Page } from 'playwright-core';
+import WebSocket from 'ws';
+
+export const liveWsUrl = (iframeUrl: string) => iframeUrl.replace(/^http/, 'ws').replace(/\/live\/([^?]+)/, '/live/$1/ws');
+
+/** A page on another loopback origin that embeds `?src=` in an iframe at (0,0) of the given size. */
+export async function startEmbedder(size: { width: number; height: number }) {
+  const server = http.createServer((req, res) => {
+    const src = new URL(req.url ?? '/', 'http://x').searchParams.get('src') ?? '';
+    res.writeHead(200, { 'content-type': 'text/html' });
+    res.end(
+      `<!doctype html><body style="margin:0"><iframe src="${src.replace(/"/g, '&quot;')}" ` +
+        `style="border:0;position:absolute;left:0;top:0;width:${size.width}px;height:${size.height}px"></iframe></body>`,
+    );
+  });
+  await new Promise<void>((r) => server.listen(0, '127.0.0.1', r));
+  const url = `http://127.0.0.1:${(server.address() as net.AddressInfo).port}`;
+  return {
+    url,
+    close: () => {
+      server.closeAllConnections();
+      return new Promise((r) => server.close(r));
+    },
+  };
+}
+
+export interface LiveViewDriver {
+  host: Page;
+  live: Frame;
+  /** ms from opening the page to the first frame shown. */
+  firstFrameMs: number;
+  /** The remote viewport (= the live view's screen area, which the remote page follows). */
+  viewport: { width: number; height: number };
+  /** Clicks in the live view where `selector` is on `ref` (a page rendered at `viewport`). */
+  clickLike(ref: Page, selector: string): Promise<void>;
+  urlBar(): Promise<string>;
+}
+
+/** Opens iframe_url embedded in `embedderUrl`'s page and waits for the first frame and the viewport to follow. */
+export async function openLiveView(browser: Browser, embedderUrl: string, iframeUrl: string): Promise<LiveViewDriver> {
+  const ctx = await browser.newContext({ viewport: { width: 1100, height: 760 } });
+  const host = await ctx.newPage();
+  const t0 = Date.now();
+  await host.goto(`${embedderUrl}/?src=${encodeURIComponent(iframeUrl)}`);
+  const live = (await (await host.waitForSelector('iframe')).contentFrame())!;
+  await live.waitForFunction(() => (globalThis as any).__live?.frames > 0, undefined, { timeout: 15_000 });
+  const firstFrameMs = Date.now() - t0;
+  const screen = (await live.locator('#screen').boundingBox())!;
+  const viewport = { width: Math.round(screen.width), height: Math.round(screen.height) };
+  await live.waitForFunction(
+    ([w, hh]) => (globalThis as any).__live.viewport.width === w && (globalThis as any).__live.viewport.height === hh,
+    [viewport.width, viewport.height],
+  );
+  return {
+    host,
+    live,
+    firstFrameMs,
+    viewport,
+    async clickLike(ref, selector) {
+      const box = (await ref.locator(selector).boundingBox())!;
+      const s = (await live.locator('#screen').boundingBox())!;
+      await host.mouse.click(s.x + box.x + box.width / 2, s.y + box.y + box.height / 2);
+      await new Promise((r) => setTimeout(r, 150)); // the click travels over the WebSocket; a person is not faster
+    },
+    urlBar: () => live.locator('#url').inputValue(),
+  };
+}
+
+/** A viewer speaking the WebSocket protocol; collects JSON messages and counts frames. */
+export async function wsViewer(iframeUrl: string) {
+  const ws = new WebSocket(liveWsUrl(iframeUrl));
+  const msgs: any[] = [];
+  let frames = 0;
+  let closed = false;
+  ws.on('message', (d, bin) => (bin ? frames++ : msgs.push(JSON.parse(String(d)))));
+  ws.on('close', () => (closed = true));
+  await new Promise((r, j) => {
+    ws.once('open', r);
+    ws.once('error', j);
+  });
+  return { ws, msgs, frames: () => frames, closed: () => closed, send: (m: object) => ws.send(JSON.stringify(m)) };
+}
