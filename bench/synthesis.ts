@@ -31,6 +31,8 @@ const fixtures: [string, string, object][] = [
   ['f-signed', 'har/f-signed.har', { arguments: { query: 'gamma' } }],
   ['g-cursor', 'har/g-cursor.har', { arguments: { query: 'gamma' } }],
   ['capture search-totp', 'capture/search-totp.har.json', {}],
+  ['capture c-create', 'capture/c-create.har.json', {}],
+  ['capture f-signed', 'capture/f-signed.har.json', {}],
 ];
 console.log(`1. synthesis time per fixture (pure synthesizer, median of ${N})`);
 for (const [name, file, hints] of fixtures) {

@@ -213,7 +213,8 @@ export function synthesize(inp: SynthInput): SynthResult {
     input_schema.required.push(a.name);
   }
   const computed = chain.problems.map((p) => ({ exchange: p.exchange, message: p.message }));
-  const sideEffects = [first, ...steps.map(() => first)].some(() => first.method !== 'GET' && first.method !== 'HEAD');
+  // Replaying changes the site when a target (not a login or producer step) is not a read.
+  const sideEffects = [first, ...(detail ? [detail] : [])].some((x) => x.method !== 'GET' && x.method !== 'HEAD');
   const result: SynthResult = {
     definition,
     input_schema,

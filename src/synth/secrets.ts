@@ -46,8 +46,15 @@ export function planSecrets(rec: Recording, xs: Exchange[], hints: Hints, values
     }
   }
   // Pasted secrets (capture): one login slot per secret id.
+  // A recording made on another server (uploaded) pastes secret ids unknown here: they bind to
+  // the hinted login slots no paste claimed, in order.
+  const free = [...slots.values()].filter((s) => s.type === 'login' && !rec.pasted.some((p) => byId.get(p.secret_id) === s.name)).map((s) => s.name);
   for (const p of rec.pasted) {
     let slot = byId.get(p.secret_id);
+    if (!slot && free.length) {
+      slot = free.shift()!;
+      byId.set(p.secret_id, slot);
+    }
     if (!slot) {
       slot = slots.size === 0 ? 'account' : `login_${slots.size + 1}`;
       byId.set(p.secret_id, slot);

@@ -11,7 +11,8 @@ export const RECORDED_ORIGIN = 'http://127.0.0.1:47811';
 
 /** A fixture HAR as text, with the recorded origin replaced by `origin` (same site, other port). */
 export function fixtureHar(name: string, origin: string): string {
-  return fs.readFileSync(path.join(FIXTURE_DIR, `${name}.har`), 'utf8').split(RECORDED_ORIGIN).join(origin).split('127.0.0.1:47811').join(new URL(origin).host);
+  const file = name.startsWith('capture/') ? path.join(FIXTURE_DIR, '..', `${name}.har.json`) : path.join(FIXTURE_DIR, `${name}.har`);
+  return fs.readFileSync(file, 'utf8').split(RECORDED_ORIGIN).join(origin).split('127.0.0.1:47811').join(new URL(origin).host);
 }
 
 export async function uploadText(h: Harness, name: string, text: string, key?: string): Promise<string> {

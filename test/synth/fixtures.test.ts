@@ -173,4 +173,21 @@ describe('synthesis from recorded demo-site HARs', () => {
     const named = synthesize({ recording: har, hints: { arguments: { query: 'gamma' } } });
     expect(def(named).steps[0].query!.q).toBe('{{args.query}}');
   });
+
+  it.each([
+    ['b-totp-account', {}, 'http', [], ['GET /login', 'POST /login', 'POST /login/totp', 'GET /account'], true],
+    ['c-create', {}, 'http', ['name', 'category', 'price', 'description'], ['GET /login', 'POST /login', 'GET /items/new', 'POST /items'], false],
+    ['d-list-detail', {}, 'http', ['q'], ['GET /login', 'POST /login', 'GET /items', 'GET /items/{{vars.item_id | urlencode}}'], false],
+    ['e-csv', { arguments: { query: 'gamma' } }, 'script', ['query'], null, false],
+    ['f-signed', {}, 'script', ['q'], null, false],
+  ] as const)('capture-session recording %s synthesizes from the action log and pasted secrets', (name, hints, engine, args, shape, totp) => {
+    const har = JSON.parse(fs.readFileSync(path.join(__dirname, `../fixtures/capture/${name}.har.json`), 'utf8')) as Har;
+    const r = synthesize({ recording: har, hints: hints as Hints });
+    expect(validateDefinition(r.definition, { inputSchema: r.input_schema, requiredSecrets: r.required_secrets })).toEqual([]);
+    expect(r.definition.engine).toBe(engine);
+    expect(Object.keys(r.input_schema.properties)).toEqual(args);
+    expect(r.required_secrets).toEqual([expect.objectContaining({ name: 'account', type: 'login', supports_totp: totp })]);
+    if (shape) expect([...loginShape(def(r)), ...def(r).steps.map((s) => `${s.method ?? 'GET'} ${s.url}`)]).toEqual(shape);
+    expect(JSON.stringify(r)).not.toMatch(/\{\{secret:/);
+  });
 });

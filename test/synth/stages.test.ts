@@ -9,6 +9,7 @@ import { inferMerged } from '../../src/synth/schema-infer.js';
 import { extractHtml, loginPageMarkers } from '../../src/synth/html-extract.js';
 import { diffRecordings } from '../../src/synth/diff.js';
 import { findIn } from '../../src/synth/producers.js';
+import { SCRIPT_RUNTIME } from '../../src/synth/script-runtime.js';
 import { har } from '../helpers/har-fragment.js';
 
 const O = 'https://shop.test';
@@ -190,5 +191,34 @@ describe('two recordings', () => {
     const d = diffRecordings(a, b);
     expect([...d.constants]).toContain('web-7f3a9c2b1d');
     expect([...d.dynamics]).toEqual(['aa11bb22cc33dd44']);
+  });
+});
+
+describe('script runtime (carried by synthesized script connectors)', () => {
+  const rt = new Function(`${SCRIPT_RUNTIME}; return { render, jsonPath, extract };`)() as {
+    render: (t: string, scope: object, ctx: object) => unknown;
+    jsonPath: (v: unknown, p: string) => unknown[];
+    extract: (ctx: object, x: object, res: object, url: string) => Promise<unknown>;
+  };
+  const ctx = { totp: (slot: string) => `code-for-${slot}` };
+  it('renders templates like the engines: whole holes keep their type, urlencode, TOTP codes', () => {
+    const scope = { args: { q: 'a b&c', n: 3 }, vars: { list: [1, 2] } };
+    expect(rt.render('{{args.n}}', scope, ctx)).toBe(3);
+    expect(rt.render('{{vars.list}}', scope, ctx)).toEqual([1, 2]);
+    expect(rt.render('/s?q={{args.q | urlencode}}&n={{args.n}}', scope, ctx)).toBe('/s?q=a%20b%26c&n=3');
+    expect(rt.render('{{secrets.acct.totp}}', scope, ctx)).toBe('code-for-acct');
+    expect(rt.render('{{args.missing}}', scope, ctx)).toBeNull();
+  });
+  it('evaluates the JSONPath subset synthesis emits, and regex extractors', async () => {
+    const v = { data: { items: [{ id: 1 }, { id: 2 }], 'odd key': 'x' }, next_cursor: 'c3' };
+    expect(rt.jsonPath(v, '$.data.items[*]')).toEqual([{ id: 1 }, { id: 2 }]);
+    expect(rt.jsonPath(v, '$.data.items[1].id')).toEqual([2]);
+    expect(rt.jsonPath(v, '$.data["odd key"]')).toEqual(['x']);
+    expect(rt.jsonPath(v, '$.next_cursor')).toEqual(['c3']);
+    expect(rt.jsonPath(v, '$')).toEqual([v]);
+    const res = { status: 200, url: 'u', headers: { 'x-token': 't1' }, text: '<input name="csrf" value="tok-123456">' };
+    expect(await rt.extract(ctx, { from: 'regex', pattern: 'name="csrf" value="([^"]+)' }, res, 'u')).toBe('tok-123456');
+    expect(await rt.extract(ctx, { from: 'header', name: 'X-Token' }, res, 'u')).toBe('t1');
+    expect(await rt.extract(ctx, { from: 'json', path: '$.a' }, res, 'u')).toBeNull();
   });
 });

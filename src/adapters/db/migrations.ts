@@ -35,14 +35,17 @@ async function run(db: Kysely<any>, m: Record<string, Migration>, table: string,
     migrationTableName: `${table}_migration`,
     migrationLockTableName: `${table}_migration_lock`,
   });
-  // Kysely's migrator lists the tables of every schema to find its own; a schema dropped by
-  // someone else meanwhile (parallel test runs on one server) fails that listing with 3F000.
-  // Nothing was migrated then, so trying again is safe.
   for (let attempt = 1; ; attempt++) {
     const { error, results } = await migrator.migrateToLatest();
-    if (!error) return (results ?? []).filter((r) => r.status === 'Success').map((r) => r.migrationName);
-    if ((error as { code?: string }).code !== '3F000' || attempt >= 5) throw error;
-    await new Promise((r) => setTimeout(r, 50 * attempt));
+    // Kysely's table-existence check introspects every schema; a schema another process drops at
+    // that moment fails it with 3F000 naming *that* schema. Nothing was migrated: try again.
+    const e = error as { code?: string; message?: string } | undefined;
+    if (e?.code === '3F000' && attempt < 10 && !(schema && e.message?.includes(`"${schema}"`))) {
+      await new Promise((r) => setTimeout(r, 50 * attempt));
+      continue;
+    }
+    if (error) throw error;
+    return (results ?? []).filter((r) => r.status === 'Success').map((r) => r.migrationName);
   }
 }
 
