@@ -52,6 +52,33 @@ export async function connect<T>(opts: ConnectOptions): Promise<DbHandle<T>> {
   sqlite.pragma('synchronous = NORMAL');
   sqlite.pragma('busy_timeout = 5000');
   sqlite.pragma('foreign_keys = ON');
-  const db = new Kysely<T>({ dialect: new SqliteDialect({ database: sqlite }) });
+  const db = new Kysely<T>({ dialect: new SqliteDialect({ database: withStatementCache(sqlite) }) });
   return { db, kind: 'sqlite', close: () => db.destroy() };
+}
+
+/**
+ * Kysely prepares every query anew; preparing costs more than running a small statement. The
+ * same SQL text always compiles to the same statement, so keep the most recent ones (SQLite
+ * re-prepares a cached statement by itself after a schema change).
+ */
+function withStatementCache(sqlite: SQLite.Database, max = 500): SQLite.Database {
+  const cache = new Map<string, SQLite.Statement>();
+  const prepare = sqlite.prepare.bind(sqlite);
+  return new Proxy(sqlite, {
+    get(target, prop) {
+      if (prop !== 'prepare') {
+        const v = Reflect.get(target, prop, target);
+        return typeof v === 'function' ? v.bind(target) : v;
+      }
+      return (text: string) => {
+        let st = cache.get(text);
+        // A statement still being iterated (a streamed query) can't run again: prepare another.
+        if (st && !st.busy) return st;
+        st = prepare(text);
+        if (cache.size >= max) cache.delete(cache.keys().next().value!);
+        cache.set(text, st);
+        return st;
+      };
+    },
+  });
 }
