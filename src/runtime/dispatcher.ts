@@ -9,6 +9,7 @@ import type { Kysely } from 'kysely';
 import type { Database } from '../adapters/db/schema.js';
 import { nowIso } from '../lib/ids.js';
 import type { RunExecutor } from './executor.js';
+import { Batcher } from './batcher.js';
 
 export interface RunQueue {
   /** Announces a run already inserted as `pending`. */
@@ -92,15 +93,22 @@ export class EmbeddedDispatcher implements RunQueue {
     }
   }
 
-  private async claimAndRun(id: string): Promise<void> {
-    const r = await this.d.db
+  /** Claims of one event-loop turn: one compare-and-set UPDATE … RETURNING for all of them. */
+  private readonly claims = new Batcher<string, boolean>(async (ids) => {
+    const won = await this.d.db
       .updateTable('runs')
       .set({ status: 'running', started_at: nowIso() })
-      .where('id', '=', id)
+      .where('id', 'in', ids)
       .where('status', '=', 'pending')
-      .executeTakeFirst()
-      .catch(() => null);
-    if (!r || Number(r.numUpdatedRows) !== 1) return;
+      .returning('id')
+      .execute();
+    const set = new Set(won.map((r) => r.id));
+    return ids.map((id) => set.has(id));
+  });
+
+  private async claimAndRun(id: string): Promise<void> {
+    const claimed = await this.claims.add(id).catch(() => false);
+    if (!claimed) return;
     await this.d.executor.execute(id);
   }
 

@@ -1,7 +1,7 @@
 // Executes one claimed run: resolves its secrets (vault, or the per-run values held in memory),
 // hands the job to a sandboxed worker, serves the worker's RPCs (output files, the browser), then
 // applies the result rules (SPEC §7/§8: output_schema, size limits) and records the terminal state.
-import type { Kysely, Selectable } from 'kysely';
+import type { Kysely, Selectable, Updateable } from 'kysely';
 import type { Database, RunsTable, RunStatus } from '../adapters/db/schema.js';
 import type { FilesService } from '../modules/files/service.js';
 import type { SecretsService } from '../modules/secrets/service.js';
@@ -13,6 +13,7 @@ import type { RunErrorView } from './engines/failure.js';
 import type { Outcome, WorkerPool } from './pool.js';
 import { ProxyMap } from './proxies.js';
 import { Scrubber } from './scrub.js';
+import { Batcher } from './batcher.js';
 import type { VersionCache } from './version-cache.js';
 
 /** SPEC §8: results up to this many UTF-8 JSON bytes are stored. */
@@ -202,30 +203,35 @@ export class RunExecutor {
     }
   }
 
-  /**
-   * Writes the scrubbed, capped logs, then the terminal state. Not one transaction, on purpose
-   * (it costs two round trips per run): if the process dies between the two, restart recovery
-   * ends the run internal_error and appends to these logs.
-   */
+  /** Writes the terminal state and the scrubbed, capped logs (batched with other runs). */
   async record(runId: string, r: { status: RunStatus; error?: RunErrorView; json?: string; size?: number }, logs: string[], scrubber: Scrubber): Promise<Finished> {
     const error = r.error ? JSON.parse(scrubber.scrub(JSON.stringify(r.error))) : null;
     const text = capLogs(logs.map((l) => scrubber.scrub(l)), this.d.logMaxBytes);
-    if (text) await this.d.db.insertInto('run_logs').values({ run_id: runId, logs: text }).execute();
-    await this.d.db
-        .updateTable('runs')
-        .set({
-          status: r.status,
-          result: r.json ?? null,
-          result_stored: r.json !== undefined ? 1 : 0,
-          result_size_bytes: r.size ?? null,
-          error: error ? JSON.stringify(error) : null,
-          has_logs: text ? 1 : 0,
-          finished_at: nowIso(),
-        })
-        .where('id', '=', runId)
-        .execute();
+    await this.writes.add({
+      runId,
+      logs: text,
+      set: {
+        status: r.status,
+        result: r.json ?? null,
+        result_stored: r.json !== undefined ? 1 : 0,
+        result_size_bytes: r.size ?? null,
+        error: error ? JSON.stringify(error) : null,
+        has_logs: text ? 1 : 0,
+        finished_at: nowIso(),
+      },
+    });
     return { status: r.status };
   }
+
+  /** Terminal writes of runs finishing in the same event-loop turn share one transaction. */
+  private readonly writes = new Batcher<{ runId: string; logs: string; set: Updateable<RunsTable> }, void>(async (batch) => {
+    await this.d.db.transaction().execute(async (trx) => {
+      const logs = batch.filter((b) => b.logs).map((b) => ({ run_id: b.runId, logs: b.logs }));
+      if (logs.length) await trx.insertInto('run_logs').values(logs).execute();
+      for (const b of batch) await trx.updateTable('runs').set(b.set).where('id', '=', b.runId).execute();
+    });
+    return batch.map(() => undefined);
+  });
 }
 
 function err(type: RunErrorView['type'], message: string, retryable: boolean | null, details: Record<string, unknown> | null = null): RunErrorView {

@@ -31,7 +31,7 @@ interface Worker {
 
 export class WorkerPool {
   private workers: Worker[] = [];
-  private waiting: ((w: Worker) => void)[] = [];
+  private waiting: { resolve: (w: Worker) => void; reject: (e: Error) => void }[] = [];
   private closed = false;
   private starting: Promise<void> | null = null;
 
@@ -42,6 +42,12 @@ export class WorkerPool {
     if (this.closed) return;
     for (let i = 0; i < this.opts.size; i++) this.workers.push(this.spawn());
     await Promise.all(this.workers.map((w) => w.ready.catch(() => {})));
+  }
+
+  /** Adds a worker; it takes jobs only once it said it is ready. */
+  private add(): void {
+    const w = this.spawn();
+    this.workers.push(w);
   }
 
   /** PIDs of workers running a given run (tests kill them to prove crash handling). */
@@ -56,7 +62,7 @@ export class WorkerPool {
       ['--experimental-permission', `--allow-fs-read=${bundle}`, '--disable-warning=ExperimentalWarning', `--max-old-space-size=${this.opts.memoryMb}`, bundle],
       { stdio: ['ignore', 'ignore', 'pipe', 'ipc'], env: {}, serialization: 'advanced' },
     );
-    const w: Worker = { proc, busy: false, stderr: '', exited: false, runId: null, ready: Promise.resolve() };
+    const w: Worker = { proc, busy: true, stderr: '', exited: false, runId: null, ready: Promise.resolve() };
     w.ready = new Promise<void>((resolve, reject) => {
       const onMsg = (m: { t: string }) => {
         if (m.t === 'ready') {
@@ -67,41 +73,37 @@ export class WorkerPool {
       proc.on('message', onMsg);
       proc.once('exit', () => reject(new Error('worker exited before it was ready')));
     });
+    w.ready.then(
+      () => this.release(w),
+      () => {},
+    );
     proc.stderr!.on('data', (c: Buffer) => {
       w.stderr = (w.stderr + c.toString('utf8')).slice(-4000);
     });
     proc.once('exit', () => {
       w.exited = true;
       this.workers = this.workers.filter((x) => x !== w);
-      if (!this.closed && this.workers.length < this.opts.size) this.replace();
+      if (!this.closed && this.workers.length < this.opts.size) this.add();
     });
     return w;
   }
 
-  private replace(): void {
-    const w = this.spawn();
-    this.workers.push(w);
-    w.ready.then(
-      () => this.release(w),
-      () => {},
-    );
-  }
-
+  /** An idle, ready worker (busy is true from spawn until ready, and while a job runs). */
   private acquire(): Promise<Worker> {
     const idle = this.workers.find((w) => !w.busy && !w.exited);
     if (idle) {
       idle.busy = true;
-      return idle.ready.then(() => idle);
+      return Promise.resolve(idle);
     }
-    return new Promise((resolve) => this.waiting.push(resolve));
+    return new Promise((resolve, reject) => this.waiting.push({ resolve, reject }));
   }
 
   private release(w: Worker): void {
-    if (w.exited) return;
+    if (w.exited || this.closed) return;
     const next = this.waiting.shift();
     if (next) {
       w.busy = true;
-      next(w);
+      next.resolve(w);
     } else w.busy = false;
   }
 
@@ -176,6 +178,7 @@ export class WorkerPool {
   async close(): Promise<void> {
     this.closed = true;
     await this.starting?.catch(() => {});
+    for (const wt of this.waiting.splice(0)) wt.reject(new Error('the worker pool is shut down'));
     const all = [...this.workers];
     await Promise.all(
       all.map(

@@ -72,8 +72,9 @@ export function syncReaderFor(db: object): SyncReader | undefined {
 
 /**
  * Kysely prepares every query afresh; preparing costs as much as running a small query, so
- * keep the prepared statements by SQL text. Safe because Kysely's SQLite driver runs one query
- * at a time on its single connection. Bounded: the oldest entries go first.
+ * keep the prepared statements by SQL text (SQLite re-prepares a cached statement by itself after
+ * a schema change). Kysely's SQLite driver runs one query at a time on its single connection.
+ * Bounded: the oldest entries go first.
  */
 function withStatementCache(sqlite: SQLite.Database, max = 500): SqliteDatabase & { prepare(sql: string): SQLite.Statement } {
   const cache = new Map<string, SQLite.Statement>();
@@ -81,7 +82,8 @@ function withStatementCache(sqlite: SQLite.Database, max = 500): SqliteDatabase 
     close: () => sqlite.close(),
     prepare(text: string) {
       let stmt = cache.get(text);
-      if (!stmt) {
+      // A statement still being iterated (a streamed query) can't run again: prepare another.
+      if (!stmt || stmt.busy) {
         stmt = sqlite.prepare(text);
         if (cache.size >= max) cache.delete(cache.keys().next().value!);
         cache.set(text, stmt);

@@ -33,7 +33,13 @@ export const runsRoutes: FastifyPluginAsync<{ services: Services }> = async (app
   const runs = services.runs;
   app.addHook('onReady', async () => services.runtime.start());
   // preClose: before the server waits for in-flight requests, so waiting sync calls get an answer.
-  app.addHook('preClose', async () => services.runtime.stop());
+  app.addHook('preClose', async () => {
+    await services.runtime.stop();
+    // A sync caller that went away mid-run can leave a keep-alive socket that is neither active
+    // nor idle to Node, and server.close() would wait for it forever: give responses a grace
+    // period, then close what is left.
+    setTimeout(() => app.server.closeAllConnections(), 3000).unref();
+  });
 
   app.post<{ Body: CreateRunInput | TaskRunInput }>(
     '/runs',
