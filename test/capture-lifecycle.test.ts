@@ -4,10 +4,13 @@
 import crypto from 'node:crypto';
 import http from 'node:http';
 import type net from 'node:net';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { WebSocketServer } from 'ws';
 import { startHarness, type Harness } from './helpers/harness.js';
 import { wsViewer } from './helpers/live-view.js';
+
+// A real browser on a shared 2-core machine: generous limits, so load elsewhere doesn't fail us.
+vi.setConfig({ testTimeout: 90_000, hookTimeout: 120_000 });
 
 const S = '/v1beta/capture_sessions';
 // A 1×1 PNG: a binary body the recording keeps as size + sha256 only.

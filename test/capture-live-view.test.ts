@@ -8,7 +8,7 @@
 import crypto from 'node:crypto';
 import fs from 'node:fs';
 import path from 'node:path';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import WebSocket from 'ws';
 import type { Browser, Frame, Page } from 'playwright-core';
 import { TOTP, Secret } from 'otpauth';
@@ -16,6 +16,9 @@ import { openChromium } from '../src/browser/chromium.js';
 import { startDemoSite, BOB_TOTP_SEED, type DemoSite } from '../examples/demo-site/server.js';
 import { startHarness, type ApiResponse, type Harness } from './helpers/harness.js';
 import { liveWsUrl, openLiveView, startEmbedder, type LiveViewDriver } from './helpers/live-view.js';
+
+// A real browser on a shared 2-core machine: generous limits, so load elsewhere doesn't fail us.
+vi.setConfig({ testTimeout: 90_000, hookTimeout: 120_000 });
 
 const SENT = { username: `u${crypto.randomBytes(8).toString('hex')}`, password: `P${crypto.randomBytes(10).toString('hex')}+/ =` };
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));

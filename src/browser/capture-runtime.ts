@@ -131,18 +131,26 @@ export class CaptureRuntime {
     await Promise.all(this.slot.context.pages().map((p) => p.evaluate('document.activeElement && document.activeElement.blur && document.activeElement.blur()').catch(() => {})));
     await new Promise((r) => setTimeout(r, 50));
     await this.recorder.stop();
-    await this.pool.release(this.slot);
     try {
       return await this.recorder.finalize(creatorVersion);
     } finally {
       await this.recorder.discard();
+      this.releaseInBackground();
     }
+  }
+
+  /**
+   * Closing a context can take long (seen: tens of seconds with requests still open through a
+   * proxy). Its capacity is freed at once; nothing waits for the close itself.
+   */
+  private releaseInBackground() {
+    void this.pool.release(this.slot);
   }
 
   /** Ends without keeping anything. */
   async discard(state: string): Promise<void> {
     await this.live.end(state).catch(() => {});
-    await this.pool.release(this.slot);
     await this.recorder.discard();
+    this.releaseInBackground();
   }
 }

@@ -162,7 +162,7 @@ export class BrowserPool {
     setTimeout(() => void this.refill().catch(() => {}), 150).unref();
   }
 
-  /** Closes the session's context (idempotent). */
+  /** Frees the slot's capacity at once, then closes its context (idempotent). */
   async release(slot: Slot): Promise<void> {
     slot.onAction = null;
     slot.onCrash = null;

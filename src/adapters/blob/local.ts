@@ -91,9 +91,10 @@ export class LocalBlobStore implements BlobStore {
         cb(null, buf);
       },
     });
+    // flush: fsync before close, so a renamed file is a complete file even after a crash.
+    const out = fs.createWriteStream(tmp, { flags: 'wx', flush: true });
     try {
-      // flush: fsync before close, so a renamed file is a complete file even after a crash.
-      await pipeline(body, count, fs.createWriteStream(tmp, { flags: 'wx', flush: true }));
+      await pipeline(body, count, out);
       if (expected !== undefined && size !== expected) throw new UploadSizeError(expected, size, false);
       const info: BlobInfo = { size, crc32c: crc32cBase64(crc), contentType: opts.contentType };
       await this.locked(key, async () => {
@@ -102,6 +103,9 @@ export class LocalBlobStore implements BlobStore {
       });
       return info;
     } catch (e) {
+      // A source that fails early can beat the file's open: wait until the stream is closed,
+      // or the temp file appears after we removed it.
+      if (!out.closed) await new Promise<void>((r) => out.once('close', () => r()));
       await fsp.rm(tmp, { force: true });
       throw e;
     }
