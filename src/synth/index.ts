@@ -137,7 +137,7 @@ export function synthesize(inp: SynthInput): SynthResult {
   const extractsFor = new Map<string, Record<string, Extractor>>();
   for (const v of chain.vars) {
     const m = extractsFor.get(v.producer) ?? {};
-    m[v.name] = { ...v.extractor, note: `traced: ${v.how}` };
+    m[v.name] = { ...v.extractor, note: `traced: ${v.how}`, provenance: { entries: [v.producer.replace(/~final$/, '')], reason: `the recorded value was sent later; found in this response (${v.how})` } };
     extractsFor.set(v.producer, m);
   }
   const provenanceBase = { ...(inp.source ?? {}) };
@@ -187,7 +187,7 @@ export function synthesize(inp: SynthInput): SynthResult {
     },
     base_url: origin,
     ...(loginSlot && loginSteps.length ? { login: { slot: loginSlot.name, steps: loginSteps, note: 'requests that carry the login secret, and the requests they take values and cookies from' } } : {}),
-    ...(markers.length ? { detect: { login_page: markers.map((css) => ({ css })) } } : {}),
+    ...(markers.length ? { detect: { login_page: markers.map((css) => ({ css, note: 'a sign-in form of the login chain: seeing it later means the session ended' })) } } : {}),
     steps,
     result: resultTpl,
   };

@@ -93,7 +93,7 @@ describe('synthesis from recorded demo-site HARs', () => {
     expect(d.steps).toHaveLength(1);
     expect(d.steps[0].extract!.record).toMatchObject({ from: 'css', selector: '#account', fields: { plan: { selector: '[data-field="plan"]' }, balance: { type: 'number' } } });
     expect(r.output_schema.properties.email).toEqual({ type: 'string', format: 'email' });
-    expect(d.detect!.login_page).toEqual([{ css: '#login-form' }, { css: '#totp-form' }]);
+    expect(d.detect!.login_page!.map((m) => m.css)).toEqual(['#login-form', '#totp-form']);
   });
 
   it('(c) CSRF-protected create form; the result is the created item', () => {

@@ -29,7 +29,7 @@ describe('tracing dynamic values', () => {
     expect(d.login!.steps[1].body!.form).toEqual({ csrf: '{{vars.csrf}}', username: '{{secrets.account.username}}', password: '{{secrets.account.password}}' });
     // "+"-encoded argument; low-entropy literals stay literal (no false edges to earlier responses)
     expect(d.steps[0].query).toEqual({ status: '{{args.status}}', limit: '1', lang: 'en' });
-    expect(d.detect?.login_page).toEqual([{ css: '#login' }]);
+    expect(d.detect?.login_page?.map((m) => m.css)).toEqual(['#login']);
     expect(r.required_secrets).toEqual([expect.objectContaining({ name: 'account', type: 'login', supports_totp: false })]);
     expect(r.output_schema.properties.orders.items.properties.total.type).toBe('number');
     // The typed password never leaves the synthesizer.
