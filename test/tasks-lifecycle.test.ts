@@ -70,6 +70,23 @@ describe.each(await backends())('task lifecycle (%s)', (backend) => {
     expect((await h.api('GET', `/v1beta/capture_sessions/${restart.json.session_id}`)).json.state).toBe('abandoned');
   });
 
+  it('fails with a helpful category when the recording holds nothing to build from, and retry re-synthesizes', async () => {
+    const t = await newTask();
+    const start = await h.api('POST', `/v1beta/tasks/${t.id}/start-manual-session`);
+    await sleep(500);
+    expect((await h.api('POST', `/v1beta/capture_sessions/${start.json.session_id}/complete`)).status).toBe(202);
+    const failed = await until(() => h.api('GET', `/v1beta/tasks/${t.id}`), (r) => r.json.current_state !== 'waiting_for_manual_completion', 30_000);
+    expect(failed.json.current_state).toBe('failed');
+    expect(failed.json.failure_info.category).toBe('no_target_found');
+    expect(failed.json.failure_info.message).toMatch(/record the task again/);
+    expect(failed.json.input_schema).toBeNull();
+    // Retry re-synthesizes from the same (completed) recording: still nothing to build from.
+    const retried = await h.api('POST', `/v1beta/tasks/${t.id}/retry`);
+    expect(retried.status).toBe(200);
+    expect(retried.json).toMatchObject({ current_state: 'failed', failure_info: { category: 'no_target_found' } });
+    expect(Date.parse(retried.json.updated_at)).toBeGreaterThan(Date.parse(failed.json.updated_at));
+  }, 60_000);
+
   it('moves a waiting task on in the background, without anyone reading it', async () => {
     const t = await newTask();
     const start = await h.api('POST', `/v1beta/tasks/${t.id}/start-manual-session`);

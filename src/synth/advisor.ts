@@ -23,7 +23,7 @@ function byPurpose(cands: Candidate[], purpose: string): Candidate[] {
     .map((c) => {
       const path = new URL(c.exchange.url).pathname.toLowerCase();
       const hit = words.filter((w) => path.includes(w) || path.includes(w.replace(/e?s$/, '')));
-      return hit.length ? { ...c, score: c.score + 1, reasons: [...c.reasons, `+1 the purpose mentions ${hit.map((w) => JSON.stringify(w)).join(', ')}`] } : c;
+      return hit.length ? { ...c, score: c.score + 1, evidence: c.evidence + 1, reasons: [...c.reasons, `+1 the purpose mentions ${hit.map((w) => JSON.stringify(w)).join(', ')}`] } : c;
     })
     .sort((a, b) => b.score - a.score || b.exchange.index - a.exchange.index);
 }

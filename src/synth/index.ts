@@ -84,7 +84,8 @@ export function synthesize(inp: SynthInput): SynthResult {
   let cands = scoreTargets(all, { argValues: args.map((a) => a.example.toLowerCase()), resultValues, secretCarriers: carriers, lastActionTime: lastActionTime(rec) });
   cands = advisor.rankTargets(cands, { purpose });
   const best: Candidate | undefined = cands[0];
-  if (!best || best.score <= 0) throw new SynthError([{ stage: 'target', message: `no request looks like the task's target (best: ${best ? `${best.exchange.method} ${best.exchange.url} scored ${best.score}: ${best.reasons.join('; ')}` : 'none'}); give hints.arguments or hints.result with values that appear in the target request/response` }]);
+  // Being the last request is no reason on its own (a session that only opened a sign-in page).
+  if (!best || best.score <= 0 || best.evidence <= 0) throw new SynthError([{ stage: 'target', message: `no request looks like the task's target (best: ${best ? `${best.exchange.method} ${best.exchange.url} scored ${best.score}: ${best.reasons.join('; ')}` : 'none'}); give hints.arguments or hints.result with values that appear in the target request/response` }]);
   let { paging, samples } = detectPaging(best.exchange, all);
   // The person named the page parameter as an argument ({"page": 2}): one page per run, theirs to choose.
   const pageArg = paging ? args.find((a) => samples.some((x) => new URL(x.url).searchParams.get(paging!.param) === a.example && hints.arguments?.[a.name] !== undefined)) : undefined;

@@ -9,6 +9,8 @@ import { lowEntropy } from './values.js';
 export interface Candidate {
   exchange: Exchange;
   score: number;
+  /** The score without the recency bonus: what speaks for this request beyond being late. */
+  evidence: number;
   reasons: string[];
 }
 
@@ -66,8 +68,9 @@ export function scoreTargets(xs: Exchange[], f: TargetFacts): Candidate[] {
       // A POST is the point of the flow when it carries what the person typed or follows their last action.
       if (x.method !== 'GET' && !f.secretCarriers.has(x.id) && (typed.length || (f.lastActionTime !== null && x.time >= f.lastActionTime))) add(2, `state-changing ${x.method} after a submit`);
       if (f.lastActionTime !== null && x.time >= f.lastActionTime) add(2, 'after the last meaningful action');
+      const evidence = Math.round(score * 10) / 10;
       add(Math.round((3 * (pos + 1)) / n * 10) / 10, `recency (${pos + 1} of ${n})`);
-      return { exchange: x, score: Math.round(score * 10) / 10, reasons };
+      return { exchange: x, score: Math.round(score * 10) / 10, evidence, reasons };
     })
     .sort((a, b) => b.score - a.score || b.exchange.index - a.exchange.index);
 }

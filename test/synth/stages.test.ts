@@ -11,6 +11,8 @@ import { diffRecordings } from '../../src/synth/diff.js';
 import { findIn } from '../../src/synth/producers.js';
 import { SCRIPT_RUNTIME } from '../../src/synth/script-runtime.js';
 import { har } from '../helpers/har-fragment.js';
+import { synthesize } from '../../src/synth/index.js';
+import { SynthError } from '../../src/synth/types.js';
 
 const O = 'https://shop.test';
 const xs = (h: ReturnType<typeof har>) => normalize(h).exchanges;
@@ -119,6 +121,18 @@ describe('target and pagination', () => {
     expect(c[0].exchange.url).toContain('/api/search');
     expect(c[0].reasons.join(' ')).toMatch(/JSON response.*typed value/);
     expect(c.at(-1)!.exchange.method).toBe('POST');
+  });
+  it('finds no target in a recording that only opened a sign-in page (recency is no evidence)', () => {
+    const only = har({ url: `${O}/login`, html: '<form><input name=u><input type=password name=p></form>' });
+    const c = scoreTargets(xs(only), { argValues: [], resultValues: [], secretCarriers: new Set(), lastActionTime: null });
+    expect(c[0].score).toBeGreaterThan(0);
+    expect(c[0].evidence).toBeLessThanOrEqual(0);
+    expect(() => synthesize({ recording: only })).toThrow(/no request looks like the task's target/);
+    try {
+      synthesize({ recording: only });
+    } catch (e) {
+      expect((e as SynthError).problems[0].stage).toBe('target');
+    }
   });
   it('detects page-number and cursor pagination', () => {
     const p = xs(har({ url: `${O}/api/s?q=a&page=1`, body: { items: [{ id: 1 }] } }, { url: `${O}/api/s?q=a&page=2`, body: { items: [{ id: 2 }] } }));
