@@ -4,11 +4,11 @@
 // query returns the right result_json → delete. And the failure path: abandoning the session fails
 // the task with failure_info; retry without a recording returns it to not_ready.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import WebSocket from 'ws';
 import type { Browser, Page } from 'playwright-core';
 import { openChromium } from '../src/browser/chromium.js';
 import { backends, startHarness, type Harness } from './helpers/harness.js';
 import { loginSecret } from './helpers/runs.js';
+import { wsDriver } from './helpers/live-view.js';
 import { startDemoSite, type DemoSite } from '../examples/demo-site/server.js';
 
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
@@ -115,8 +115,7 @@ describe('task lifecycle through the live view (sqlite)', () => {
   let h: Harness;
   let browser: Browser;
   let ref: Page; // reference rendering at the session's viewport, for coordinates only
-  let ws: WebSocket;
-  let url = '';
+  let person: Awaited<ReturnType<typeof wsDriver>>;
   let alice: string;
 
   beforeAll(async () => {
@@ -127,26 +126,13 @@ describe('task lifecycle through the live view (sqlite)', () => {
     alice = await loginSecret(h, 'alice', 'wonderland');
   });
   afterAll(async () => {
-    ws?.close();
+    person?.ws.close();
     await browser?.close();
     await h?.close();
     await site?.close();
   });
 
-  const send = (m: object) => ws.send(JSON.stringify(m));
-  async function click(selector: string) {
-    const b = (await ref.locator(selector).boundingBox())!;
-    const at = { x: b.x + b.width / 2, y: b.y + b.height / 2 };
-    send({ t: 'mouse', type: 'down', ...at, button: 'left', clickCount: 1 });
-    send({ t: 'mouse', type: 'up', ...at, button: 'left', clickCount: 1 });
-    await sleep(200);
-  }
-  const press = async (key: string) => {
-    send({ t: 'key', type: 'down', key });
-    send({ t: 'key', type: 'up', key });
-    await sleep(200);
-  };
-  const at = (u: string) => expect.poll(() => url, { timeout: 10_000 }).toBe(u);
+  const at = (u: string) => expect.poll(() => person.url(), { timeout: 10_000 }).toBe(u);
 
   it('creates a task, records it in a manual session, becomes ready and runs with new arguments', async () => {
     const t = (await h.api('POST', '/v1beta/tasks', { display_name: 'Shop search', task: 'Sign in and search the shop; return the matching items', website: `${site.url}/login` })).json;
@@ -156,11 +142,8 @@ describe('task lifecycle through the live view (sqlite)', () => {
 
     const m = await h.api('POST', `/v1beta/tasks/${t.id}/start-manual-session`);
     expect(m.status, m.text).toBe(200);
-    ws = new WebSocket(m.json.iframe_url.replace(/^http/, 'ws').replace(/\/live\/([^?]+)/, '/live/$1/ws'));
-    ws.on('message', (d, bin) => {
-      if (!bin) url = JSON.parse(String(d)).url ?? url;
-    });
-    await new Promise((r) => ws.once('open', r));
+    person = await wsDriver(m.json.iframe_url, ref);
+    const { click, press } = person;
     await at(`${site.url}/login`);
     await ref.goto(`${site.url}/login`);
     const paste = async (field: string) => expect((await h.api('POST', `/v1beta/capture_sessions/${m.json.session_id}/paste`, { field, secret_id: alice })).status).toBe(204);
@@ -175,12 +158,12 @@ describe('task lifecycle through the live view (sqlite)', () => {
     await ref.press('#password', 'Enter');
     await ref.waitForURL('**/items');
 
-    send({ t: 'navigate', url: `${site.url}/search` });
+    person.navigate(`${site.url}/search`);
     await at(`${site.url}/search`);
     await ref.goto(`${site.url}/search`);
     await sleep(300);
     await click('#q');
-    send({ t: 'text', text: 'gamma' });
+    person.text('gamma');
     await press('Enter');
     await ref.fill('#q', 'gamma');
     await ref.press('#q', 'Enter');

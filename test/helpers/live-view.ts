@@ -86,3 +86,32 @@ export async function wsViewer(iframeUrl: string) {
   });
   return { ws, msgs, frames: () => frames, closed: () => closed, send: (m: object) => ws.send(JSON.stringify(m)) };
 }
+
+/**
+ * A person at the live view over its WebSocket protocol: clicks where `selector` is on `ref` (a
+ * reference rendering of the same page at the session's viewport; never the captured page),
+ * keys, typed text, and the URL the live view reports.
+ */
+export async function wsDriver(iframeUrl: string, ref: import('playwright-core').Page) {
+  const v = await wsViewer(iframeUrl);
+  const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
+  const url = () => [...v.msgs].reverse().find((m) => typeof m.url === 'string')?.url ?? '';
+  return {
+    ws: v.ws,
+    url,
+    async click(selector: string) {
+      const b = (await ref.locator(selector).boundingBox())!;
+      const at = { x: b.x + b.width / 2, y: b.y + b.height / 2 };
+      v.send({ t: 'mouse', type: 'down', ...at, button: 'left', clickCount: 1 });
+      v.send({ t: 'mouse', type: 'up', ...at, button: 'left', clickCount: 1 });
+      await sleep(200);
+    },
+    async press(key: string) {
+      v.send({ t: 'key', type: 'down', key });
+      v.send({ t: 'key', type: 'up', key });
+      await sleep(200);
+    },
+    text: (text: string) => v.send({ t: 'text', text }),
+    navigate: (to: string) => v.send({ t: 'navigate', url: to }),
+  };
+}

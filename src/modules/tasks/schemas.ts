@@ -2,6 +2,7 @@
 // TaskFailureInfo, task-based Run; §4 Task-based operations) and our extensions (create/list/get).
 import { Type, type Static } from '@sinclair/typebox';
 import { CursorQuery, DateTime, LimitQuery } from '../../http/schemas.js';
+import { SessionCookie } from '../capture-sessions/schemas.js';
 
 export const TaskState = Type.Unsafe<'not_ready' | 'waiting_for_manual_completion' | 'ready' | 'failed'>({
   type: 'string',
@@ -93,19 +94,6 @@ export type CreateTaskBody = Static<typeof CreateTaskBody>;
 export const ListTasksQuery = Type.Object({ limit: Type.Optional(LimitQuery), cursor: Type.Optional(CursorQuery) }, { additionalProperties: false });
 export type ListTasksQuery = { limit: number; cursor?: string };
 
-// TODO(merge): use SessionCookie from capture-sessions/schemas once that module lands.
-const nullable = <T extends object>(s: T) => Type.Unsafe<any>({ ...s, type: [(s as any).type, 'null'] });
-const SessionCookie = Type.Object(
-  {
-    name: Type.String({ minLength: 1, maxLength: 4096 }),
-    value: Type.String({ maxLength: 16384 }),
-    domain: Type.Optional(nullable({ type: 'string', maxLength: 253 })),
-    path: Type.Optional(nullable({ type: 'string', maxLength: 2048 })),
-    secure: Type.Optional(nullable({ type: 'boolean' })),
-    http_only: Type.Optional(nullable({ type: 'boolean' })),
-  },
-  { additionalProperties: false, title: 'SessionCookie' },
-);
 export type SessionCookie = Static<typeof SessionCookie>;
 
 // type [object, null]: the body may be absent or null (SPEC: optional body).
