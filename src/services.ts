@@ -74,7 +74,6 @@ export async function createServices(config: Config, opts: ServiceOptions = {}):
       ports: taskPorts({ connectors, captureSessions, runs }),
       ownsSecret: async (userId, id) => (await secrets.get(userId, id)) !== null,
     });
-    tasks.startSweeper(1000);
     return {
       config,
       db,

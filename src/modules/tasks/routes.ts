@@ -20,6 +20,9 @@ const extension = { 'x-extension': true };
 
 export const tasksRoutes: FastifyPluginAsync<{ services: Services }> = async (app, { services }) => {
   const tasks = services.tasks;
+  // Like the run queue: only a serving process moves tasks on (CLI commands never do).
+  app.addHook('onReady', async () => tasks.startSweeper(1000));
+  app.addHook('preClose', async () => tasks.close());
 
   app.post<{ Body: CreateTaskBody }>(
     '/tasks',
