@@ -10,7 +10,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startDemoSite } from '../examples/demo-site/server.js';
 import { totpCode } from '../src/lib/totp.js';
 import { backends, startHarness, type Harness } from './helpers/harness.js';
-import { loginSecret, logsOf, publish, run } from './helpers/runs.js';
+import { loginSecret, logsOf, publish, run, waitRun } from './helpers/runs.js';
 
 const hex = () => crypto.randomBytes(12).toString('hex');
 const BASE32 = 'ABCDEFGHIJKLMNOPQRSTUVWXYZ234567';
@@ -38,10 +38,11 @@ describe.each(await backends())('run secrets and creation rules (%s)', (backend)
           ctx.log('per-run', s.other.password, s.token.value);
           await ctx.http.get(ctx.args.base + '/api/slow', { query: { ms: '1', p: s.bank.password, t: s.token.value } });
           if (ctx.args.explode) ctx.fail('site_changed', 'bad ' + s.bank.password, { details: { token: s.token.value } });
+          if (ctx.args.leak) return { ok: true, pass: s.bank.password, note: 'token=' + s.token.value + '!', user: s.bank.username, list: [ctx.totp('bank')], [s.other.password]: 1 };
           return { ok: true };
         }`,
       },
-      input_schema: { type: 'object', properties: { base: { type: 'string' }, explode: { type: 'boolean', default: false }, n: { type: 'integer', minimum: 1 } }, required: ['base'], additionalProperties: false },
+      input_schema: { type: 'object', properties: { base: { type: 'string' }, explode: { type: 'boolean', default: false }, leak: { type: 'boolean' }, n: { type: 'integer', minimum: 1 } }, required: ['base'], additionalProperties: false },
       required_secrets: [
         { name: 'bank', type: 'login', supports_totp: true },
         { name: 'other', type: 'login' },
@@ -74,6 +75,20 @@ describe.each(await backends())('run secrets and creation rules (%s)', (backend)
     }
     expect(bad.error.message).toBe('bad [redacted]');
     expect(bad.error.details).toEqual({ token: '[redacted]' });
+  });
+
+  it('redacts the run\'s credentials from its result (usernames stay), stored or not', async () => {
+    for (const async of [false, true]) {
+      const r = await run(h, { connector_id: c.id, arguments: { base: site.url, leak: true }, async, ...(await secretsBody()) });
+      const done = async ? await waitRun(h, r.id) : r;
+      expect(done.status, JSON.stringify(done.error)).toBe('success');
+      expect(done.result).toEqual({ ok: true, pass: '[redacted]', note: 'token=[redacted]!', user: S.user, list: ['[redacted]'], '[redacted]': 1 });
+      const again = (await h.api('GET', `/v1beta/runs/${r.id}`)).json;
+      expect(again.result).toEqual(done.result);
+      expect(JSON.stringify(again)).not.toContain(S.pass);
+      expect(again.result_size_bytes).toBe(Buffer.byteLength(JSON.stringify(done.result)));
+      expect(await logsOf(h, r.id)).toContain('the result held a secret value of this run');
+    }
   });
 
   it('never persists secret_values (data dir files, PostgreSQL rows, server logs)', async () => {

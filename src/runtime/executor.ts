@@ -182,6 +182,12 @@ export class RunExecutor {
         logs.push(`${nowIso()} result of ${o.size} bytes exceeds the execution limit`);
         return this.record(runId, { status: 'result_too_large', size: o.size }, logs, scrubber);
       case 'ok': {
+        // A connector must not hand a credential back (DESIGN §7): redact it from the result.
+        const scrubbed = scrubber.scrubResult(o.json);
+        if (scrubbed !== o.json) {
+          logs.push(`${nowIso()} the result held a secret value of this run; it was replaced by [redacted]`);
+          o = { ...o, json: scrubbed, size: Buffer.byteLength(scrubbed) };
+        }
         if (isAsync && o.size > STORED_RESULT_BYTES) {
           logs.push(`${nowIso()} result of ${o.size} bytes is above ${STORED_RESULT_BYTES}: asynchronous runs can't return it; run synchronously`);
           return this.record(runId, { status: 'result_too_large', size: o.size }, logs, scrubber);
