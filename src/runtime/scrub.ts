@@ -1,25 +1,28 @@
 // Removes secret values from what a run leaves behind: every bound or per-run value, username and
-// TOTP code of the run, also in URL-encoded and JSON-escaped form, from log lines and errors; and
-// the credentials (not usernames: an account page legitimately shows them) from the result.
+// TOTP code of the run, in every form it can take in transit (src/lib/secret-forms.ts: raw, any
+// percent-encoding, form, JSON, HTML, base64 at any alignment, hex, Basic auth), from log lines
+// and errors; and the credentials (not usernames: an account page legitimately shows them) from
+// the result.
+import { basicAuthTokens, secretsPattern } from '../lib/secret-forms.js';
+
+const REDACTED = '[redacted]';
+
 export class Scrubber {
   private values = new Set<string>();
   private credentials = new Set<string>();
-  private re: RegExp | null = null;
-  private credentialRe: RegExp | null = null;
+  private re: RegExp | null | undefined;
+  private credentialRe: RegExp | null | undefined;
 
   /** `identity` values (usernames) are scrubbed from logs and errors but kept in results. */
   add(v: string | null | undefined, kind: 'credential' | 'identity' = 'credential'): void {
     if (!v) return;
-    for (const form of [v, encodeURIComponent(v), new URLSearchParams({ v }).toString().slice(2), JSON.stringify(v).slice(1, -1)]) {
-      if (!form) continue;
-      if (!this.values.has(form)) {
-        this.values.add(form);
-        this.re = null;
-      }
-      if (kind === 'credential' && !this.credentials.has(form)) {
-        this.credentials.add(form);
-        this.credentialRe = null;
-      }
+    if (!this.values.has(v)) {
+      this.values.add(v);
+      this.re = undefined;
+    }
+    if (kind === 'credential' && !this.credentials.has(v)) {
+      this.credentials.add(v);
+      this.credentialRe = undefined;
     }
   }
 
@@ -32,9 +35,9 @@ export class Scrubber {
   }
 
   scrub(text: string): string {
-    if (!this.values.size) return text;
-    this.re ??= alternation(this.values);
-    return text.replace(this.re, '[redacted]');
+    if (!this.values.size || !text) return text;
+    if (this.re === undefined) this.re = secretsPattern(this.values);
+    return replaceAll(text, this.re, this.values);
   }
 
   /**
@@ -43,22 +46,35 @@ export class Scrubber {
    */
   scrubResult(json: string): string {
     if (!this.credentials.size) return json;
-    this.credentialRe ??= alternation(this.credentials);
-    this.credentialRe.lastIndex = 0;
-    if (!this.credentialRe.test(json)) return json;
+    if (this.credentialRe === undefined) this.credentialRe = secretsPattern(this.credentials);
     const re = this.credentialRe;
+    const creds = this.credentials;
+    // On the parsed strings, not the JSON text: a form inside a string is JSON-escaped in the text
+    // (a backslash of a percent-encoded value doubles), so only the decoded string shows it.
+    let changed = false;
+    const clean = (s: string) => {
+      const out = replaceAll(s, re, creds);
+      if (out !== s) changed = true;
+      return out;
+    };
     const walk = (v: unknown): unknown => {
-      if (typeof v === 'string') return v.replace(re, '[redacted]');
+      if (typeof v === 'string') return clean(v);
       if (Array.isArray(v)) return v.map(walk);
-      if (v && typeof v === 'object') return Object.fromEntries(Object.entries(v).map(([k, x]) => [k.replace(re, '[redacted]'), walk(x)]));
+      if (v && typeof v === 'object') return Object.fromEntries(Object.entries(v).map(([k, x]) => [clean(k), walk(x)]));
       return v;
     };
-    return JSON.stringify(walk(JSON.parse(json)));
+    const out = walk(JSON.parse(json));
+    return changed ? JSON.stringify(out) : json;
   }
 }
 
-/** One regex matching any of the values, longest first (so a value's encoded form wins). */
-function alternation(values: Set<string>): RegExp {
-  const sorted = [...values].sort((a, b) => b.length - a.length);
-  return new RegExp(sorted.map((s) => s.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')).join('|'), 'g');
+function replaceAll(text: string, re: RegExp | null, values: Set<string>): string {
+  // Basic auth first (values too short to leave a recognisable base64 core), while the token is
+  // still intact: a short raw value could otherwise cut the word "Basic" itself.
+  const out = basicAuthTokens(
+    text,
+    (decoded) => [...values].some((v) => decoded.includes(v)),
+    () => REDACTED,
+  );
+  return re ? out.replace(re, REDACTED) : out;
 }

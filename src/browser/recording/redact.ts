@@ -1,17 +1,15 @@
 // Redaction of pasted secret values from everything the recorder writes. A value is registered
 // before it is typed, so every later string (URLs, headers, bodies, action values) passes through
-// here before it reaches disk. Each encoding a browser or site may apply is searched for.
+// here before it reaches disk. Each encoding a browser or site may apply is searched for
+// (src/lib/secret-forms.ts, shared with the run-log scrubber).
+import { base64Cores, classify, secretsPattern } from '../../lib/secret-forms.js';
 import { secretPlaceholder, type SecretEncoding, type SecretField, type SecretMarker, type SecretRef } from './types.js';
-
-interface Pattern {
-  enc: SecretEncoding;
-  re: RegExp;
-}
 
 interface Rule extends SecretRef {
   value: string;
   placeholder: string;
-  patterns: Pattern[];
+  /** Every form of the value (src/lib/secret-forms.ts), longest first, as one regex. */
+  pattern: RegExp;
   /** The name of the field it was pasted into (for markers). */
   fieldName: string | null;
 }
@@ -29,53 +27,7 @@ function outsidePlaceholders(s: string, fn: (part: string) => string): string {
     .join('');
 }
 
-const escRe = (s: string) => s.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
-/** "%2B" matches "%2b" too: percent-encoders differ in hex case. */
-const pctRe = (s: string) => escRe(s).replace(/%([0-9A-F]{2})/g, (_m, h: string) => `%(?:${h}|${h.toLowerCase()})`);
-
-const formEncode = (v: string) => new URLSearchParams({ x: v }).toString().slice(2);
-const jsonEscape = (v: string) => JSON.stringify(v).slice(1, -1);
-const jsonAsciiEscape = (v: string) => jsonEscape(v).replace(/[\u007f-\uffff]/g, (c) => `\\u${c.charCodeAt(0).toString(16).padStart(4, '0')}`);
-const htmlEscape = (v: string, apos: string) =>
-  v.replace(/&/g, '&amp;').replace(/</g, '&lt;').replace(/>/g, '&gt;').replace(/"/g, '&quot;').replace(/'/g, apos);
-
-/**
- * The stable middle of base64(value) when the value starts at byte offset `k` (0..2) of a longer
- * buffer: characters influenced by unknown neighbouring bytes are dropped.
- */
-export function base64Cores(value: string): string[] {
-  const bytes = Buffer.from(value, 'utf8');
-  const out: string[] = [];
-  for (let k = 0; k < 3; k++) {
-    const enc = Buffer.concat([Buffer.alloc(k), bytes]).toString('base64').replace(/=+$/, '');
-    const start = k === 0 ? 0 : Math.ceil((k * 8) / 6); // chars touched by the k prefix bytes
-    const totalBits = (k + bytes.length) * 8;
-    const end = Math.floor(totalBits / 6); // chars fully determined by known bytes
-    const core = enc.slice(start, end);
-    if (core.length >= 6) out.push(core);
-  }
-  return [...new Set(out)];
-}
-
-function patternsFor(value: string): Pattern[] {
-  const seen = new Set<string>();
-  const pats: Pattern[] = [];
-  const add = (enc: SecretEncoding, literal: string, re: string) => {
-    if (!literal || seen.has(literal)) return;
-    seen.add(literal);
-    pats.push({ enc, re: new RegExp(re, 'g') });
-  };
-  add('raw', value, escRe(value));
-  add('url', encodeURIComponent(value), pctRe(encodeURIComponent(value)));
-  add('form', formEncode(value), pctRe(formEncode(value)));
-  add('json', jsonEscape(value), escRe(jsonEscape(value)));
-  add('json', jsonAsciiEscape(value), escRe(jsonAsciiEscape(value)));
-  add('html', htmlEscape(value, '&#39;'), escRe(htmlEscape(value, '&#39;')));
-  add('html', htmlEscape(value, '&#x27;'), escRe(htmlEscape(value, '&#x27;')));
-  for (const core of base64Cores(value)) add('base64', core, escRe(core));
-  // Longest literal first, so an encoded form is replaced whole before its raw substring.
-  return pats.sort((a, b) => b.re.source.length - a.re.source.length);
-}
+export { base64Cores };
 
 export class Redactor {
   private rules: Rule[] = [];
@@ -88,7 +40,7 @@ export class Redactor {
   add(secretId: string, field: SecretField, value: string, fieldName: string | null = null): string {
     const placeholder = secretPlaceholder(secretId, field);
     if (!value || this.rules.some((r) => r.value === value && r.secret_id === secretId && r.field === field)) return placeholder;
-    this.rules.push({ secret_id: secretId, field, value, placeholder, patterns: patternsFor(value), fieldName });
+    this.rules.push({ secret_id: secretId, field, value, placeholder, pattern: secretsPattern([value])!, fieldName });
     // Longer values first: a password that contains the username is replaced as a whole.
     this.rules.sort((a, b) => b.value.length - a.value.length);
     return placeholder;
@@ -99,21 +51,18 @@ export class Redactor {
     if (!this.rules.length || !s) return s;
     let out = s;
     for (const r of this.rules) {
-      for (const p of r.patterns) {
-        // Placeholders already in the text are left alone (a value like "secret" is inside them).
-        out = outsidePlaceholders(out, (part) => {
-          p.re.lastIndex = 0;
-          if (!p.re.test(part)) return part;
-          p.re.lastIndex = 0;
+      // Placeholders already in the text are left alone (a value like "secret" is inside them).
+      out = outsidePlaceholders(out, (part) =>
+        part.replace(r.pattern, (m) => {
           if (hits) {
             const key = `${r.secret_id}:${r.field}`;
             const h = hits.get(key) ?? { secret_id: r.secret_id, field: r.field, encodings: new Set() };
-            h.encodings.add(p.enc);
+            h.encodings.add(classify(r.value, m));
             hits.set(key, h);
           }
-          return part.replace(p.re, r.placeholder);
-        });
-      }
+          return r.placeholder;
+        }),
+      );
     }
     return out;
   }

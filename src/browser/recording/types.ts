@@ -14,11 +14,12 @@ export type SecretField = 'username' | 'password' | 'totp';
 /** How a redacted occurrence was encoded in the place it was found. */
 export type SecretEncoding =
   | 'raw' // the value as is
-  | 'url' // encodeURIComponent (%20, upper- or lower-case hex)
+  | 'url' // percent-encoded by any encoder (any subset of characters, either hex case, %uXXXX, %25XX)
   | 'form' // application/x-www-form-urlencoded (space as "+")
   | 'json' // JSON string escaping
   | 'html' // HTML entity escaping
-  | 'base64' // standalone base64 of the value (any alignment)
+  | 'base64' // base64 or base64url of the value (any alignment)
+  | 'hex' // hex of the value's UTF-8 bytes (either case)
   | 'basic-auth'; // inside base64("user:password") of an Authorization: Basic header
 
 export interface Har {
