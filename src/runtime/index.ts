@@ -45,7 +45,7 @@ export function createRuntime(
     output: { maxFiles: config.runOutputMaxFiles, maxBytes: config.runOutputMaxBytes, maxFileBytes: config.runOutputMaxFileBytes },
     log: deps.log ?? { error: (o, m) => console.error(m, o) },
   });
-  const queue = new EmbeddedDispatcher({ db: deps.db, executor, concurrency: config.runConcurrency });
+  const queue = new EmbeddedDispatcher({ db: deps.db, executor, concurrency: config.runConcurrency, perUser: config.runMaxConcurrencyPerUser });
   let started: Promise<void> | null = null;
   return {
     proxies,
