@@ -110,9 +110,10 @@ export class CaptureSessionsService {
     cookies.forEach((k, i) => {
       if (!k.domain && !startUrl) throw validationError(['body', 'cookies', i, 'domain'], 'Value error, a cookie needs a domain unless start_url is given', 'value_error', { input: k.domain ?? null });
     });
-    // Fairness (issue 9): one user can't take every browser slot and lock the others out.
+    // Fairness (issue 9): one user can't take every browser slot and lock the others out. (At or
+    // above CAPTURE_MAX_SESSIONS the per-user limit is off: the process-wide one answers.)
     const perUser = c.captureMaxSessionsPerUser;
-    if (this.held(userId) >= perUser) {
+    if (perUser < c.captureMaxSessions && this.held(userId) >= perUser) {
       throw new HttpError(429, `Too many capture sessions for this user: the per-user limit is ${perUser} (CAPTURE_MAX_SESSIONS_PER_USER); complete or abandon one first`, { 'Retry-After': '5' });
     }
     this.starting.set(userId, (this.starting.get(userId) ?? 0) + 1);
