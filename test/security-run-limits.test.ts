@@ -76,6 +76,7 @@ describe.each(await backends())('run limits (%s)', (backend) => {
       if (!proc) await new Promise((res) => setTimeout(res, 10));
     }
     expect(proc).toBeDefined();
+    await new Promise((res) => setTimeout(res, 400)); // the honest line arrives first (100 ms flush)
     const rss0 = process.memoryUsage().rss;
     // What a compromised worker could put on the channel: 2,000 lines of 1 MB (2 GB if kept),
     // lines that are not strings, a giant timestamp, and nonsense dropped counts.
@@ -99,6 +100,18 @@ describe.each(await backends())('run limits (%s)', (backend) => {
     // The forged counts are ignored except the one well-formed number.
     expect(logs).toMatch(/\n… \d+ more log lines dropped \(RUN_LOG_MAX_BYTES=1000000\)$/);
     expect(logs).not.toMatch(/Infinity|NaN|e\+300|many/);
+  }, 60_000);
+
+  it("a flood that then hangs: the timeout still lands in the log (the platform's lines have room), with the dropped count", async () => {
+    const c = await publish(h, script(`export default async (ctx) => { for (let i = 0; i < 5000; i++) ctx.log('flood ' + i + ' ' + 'x'.repeat(1000)); await new Promise((r) => setTimeout(r, 60000)); }`));
+    const r = await run(h, { connector_id: c.id, max_timeout_s: 2 });
+    expect(r.status).toBe('timed_out');
+    const logs = await logsOf(h, r.id);
+    expect(Buffer.byteLength(logs)).toBeLessThanOrEqual(LOG_CAP);
+    const lines = logs.split('\n');
+    expect(lines.at(-2)).toMatch(/^\S+Z timed out after 2 s; the sandbox was stopped$/);
+    const m = /^… (\d+) more log lines dropped/.exec(lines.at(-1)!);
+    expect(Number(m?.[1])).toBe(5000 - (lines.length - 2));
   }, 60_000);
 
   it('a secret across a line cut, or longer than a line, is redacted whole, never left as a prefix', async () => {
@@ -161,6 +174,7 @@ describe.each(await backends())('run limits (%s)', (backend) => {
     expect(disk.visible).toHaveLength(5);
     expect(disk.temp).toEqual([]);
     expect(await logsOf(h, r.id, key)).toMatch(/saved output file part4 \(20971520 bytes/);
+    expect(await logsOf(h, r.id, key)).toMatch(/output quota exceeded: .*RUN_OUTPUT_MAX_BYTES.*the file was not saved$/m);
   }, 180_000);
 
   it('output files: one more than RUN_OUTPUT_MAX_FILES ends the run', async () => {

@@ -152,7 +152,12 @@ export class RunExecutor {
             const size = typeof data === 'string' ? Buffer.byteLength(data) : data.byteLength;
             // Checked before a byte is written, so a refused file leaves nothing behind; a refusal
             // ends the run (RunAbort) whatever the connector does with the error.
-            quota.reserve(size);
+            try {
+              quota.reserve(size);
+            } catch (e) {
+              note(logs, (e as Error).message);
+              throw e;
+            }
             let f;
             try {
               f = await this.d.files.saveRunOutput({

@@ -22,6 +22,8 @@ export class LogCap {
   /** Lines not kept: dropped here, plus what the other side reported dropping. */
   private droppedHere = 0;
   private droppedElsewhere = 0;
+  /** Set by the first connector line that didn't fit: the kept log is a prefix of what was logged. */
+  private connectorFull = false;
   /**
    * How far past the cut a line is scrubbed before cutting it, so a secret straddling the cut (or
    * longer than a line) is replaced whole rather than left as a readable prefix. Set from the
@@ -47,7 +49,13 @@ export class LogCap {
 
   /** A line the connector logged. False when it was dropped (over the cap). */
   add(at: unknown, line: unknown): boolean {
-    return this.keep(at, line, this.connectorBudget);
+    if (this.connectorFull) {
+      this.droppedHere++;
+      return false;
+    }
+    const kept = this.keep(at, line, this.connectorBudget);
+    this.connectorFull = !kept;
+    return kept;
   }
 
   /** A line of the platform's (timeout, saved file, crash): kept while the whole cap allows. */
@@ -75,7 +83,7 @@ export class LogCap {
   }
 
   private keep(at: unknown, line: unknown, budget: number): boolean {
-    // Past the cap nothing is looked at (not even scrubbed): a flood costs a counter increment.
+    // Past the cap nothing is looked at (not even scrubbed or cut): a flood costs a counter increment.
     if (this.bytes >= budget) {
       this.droppedHere++;
       return false;

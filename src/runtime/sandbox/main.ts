@@ -28,15 +28,18 @@ function takeLogs(): { at: string; line: string }[] {
   flushTimer = null;
   return logCap.take();
 }
+let droppedSent = 0;
 function flushLogs(): void {
   const lines = takeLogs();
-  if (lines.length) send({ t: 'logs', lines, dropped: logCap.dropped });
+  // The dropped count goes out too, so a run stopped on timeout still says how much it lost.
+  if (lines.length || logCap.dropped !== droppedSent) send({ t: 'logs', lines, dropped: (droppedSent = logCap.dropped) });
 }
 
 function hostFor(scrubber: Scrubber): EngineHost {
   return {
     log: (line) => {
-      if (logCap.add(new Date().toISOString(), line)) flushTimer ??= setTimeout(flushLogs, 100);
+      logCap.add(new Date().toISOString(), line);
+      flushTimer ??= setTimeout(flushLogs, 100);
     },
     noteSecret: (v) => {
       scrubber.add(v);
@@ -66,6 +69,7 @@ async function run(job: Job, maxResultBytes: number, logMaxBytes: number): Promi
   const scrubber = new Scrubber();
   for (const s of Object.values(job.secrets)) scrubber.addSecret(s);
   logCap = new LogCap(logMaxBytes, (s) => scrubber.scrub(s));
+  droppedSent = 0;
   logCap.scrubMargin = scrubMarginFor(secretStrings(job.secrets));
   const ctx = new RunContext(job, hostFor(scrubber));
   try {
