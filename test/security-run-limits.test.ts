@@ -143,8 +143,13 @@ describe.each(await backends())('run limits (%s)', (backend) => {
   it('output files: a 200 MB file is refused whole, the run ends connector_error naming the setting', async () => {
     const { userId, key } = await h.newUser('hoarder');
     const c = await publish(h, script(`export default async (ctx) => { await ctx.files.save('big.bin', new Uint8Array(${200 * MB})); return { saved: true }; }`), key);
-    const r = await run(h, { connector_id: c.id, max_timeout_s: 120 }, key);
+    const rss0 = process.memoryUsage().rss;
+    let peak = rss0;
+    const sampler = setInterval(() => (peak = Math.max(peak, process.memoryUsage().rss)), 10);
+    const r = await run(h, { connector_id: c.id, max_timeout_s: 120 }, key).finally(() => clearInterval(sampler));
     expect(r).toMatchObject({ status: 'connector_error', error: { type: 'unhandled', retryable: false, details: { setting: 'RUN_OUTPUT_MAX_FILE_BYTES', limit: 50 * MB } } });
+    // The sandbox announced the size instead of shipping 200 MB over the channel.
+    expect(peak - rss0).toBeLessThan(150 * MB);
     expect(r.error.message).toMatch(/RUN_OUTPUT_MAX_FILE_BYTES/);
     expect((await h.api('GET', `/v1beta/files?run_id=${r.id}`, undefined, key)).json.data).toEqual([]);
     expect(blobFiles(h, userId)).toEqual({ visible: [], temp: [] });
@@ -176,6 +181,31 @@ describe.each(await backends())('run limits (%s)', (backend) => {
     expect(await logsOf(h, r.id, key)).toMatch(/saved output file part4 \(20971520 bytes/);
     expect(await logsOf(h, r.id, key)).toMatch(/output quota exceeded: .*RUN_OUTPUT_MAX_BYTES.*the file was not saved$/m);
   }, 180_000);
+
+  it('output files: the server checks what a hostile worker sends (forged files.save RPCs)', async () => {
+    const { userId, key } = await h.newUser('forger');
+    const c = await publish(h, script(`export default async () => { await new Promise((r) => setTimeout(r, 3000)); return { slept: true }; }`), key);
+    const forge = async (params: Record<string, unknown>) => {
+      const r = await run(h, { connector_id: c.id, async: true }, key);
+      let proc: import('node:child_process').ChildProcess | undefined;
+      for (let i = 0; i < 400 && !proc; i++) {
+        proc = (h.services.runtime.pool as any).workers.find((w: any) => w.runId === r.id)?.proc;
+        if (!proc) await new Promise((res) => setTimeout(res, 10));
+      }
+      proc!.emit('message', { t: 'rpc', id: 1, method: 'files.save', params });
+      return waitRun(h, r.id, 30_000, key);
+    };
+    // Bytes over the single-file cap, sent anyway: refused, the run ends at once.
+    const big = await forge({ name: 'big', data: new Uint8Array(60 * MB) });
+    expect(big).toMatchObject({ status: 'connector_error', error: { details: { setting: 'RUN_OUTPUT_MAX_FILE_BYTES' } } });
+    // A size announced without bytes but under the cap, or bytes that are not bytes: an error for
+    // the connector, nothing stored, the run goes on.
+    for (const params of [{ name: 'liar', size: 10 }, { name: 'num', data: 12345 }, { name: 'obj', data: { length: 1e12 } }]) {
+      expect(await forge(params)).toMatchObject({ status: 'success', result: { slept: true } });
+    }
+    expect((await h.api('GET', '/v1beta/files?limit=100', undefined, key)).json.data).toEqual([]);
+    expect(blobFiles(h, userId)).toEqual({ visible: [], temp: [] });
+  }, 90_000);
 
   it('output files: one more than RUN_OUTPUT_MAX_FILES ends the run', async () => {
     const c = await publish(h, script(`export default async (ctx) => { for (let i = 0; i < 25; i++) await ctx.files.save('f' + i + '.txt', 'x'); return {}; }`));

@@ -146,40 +146,45 @@ export class RunExecutor {
         // TOTP codes the worker computed: short values, a bounded number (a worker is not trusted).
         secret: (value) => typeof value === 'string' && value.length <= 64 && noted++ < 1000 && scrubber.add(value),
         rpc: async (method, params) => {
-          if (method === 'files.save') {
-            const data = params.data;
-            if (!(data instanceof Uint8Array) && typeof data !== 'string') throw new Error('files.save needs bytes or a string');
-            const size = typeof data === 'string' ? Buffer.byteLength(data) : data.byteLength;
-            // Checked before a byte is written, so a refused file leaves nothing behind; a refusal
-            // ends the run (RunAbort) whatever the connector does with the error.
-            try {
-              quota.reserve(size);
-            } catch (e) {
-              note(logs, (e as Error).message);
-              throw e;
-            }
-            let f;
-            try {
-              f = await this.d.files.saveRunOutput({
-                userId: row.user_id,
-                runId,
-                connectorId: row.connector_id,
-                name: String(params.name).slice(0, 512) || 'output',
-                contentType: String(params.contentType || 'application/octet-stream').slice(0, 256),
-                body: typeof data === 'string' ? Buffer.from(data) : Buffer.from(data.buffer, data.byteOffset, data.byteLength),
-              });
-            } catch (e) {
-              quota.release(size);
-              throw e;
-            }
-            note(logs, `saved output file ${f.name} (${f.size_bytes} bytes, id ${f.id})`);
-            return { id: f.id, name: f.name, size_bytes: f.size_bytes };
-          }
+          if (method === 'files.save') return this.saveOutput(row, params, quota, logs);
           return this.d.browser.call(runId, proxy, method, params);
         },
       },
     );
     return this.finish(runId, outcome, !!row.is_async, v.checkResult, logs, scrubber, row.max_timeout_s);
+  }
+
+  /**
+   * files.save: within the run's output quota, checked before a byte is written (a refused file
+   * leaves nothing behind); a refusal ends the run (RunAbort) whatever the connector does next.
+   */
+  private async saveOutput(row: Selectable<RunsTable>, params: Record<string, any>, quota: OutputQuota, logs: LogCap) {
+    const data: unknown = params.data;
+    // An honest worker sends only the size of a file over RUN_OUTPUT_MAX_FILE_BYTES.
+    const announced = data === undefined && Number.isSafeInteger(params.size) && params.size > 0 ? (params.size as number) : null;
+    const size = announced ?? (typeof data === 'string' ? Buffer.byteLength(data) : data instanceof Uint8Array ? data.byteLength : 0);
+    try {
+      quota.reserve(size);
+    } catch (e) {
+      note(logs, (e as Error).message);
+      throw e;
+    }
+    try {
+      if (!(data instanceof Uint8Array) && typeof data !== 'string') throw new Error('files.save needs bytes or a string');
+      const f = await this.d.files.saveRunOutput({
+        userId: row.user_id,
+        runId: row.id,
+        connectorId: row.connector_id,
+        name: String(params.name).slice(0, 512) || 'output',
+        contentType: String(params.contentType || 'application/octet-stream').slice(0, 256),
+        body: typeof data === 'string' ? Buffer.from(data) : Buffer.from(data.buffer, data.byteOffset, data.byteLength),
+      });
+      note(logs, `saved output file ${f.name} (${f.size_bytes} bytes, id ${f.id})`);
+      return { id: f.id, name: f.name, size_bytes: f.size_bytes };
+    } catch (e) {
+      quota.release(size);
+      throw e;
+    }
   }
 
   private async finish(

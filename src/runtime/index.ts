@@ -31,7 +31,7 @@ export function createRuntime(
 ): Runtime {
   const proxies = new ProxyMap(config.proxyUrls);
   const versions = new VersionCache(deps.connectors);
-  const pool = new WorkerPool({ size: config.runConcurrency, memoryMb: config.sandboxMemoryMb, maxResultBytes: config.runMaxResultBytes, logMaxBytes: config.runLogMaxBytes });
+  const pool = new WorkerPool({ size: config.runConcurrency, memoryMb: config.sandboxMemoryMb, maxResultBytes: config.runMaxResultBytes, logMaxBytes: config.runLogMaxBytes, outputMaxFileBytes: config.runOutputMaxFileBytes });
   const browser = new BrowserHost({ cdpUrl: config.browserCdpUrl });
   const executor = new RunExecutor({
     db: deps.db,

@@ -48,7 +48,7 @@ export class WorkerPool {
   private closed = false;
   private starting: Promise<void> | null = null;
 
-  constructor(private readonly opts: { size: number; memoryMb: number; maxResultBytes: number; logMaxBytes: number }) {}
+  constructor(private readonly opts: { size: number; memoryMb: number; maxResultBytes: number; logMaxBytes: number; outputMaxFileBytes: number }) {}
 
   async start(): Promise<void> {
     await prepareSandbox();
@@ -181,7 +181,7 @@ export class WorkerPool {
       w.proc.on('message', onMsg);
       w.proc.once('exit', onExit);
       try {
-        w.proc.send({ t: 'run', job, maxResultBytes: this.opts.maxResultBytes, logMaxBytes: this.opts.logMaxBytes });
+        w.proc.send({ t: 'run', job, maxResultBytes: this.opts.maxResultBytes, logMaxBytes: this.opts.logMaxBytes, outputMaxFileBytes: this.opts.outputMaxFileBytes });
       } catch (e) {
         finish({ kind: 'crash', detail: `could not reach the sandbox: ${(e as Error).message}` });
       }

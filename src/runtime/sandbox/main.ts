@@ -11,7 +11,7 @@ import { runScript } from '../engines/script-engine.js';
 import { Scrubber } from '../scrub.js';
 import { LogCap, scrubMarginFor, secretStrings } from '../log-cap.js';
 
-type FromParent = { t: 'run'; job: Job; maxResultBytes: number; logMaxBytes: number } | { t: 'rpc-reply'; id: number; ok: boolean; value?: unknown; error?: { name: string; message: string } };
+type FromParent = { t: 'run'; job: Job; maxResultBytes: number; logMaxBytes: number; outputMaxFileBytes: number } | { t: 'rpc-reply'; id: number; ok: boolean; value?: unknown; error?: { name: string; message: string } };
 
 const send = (m: unknown) => process.send!(m);
 const pending = new Map<number, { resolve: (v: unknown) => void; reject: (e: unknown) => void }>();
@@ -35,6 +35,15 @@ function flushLogs(): void {
   if (lines.length || logCap.dropped !== droppedSent) send({ t: 'logs', lines, dropped: (droppedSent = logCap.dropped) });
 }
 
+// An output file over RUN_OUTPUT_MAX_FILE_BYTES is not shipped to the server (it would cross the
+// channel whole, in memory): only its size goes, and the server refuses it and ends the run.
+let outputMaxFileBytes = Infinity;
+function withoutOversizeData(method: string, params: Record<string, unknown>): Record<string, unknown> {
+  const data = params.data;
+  const size = data instanceof Uint8Array ? data.byteLength : typeof data === 'string' ? Buffer.byteLength(data) : 0;
+  return method === 'files.save' && size > outputMaxFileBytes ? { ...params, data: undefined, size } : params;
+}
+
 function hostFor(scrubber: Scrubber): EngineHost {
   return {
     log: (line) => {
@@ -49,7 +58,7 @@ function hostFor(scrubber: Scrubber): EngineHost {
       new Promise((resolve, reject) => {
         const id = ++rpcSeq;
         pending.set(id, { resolve, reject });
-        send({ t: 'rpc', id, method, params });
+        send({ t: 'rpc', id, method, params: withoutOversizeData(method, params) });
       }),
   };
 }
@@ -65,7 +74,8 @@ async function execute(def: ConnectorDefinition, ctx: RunContext): Promise<unkno
   }
 }
 
-async function run(job: Job, maxResultBytes: number, logMaxBytes: number): Promise<void> {
+async function run(job: Job, maxResultBytes: number, logMaxBytes: number, maxFileBytes: number): Promise<void> {
+  outputMaxFileBytes = maxFileBytes;
   const scrubber = new Scrubber();
   for (const s of Object.values(job.secrets)) scrubber.addSecret(s);
   logCap = new LogCap(logMaxBytes, (s) => scrubber.scrub(s));
@@ -88,7 +98,7 @@ async function run(job: Job, maxResultBytes: number, logMaxBytes: number): Promi
 }
 
 process.on('message', (m: FromParent) => {
-  if (m.t === 'run') void run(m.job, m.maxResultBytes, m.logMaxBytes);
+  if (m.t === 'run') void run(m.job, m.maxResultBytes, m.logMaxBytes, m.outputMaxFileBytes);
   else if (m.t === 'rpc-reply') {
     const p = pending.get(m.id);
     if (!p) return;
