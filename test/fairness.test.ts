@@ -61,6 +61,12 @@ describe.each(await backends())('fair scheduling of runs across users (%s)', (ba
     const { ms, pendingA } = await bystanderRun(h, b, quick.id);
     expect(ms).toBeLessThan(3000);
     expect(pendingA).toBeGreaterThan(250);
+    // A's own sync run (a client is waiting) goes before A's queued async runs.
+    const mine = await publish(h, quickDef());
+    const t0 = Date.now();
+    expect(await run(h, { connector_id: mine.id })).toMatchObject({ status: 'success', result: { quick: true } });
+    expect(Date.now() - t0).toBeLessThan(3000);
+    expect(await countA(h, 'pending')).toBeGreaterThan(240);
   }, 120_000);
 
   it('round-robin alone: with no slot to spare, the next free one goes to the waiting user', async () => {

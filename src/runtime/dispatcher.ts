@@ -23,7 +23,7 @@ const SCAN_TOTAL = 1000;
 
 export interface RunQueue {
   /** Announces a run already inserted as `pending`. */
-  submit(runId: string, userId: string): void;
+  submit(runId: string, userId: string, sync?: boolean): void;
   start(): Promise<void>;
   close(): Promise<void>;
 }
@@ -78,24 +78,24 @@ export class EmbeddedDispatcher implements RunQueue {
     // SQLite ≥ 3.25 and PostgreSQL alike.
     const ranked = this.d.db
       .selectFrom('runs')
-      .select(['id', 'user_id', 'created_at', sql<number>`row_number() over (partition by user_id order by created_at, id)`.as('rn')])
+      .select(['id', 'user_id', 'is_async', 'created_at', sql<number>`row_number() over (partition by user_id order by created_at, id)`.as('rn')])
       .where('status', '=', 'pending')
       .as('p');
     const rows = await this.d.db
       .selectFrom(ranked)
-      .select(['p.id', 'p.user_id'])
+      .select(['p.id', 'p.user_id', 'p.is_async'])
       .where('p.rn', '<=', SCAN_PER_USER)
       .orderBy('p.rn')
       .orderBy('p.created_at')
       .orderBy('p.id')
       .limit(SCAN_TOTAL)
       .execute();
-    for (const r of rows) this.queue.push(r.user_id, r.id);
+    for (const r of rows) this.queue.push(r.user_id, r.id, !r.is_async);
     this.pump();
   }
 
-  submit(runId: string, userId: string): void {
-    this.queue.push(userId, runId);
+  submit(runId: string, userId: string, sync = false): void {
+    this.queue.push(userId, runId, sync);
     this.pump();
   }
 

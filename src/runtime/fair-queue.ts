@@ -1,10 +1,16 @@
 // Which run starts next (issue 9, finding 9): one FIFO per user, users served round-robin, and at
 // most `perUser` runs of one user executing at once. A user's backlog of thousands of runs then
 // delays another user's run by at most one pick per user, not by the whole backlog; the per-user
-// limit keeps slots free for others even while one user's runs are slow.
+// limit keeps slots free for others even while one user's runs are slow. Within a user, sync runs
+// (a client is waiting on the request) go before that user's queued async runs.
+interface UserQueue {
+  sync: string[];
+  async: string[];
+}
+
 export class FairQueue {
   /** Users with queued runs, in round-robin order (Map keeps insertion order). */
-  private readonly queues = new Map<string, string[]>();
+  private readonly queues = new Map<string, UserQueue>();
   private readonly runningByUser = new Map<string, number>();
   /** Every run queued or running here, so a rescan doesn't queue it twice. */
   private readonly known = new Set<string>();
@@ -16,12 +22,12 @@ export class FairQueue {
   }
 
   /** Queues a run; false if it is already queued or running. */
-  push(userId: string, runId: string): boolean {
+  push(userId: string, runId: string, sync = false): boolean {
     if (this.known.has(runId)) return false;
     this.known.add(runId);
-    const q = this.queues.get(userId);
-    if (q) q.push(runId);
-    else this.queues.set(userId, [runId]);
+    let q = this.queues.get(userId);
+    if (!q) this.queues.set(userId, (q = { sync: [], async: [] }));
+    (sync ? q.sync : q.async).push(runId);
     return true;
   }
 
@@ -30,11 +36,11 @@ export class FairQueue {
     for (const [userId, q] of this.queues) {
       const running = this.runningByUser.get(userId) ?? 0;
       if (running >= this.perUser) continue;
-      const runId = q.shift()!;
+      const runId = (q.sync.length ? q.sync : q.async).shift()!;
       this.runningByUser.set(userId, running + 1);
       // To the back of the round: every other waiting user goes before this one's next run.
       this.queues.delete(userId);
-      if (q.length) this.queues.set(userId, q);
+      if (q.sync.length || q.async.length) this.queues.set(userId, q);
       return { userId, runId };
     }
     return null;

@@ -141,7 +141,7 @@ export class RunsService {
     }
     // Sync: wait for the terminal state. A client that goes away doesn't cancel anything.
     const done = this.d.executor.waitFor(row.id);
-    this.d.queue.submit(row.id, userId);
+    this.d.queue.submit(row.id, userId, true);
     const f = await done;
     const view = await this.get(userId, row.id);
     if (f.transientResult !== undefined) view.result = f.transientResult;
