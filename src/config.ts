@@ -24,11 +24,19 @@ export interface Config {
   runLogMaxBytes: number;
   /** V8 heap limit of a sandbox worker. */
   sandboxMemoryMb: number;
+  /** Runs of one user executing at once (fairness); unset = half of runConcurrency, rounded up. */
+  runMaxConcurrencyPerUser: number;
+  /** Output files one run may save, their total bytes, and the largest one. */
+  runOutputMaxFiles: number;
+  runOutputMaxBytes: number;
+  runOutputMaxFileBytes: number;
   /** "type:country=url,…" upstream proxies for runs; "auto=url" when proxy_settings is unset. */
   proxyUrls: string | null;
   /** Remote Chromium (CDP) instead of the local binary. */
   browserCdpUrl: string | null;
   captureMaxSessions: number;
+  /** Capture sessions one user may hold at once; unset = half of captureMaxSessions, rounded up. */
+  captureMaxSessionsPerUser: number;
   captureWarmContexts: number;
   captureIdleTimeoutS: number;
   captureMaxLifetimeS: number;
@@ -64,9 +72,14 @@ export const CONFIG_TABLE: Entry[] = [
   { env: 'RUN_MAX_RESULT_BYTES', key: 'runMaxResultBytes', kind: 'int', def: 100 * 1024 * 1024, min: 1_000_000, doc: 'Largest run result (UTF-8 JSON bytes); above it a run ends result_too_large.' },
   { env: 'RUN_LOG_MAX_BYTES', key: 'runLogMaxBytes', kind: 'int', def: 1_000_000, min: 1000, doc: "Cap of one run's stored logs (later lines are dropped with a marker)." },
   { env: 'SANDBOX_MEMORY_MB', key: 'sandboxMemoryMb', kind: 'int', def: 1024, min: 64, doc: 'V8 heap limit of each sandboxed worker process; exceeding it ends the run connector_error/crash.' },
+  { env: 'RUN_MAX_CONCURRENCY_PER_USER', key: 'runMaxConcurrencyPerUser', kind: 'int', def: null, min: 1, max: 256, doc: "Runs of one user executing at once; the dispatcher serves users round-robin, so one user's backlog never holds the others' runs back. Unset = half of RUN_CONCURRENCY, rounded up." },
+  { env: 'RUN_OUTPUT_MAX_FILES', key: 'runOutputMaxFiles', kind: 'int', def: 20, min: 0, doc: 'Output files one run may save (ctx.files.save); one more ends the run connector_error.' },
+  { env: 'RUN_OUTPUT_MAX_BYTES', key: 'runOutputMaxBytes', kind: 'int', def: 100 * 1024 * 1024, min: 0, doc: "Total bytes of one run's output files; a file that would exceed it is not saved and the run ends connector_error." },
+  { env: 'RUN_OUTPUT_MAX_FILE_BYTES', key: 'runOutputMaxFileBytes', kind: 'int', def: 50 * 1024 * 1024, min: 0, doc: 'Largest single output file (it crosses from the sandbox in memory); a larger one ends the run connector_error.' },
   { env: 'PROXY_URLS', key: 'proxyUrls', kind: 'string', def: null, doc: 'Upstream proxies for runs: "isp:us=http://h:p,residential:de=http://h:p,residential:*=…,auto=…". auto is used when a run has no proxy_settings; unset auto = direct.' },
   { env: 'BROWSER_CDP_URL', key: 'browserCdpUrl', kind: 'url', def: null, doc: 'Remote Chromium over CDP (ws:// or http://) instead of launching /usr/bin/chromium.' },
   { env: 'CAPTURE_MAX_SESSIONS', key: 'captureMaxSessions', kind: 'int', def: 4, min: 1, max: 1000, doc: 'Capture sessions live at once in this process; beyond it POST /v1beta/capture_sessions answers 429.' },
+  { env: 'CAPTURE_MAX_SESSIONS_PER_USER', key: 'captureMaxSessionsPerUser', kind: 'int', def: null, min: 1, max: 1000, doc: 'Capture sessions one user may hold at once (active or completing); beyond it 429 with Retry-After. Unset = half of CAPTURE_MAX_SESSIONS, rounded up; ≥ CAPTURE_MAX_SESSIONS = no per-user limit.' },
   { env: 'CAPTURE_WARM_CONTEXTS', key: 'captureWarmContexts', kind: 'int', def: 2, min: 0, max: 64, doc: 'Browser contexts kept pre-warmed for new capture sessions (0 = create on demand).' },
   { env: 'CAPTURE_IDLE_TIMEOUT_S', key: 'captureIdleTimeoutS', kind: 'int', def: 900, min: 1, max: 86400, doc: 'A capture session with no viewer input and no API call for this long ends (see CAPTURE_TIMEOUT_ACTION).' },
   { env: 'CAPTURE_MAX_LIFETIME_S', key: 'captureMaxLifetimeS', kind: 'int', def: 3600, min: 1, max: 7 * 86400, doc: 'Longest a capture session may stay active.' },
@@ -111,6 +124,9 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
   if (cfg.databaseUrl && !/^postgres(ql)?:\/\//.test(cfg.databaseUrl)) {
     throw new ConfigError('Invalid configuration:\n- DATABASE_URL must be a postgres:// URL (unset it for SQLite)');
   }
+  // Fairness defaults follow the process-wide limits: one user may take half of them.
+  cfg.runMaxConcurrencyPerUser ??= Math.ceil(cfg.runConcurrency / 2);
+  cfg.captureMaxSessionsPerUser ??= Math.ceil(cfg.captureMaxSessions / 2);
   if (!cfg.publicBaseUrl) cfg.publicBaseUrl = `http://${cfg.host.includes(':') ? `[${cfg.host}]` : cfg.host}:${cfg.port}`;
   return cfg;
 }

@@ -41,7 +41,8 @@ describe.each(await backends())('capture sessions API (%s)', (backend) => {
   beforeAll(async () => {
     site = await startDemoSite();
     proxy = await startRecordingProxy();
-    h = await startHarness(backend, { CAPTURE_MAX_SESSIONS: '2', CAPTURE_WARM_CONTEXTS: '1', CAPTURE_PROXY_URL: proxy.url });
+    // One user may hold both sessions here: this suite tests the process-wide limit.
+    h = await startHarness(backend, { CAPTURE_MAX_SESSIONS: '2', CAPTURE_MAX_SESSIONS_PER_USER: '2', CAPTURE_WARM_CONTEXTS: '1', CAPTURE_PROXY_URL: proxy.url });
     other = await h.newUser('intruder');
   });
   afterAll(async () => {

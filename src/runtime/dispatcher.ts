@@ -5,30 +5,41 @@
 // Claiming is a compare-and-set (`pending` → `running`), so a run executes at most once even if
 // two dispatchers saw it. On start, runs left `running` by a dead process end `internal_error`
 // (their sandbox died with it), and `pending` runs are picked up again.
-import type { Kysely } from 'kysely';
+//
+// Fairness (FairQueue): runs wait in one queue per user, users are served round-robin, and one
+// user has at most RUN_MAX_CONCURRENCY_PER_USER runs executing. The periodic scan reads the oldest
+// pending runs of every user (a bounded number each), not the oldest overall, so a backlog found
+// in the database (restart, another process) can't hide another user's run either.
+import { sql, type Kysely } from 'kysely';
 import type { Database } from '../adapters/db/schema.js';
 import { nowIso } from '../lib/ids.js';
 import type { RunExecutor } from './executor.js';
 import { Batcher } from './batcher.js';
+import { FairQueue } from './fair-queue.js';
+
+/** Pending runs a scan reads per user, and in all. */
+const SCAN_PER_USER = 100;
+const SCAN_TOTAL = 1000;
 
 export interface RunQueue {
   /** Announces a run already inserted as `pending`. */
-  submit(runId: string): void;
+  submit(runId: string, userId: string, sync?: boolean): void;
   start(): Promise<void>;
   close(): Promise<void>;
 }
 
 export class EmbeddedDispatcher implements RunQueue {
-  private readonly queue: string[] = [];
-  private readonly queued = new Set<string>();
+  private readonly queue: FairQueue;
   private active = 0;
   private running = new Set<Promise<void>>();
   private scanTimer: NodeJS.Timeout | null = null;
   private closed = false;
 
   constructor(
-    private readonly d: { db: Kysely<Database>; executor: RunExecutor; concurrency: number; scanIntervalMs?: number },
-  ) {}
+    private readonly d: { db: Kysely<Database>; executor: RunExecutor; concurrency: number; perUser: number; scanIntervalMs?: number },
+  ) {
+    this.queue = new FairQueue(d.perUser);
+  }
 
   async start(): Promise<void> {
     await this.recover();
@@ -63,28 +74,39 @@ export class EmbeddedDispatcher implements RunQueue {
   /** Pending rows not announced in memory (restart, or inserted by another process). */
   private async scan(): Promise<void> {
     if (this.closed) return;
-    const rows = await this.d.db.selectFrom('runs').select('id').where('status', '=', 'pending').orderBy('created_at').orderBy('id').limit(500).execute();
-    for (const { id } of rows) this.enqueue(id);
+    // Each user's oldest runs, interleaved (rank within the user first): window functions exist in
+    // SQLite ≥ 3.25 and PostgreSQL alike.
+    const ranked = this.d.db
+      .selectFrom('runs')
+      .select(['id', 'user_id', 'is_async', 'created_at', sql<number>`row_number() over (partition by user_id order by created_at, id)`.as('rn')])
+      .where('status', '=', 'pending')
+      .as('p');
+    const rows = await this.d.db
+      .selectFrom(ranked)
+      .select(['p.id', 'p.user_id', 'p.is_async'])
+      .where('p.rn', '<=', SCAN_PER_USER)
+      .orderBy('p.rn')
+      .orderBy('p.created_at')
+      .orderBy('p.id')
+      .limit(SCAN_TOTAL)
+      .execute();
+    for (const r of rows) this.queue.push(r.user_id, r.id, !r.is_async);
     this.pump();
   }
 
-  private enqueue(id: string): void {
-    if (this.queued.has(id)) return;
-    this.queued.add(id);
-    this.queue.push(id);
-  }
-
-  submit(runId: string): void {
-    this.enqueue(runId);
+  submit(runId: string, userId: string, sync = false): void {
+    this.queue.push(userId, runId, sync);
     this.pump();
   }
 
   private pump(): void {
-    while (!this.closed && this.active < this.d.concurrency && this.queue.length) {
-      const id = this.queue.shift()!;
+    while (!this.closed && this.active < this.d.concurrency) {
+      const next = this.queue.next();
+      if (!next) break;
+      const { userId, runId: id } = next;
       this.active++;
       const p = this.claimAndRun(id).finally(() => {
-        this.queued.delete(id);
+        this.queue.done(userId, id);
         this.active--;
         this.running.delete(p);
         this.pump();

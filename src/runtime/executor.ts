@@ -15,6 +15,8 @@ import { ProxyMap } from './proxies.js';
 import { Scrubber } from './scrub.js';
 import { Batcher } from './batcher.js';
 import type { VersionCache } from './version-cache.js';
+import { LogCap, scrubMarginFor, secretStrings } from './log-cap.js';
+import { OutputQuota, type OutputLimits } from './output-quota.js';
 
 /** SPEC §8: results up to this many UTF-8 JSON bytes are stored. */
 export const STORED_RESULT_BYTES = 1_000_000;
@@ -34,6 +36,7 @@ export interface ExecutorDeps {
   files: FilesService;
   proxies: ProxyMap;
   logMaxBytes: number;
+  output: OutputLimits;
   log: { error(obj: object, msg: string): void };
 }
 
@@ -81,14 +84,15 @@ export class RunExecutor {
   }
 
   async execute(runId: string): Promise<void> {
-    const logs: string[] = [];
     const scrubber = new Scrubber();
+    // Scrubbed and bounded as lines arrive: a run never holds more than RUN_LOG_MAX_BYTES of log.
+    const logs = new LogCap(this.d.logMaxBytes, (s) => scrubber.scrub(s));
     let finished: Finished;
     try {
       finished = await this.attempt(runId, logs, scrubber);
     } catch (e) {
       this.d.log.error({ err: e, runId }, 'run failed inside the platform');
-      logs.push(`${nowIso()} platform error: the run could not be executed`);
+      note(logs, 'platform error: the run could not be executed');
       finished = { status: 'internal_error' };
       await this.record(runId, { status: 'internal_error' }, logs, scrubber).catch((err) => this.d.log.error({ err, runId }, 'could not record run failure'));
     } finally {
@@ -99,13 +103,13 @@ export class RunExecutor {
     this.notify(runId, finished);
   }
 
-  private async attempt(runId: string, logs: string[], scrubber: Scrubber): Promise<Finished> {
+  private async attempt(runId: string, logs: LogCap, scrubber: Scrubber): Promise<Finished> {
     const row = this.fresh.get(runId) ?? (await this.d.db.selectFrom('runs').selectAll().where('id', '=', runId).executeTakeFirstOrThrow());
     const v = await this.d.versions.get(row.user_id, row.connector_id, row.connector_version);
     if (!v) throw new Error(`connector version ${row.connector_id}@${row.connector_version} is missing`);
     const secrets: Record<string, SlotValue> = { ...(this.ephemeral.get(runId) ?? {}) };
     if (row.ephemeral_secrets && !this.ephemeral.has(runId)) {
-      logs.push(`${nowIso()} the run's secret_values were lost (server restart); run it again`);
+      note(logs, "the run's secret_values were lost (server restart); run it again");
       return this.record(runId, { status: 'internal_error' }, logs, scrubber);
     }
     for (const [slot, secretId] of Object.entries<string>(row.secret_bindings ? JSON.parse(row.secret_bindings) : {})) {
@@ -120,6 +124,9 @@ export class RunExecutor {
       // Codes of the surrounding time steps too, in case the worker's report is lost.
       if (s.type === 'login' && s.totp_secret) for (let k = -2; k <= 2; k++) scrubber.add(totpCode(s.totp_secret, Date.now() + k * 30_000));
     }
+    logs.scrubMargin = scrubMarginFor(secretStrings(secrets));
+    const quota = new OutputQuota(this.d.output);
+    let noted = 0;
     const proxy = this.d.proxies.resolve(row.proxy ? JSON.parse(row.proxy) : null) ?? null;
     const outcome = await this.d.pool.execute(
       {
@@ -134,21 +141,12 @@ export class RunExecutor {
       },
       row.max_timeout_s * 1000,
       {
-        log: (at, line) => logs.push(`${at} ${line}`),
-        secret: (value) => scrubber.add(value),
+        log: (at, line) => logs.add(at, line),
+        logsDropped: (n) => logs.reportDropped(n),
+        // TOTP codes the worker computed: short values, a bounded number (a worker is not trusted).
+        secret: (value) => typeof value === 'string' && value.length <= 64 && noted++ < 1000 && scrubber.add(value),
         rpc: async (method, params) => {
-          if (method === 'files.save') {
-            const f = await this.d.files.saveRunOutput({
-              userId: row.user_id,
-              runId,
-              connectorId: row.connector_id,
-              name: String(params.name).slice(0, 512) || 'output',
-              contentType: String(params.contentType || 'application/octet-stream').slice(0, 256),
-              body: Buffer.from(params.data),
-            });
-            logs.push(`${nowIso()} saved output file ${f.name} (${f.size_bytes} bytes, id ${f.id})`);
-            return { id: f.id, name: f.name, size_bytes: f.size_bytes };
-          }
+          if (method === 'files.save') return this.saveOutput(row, params, quota, logs);
           return this.d.browser.call(runId, proxy, method, params);
         },
       },
@@ -156,40 +154,73 @@ export class RunExecutor {
     return this.finish(runId, outcome, !!row.is_async, v.checkResult, logs, scrubber, row.max_timeout_s);
   }
 
+  /**
+   * files.save: within the run's output quota, checked before a byte is written (a refused file
+   * leaves nothing behind); a refusal ends the run (RunAbort) whatever the connector does next.
+   */
+  private async saveOutput(row: Selectable<RunsTable>, params: Record<string, any>, quota: OutputQuota, logs: LogCap) {
+    const data: unknown = params.data;
+    // An honest worker sends only the size of a file over RUN_OUTPUT_MAX_FILE_BYTES.
+    const announced = data === undefined && Number.isSafeInteger(params.size) && params.size > 0 ? (params.size as number) : null;
+    const size = announced ?? (typeof data === 'string' ? Buffer.byteLength(data) : data instanceof Uint8Array ? data.byteLength : 0);
+    try {
+      quota.reserve(size);
+    } catch (e) {
+      note(logs, (e as Error).message);
+      throw e;
+    }
+    try {
+      if (!(data instanceof Uint8Array) && typeof data !== 'string') throw new Error('files.save needs bytes or a string');
+      const f = await this.d.files.saveRunOutput({
+        userId: row.user_id,
+        runId: row.id,
+        connectorId: row.connector_id,
+        name: String(params.name).slice(0, 512) || 'output',
+        contentType: String(params.contentType || 'application/octet-stream').slice(0, 256),
+        body: typeof data === 'string' ? Buffer.from(data) : Buffer.from(data.buffer, data.byteOffset, data.byteLength),
+      });
+      note(logs, `saved output file ${f.name} (${f.size_bytes} bytes, id ${f.id})`);
+      return { id: f.id, name: f.name, size_bytes: f.size_bytes };
+    } catch (e) {
+      quota.release(size);
+      throw e;
+    }
+  }
+
   private async finish(
     runId: string,
     o: Outcome,
     isAsync: boolean,
     checkResult: import('ajv').ValidateFunction,
-    logs: string[],
+    logs: LogCap,
     scrubber: Scrubber,
     timeoutS: number,
   ): Promise<Finished> {
     switch (o.kind) {
       case 'timeout':
-        logs.push(`${nowIso()} timed out after ${timeoutS} s; the sandbox was stopped`);
+        note(logs, `timed out after ${timeoutS} s; the sandbox was stopped`);
         return this.record(runId, { status: 'timed_out' }, logs, scrubber);
       case 'crash':
         if (this.shuttingDown) {
-          logs.push(`${nowIso()} the server shut down while this run was executing`);
+          note(logs, 'the server shut down while this run was executing');
           return this.record(runId, { status: 'internal_error' }, logs, scrubber);
         }
-        logs.push(`${nowIso()} ${o.detail}`);
+        note(logs, o.detail);
         return this.record(runId, { status: 'connector_error', error: err('crash', o.detail, null) }, logs, scrubber);
       case 'error':
         return this.record(runId, { status: 'connector_error', error: o.error }, logs, scrubber);
       case 'too_large':
-        logs.push(`${nowIso()} result of ${o.size} bytes exceeds the execution limit`);
+        note(logs, `result of ${o.size} bytes exceeds the execution limit`);
         return this.record(runId, { status: 'result_too_large', size: o.size }, logs, scrubber);
       case 'ok': {
         // A connector must not hand a credential back (DESIGN §7): redact it from the result.
         const scrubbed = scrubber.scrubResult(o.json);
         if (scrubbed !== o.json) {
-          logs.push(`${nowIso()} the result held a secret value of this run; it was replaced by [redacted]`);
+          note(logs, 'the result held a secret value of this run; it was replaced by [redacted]');
           o = { ...o, json: scrubbed, size: Buffer.byteLength(scrubbed) };
         }
         if (isAsync && o.size > STORED_RESULT_BYTES) {
-          logs.push(`${nowIso()} result of ${o.size} bytes is above ${STORED_RESULT_BYTES}: asynchronous runs can't return it; run synchronously`);
+          note(logs, `result of ${o.size} bytes is above ${STORED_RESULT_BYTES}: asynchronous runs can't return it; run synchronously`);
           return this.record(runId, { status: 'result_too_large', size: o.size }, logs, scrubber);
         }
         const result = JSON.parse(o.json);
@@ -209,10 +240,10 @@ export class RunExecutor {
     }
   }
 
-  /** Writes the terminal state and the scrubbed, capped logs (batched with other runs). */
-  async record(runId: string, r: { status: RunStatus; error?: RunErrorView; json?: string; size?: number }, logs: string[], scrubber: Scrubber): Promise<Finished> {
+  /** Writes the terminal state and the logs, scrubbed and capped as they came (batched with other runs). */
+  async record(runId: string, r: { status: RunStatus; error?: RunErrorView; json?: string; size?: number }, logs: LogCap, scrubber: Scrubber): Promise<Finished> {
     const error = r.error ? JSON.parse(scrubber.scrub(JSON.stringify(r.error))) : null;
-    const text = capLogs(logs.map((l) => scrubber.scrub(l)), this.d.logMaxBytes);
+    const text = logs.text();
     await this.writes.add({
       runId,
       logs: text,
@@ -244,16 +275,7 @@ function err(type: RunErrorView['type'], message: string, retryable: boolean | n
   return { type, message, retryable, exception: null, details };
 }
 
-function capLogs(lines: string[], max: number): string {
-  let size = 0;
-  const out: string[] = [];
-  for (const l of lines) {
-    size += Buffer.byteLength(l) + 1;
-    if (size > max) {
-      out.push(`… ${lines.length - out.length} more log lines dropped (RUN_LOG_MAX_BYTES=${max})`);
-      break;
-    }
-    out.push(l);
-  }
-  return out.join('\n');
+/** A line of the platform's own, stamped now. */
+function note(logs: LogCap, line: string): void {
+  logs.note(nowIso(), line);
 }

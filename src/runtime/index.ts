@@ -31,7 +31,7 @@ export function createRuntime(
 ): Runtime {
   const proxies = new ProxyMap(config.proxyUrls);
   const versions = new VersionCache(deps.connectors);
-  const pool = new WorkerPool({ size: config.runConcurrency, memoryMb: config.sandboxMemoryMb, maxResultBytes: config.runMaxResultBytes });
+  const pool = new WorkerPool({ size: config.runConcurrency, memoryMb: config.sandboxMemoryMb, maxResultBytes: config.runMaxResultBytes, logMaxBytes: config.runLogMaxBytes, outputMaxFileBytes: config.runOutputMaxFileBytes });
   const browser = new BrowserHost({ cdpUrl: config.browserCdpUrl });
   const executor = new RunExecutor({
     db: deps.db,
@@ -42,9 +42,10 @@ export function createRuntime(
     files: deps.files,
     proxies,
     logMaxBytes: config.runLogMaxBytes,
+    output: { maxFiles: config.runOutputMaxFiles, maxBytes: config.runOutputMaxBytes, maxFileBytes: config.runOutputMaxFileBytes },
     log: deps.log ?? { error: (o, m) => console.error(m, o) },
   });
-  const queue = new EmbeddedDispatcher({ db: deps.db, executor, concurrency: config.runConcurrency });
+  const queue = new EmbeddedDispatcher({ db: deps.db, executor, concurrency: config.runConcurrency, perUser: config.runMaxConcurrencyPerUser });
   let started: Promise<void> | null = null;
   return {
     proxies,

@@ -14,8 +14,21 @@ export type Outcome =
   | { kind: 'timeout' }
   | { kind: 'crash'; detail: string };
 
+/**
+ * Thrown by a host hook (an RPC the server refuses on policy, e.g. the output quota) to end the
+ * run at once with this error: the worker is stopped, whatever the connector would do next.
+ */
+export class RunAbort extends Error {
+  constructor(readonly error: RunErrorView) {
+    super(error.message);
+  }
+}
+
 export interface JobHooks {
-  log(at: string, line: string): void;
+  /** One log line as the worker sent it (unchecked: the receiver bounds it). */
+  log(at: unknown, line: unknown): void;
+  /** The worker's own count of log lines it dropped over the cap. */
+  logsDropped(n: unknown): void;
   secret(value: string): void;
   rpc(method: string, params: Record<string, any>): Promise<unknown>;
 }
@@ -35,7 +48,7 @@ export class WorkerPool {
   private closed = false;
   private starting: Promise<void> | null = null;
 
-  constructor(private readonly opts: { size: number; memoryMb: number; maxResultBytes: number }) {}
+  constructor(private readonly opts: { size: number; memoryMb: number; maxResultBytes: number; logMaxBytes: number; outputMaxFileBytes: number }) {}
 
   async start(): Promise<void> {
     await prepareSandbox();
@@ -125,6 +138,7 @@ export class WorkerPool {
     w.runId = job.runId;
     w.stderr = '';
     const recycle = job.definition.engine === 'script';
+    let aborted = false;
     const outcome = await new Promise<Outcome>((resolve) => {
       let done = false;
       const finish = (o: Outcome) => {
@@ -144,30 +158,36 @@ export class WorkerPool {
       const onMsg = (m: any) => {
         switch (m.t) {
           case 'logs':
-            for (const l of m.lines) hooks.log(l.at, l.line);
+            relayLogs(m, hooks);
             return;
           case 'secret':
             return hooks.secret(m.value);
           case 'rpc':
             return void hooks.rpc(m.method, m.params).then(
               (value) => !done && w.proc.connected && w.proc.send({ t: 'rpc-reply', id: m.id, ok: true, value }),
-              (e: Error) => !done && w.proc.connected && w.proc.send({ t: 'rpc-reply', id: m.id, ok: false, error: { name: e?.name ?? 'Error', message: String(e?.message ?? e) } }),
+              (e: Error) => {
+                if (e instanceof RunAbort && !done) {
+                  aborted = true;
+                  return finish({ kind: 'error', error: e.error });
+                }
+                if (!done && w.proc.connected) w.proc.send({ t: 'rpc-reply', id: m.id, ok: false, error: { name: e?.name ?? 'Error', message: String(e?.message ?? e) } });
+              },
             );
           case 'done':
-            for (const l of m.logs ?? []) hooks.log(l.at, l.line);
+            relayLogs({ lines: m.logs, dropped: m.logsDropped }, hooks);
             return finish(m.outcome === 'ok' ? { kind: 'ok', json: m.json, size: m.size } : m.outcome === 'too_large' ? { kind: 'too_large', size: m.size } : { kind: 'error', error: m.error });
         }
       };
       w.proc.on('message', onMsg);
       w.proc.once('exit', onExit);
       try {
-        w.proc.send({ t: 'run', job, maxResultBytes: this.opts.maxResultBytes });
+        w.proc.send({ t: 'run', job, maxResultBytes: this.opts.maxResultBytes, logMaxBytes: this.opts.logMaxBytes, outputMaxFileBytes: this.opts.outputMaxFileBytes });
       } catch (e) {
         finish({ kind: 'crash', detail: `could not reach the sandbox: ${(e as Error).message}` });
       }
     });
     w.runId = null;
-    if (outcome.kind === 'timeout' || outcome.kind === 'crash' || w.exited) {
+    if (outcome.kind === 'timeout' || outcome.kind === 'crash' || aborted || w.exited) {
       this.kill(w); // its exit handler spawns a replacement
     } else if (recycle) {
       this.kill(w);
@@ -191,6 +211,12 @@ export class WorkerPool {
       ),
     );
   }
+}
+
+/** A worker's log lines, whatever shape it sent them in, to the run's (bounded) log. */
+function relayLogs(m: { lines?: unknown; dropped?: unknown }, hooks: JobHooks): void {
+  if (Array.isArray(m.lines)) for (const l of m.lines) hooks.log(l?.at, l?.line);
+  hooks.logsDropped(m.dropped);
 }
 
 let sandboxBundleSync: string | null = null;

@@ -45,8 +45,10 @@ export class CaptureSessionsService {
   readonly pool: BrowserPool;
   private readonly repo: CaptureRepo;
   private live = new Map<string, Live>();
-  /** Sessions whose recording is being finalized (completing). */
-  private finishing = new Map<string, Promise<void>>();
+  /** Sessions whose recording is being finalized (completing), with their owner. */
+  private finishing = new Map<string, { userId: string; job: Promise<void> }>();
+  /** Creates in flight per user: counted at once, so parallel creates can't pass the quota together. */
+  private starting = new Map<string, number>();
   private timer: NodeJS.Timeout;
 
   constructor(private readonly deps: { db: Kysely<Database>; blobs: BlobStore; secrets: SecretsService; config: Config; log?: FastifyBaseLogger }) {
@@ -108,6 +110,13 @@ export class CaptureSessionsService {
     cookies.forEach((k, i) => {
       if (!k.domain && !startUrl) throw validationError(['body', 'cookies', i, 'domain'], 'Value error, a cookie needs a domain unless start_url is given', 'value_error', { input: k.domain ?? null });
     });
+    // Fairness (issue 9): one user can't take every browser slot and lock the others out. (At or
+    // above CAPTURE_MAX_SESSIONS the per-user limit is off: the process-wide one answers.)
+    const perUser = c.captureMaxSessionsPerUser;
+    if (perUser < c.captureMaxSessions && this.held(userId) >= perUser) {
+      throw new HttpError(429, `Too many capture sessions for this user: the per-user limit is ${perUser} (CAPTURE_MAX_SESSIONS_PER_USER); complete or abandon one first`, { 'Retry-After': '5' });
+    }
+    this.starting.set(userId, (this.starting.get(userId) ?? 0) + 1);
     const id = newId();
     const token = crypto.randomBytes(32).toString('base64url');
     let rt: CaptureRuntime;
@@ -126,6 +135,11 @@ export class CaptureSessionsService {
       if (e instanceof CapacityError) throw new HttpError(429, e.message, { 'Retry-After': '5' });
       this.deps.log?.error({ err: e }, 'capture session: browser start failed');
       throw new HttpError(503, 'Could not start a browser for the capture session; try again');
+    } finally {
+      // Synchronously followed by live.set below: the session is counted there from now on.
+      const n = (this.starting.get(userId) ?? 1) - 1;
+      if (n > 0) this.starting.set(userId, n);
+      else this.starting.delete(userId);
     }
     const now = nowIso();
     const row: CaptureRow = {
@@ -150,6 +164,14 @@ export class CaptureSessionsService {
       throw e;
     }
     return this.view(row);
+  }
+
+  /** Sessions holding a browser for this user: being created, active, or completing. */
+  private held(userId: string): number {
+    let n = this.starting.get(userId) ?? 0;
+    for (const l of this.live.values()) if (l.userId === userId) n++;
+    for (const f of this.finishing.values()) if (f.userId === userId) n++;
+    return n;
   }
 
   private conflict(r: CaptureRow, what: string): HttpError {
@@ -184,7 +206,7 @@ export class CaptureSessionsService {
         this.finishing.delete(id);
       }
     })();
-    this.finishing.set(id, job);
+    this.finishing.set(id, { userId: l.userId, job });
     return row;
   }
 
@@ -264,7 +286,7 @@ export class CaptureSessionsService {
   /** Ends every live session (failed: the server is shutting down), waits for finalizing, closes the browser. */
   async close(): Promise<void> {
     clearInterval(this.timer);
-    await Promise.allSettled([...this.finishing.values()]);
+    await Promise.allSettled([...this.finishing.values()].map((f) => f.job));
     for (const id of [...this.live.keys()]) await this.end(id, 'failed', 'server shut down').catch(() => {});
     await this.pool.close();
   }

@@ -24,7 +24,12 @@ export class SandboxReplay implements ReplayRunner {
         { runId, connectorId: 'synthesis', connectorVersion: 0, definition: def, args, secrets, proxy: null, maxResponseBytes: 64 * 1024 * 1024 },
         timeoutMs,
         {
-          log: (_at, line) => logs.push(line),
+          // Only the tail is ever shown (log_tail): keep a few lines, each bounded.
+          log: (_at, line) => {
+            logs.push(String(line).slice(0, 2000));
+            if (logs.length > 20) logs.shift();
+          },
+          logsDropped: () => {},
           secret: () => {},
           rpc: async (method, params) => {
             // A replay saves no files: it reports what it would have saved.

@@ -136,12 +136,12 @@ export class RunsService {
     this.d.executor.holdRow(row);
     if (row.ephemeral_secrets) this.d.executor.holdSecrets(row.id, ephemeral);
     if (isAsync) {
-      this.d.queue.submit(row.id);
+      this.d.queue.submit(row.id, userId);
       return { view: toRunView(row), async: true };
     }
     // Sync: wait for the terminal state. A client that goes away doesn't cancel anything.
     const done = this.d.executor.waitFor(row.id);
-    this.d.queue.submit(row.id);
+    this.d.queue.submit(row.id, userId, true);
     const f = await done;
     const view = await this.get(userId, row.id);
     if (f.transientResult !== undefined) view.result = f.transientResult;

@@ -9,33 +9,45 @@ import { RunFailure, toRunError } from '../engines/failure.js';
 import { HttpEngine } from '../engines/http-engine.js';
 import { runScript } from '../engines/script-engine.js';
 import { Scrubber } from '../scrub.js';
+import { LogCap, scrubMarginFor, secretStrings } from '../log-cap.js';
 
-type FromParent = { t: 'run'; job: Job; maxResultBytes: number } | { t: 'rpc-reply'; id: number; ok: boolean; value?: unknown; error?: { name: string; message: string } };
+type FromParent = { t: 'run'; job: Job; maxResultBytes: number; logMaxBytes: number; outputMaxFileBytes: number } | { t: 'rpc-reply'; id: number; ok: boolean; value?: unknown; error?: { name: string; message: string } };
 
 const send = (m: unknown) => process.send!(m);
 const pending = new Map<number, { resolve: (v: unknown) => void; reject: (e: unknown) => void }>();
 let rpcSeq = 0;
 
 // Log lines go out in batches (with the result, or every 100 ms for long runs): one IPC
-// message per run instead of one per line.
-let logBuffer: { at: string; line: string }[] = [];
+// message per run instead of one per line. The run's LogCap scrubs and bounds them as they are
+// logged: this process never buffers or sends more than RUN_LOG_MAX_BYTES per run, only a count
+// of the lines it dropped.
+let logCap = new LogCap(1_000_000);
 let flushTimer: NodeJS.Timeout | null = null;
 function takeLogs(): { at: string; line: string }[] {
   if (flushTimer) clearTimeout(flushTimer);
   flushTimer = null;
-  const lines = logBuffer;
-  logBuffer = [];
-  return lines;
+  return logCap.take();
 }
+let droppedSent = 0;
 function flushLogs(): void {
   const lines = takeLogs();
-  if (lines.length) send({ t: 'logs', lines });
+  // The dropped count goes out too, so a run stopped on timeout still says how much it lost.
+  if (lines.length || logCap.dropped !== droppedSent) send({ t: 'logs', lines, dropped: (droppedSent = logCap.dropped) });
+}
+
+// An output file over RUN_OUTPUT_MAX_FILE_BYTES is not shipped to the server (it would cross the
+// channel whole, in memory): only its size goes, and the server refuses it and ends the run.
+let outputMaxFileBytes = Infinity;
+function withoutOversizeData(method: string, params: Record<string, unknown>): Record<string, unknown> {
+  const data = params.data;
+  const size = data instanceof Uint8Array ? data.byteLength : typeof data === 'string' ? Buffer.byteLength(data) : 0;
+  return method === 'files.save' && size > outputMaxFileBytes ? { ...params, data: undefined, size } : params;
 }
 
 function hostFor(scrubber: Scrubber): EngineHost {
   return {
     log: (line) => {
-      logBuffer.push({ at: new Date().toISOString(), line: scrubber.scrub(line) });
+      logCap.add(new Date().toISOString(), line);
       flushTimer ??= setTimeout(flushLogs, 100);
     },
     noteSecret: (v) => {
@@ -46,7 +58,7 @@ function hostFor(scrubber: Scrubber): EngineHost {
       new Promise((resolve, reject) => {
         const id = ++rpcSeq;
         pending.set(id, { resolve, reject });
-        send({ t: 'rpc', id, method, params });
+        send({ t: 'rpc', id, method, params: withoutOversizeData(method, params) });
       }),
   };
 }
@@ -62,27 +74,31 @@ async function execute(def: ConnectorDefinition, ctx: RunContext): Promise<unkno
   }
 }
 
-async function run(job: Job, maxResultBytes: number): Promise<void> {
+async function run(job: Job, maxResultBytes: number, logMaxBytes: number, maxFileBytes: number): Promise<void> {
+  outputMaxFileBytes = maxFileBytes;
   const scrubber = new Scrubber();
   for (const s of Object.values(job.secrets)) scrubber.addSecret(s);
+  logCap = new LogCap(logMaxBytes, (s) => scrubber.scrub(s));
+  droppedSent = 0;
+  logCap.scrubMargin = scrubMarginFor(secretStrings(job.secrets));
   const ctx = new RunContext(job, hostFor(scrubber));
   try {
     const result = await execute(job.definition, ctx);
     const json = JSON.stringify(result === undefined ? null : result);
     const size = Buffer.byteLength(json, 'utf8');
     const logs = takeLogs();
-    if (size > maxResultBytes) send({ t: 'done', outcome: 'too_large', size, logs });
-    else send({ t: 'done', outcome: 'ok', json, size, logs });
+    if (size > maxResultBytes) send({ t: 'done', outcome: 'too_large', size, logs, logsDropped: logCap.dropped });
+    else send({ t: 'done', outcome: 'ok', json, size, logs, logsDropped: logCap.dropped });
   } catch (e) {
     const err = toRunError(e);
     if (!(e instanceof RunFailure)) ctx.log(`exception ${err.exception}: ${err.message}`);
     err.message = scrubber.scrub(err.message);
-    send({ t: 'done', outcome: 'error', error: JSON.parse(scrubber.scrub(JSON.stringify(err))), logs: takeLogs() });
+    send({ t: 'done', outcome: 'error', error: JSON.parse(scrubber.scrub(JSON.stringify(err))), logs: takeLogs(), logsDropped: logCap.dropped });
   }
 }
 
 process.on('message', (m: FromParent) => {
-  if (m.t === 'run') void run(m.job, m.maxResultBytes);
+  if (m.t === 'run') void run(m.job, m.maxResultBytes, m.logMaxBytes, m.outputMaxFileBytes);
   else if (m.t === 'rpc-reply') {
     const p = pending.get(m.id);
     if (!p) return;

@@ -1,0 +1,56 @@
+// Which run starts next (issue 9, finding 9): one FIFO per user, users served round-robin, and at
+// most `perUser` runs of one user executing at once. A user's backlog of thousands of runs then
+// delays another user's run by at most one pick per user, not by the whole backlog; the per-user
+// limit keeps slots free for others even while one user's runs are slow. Within a user, sync runs
+// (a client is waiting on the request) go before that user's queued async runs.
+interface UserQueue {
+  sync: string[];
+  async: string[];
+}
+
+export class FairQueue {
+  /** Users with queued runs, in round-robin order (Map keeps insertion order). */
+  private readonly queues = new Map<string, UserQueue>();
+  private readonly runningByUser = new Map<string, number>();
+  /** Every run queued or running here, so a rescan doesn't queue it twice. */
+  private readonly known = new Set<string>();
+
+  constructor(private readonly perUser: number) {}
+
+  get size(): number {
+    return this.known.size;
+  }
+
+  /** Queues a run; false if it is already queued or running. */
+  push(userId: string, runId: string, sync = false): boolean {
+    if (this.known.has(runId)) return false;
+    this.known.add(runId);
+    let q = this.queues.get(userId);
+    if (!q) this.queues.set(userId, (q = { sync: [], async: [] }));
+    (sync ? q.sync : q.async).push(runId);
+    return true;
+  }
+
+  /** The next run to start, counted as running; null when no user with queued runs is under the limit. */
+  next(): { userId: string; runId: string } | null {
+    for (const [userId, q] of this.queues) {
+      const running = this.runningByUser.get(userId) ?? 0;
+      if (running >= this.perUser) continue;
+      const runId = (q.sync.length ? q.sync : q.async).shift()!;
+      this.runningByUser.set(userId, running + 1);
+      // To the back of the round: every other waiting user goes before this one's next run.
+      this.queues.delete(userId);
+      if (q.sync.length || q.async.length) this.queues.set(userId, q);
+      return { userId, runId };
+    }
+    return null;
+  }
+
+  /** A run handed out by next() finished (or lost its claim). */
+  done(userId: string, runId: string): void {
+    this.known.delete(runId);
+    const n = (this.runningByUser.get(userId) ?? 1) - 1;
+    if (n > 0) this.runningByUser.set(userId, n);
+    else this.runningByUser.delete(userId);
+  }
+}
