@@ -119,14 +119,15 @@ export class LogCap {
 }
 
 /**
- * The scrub margin for a run's secrets: the longest form a value can take in transit (every
- * character percent-encoded from three UTF-8 bytes is 9 characters; 12 leaves room for nested
- * encodings), so a value anywhere around a cut is always scrubbed whole.
+ * The scrub margin for a run's secrets: the longest form a value can take in transit
+ * (src/lib/secret-forms.ts: a character of three UTF-8 bytes, percent-encoded twice, is
+ * "%25E4%25B8%25AD" = 15 characters per UTF-16 unit; 16 covers it), so a value anywhere around a
+ * cut is always scrubbed whole.
  */
 export function scrubMarginFor(values: Iterable<string | null | undefined>): number {
   let longest = 0;
   for (const v of values) if (v && v.length > longest) longest = v.length;
-  return Math.max(256, longest * 12 + 16);
+  return Math.max(256, longest * 16 + 16);
 }
 
 /** Every secret string of a run's slots (for scrubMarginFor). */
