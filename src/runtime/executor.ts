@@ -15,6 +15,7 @@ import { ProxyMap } from './proxies.js';
 import { Scrubber } from './scrub.js';
 import { Batcher } from './batcher.js';
 import type { VersionCache } from './version-cache.js';
+import type { Egress } from '../egress/egress.js';
 
 /** SPEC §8: results up to this many UTF-8 JSON bytes are stored. */
 export const STORED_RESULT_BYTES = 1_000_000;
@@ -33,6 +34,7 @@ export interface ExecutorDeps {
   secrets: SecretsService;
   files: FilesService;
   proxies: ProxyMap;
+  egress: Egress;
   logMaxBytes: number;
   log: { error(obj: object, msg: string): void };
 }
@@ -131,6 +133,7 @@ export class RunExecutor {
         secrets,
         proxy,
         maxResponseBytes: 256 * 1024 * 1024,
+        egress: this.d.egress.rules(),
       },
       row.max_timeout_s * 1000,
       {
