@@ -204,5 +204,5 @@ export class EgressPolicy {
 function matches(e: Entry, host: string, ip: Addr | null, p: number): boolean {
   if (e.port !== null && e.port !== p) return false;
   if (e.kind === 'cidr') return !!ip && inRange(ip, e.range);
-  return host === e.name || (e.suffix && host.endsWith(`.${e.name}`));
+  return e.suffix ? host.endsWith(`.${e.name}`) : host === e.name;
 }
