@@ -123,7 +123,7 @@ export class ContextGuard {
 /** The policy's verdict on a URL a browser is about to open (page.goto, start_url). Throws EgressDenied. */
 export async function checkNavigation(egress: Egress, url: string, viaProxy: boolean): Promise<void> {
   if (!NAVIGABLE.test(url)) {
-    const scheme = /^([a-z][a-z0-9+.-]*:)/i.exec(url)?.[1] ?? url.slice(0, 40);
+    const scheme = /^([a-z][a-z0-9+.-]*:)/i.exec(url)?.[1]?.toLowerCase() ?? `'${url.slice(0, 40)}'`;
     throw new EgressDenied('scheme', `egress denied: ${scheme} URLs are not allowed (only http, https and about:blank)`);
   }
   if (/^about:/i.test(url)) return;
