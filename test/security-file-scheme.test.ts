@@ -76,6 +76,8 @@ describe('file:// and other non-web schemes', () => {
     }
   });
 
+  // Chromium's own refusal of renderer-initiated file: loads, kept as a regression test (a launch
+  // flag such as --allow-file-access-from-files, or a browser update, must not open it).
   it('a page that sends itself, a popup or an iframe to file:// gets nothing back', async () => {
     const html = `<!doctype html><body><p id=p>start</p><iframe id=f src="file://${sentinelFile}"></iframe><a id=a href="file:///etc/passwd">x</a>
       <script>
