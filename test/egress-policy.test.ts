@@ -1,8 +1,11 @@
 // The egress policy as pure rules (src/egress/policy.ts) and resolve-and-pin (resolve.ts) with a
 // scripted resolver: the always-denied set can't be re-opened, every encoding of an address is
 // judged as that address, one bad DNS answer denies the name (rebinding), entries parse strictly.
+import os from 'node:os';
 import { describe, expect, it } from 'vitest';
 import fc from 'fast-check';
+import { loadConfig, type Config } from '../src/config.js';
+import { Egress } from '../src/egress/egress.js';
 import { EgressDenied, EgressPolicy, parseEntry, parseList, type EgressRules } from '../src/egress/policy.js';
 import { resolveChecked } from '../src/egress/resolve.js';
 
@@ -158,5 +161,40 @@ describe('resolve and pin', () => {
     expect(await resolveChecked(p, '10.0.0.1', 80, lookup)).toEqual({ address: '10.0.0.1', family: 4 });
     await expect(resolveChecked(p, 'nowhere.example', 80, lookup)).rejects.toMatchObject({ code: 'ENOTFOUND' });
     expect(asked).toEqual(['nowhere.example']);
+  });
+});
+
+describe('the server side: own listeners, PUBLIC_BASE_URL, DATABASE_URL', () => {
+  const cfg = (over: Partial<Config> = {}) => loadConfig({ DATA_DIR: os.tmpdir(), PORT: '0' }, over);
+
+  it('a listener on every interface reserves that port on loopback and on each local address', async () => {
+    const e = await Egress.fromConfig(cfg());
+    e.addListener({ address: '0.0.0.0', family: 'IPv4', port: 8080 });
+    const p = e.policy();
+    const local = Object.values(os.networkInterfaces()).flat().filter((i) => i && !i.internal).map((i) => i!.address.replace(/%.*$/, ''));
+    for (const ip of ['127.0.0.1', '127.0.0.53', '::1', '::ffff:127.0.0.1', ...local]) expect(verdict(p, ip, 8080), ip).toMatch(/(own API|link-local\/cloud metadata) \(always denied\)/);
+    expect(verdict(p, '127.0.0.1', 8081)).toBe('allow');
+  });
+
+  it('a listener on one address reserves exactly it; PUBLIC_BASE_URL is read when the rules are built', async () => {
+    const c = cfg();
+    const e = await Egress.fromConfig(c);
+    e.addListener({ address: '127.0.0.1', family: 'IPv4', port: 9000 });
+    expect(verdict(e.policy(), '127.0.0.2', 9000)).toBe('allow');
+    expect(verdict(e.policy(), '127.0.0.1', 9000)).toMatch(/own API/);
+    c.publicBaseUrl = 'https://connectors.example.com';
+    expect(e.rules().reserved).toContainEqual({ entry: 'connectors.example.com:443', what: "this service's own API" });
+    e.addProxyPort(5555);
+    expect(verdict(e.policy(), '127.0.0.1', 5555)).toMatch(/browser egress proxy \(always denied\)/);
+    e.removeProxyPort(5555);
+    expect(verdict(e.policy(), '127.0.0.1', 5555)).toBe('allow');
+  });
+
+  it("DATABASE_URL's endpoint is reserved by name and by every address the name has", async () => {
+    const e = await Egress.fromConfig(cfg({ databaseUrl: 'postgres://u@localhost:6543/db' }));
+    const p = e.policy();
+    expect(verdict(p, 'localhost', 6543)).toMatch(/this service's database \(always denied\)/);
+    expect(verdict(p, '127.0.0.1', 6543)).toMatch(/this service's database/);
+    expect(verdict(p, '127.0.0.1', 5432)).toBe('allow');
   });
 });
