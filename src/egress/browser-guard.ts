@@ -17,7 +17,7 @@ import { startEgressProxy, type EgressProxy } from './proxy.js';
 /** URLs a page may navigate to on request. */
 const NAVIGABLE = /^(https?:|about:blank$)/i;
 /** URLs a frame may show (blank/srcdoc frames, page-made data:/blob: documents, Chromium's network-error page). */
-const SHOWABLE = /^(https?:|about:(blank|srcdoc)(#|$)|data:|blob:https?:|chrome-error:\/\/chromewebdata\/|$)/i;
+const SHOWABLE = /^(https?:|about:(blank|srcdoc)(#|$)|data:|blob:|chrome-error:\/\/chromewebdata\/|$)/i;
 
 export class ContextGuard {
   private denials: { seq: number; message: string }[] = [];

@@ -110,7 +110,12 @@ export async function startEgressProxy(o: ProxyOptions): Promise<EgressProxy> {
         r.on('error', () => res.destroy());
       },
     );
-    fwd.setTimeout(CONNECT_TIMEOUT_MS, () => fwd.destroy(Object.assign(new Error('timed out'), { code: 'ETIMEDOUT' })));
+    // A deadline on connecting only: a slow answer (long polling, a big download) is the page's business.
+    fwd.on('socket', (s: net.Socket) => {
+      if (!s.connecting) return;
+      s.setTimeout(CONNECT_TIMEOUT_MS, () => fwd.destroy(Object.assign(new Error('timed out'), { code: 'ETIMEDOUT' })));
+      s.once('connect', () => s.setTimeout(0));
+    });
     fwd.on('error', (e) => {
       if (res.headersSent) return res.destroy();
       const r = refuse(e, host, port);
