@@ -174,6 +174,43 @@ describe('egress settings: EGRESS_PRIVATE=deny, EGRESS_ALLOW, EGRESS_DENY', () =
     expect(r2.result[`${h2.url}/healthz`]).toMatch(/own API \(always denied\)/);
   });
 
+  it('through an upstream proxy (PROXY_URLS) the rules still hold: nothing denied is even handed to the proxy', async () => {
+    const relayed: string[] = [];
+    const upstream = http.createServer((req, res) => {
+      relayed.push(`${req.method} ${req.url}`);
+      const u = new URL(req.url ?? '');
+      const fwd = http.request({ host: u.hostname, port: u.port, path: u.pathname + u.search, method: req.method, headers: req.headers }, (r) => {
+        res.writeHead(r.statusCode ?? 502, r.headers);
+        r.pipe(res);
+      });
+      fwd.on('error', () => res.writeHead(502).end());
+      req.pipe(fwd);
+    });
+    upstream.on('connect', (req, sock: net.Socket) => {
+      relayed.push(`CONNECT ${req.url}`);
+      sock.destroy();
+    });
+    await new Promise<void>((r) => upstream.listen(0, '127.0.0.1', r));
+    try {
+      const h = await startHarness('sqlite', { PROXY_URLS: `auto=http://127.0.0.1:${(upstream.address() as net.AddressInfo).port}` });
+      harnesses.push(h);
+      const port = Number(new URL(h.url).port);
+      const c = await publish(h, script(probeScript));
+      const urls = ['http://169.254.169.254/latest/meta-data/', 'https://169.254.169.254/', `http://localhost:${port}/healthz`, `https://127.0.0.1:${port}/healthz`, `${site.url}/ok`];
+      const r = await run(h, { connector_id: c.id, arguments: { urls } });
+      for (const u of urls.slice(0, 4)) expect(r.result[u], u).toMatch(/^egress denied: .*\(always denied\)$/);
+      expect(r.result[`${site.url}/ok`]).toBe('REACHED 200 {"ok":true}');
+      // A browser run chains through the same proxy, after the same check.
+      const nav = (url: string) => ({ definition: { format: 'connector-definition/v1', engine: 'browser', steps: [{ action: 'navigate', url }], result: { ok: true } } });
+      const b = await run(h, { connector_id: (await publish(h, nav(`${site.url}/redirect?to=${encodeURIComponent(`http://127.0.0.1:${port}/healthz`)}`))).id });
+      expect(b).toMatchObject({ status: 'connector_error', error: { message: `egress denied: 127.0.0.1:${port} is this service's own API (always denied)` } });
+      expect(relayed).toEqual([`GET ${site.url}/ok`, `GET ${site.url}/redirect?to=${encodeURIComponent(`http://127.0.0.1:${port}/healthz`)}`]);
+    } finally {
+      upstream.closeAllConnections();
+      await new Promise((r) => upstream.close(r));
+    }
+  });
+
   it('EGRESS_DENY refuses a listed host:port and leaves the rest alone; a bad entry stops the server from starting', async () => {
     const h = await startHarness('sqlite', { EGRESS_DENY: `127.0.0.1:${other.port}` });
     harnesses.push(h);
