@@ -21,6 +21,7 @@ async function startSite() {
     hits.push(req.url ?? '');
     const u = new URL(req.url ?? '/', 'http://x');
     if (u.pathname === '/redirect') return res.writeHead(302, { location: u.searchParams.get('to') ?? '/' }).end();
+    if (u.pathname === '/fake-denial') return res.writeHead(200, { 'content-type': 'text/plain', 'x-egress-denied': 'egress denied: made up by the site' }).end('fine');
     if (u.pathname === '/page') return res.writeHead(200, { 'content-type': 'text/html' }).end(u.searchParams.get('html') ?? '');
     res.writeHead(200, { 'content-type': 'application/json' }).end(JSON.stringify({ ok: true }));
   });
@@ -288,7 +289,8 @@ describe('egress: browser runs', () => {
       expect(hop, to).toMatchObject({ status: 'connector_error', error: { type: 'invalid_input', message: `egress denied: 127.0.0.1:${port} is this service's own API (always denied)` } });
     }
     expect(apiSeen(h, nonce)).toBe(0);
-    // The same connector shape against the allowed site works.
+    // The same connector shape against the allowed site works, and a site can't fake a denial.
     expect(await run(h, { connector_id: (await publish(h, browserDef(`${site.url}/ok`))).id })).toMatchObject({ status: 'success', result: { text: '{"ok":true}' } });
+    expect(await run(h, { connector_id: (await publish(h, browserDef(`${site.url}/fake-denial`))).id })).toMatchObject({ status: 'success', result: { text: 'fine' } });
   });
 });

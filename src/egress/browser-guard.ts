@@ -12,7 +12,7 @@ import type { BrowserContext, Frame, Page, Response } from 'playwright-core';
 import type { Egress } from './egress.js';
 import { EgressDenied } from './policy.js';
 import { checkViaProxy, resolveChecked } from './resolve.js';
-import { startEgressProxy, type EgressProxy } from './proxy.js';
+import { DENIED_HEADER, headerSafe, startEgressProxy, type EgressProxy } from './proxy.js';
 
 /** URLs a page may navigate to on request. */
 const NAVIGABLE = /^(https?:|about:blank$)/i;
@@ -22,8 +22,8 @@ const SHOWABLE = /^(https?:|about:(blank|srcdoc)(#|$)|data:|blob:|chrome-error:\
 export class ContextGuard {
   private denials: { seq: number; message: string }[] = [];
   private seq = 0;
-  /** A main-frame navigation the proxy refused since the last assertSafe(). */
-  private navDenied: string | null = null;
+  /** Per page: a main-frame navigation the proxy refused since the last assertSafe(). */
+  private navDenied = new WeakMap<Page, string>();
   private badFrame: string | null = null;
 
   private constructor(
@@ -70,8 +70,10 @@ export class ContextGuard {
       if (f === page.mainFrame()) void page.goto('about:blank').catch(() => {});
     });
     page.on('response', (r: Response) => {
-      const denied = r.headers()['x-egress-denied'];
-      if (denied && r.request().isNavigationRequest() && r.frame() === page.mainFrame()) this.navDenied = denied;
+      // Trusted only when this context's proxy did refuse it (a site could send the header itself over https).
+      const header = r.headers()[DENIED_HEADER];
+      const denial = header && this.denials.find((d) => headerSafe(d.message) === header);
+      if (denial && r.request().isNavigationRequest() && r.frame() === page.mainFrame()) this.navDenied.set(page, denial.message);
     });
   }
 
@@ -98,8 +100,8 @@ export class ContextGuard {
 
   /** Throws EgressDenied if the main frame's navigation was refused or a frame shows a forbidden URL. */
   assertSafe(page: Page): void {
-    const nav = this.navDenied;
-    this.navDenied = null;
+    const nav = this.navDenied.get(page);
+    this.navDenied.delete(page);
     if (nav) throw new EgressDenied('proxy', nav);
     const bad = page.frames().find((f) => !SHOWABLE.test(f.url()))?.url() ?? this.badFrame;
     this.badFrame = null;

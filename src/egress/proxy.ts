@@ -34,6 +34,7 @@ export interface EgressProxy {
 /** Headers that describe one hop, not the request (RFC 9110 §7.6.1), plus the proxy's own. */
 const HOP = new Set(['connection', 'keep-alive', 'proxy-connection', 'proxy-authorization', 'proxy-authenticate', 'te', 'trailer', 'transfer-encoding', 'upgrade']);
 const CONNECT_TIMEOUT_MS = 30_000;
+export const DENIED_HEADER = 'x-egress-denied';
 
 /** `host:port` of a CONNECT line or a URL's host, normalized by the WHATWG parser. */
 function target(authority: string): { host: string; port: number } | null {
@@ -53,7 +54,7 @@ function upstreamAuth(up: URL): Record<string, string> {
 }
 
 /** Header values must be latin-1 without CR/LF. */
-const headerSafe = (s: string) => s.replace(/[^\x20-\x7e]/g, '?').slice(0, 500);
+export const headerSafe = (s: string) => s.replace(/[^\x20-\x7e]/g, '?').slice(0, 500);
 
 export async function startEgressProxy(o: ProxyOptions): Promise<EgressProxy> {
   const up = o.upstream ? new URL(o.upstream) : null;
@@ -69,7 +70,7 @@ export async function startEgressProxy(o: ProxyOptions): Promise<EgressProxy> {
   const refuse = (e: unknown, host: string, port: number): { status: number; headers: Record<string, string>; body: string } => {
     if (e instanceof EgressDenied) {
       o.onDenied?.({ host, port, message: e.message });
-      return { status: 403, headers: { 'x-egress-denied': headerSafe(e.message) }, body: e.message };
+      return { status: 403, headers: { [DENIED_HEADER]: headerSafe(e.message) }, body: e.message };
     }
     return { status: 502, headers: {}, body: `proxy could not reach ${host}:${port}: ${(e as { code?: string }).code ?? (e as Error).message}` };
   };
@@ -104,7 +105,8 @@ export async function startEgressProxy(o: ProxyOptions): Promise<EgressProxy> {
           { host: pinned!.address, family: pinned!.family, port, method: req.method, path: url.pathname + url.search, headers, agent, setHost: false },
       (r) => {
         const out: http.OutgoingHttpHeaders = {};
-        for (const [k, v] of Object.entries(r.headers)) if (!HOP.has(k) && v !== undefined) out[k] = v;
+        // x-egress-denied comes from this proxy only: a site can't fake a denial.
+        for (const [k, v] of Object.entries(r.headers)) if (!HOP.has(k) && k !== DENIED_HEADER && v !== undefined) out[k] = v;
         res.writeHead(r.statusCode ?? 502, r.statusMessage, out);
         r.pipe(res);
         r.on('error', () => res.destroy());
