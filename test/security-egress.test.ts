@@ -94,6 +94,14 @@ describe.each(await backends())('egress: http and script connectors (%s)', (back
     const hop = await run(h, { connector_id: (await publish(h, httpGet(`${site.url}/redirect?to=${encodeURIComponent(api)}`))).id });
     expect(hop).toMatchObject({ status: 'connector_error', error: { message: `egress denied: 127.0.0.1:${port} is this service's own API (always denied)` } });
     expect(site.hits.length).toBe(before + 1); // the allowed first hop happened, the second never did
+    // Denied by the listening address the server registered once listening, not only by PUBLIC_BASE_URL.
+    const pub = h.config.publicBaseUrl;
+    h.config.publicBaseUrl = 'https://connectors.example.com';
+    try {
+      expect((await run(h, { connector_id: (await publish(h, httpGet(api))).id })).error.message).toBe(`egress denied: 127.0.0.1:${port} is this service's own API (always denied)`);
+    } finally {
+      h.config.publicBaseUrl = pub;
+    }
     expect(apiSeen(h, nonce)).toBe(0);
     // The allowed site itself still works.
     expect(await run(h, { connector_id: (await publish(h, httpGet(`${site.url}/ok`))).id })).toMatchObject({ status: 'success', result: { body: '{"ok":true}' } });
