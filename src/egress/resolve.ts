@@ -11,7 +11,23 @@ export interface Pinned {
 
 export type LookupAll = (host: string) => Promise<{ address: string; family: number }[]>;
 
-const systemLookup: LookupAll = (host) => dns.lookup(host, { all: true, verbatim: true });
+/**
+ * The system resolver with a short memory: a page with a hundred subresources (or a run with a
+ * hundred requests) to one host asks DNS once, not once per request. Only answers are kept;
+ * every request is still checked against them, and connects to what was checked.
+ */
+const CACHE_MS = 10_000;
+const cache = new Map<string, { until: number; answers: Promise<{ address: string; family: number }[]> }>();
+const systemLookup: LookupAll = (host) => {
+  const now = Date.now();
+  const hit = cache.get(host);
+  if (hit && hit.until > now) return hit.answers;
+  if (cache.size >= 1000) cache.clear();
+  const answers = dns.lookup(host, { all: true, verbatim: true });
+  cache.set(host, { until: now + CACHE_MS, answers });
+  answers.catch(() => cache.delete(host)); // failures are not remembered
+  return answers;
+};
 
 /**
  * Checks host:port (name rules, then EVERY address the name resolves to: one denied address
