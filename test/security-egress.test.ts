@@ -119,6 +119,7 @@ describe.each(await backends())('egress: http and script connectors (%s)', (back
       `http://0.0.0.0:${port}/v1beta/secrets?probe=${nonce}`, // Linux connects 0.0.0.0 to the local host
       `http://localhost.:${port}/v1beta/secrets?probe=${nonce}`,
       `${site.url}/redirect?to=${encodeURIComponent(`http://localhost:${port}/v1beta/secrets?probe=${nonce}`)}`,
+      `${site.url}/redirect?to=${encodeURIComponent('file:///etc/passwd')}`,
       'http://169.254.169.254/latest/meta-data/',
       'http://[fd00:ec2::254]/latest/meta-data/',
       'http://metadata.google.internal/computeMetadata/v1/',
@@ -284,6 +285,8 @@ describe('egress: browser runs', () => {
     expect(r.result.text).toContain('ws refused');
     expect(r.result.text).toContain('ws site-ws');
     expect(apiSeen(h, nonce)).toBe(0);
+    // The run log says what the page tried and was refused.
+    expect(await logsOf(h, r.id)).toContain(`the page's request was refused: egress denied: 127.0.0.1:${port} is this service's own API (always denied)`);
   });
 
   it('a navigate step to cloud metadata or the API fails the run with the egress message (direct, and redirected over http and https)', async () => {

@@ -87,6 +87,11 @@ export class ContextGuard {
     return this.seq;
   }
 
+  /** Distinct refusals since mark (subresources, frames, fetches the page tried), for the run log. */
+  deniedSince(mark: number): string[] {
+    return [...new Set(this.denials.filter((d) => d.seq > mark).map((d) => d.message))].slice(0, 10);
+  }
+
   /**
    * A page operation failed: if the proxy refused a request meanwhile and the failure is a
    * network error (a refused CONNECT is net::ERR_TUNNEL_CONNECTION_FAILED), the refusal is the

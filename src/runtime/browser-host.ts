@@ -91,7 +91,9 @@ export class BrowserHost {
     // After: a refused main-frame navigation fails the operation, and nothing is handed out
     // while a frame shows a non-web URL.
     rp.guard.assertSafe(rp.page);
-    return out;
+    // What the page tried and the proxy refused (an image, a fetch, a frame) goes to the run log.
+    const blocked = method === 'page.goto' || method === 'page.click' ? rp.guard.deniedSince(mark) : [];
+    return blocked.length ? { ...(out as object), blocked } : out;
   }
 
   private async operate(page: Page, method: string, a: Record<string, any>): Promise<unknown> {

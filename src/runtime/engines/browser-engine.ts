@@ -78,12 +78,14 @@ export class BrowserEngine {
         const url = renderText(s.url, L);
         const r = await pageCall(this.ctx, 'page.goto', { url, timeout }, `${name} (navigate)`);
         this.ctx.log(`${name}: navigate ${url} → ${r.status ?? '?'}`);
+        for (const b of r.blocked ?? []) this.ctx.log(`${name}: the page's request was refused: ${b}`);
         await this.checkPage(name, r.status, inLogin, () => this.step(s, inLogin, name));
         return;
       }
       case 'click': {
         const r = await pageCall(this.ctx, 'page.click', { selector: s.selector, timeout }, `${name} (click ${s.selector})`);
         this.ctx.log(`${name}: click ${s.selector}${r.navigated ? ` → ${r.url}` : ''}`);
+        for (const b of r.blocked ?? []) this.ctx.log(`${name}: the page's request was refused: ${b}`);
         if (r.navigated) await this.checkPage(name, r.status, true, async () => {});
         return;
       }
