@@ -153,8 +153,16 @@ describe('file:// and other non-web schemes', () => {
       await new Promise((r) => setTimeout(r, 400));
       expect(live.page.url(), to).toMatch(/^http:\/\/127\.0\.0\.1/);
     }
-    viewer.send({ t: 'navigate', url: `http://127.0.0.1:${port}/v1beta/secrets?probe=${nonce}&k=typed` });
-    await expect.poll(() => live.page.content(), { timeout: 10_000 }).toContain(`egress denied: 127.0.0.1:${port} is this service's own API (always denied)`);
+    // The API typed in the URL bar (http or https): refused before the browser acts, the viewer is told why.
+    for (const scheme of ['http', 'https']) {
+      viewer.send({ t: 'navigate', url: `${scheme}://127.0.0.1:${port}/v1beta/secrets?probe=${nonce}&k=typed` });
+      await expect.poll(() => viewer.msgs.filter((m) => m.t === 'denied').length, { timeout: 10_000 }).toBe(scheme === 'http' ? 1 : 2);
+      expect(viewer.msgs.filter((m) => m.t === 'denied').at(-1).detail).toBe(`egress denied: 127.0.0.1:${port} is this service's own API (always denied)`);
+      expect(live.page.url()).toMatch(/^http:\/\/127\.0\.0\.1:\d+\/\?html=/);
+    }
+    // A link on the page to the API: the page can follow it, the context's proxy refuses it with the reason.
+    await live.page.evaluate(`location = 'http://localhost:${port}/v1beta/secrets?probe=${nonce}&k=link'`);
+    await expect.poll(() => live.page.content(), { timeout: 10_000 }).toMatch(/egress denied: localhost:\d+ \(.+\) is this service's own API \(always denied\)/);
     viewer.ws.close();
     const done = await h.api('POST', `${S}/${created.json.id}/complete`);
     expect([200, 202], done.text).toContain(done.status);
