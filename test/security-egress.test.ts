@@ -299,6 +299,13 @@ describe('egress: browser runs', () => {
       const hop = await run(h, { connector_id: (await publish(h, browserDef(`${site.url}/redirect?to=${encodeURIComponent(to)}`))).id });
       expect(hop, to).toMatchObject({ status: 'connector_error', error: { type: 'invalid_input', message: `egress denied: 127.0.0.1:${port} is this service's own API (always denied)` } });
     }
+    // A click that follows a link to the API (http: refused by the proxy with a 403; https: a refused CONNECT).
+    for (const to of [`http://localhost:${port}/v1beta/secrets?probe=${nonce}`, `https://localhost:${port}/v1beta/secrets?probe=${nonce}`]) {
+      const page = `${site.url}/page?html=${encodeURIComponent(`<!doctype html><body><a id=go href="${to}">go</a></body>`)}`;
+      const def = { definition: { format: 'connector-definition/v1', engine: 'browser', steps: [{ action: 'navigate', url: page }, { action: 'click', selector: '#go' }], result: { ok: true } } };
+      const clicked = await run(h, { connector_id: (await publish(h, def)).id });
+      expect(clicked, to).toMatchObject({ status: 'connector_error', error: { type: 'invalid_input', message: expect.stringMatching(/^egress denied: localhost:\d+ \(.+\) is this service's own API \(always denied\)$/) } });
+    }
     expect(apiSeen(h, nonce)).toBe(0);
     // The same connector shape against the allowed site works, and a site can't fake a denial.
     expect(await run(h, { connector_id: (await publish(h, browserDef(`${site.url}/ok`))).id })).toMatchObject({ status: 'success', result: { text: '{"ok":true}' } });

@@ -103,11 +103,17 @@ export class ContextGuard {
     return e;
   }
 
-  /** Throws EgressDenied if the main frame's navigation was refused or a frame shows a forbidden URL. */
-  assertSafe(page: Page): void {
+  /**
+   * After a page operation (begun at `mark`): throws EgressDenied if the main frame's navigation
+   * was refused (an http 403 from the proxy, or Chromium's error page after a refused CONNECT)
+   * or a frame shows a forbidden URL.
+   */
+  assertSafe(page: Page, mark: number): void {
     const nav = this.navDenied.get(page);
     this.navDenied.delete(page);
     if (nav) throw new EgressDenied('proxy', nav);
+    const last = this.denials.filter((d) => d.seq > mark).pop();
+    if (last && page.mainFrame().url().startsWith('chrome-error:')) throw new EgressDenied('proxy', last.message);
     const bad = page.frames().find((f) => !SHOWABLE.test(f.url()))?.url() ?? this.badFrame;
     this.badFrame = null;
     if (bad) {

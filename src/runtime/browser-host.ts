@@ -90,7 +90,7 @@ export class BrowserHost {
     }
     // After: a refused main-frame navigation fails the operation, and nothing is handed out
     // while a frame shows a non-web URL.
-    rp.guard.assertSafe(rp.page);
+    rp.guard.assertSafe(rp.page, mark);
     // What the page tried and the proxy refused (an image, a fetch, a frame) goes to the run log.
     const blocked = method === 'page.goto' || method === 'page.click' ? rp.guard.deniedSince(mark) : [];
     return blocked.length ? { ...(out as object), blocked } : out;
