@@ -10,7 +10,8 @@ import type net from 'node:net';
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { WebSocketServer } from 'ws';
 import { backends, startHarness, type Harness } from './helpers/harness.js';
-import { logsOf, publish, run } from './helpers/runs.js';
+import { loginSecret, logsOf, publish, run } from './helpers/runs.js';
+import { fixtureHar, synthesizeFrom } from './helpers/synth.js';
 
 vi.setConfig({ testTimeout: 60_000, hookTimeout: 90_000 });
 
@@ -137,6 +138,17 @@ describe.each(await backends())('egress: http and script connectors (%s)', (back
     // Not caught: the run fails with the egress message.
     const bare = await publish(h, script(`export default async (ctx) => (await ctx.http.get('http://169.254.169.254/')).text`));
     expect(await run(h, { connector_id: bare.id })).toMatchObject({ status: 'connector_error', error: { type: 'invalid_input', message: expect.stringMatching(/^egress denied: 169\.254\.169\.254:80 is link-local\/cloud metadata/) } });
+  });
+
+  it('synthesis never makes the server call itself: a recording of its own origin fails replay with the egress message', async () => {
+    // Requests the server received other than the test's own API and upload calls.
+    const foreign = () => h.logs.filter((l) => /"url":"\/(?!v1beta\/|storage\/)/.test(l)).length;
+    const before = foreign();
+    const alice = await loginSecret(h, 'alice', 'wonderland');
+    const r = await synthesizeFrom(h, fixtureHar('a-search', h.url), { website: h.url, hints: { arguments: { query: 'gamma' }, secrets: { account: alice } } });
+    expect(r.status, r.text).toBe(422);
+    expect(r.text).toMatch(/egress denied: 127\.0\.0\.1:\d+ is this service's own API \(always denied\)/);
+    expect(foreign()).toBe(before);
   });
 
   it.runIf(backend === 'postgres')("no connector reaches the service's PostgreSQL (DATABASE_URL's endpoint)", async () => {
