@@ -186,6 +186,14 @@ describe('egress settings: EGRESS_PRIVATE=deny, EGRESS_ALLOW, EGRESS_DENY', () =
       [`${other.url}/ok`]: `egress denied: 127.0.0.1:${other.port} is a private/loopback address (loopback; EGRESS_PRIVATE=deny)`,
       [`http://[::1]:${other.port}/ok`]: `egress denied: [::1]:${other.port} is a private/loopback address (loopback; EGRESS_PRIVATE=deny)`,
     });
+    // The browser's proxy applies the same settings.
+    const nav = (url: string) => ({ definition: { format: 'connector-definition/v1', engine: 'browser', steps: [{ action: 'navigate', url }], result: { ok: true } } });
+    expect(await run(h, { connector_id: (await publish(h, nav(`${site.url}/ok`))).id })).toMatchObject({ status: 'success' });
+    const img = `${site.url}/page?html=${encodeURIComponent(`<img src="${other.url}/pixel">`)}`;
+    const withImg = await run(h, { connector_id: (await publish(h, nav(img))).id });
+    expect(withImg.status).toBe('success');
+    expect(await logsOf(h, withImg.id)).toContain(`refused: egress denied: 127.0.0.1:${other.port} is a private/loopback address (loopback; EGRESS_PRIVATE=deny)`);
+    expect(await run(h, { connector_id: (await publish(h, nav(`${other.url}/ok`))).id })).toMatchObject({ status: 'connector_error', error: { message: `egress denied: 127.0.0.1:${other.port} is a private/loopback address (loopback; EGRESS_PRIVATE=deny)` } });
     expect(other.hits).toEqual([]);
     // The always-denied set stays shut even for an allow entry that covers it.
     const h2 = await startHarness('sqlite', { EGRESS_ALLOW: '0.0.0.0/0,::/0,169.254.169.254' });
