@@ -67,6 +67,11 @@ export async function buildApp(services: Services, opts: AppOptions): Promise<Fa
     return reply.code(500).send({ detail: 'Internal server error' });
   });
   app.setNotFoundHandler((_req, reply) => reply.code(404).send({ detail: 'Not Found' }));
+  // Connectors must never reach this server: its address is known only once listening (PORT=0).
+  app.addHook('onListen', (done) => {
+    for (const a of app.addresses()) services.egress.addListener(a);
+    done();
+  });
 
   await registerOpenApi(app);
   // Liveness and readiness in one: answers 200 only when the database answers.

@@ -43,6 +43,11 @@ export interface Config {
   captureTimeoutAction: 'abandon' | 'complete';
   captureProxyUrl: string | null;
   captureMaxBodyBytes: number;
+  /** Private/loopback destinations for connectors and capture browsers: allow (single machine) or deny. */
+  egressPrivate: 'allow' | 'deny';
+  /** Egress allow/deny lists: CIDR, IP, host or *.domain, each optionally :port (src/egress/policy.ts). */
+  egressAllow: string | null;
+  egressDeny: string | null;
 }
 
 type Kind = 'string' | 'int' | 'url';
@@ -86,6 +91,9 @@ export const CONFIG_TABLE: Entry[] = [
   { env: 'CAPTURE_TIMEOUT_ACTION', key: 'captureTimeoutAction', kind: 'string', def: 'abandon', choices: ['abandon', 'complete'], doc: 'What a timed-out capture session does: abandon (state abandoned, recording discarded) or complete (recording kept).' },
   { env: 'CAPTURE_PROXY_URL', key: 'captureProxyUrl', kind: 'url', def: null, doc: 'Upstream proxy (http://host:port) for capture sessions created with use_proxy: true.' },
   { env: 'CAPTURE_MAX_BODY_BYTES', key: 'captureMaxBodyBytes', kind: 'int', def: 2 * 1024 * 1024, min: 1024, max: 100 * 1024 * 1024, doc: 'Largest request/response body text kept per entry in a recording (larger: truncated, with size and sha256).' },
+  { env: 'EGRESS_PRIVATE', key: 'egressPrivate', kind: 'string', def: 'allow', choices: ['allow', 'deny'], doc: 'Whether connectors and capture browsers may reach private, loopback and other non-public addresses (deny for multi-tenant deployments). Link-local/cloud metadata, this server and its database are always denied.' },
+  { env: 'EGRESS_ALLOW', key: 'egressAllow', kind: 'string', def: null, doc: 'Comma-separated destinations always allowed (re-opens EGRESS_DENY and private ranges, never the always-denied set): CIDR, IP, host or *.domain, each optionally :port, e.g. "10.1.0.0/16,intranet.example:443".' },
+  { env: 'EGRESS_DENY', key: 'egressDeny', kind: 'string', def: null, doc: 'Comma-separated destinations denied to connectors and capture browsers: CIDR, IP, host or *.domain, each optionally :port, e.g. "10.0.0.0/8,[fd00::]/8:5432,*.corp.example".' },
 ];
 
 export class ConfigError extends Error {}

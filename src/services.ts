@@ -22,6 +22,7 @@ import { createRuntime, type Runtime } from './runtime/index.js';
 import { SynthesisService } from './modules/connectors/synthesis.js';
 import { RecordingLoader } from './modules/connectors/recordings.js';
 import { SandboxReplay } from './modules/connectors/replay.js';
+import { Egress } from './egress/egress.js';
 
 export interface Services {
   config: Config;
@@ -39,6 +40,8 @@ export interface Services {
   /** Run queue, sandbox pool and browser host (started by the HTTP app). */
   runtime: Runtime;
   captureSessions: CaptureSessionsService;
+  /** Where connectors and capture browsers may connect; the app registers its listen address. */
+  egress: Egress;
   close(): Promise<void>;
 }
 
@@ -62,10 +65,11 @@ export async function createServices(config: Config, opts: ServiceOptions = {}):
     const secrets = new SecretsService({ db, vault });
     const files = new FilesService({ db, blobs, config });
     const connectors = new ConnectorsService({ db });
-    const runtime = createRuntime(config, { db, connectors, secrets, files });
+    const egress = await Egress.fromConfig(config);
+    const runtime = createRuntime(config, { db, connectors, secrets, files, egress });
     const { proxies, versions, executor, queue } = runtime;
     const runs = new RunsService({ db, connectors, secrets, versions, executor, queue, proxies });
-    const captureSessions = new CaptureSessionsService({ db, blobs, secrets, config });
+    const captureSessions = new CaptureSessionsService({ db, blobs, secrets, config, egress });
     // Synthesis (issue 5): recordings from uploads or capture sessions, replayed in the run sandbox.
     connectors.synthesis = new SynthesisService({ loader: new RecordingLoader({ db, blobs, captures: () => captureSessions }), secrets, replay: () => new SandboxReplay(runtime) });
     // The task-based family: a thin layer over capture sessions, synthesis and runs.
@@ -89,6 +93,7 @@ export async function createServices(config: Config, opts: ServiceOptions = {}):
       runs,
       runtime,
       captureSessions,
+      egress,
       async close() {
         // First: syntheses and finalizing recordings still write to the database and blob store.
         await tasks.close();

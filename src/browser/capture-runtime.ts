@@ -63,6 +63,10 @@ export class CaptureRuntime {
           const id = recorder.pageId(page);
           if (id) recorder.action(page, { type: 'tab', event, tab: id, target: null });
         },
+        refuse: (url) => slot.guard.checkNavigation(url).then(
+          () => null,
+          (e: Error) => (e.name === 'EgressDenied' ? e.message : null),
+        ),
       });
       rt = new CaptureRuntime(pool, slot, recorder, live);
       const runtime = rt;

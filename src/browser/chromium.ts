@@ -15,6 +15,9 @@ export const CHROMIUM_ARGS = [
   '--no-first-run',
   '--disable-quic',
   '--disable-dev-shm-usage',
+  // WebRTC would send UDP (STUN/TURN) around any proxy, to any host a page names: only TCP
+  // through the context's proxy, where the egress policy applies (src/egress/browser-guard.ts).
+  '--webrtc-ip-handling-policy=disable_non_proxied_udp',
 ];
 
 export interface ChromiumOptions {

@@ -43,7 +43,8 @@ html,body{margin:0;height:100%;overflow:hidden;font:13px system-ui,sans-serif;ba
     }
     const m = JSON.parse(ev.data);
     if (m.viewport) vp = m.viewport;
-    if (m.t === 'url' || m.t === 'hello') { if (document.activeElement !== url) url.value = m.url || ''; if (m.title) document.title = m.title; }
+    if (m.t === 'url' || m.t === 'hello') { if (document.activeElement !== url) url.value = m.url || ''; if (m.title) document.title = m.title; if (state.textContent === 'blocked') { state.textContent = 'live'; state.title = ''; } }
+    if (m.t === 'denied') { state.textContent = 'blocked'; state.title = m.detail || ''; }
     if (m.t === 'ended') state.textContent = 'ended';
   };
   const pos = (e) => { const r = screen.getBoundingClientRect(); return { x: (e.clientX - r.left) * vp.width / r.width, y: (e.clientY - r.top) * vp.height / r.height }; };

@@ -13,6 +13,8 @@ export interface LiveViewHooks {
   onNavigate(page: Page, cause: 'typed' | 'back' | 'forward' | 'reload'): void;
   /** The live view switched the shown page (new tab, popup, closed tab). */
   onSwitch(page: Page, event: 'opened' | 'closed' | 'switched'): void;
+  /** The egress policy's verdict on a typed URL: null = go, else why not (sent as `denied`). */
+  refuse?(url: string): Promise<string | null>;
 }
 
 const MIN_SIZE = 200;
@@ -197,6 +199,9 @@ export class LiveView {
         if (typeof m.url !== 'string') return;
         const url = /^[a-z][a-z0-9+.-]*:/i.test(m.url) ? m.url : `http://${m.url}`;
         if (!/^(https?:|about:blank$)/i.test(url)) return;
+        // Checked before the browser acts (the context's proxy would refuse it too, less clearly).
+        const refused = await this.hooks.refuse?.(url);
+        if (refused) return this.send({ t: 'denied', url, detail: refused });
         this.hooks.onNavigate(p, 'typed');
         await p.goto(url, { waitUntil: 'commit' }).catch(() => {});
         return;

@@ -7,6 +7,8 @@ import type { Browser, BrowserContext, CDPSession, Page } from 'playwright-core'
 import { openChromium } from './chromium.js';
 import { ACTION_SCRIPT, RECORD_BINDING } from './recording/action-script.js';
 import { newId } from '../lib/ids.js';
+import type { Egress } from '../egress/egress.js';
+import { ContextGuard } from '../egress/browser-guard.js';
 
 export interface PoolOptions {
   cdpUrl: string | null;
@@ -14,6 +16,8 @@ export interface PoolOptions {
   warm: number;
   maxSessions: number;
   viewport: { width: number; height: number };
+  /** Every context's traffic goes through a policy-enforcing proxy (src/egress/browser-guard.ts). */
+  egress: Egress;
 }
 
 /** One browser context, owned by one capture session once leased. */
@@ -27,6 +31,8 @@ export interface Slot {
   /** Receives the injected recorder's messages (null = dropped, e.g. while warm). */
   onAction: ((page: Page, json: string) => void) | null;
   onCrash: (() => void) | null;
+  /** The context's egress proxy and scheme watch; closed with the context. */
+  guard: ContextGuard;
 }
 
 export class CapacityError extends Error {}
@@ -100,6 +106,7 @@ export class BrowserPool {
     if (this.browser !== b) return;
     this.browser = null;
     this.pid = null;
+    for (const s of [...this.warmSlots, ...this.leases.values()]) void s.guard.close();
     this.warmSlots = [];
     const crashed = [...this.leases.values()];
     this.leases.clear();
@@ -109,14 +116,17 @@ export class BrowserPool {
 
   private async newSlot(proxy: string | null): Promise<Slot> {
     const browser = await this.getBrowser();
-    const context = await browser.newContext({
-      viewport: this.opts.viewport,
-      deviceScaleFactor: 1,
-      // '<-loopback>': Chromium never proxies loopback by default; a proxied session goes
-      // through the proxy for every host, so it also cannot reach this server's loopback.
-      ...(proxy ? { proxy: { server: proxy, bypass: '<-loopback>' } } : {}),
-    });
-    const slot: Slot = { id: newId(), context, page: null as unknown as Page, cdp: null, onAction: null, onCrash: null };
+    // The session's own egress proxy, chained to its upstream (use_proxy) when there is one.
+    const guard = await ContextGuard.start(this.opts.egress, proxy);
+    let context: BrowserContext;
+    try {
+      context = await browser.newContext({ viewport: this.opts.viewport, deviceScaleFactor: 1, ...guard.contextProxy });
+    } catch (e) {
+      await guard.close();
+      throw e;
+    }
+    guard.watch(context);
+    const slot: Slot = { id: newId(), context, page: null as unknown as Page, cdp: null, onAction: null, onCrash: null, guard };
     await context.exposeBinding(RECORD_BINDING, (src, json: string) => slot.onAction?.(src.page, String(json)));
     await context.addInitScript(ACTION_SCRIPT);
     slot.page = await context.newPage();
@@ -130,8 +140,10 @@ export class BrowserPool {
       this.warming++;
       try {
         const s = await this.newSlot(null);
-        if (this.closed || !this.browser) await s.context.close().catch(() => {});
-        else this.warmSlots.push(s);
+        if (this.closed || !this.browser) {
+          await s.context.close().catch(() => {});
+          await s.guard.close();
+        } else this.warmSlots.push(s);
       } finally {
         this.warming--;
       }
@@ -174,7 +186,7 @@ export class BrowserPool {
     slot.onAction = null;
     slot.onCrash = null;
     this.leases.delete(slot.id);
-    const closing = slot.context.close().catch(() => {});
+    const closing = slot.context.close().catch(() => {}).then(() => slot.guard.close());
     let timer: NodeJS.Timeout | undefined;
     await Promise.race([closing, new Promise<void>((r) => (timer = setTimeout(r, RELEASE_WAIT_MS)))]);
     clearTimeout(timer);
@@ -184,8 +196,10 @@ export class BrowserPool {
     this.closed = true;
     const b = this.browser ?? (this.launching ? await this.launching.catch(() => null) : null);
     this.browser = null;
+    const guards = [...this.warmSlots, ...this.leases.values()].map((s) => s.guard);
     this.warmSlots = [];
     this.leases.clear();
     if (b) await b.close().catch(() => {});
+    await Promise.all(guards.map((g) => g.close()));
   }
 }

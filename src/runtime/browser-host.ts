@@ -1,20 +1,26 @@
 // The parent side of the browser engine: one shared Chromium (src/browser/chromium.ts, launched on
 // first use), a fresh context per run (no cookies or storage shared between runs; the run's proxy),
 // and the page operations the sandbox may ask for over RPC.
+// Egress: each run's context sends all its traffic through its own policy-enforcing proxy
+// (chained to the run's upstream proxy), page.goto is checked here before the browser acts, and
+// no content leaves a page operation while a frame shows a non-web URL (src/egress/browser-guard.ts).
 import type { Browser, BrowserContext, Page } from 'playwright-core';
 import { openChromium } from '../browser/chromium.js';
+import type { Egress } from '../egress/egress.js';
+import { ContextGuard } from '../egress/browser-guard.js';
 
 interface RunPage {
   context: BrowserContext;
   page: Page;
   lastStatus: number | undefined;
+  guard: ContextGuard;
 }
 
 export class BrowserHost {
   private browser: Promise<Browser> | null = null;
   private pages = new Map<string, Promise<RunPage>>();
 
-  constructor(private readonly opts: { cdpUrl: string | null }) {}
+  constructor(private readonly opts: { cdpUrl: string | null; egress: Egress }) {}
 
   private chromium(): Promise<Browser> {
     if (!this.browser) {
@@ -36,10 +42,16 @@ export class BrowserHost {
     if (!p) {
       p = (async () => {
         const b = await this.chromium();
-        // <-loopback>: Chromium bypasses proxies for loopback hosts unless told otherwise.
-        const context = await b.newContext(proxy ? { proxy: { server: proxy, bypass: '<-loopback>' } } : {});
-        const page = await context.newPage();
-        return { context, page, lastStatus: undefined };
+        const guard = await ContextGuard.start(this.opts.egress, proxy);
+        try {
+          const context = await b.newContext(guard.contextProxy);
+          guard.watch(context);
+          const page = await context.newPage();
+          return { context, page, lastStatus: undefined, guard };
+        } catch (e) {
+          await guard.close();
+          throw e;
+        }
       })();
       this.pages.set(runId, p);
     }
@@ -50,11 +62,14 @@ export class BrowserHost {
     const p = this.pages.get(runId);
     if (!p) return;
     this.pages.delete(runId);
+    let rp: RunPage;
     try {
-      await (await p).context.close();
+      rp = await p;
     } catch {
-      /* browser already gone */
+      return; // never opened
     }
+    await rp.context.close().catch(() => {}); // the browser may be gone already
+    await rp.guard.close();
   }
 
   /** Executes one page operation for a run. */
@@ -64,7 +79,24 @@ export class BrowserHost {
       return {};
     }
     const rp = await this.open(runId, proxy);
-    const page = rp.page;
+    // Before acting: page.goto only to web URLs the policy allows (file:, chrome: … never reach the browser).
+    if (method === 'page.goto') await rp.guard.checkNavigation(String(a.url));
+    const mark = rp.guard.mark();
+    let out: unknown;
+    try {
+      out = await this.operate(rp.page, method, a);
+    } catch (e) {
+      throw rp.guard.explain(e, mark);
+    }
+    // After: a refused main-frame navigation fails the operation, and nothing is handed out
+    // while a frame shows a non-web URL.
+    rp.guard.assertSafe(rp.page, mark);
+    // What the page tried and the proxy refused (an image, a fetch, a frame) goes to the run log.
+    const blocked = method === 'page.goto' || method === 'page.click' ? rp.guard.deniedSince(mark) : [];
+    return blocked.length ? { ...(out as object), blocked } : out;
+  }
+
+  private async operate(page: Page, method: string, a: Record<string, any>): Promise<unknown> {
     switch (method) {
       case 'page.goto': {
         const res = await page.goto(a.url, { timeout: a.timeout, waitUntil: 'load' });

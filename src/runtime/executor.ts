@@ -17,6 +17,7 @@ import { Batcher } from './batcher.js';
 import type { VersionCache } from './version-cache.js';
 import { LogCap, scrubMarginFor, secretStrings } from './log-cap.js';
 import { OutputQuota, type OutputLimits } from './output-quota.js';
+import type { Egress } from '../egress/egress.js';
 
 /** SPEC §8: results up to this many UTF-8 JSON bytes are stored. */
 export const STORED_RESULT_BYTES = 1_000_000;
@@ -35,6 +36,7 @@ export interface ExecutorDeps {
   secrets: SecretsService;
   files: FilesService;
   proxies: ProxyMap;
+  egress: Egress;
   logMaxBytes: number;
   output: OutputLimits;
   log: { error(obj: object, msg: string): void };
@@ -138,6 +140,7 @@ export class RunExecutor {
         secrets,
         proxy,
         maxResponseBytes: 256 * 1024 * 1024,
+        egress: this.d.egress.rules(),
       },
       row.max_timeout_s * 1000,
       {

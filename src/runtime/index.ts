@@ -13,6 +13,7 @@ import { WorkerPool } from './pool.js';
 import { sandboxBundle } from './bundle.js';
 import { ProxyMap } from './proxies.js';
 import { VersionCache } from './version-cache.js';
+import type { Egress } from '../egress/egress.js';
 
 export interface Runtime {
   proxies: ProxyMap;
@@ -21,18 +22,20 @@ export interface Runtime {
   browser: BrowserHost;
   executor: RunExecutor;
   queue: RunQueue;
+  /** The egress policy: rules in each Job, the browser contexts' proxies. */
+  egress: Egress;
   start(): Promise<void>;
   stop(): Promise<void>;
 }
 
 export function createRuntime(
   config: Config,
-  deps: { db: Kysely<Database>; connectors: ConnectorsService; secrets: SecretsService; files: FilesService; log?: { error(o: object, m: string): void } },
+  deps: { db: Kysely<Database>; connectors: ConnectorsService; secrets: SecretsService; files: FilesService; egress: Egress; log?: { error(o: object, m: string): void } },
 ): Runtime {
   const proxies = new ProxyMap(config.proxyUrls);
   const versions = new VersionCache(deps.connectors);
   const pool = new WorkerPool({ size: config.runConcurrency, memoryMb: config.sandboxMemoryMb, maxResultBytes: config.runMaxResultBytes, logMaxBytes: config.runLogMaxBytes, outputMaxFileBytes: config.runOutputMaxFileBytes });
-  const browser = new BrowserHost({ cdpUrl: config.browserCdpUrl });
+  const browser = new BrowserHost({ cdpUrl: config.browserCdpUrl, egress: deps.egress });
   const executor = new RunExecutor({
     db: deps.db,
     pool,
@@ -41,6 +44,7 @@ export function createRuntime(
     secrets: deps.secrets,
     files: deps.files,
     proxies,
+    egress: deps.egress,
     logMaxBytes: config.runLogMaxBytes,
     output: { maxFiles: config.runOutputMaxFiles, maxBytes: config.runOutputMaxBytes, maxFileBytes: config.runOutputMaxFileBytes },
     log: deps.log ?? { error: (o, m) => console.error(m, o) },
@@ -54,6 +58,7 @@ export function createRuntime(
     browser,
     executor,
     queue,
+    egress: deps.egress,
     // The sandbox bundle is built in the background at start, so the first run doesn't wait for it.
     start: () => (started ??= (void sandboxBundle().catch(() => {}), queue.start())),
     async stop() {

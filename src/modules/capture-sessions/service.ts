@@ -16,6 +16,9 @@ import { BrowserPool, CapacityError } from '../../browser/pool.js';
 import { CaptureRuntime, type CookieInput } from '../../browser/capture-runtime.js';
 import type { SecretField } from '../../browser/recording/types.js';
 import { CaptureRepo, type CaptureRow, type CaptureState } from './repo.js';
+import type { Egress } from '../../egress/egress.js';
+import { EgressDenied } from '../../egress/policy.js';
+import { checkNavigation } from '../../egress/browser-guard.js';
 
 export const VIEWPORT = { width: 1280, height: 800 };
 const CREATOR_VERSION = '0.1.0';
@@ -51,10 +54,10 @@ export class CaptureSessionsService {
   private starting = new Map<string, number>();
   private timer: NodeJS.Timeout;
 
-  constructor(private readonly deps: { db: Kysely<Database>; blobs: BlobStore; secrets: SecretsService; config: Config; log?: FastifyBaseLogger }) {
+  constructor(private readonly deps: { db: Kysely<Database>; blobs: BlobStore; secrets: SecretsService; config: Config; egress: Egress; log?: FastifyBaseLogger }) {
     const c = deps.config;
     this.repo = new CaptureRepo(deps.db);
-    this.pool = new BrowserPool({ cdpUrl: c.browserCdpUrl, warm: c.captureWarmContexts, maxSessions: c.captureMaxSessions, viewport: VIEWPORT });
+    this.pool = new BrowserPool({ cdpUrl: c.browserCdpUrl, warm: c.captureWarmContexts, maxSessions: c.captureMaxSessions, viewport: VIEWPORT, egress: deps.egress });
     const tick = Math.min(5000, Math.max(200, (Math.min(c.captureIdleTimeoutS, c.captureMaxLifetimeS) * 1000) / 4));
     this.timer = setInterval(() => void this.sweep().catch(() => {}), tick);
     this.timer.unref();
@@ -110,6 +113,12 @@ export class CaptureSessionsService {
     cookies.forEach((k, i) => {
       if (!k.domain && !startUrl) throw validationError(['body', 'cookies', i, 'domain'], 'Value error, a cookie needs a domain unless start_url is given', 'value_error', { input: k.domain ?? null });
     });
+    if (startUrl) {
+      // The session's proxy would refuse it anyway; a clear 422 beats a browser error page.
+      await checkNavigation(this.deps.egress, startUrl, !!input.use_proxy).catch((e) => {
+        throw e instanceof EgressDenied ? validationError(['body', 'start_url'], `Value error, ${e.message}`, 'value_error', { input: startUrl }) : e;
+      });
+    }
     // Fairness (issue 9): one user can't take every browser slot and lock the others out. (At or
     // above CAPTURE_MAX_SESSIONS the per-user limit is off: the process-wide one answers.)
     const perUser = c.captureMaxSessionsPerUser;

@@ -6,6 +6,7 @@ import type { ConnectorDefinition } from '../../runtime/definition/types.js';
 import type { SlotValue } from '../../runtime/engines/context.js';
 import type { Outcome, WorkerPool } from '../../runtime/pool.js';
 import type { BrowserHost } from '../../runtime/browser-host.js';
+import type { Egress } from '../../egress/egress.js';
 import { makeAjv } from '../../http/validation.js';
 
 export interface ReplayRunner {
@@ -14,14 +15,14 @@ export interface ReplayRunner {
 
 /** Runs a plan in the run sandbox (worker pool + browser host) without creating a run. */
 export class SandboxReplay implements ReplayRunner {
-  constructor(private readonly rt: { pool: WorkerPool; browser: BrowserHost }) {}
+  constructor(private readonly rt: { pool: WorkerPool; browser: BrowserHost; egress: Egress }) {}
 
   async run(def: ConnectorDefinition, args: Record<string, unknown>, secrets: Record<string, SlotValue>, timeoutMs: number) {
     const runId = `synth-${randomUUID()}`;
     const logs: string[] = [];
     try {
       const outcome = await this.rt.pool.execute(
-        { runId, connectorId: 'synthesis', connectorVersion: 0, definition: def, args, secrets, proxy: null, maxResponseBytes: 64 * 1024 * 1024 },
+        { runId, connectorId: 'synthesis', connectorVersion: 0, definition: def, args, secrets, proxy: null, maxResponseBytes: 64 * 1024 * 1024, egress: this.rt.egress.rules() },
         timeoutMs,
         {
           // Only the tail is ever shown (log_tail): keep a few lines, each bounded.

@@ -5,7 +5,7 @@ import type { BrowserDefinition, BrowserStep, Matcher } from '../definition/type
 import { render, renderJson, renderText } from '../definition/template.js';
 import type { RunContext } from './context.js';
 import { DEFAULT_ANTI_BOT, extractValue, View } from './extract.js';
-import { RunFailure } from './failure.js';
+import { egressFailure, RunFailure } from './failure.js';
 
 const truthy = (v: unknown) => !(v === undefined || v === null || v === false || v === '' || v === 0 || (Array.isArray(v) && v.length === 0));
 const DEFAULT_TIMEOUT = 15_000;
@@ -17,6 +17,8 @@ export async function pageCall(ctx: RunContext, method: string, params: Record<s
   } catch (e) {
     const err = e as { name?: string; message?: string };
     const msg = String(err.message ?? e).split('\n')[0];
+    // The parent's egress policy refused it (src/egress/browser-guard.ts): say so, not "network error".
+    if (err.name === 'EgressDenied') throw egressFailure({ rule: 'browser', message: msg });
     if (/net::ERR_|ECONNREFUSED|NS_ERROR/.test(msg)) throw new RunFailure('site_unavailable', `${what}: ${msg}`, { retryable: true });
     const timedOut = err.name === 'TimeoutError' || /Timeout .*exceeded/.test(msg);
     if (timedOut && method === 'page.goto') throw new RunFailure('site_unavailable', `${what}: the page did not load in time (${msg})`, { retryable: true });
@@ -76,12 +78,14 @@ export class BrowserEngine {
         const url = renderText(s.url, L);
         const r = await pageCall(this.ctx, 'page.goto', { url, timeout }, `${name} (navigate)`);
         this.ctx.log(`${name}: navigate ${url} → ${r.status ?? '?'}`);
+        for (const b of r.blocked ?? []) this.ctx.log(`${name}: the page's request was refused: ${b}`);
         await this.checkPage(name, r.status, inLogin, () => this.step(s, inLogin, name));
         return;
       }
       case 'click': {
         const r = await pageCall(this.ctx, 'page.click', { selector: s.selector, timeout }, `${name} (click ${s.selector})`);
         this.ctx.log(`${name}: click ${s.selector}${r.navigated ? ` → ${r.url}` : ''}`);
+        for (const b of r.blocked ?? []) this.ctx.log(`${name}: the page's request was refused: ${b}`);
         if (r.navigated) await this.checkPage(name, r.status, true, async () => {});
         return;
       }

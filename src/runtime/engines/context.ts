@@ -6,6 +6,7 @@ import type { ConnectorDefinition } from '../definition/types.js';
 import type { Lookup } from '../definition/template.js';
 import { HttpSession } from './http-session.js';
 import { RunFailure } from './failure.js';
+import { EgressPolicy, type EgressRules } from '../../egress/policy.js';
 
 export type SlotValue = { type: 'login'; username: string; password: string; totp_secret: string | null } | { type: 'string'; value: string };
 
@@ -19,6 +20,8 @@ export interface Job {
   proxy: string | null;
   /** Per-response body cap. */
   maxResponseBytes: number;
+  /** Where this run may connect (the server's current policy, its own address included). */
+  egress: EgressRules;
 }
 
 export interface EngineHost {
@@ -37,7 +40,8 @@ export class RunContext {
     readonly job: Job,
     readonly host: EngineHost,
   ) {
-    this.http = new HttpSession({ proxy: job.proxy, maxBytes: job.maxResponseBytes, log: (l) => host.log(l) });
+    // No rules, no traffic (null): a job built without them must not fall back to "allow all".
+    this.http = new HttpSession({ proxy: job.proxy, maxBytes: job.maxResponseBytes, log: (l) => host.log(l), egress: job.egress ? new EgressPolicy(job.egress) : null });
   }
 
   log(line: string): void {

@@ -48,3 +48,8 @@ export function toRunError(e: unknown): RunErrorView {
   const exception = String((e && typeof e === 'object' && (err.constructor?.name || err.name)) || typeof e);
   return { type: 'unhandled', message: String(err?.message ?? e).slice(0, 2000), retryable: null, exception, details: null };
 }
+
+/** A request the egress policy refused (src/egress): not retryable, the message names the rule. */
+export function egressFailure(d: { rule: string; message: string }): RunFailure {
+  return new RunFailure('invalid_input', d.message, { retryable: false, details: { egress_rule: d.rule } });
+}

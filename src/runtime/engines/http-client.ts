@@ -1,11 +1,17 @@
 // A small HTTP/1.1 client over node:http/https for the engines: keep-alive, optional upstream
 // proxy (absolute-form requests for http://, CONNECT tunnels for https://), gzip/br/deflate,
 // a body size cap. No redirects here: the engine follows them so the jar sees every hop.
+// Egress: every request (so every redirect hop) is checked against the run's policy first; the
+// host is resolved once, every address checked, and the socket goes to the checked address
+// (the name stays in Host and SNI), so DNS rebinding can't swap it. Through an upstream proxy
+// the proxy resolves: the check is then best effort (see src/egress/resolve.ts).
 import http from 'node:http';
 import https from 'node:https';
 import tls from 'node:tls';
 import zlib from 'node:zlib';
-import { RunFailure } from './failure.js';
+import { egressFailure, RunFailure } from './failure.js';
+import { EgressDenied, parseIp, type EgressPolicy } from '../../egress/policy.js';
+import { checkViaProxy, resolveChecked, type Pinned } from '../../egress/resolve.js';
 
 export interface RawRequest {
   method: string;
@@ -15,6 +21,7 @@ export interface RawRequest {
   proxy?: string | null;
   timeoutMs: number;
   maxBytes: number;
+  egress: EgressPolicy | null;
 }
 
 export interface RawResponse {
@@ -58,11 +65,28 @@ function decode(body: Buffer, encoding: string | undefined): Buffer {
   }
 }
 
+/** The policy's verdict on a URL; the address to connect to (null when a proxy connects). */
+async function checkEgress(policy: EgressPolicy | null, target: URL, viaProxy: boolean): Promise<Pinned | null> {
+  if (!policy) throw new RunFailure('internal_error', 'the run has no egress policy', { retryable: false });
+  const d = policy.checkUrl(target);
+  if (!d.ok) throw egressFailure(d);
+  try {
+    if (viaProxy) {
+      await checkViaProxy(policy, d.host!, d.port!);
+      return null;
+    }
+    return await resolveChecked(policy, d.host!, d.port!);
+  } catch (e) {
+    // Not resolvable etc. stays a network error (site_unavailable) for the session to report.
+    throw e instanceof EgressDenied ? egressFailure(e) : e;
+  }
+}
+
 export async function send(r: RawRequest): Promise<RawResponse> {
   const target = new URL(r.url);
   const isHttps = target.protocol === 'https:';
-  if (!isHttps && target.protocol !== 'http:') throw new RunFailure('invalid_input', `unsupported URL scheme in ${target.protocol}//…`);
   const proxy = r.proxy ? new URL(r.proxy) : null;
+  const pinned = await checkEgress(r.egress, target, !!proxy);
   const headers: Record<string, string> = { host: target.host, ...r.headers };
   if (r.body) headers['content-length'] = String(r.body.length);
   const opts: http.RequestOptions = { method: r.method, headers, timeout: r.timeoutMs };
@@ -71,7 +95,9 @@ export async function send(r: RawRequest): Promise<RawResponse> {
     Object.assign(opts, { host: proxy.hostname, port: proxy.port || 80, path: target.href, agent: httpAgent });
     if (proxy.username) headers['proxy-authorization'] = `Basic ${Buffer.from(`${decodeURIComponent(proxy.username)}:${decodeURIComponent(proxy.password)}`).toString('base64')}`;
   } else {
-    Object.assign(opts, { host: target.hostname, port: target.port || (isHttps ? 443 : 80), path: target.pathname + target.search, agent: isHttps ? httpsAgent : httpAgent });
+    const servername = isHttps && !parseIp(target.hostname) ? target.hostname : undefined;
+    const to = pinned ? { host: pinned.address, family: pinned.family, servername } : { host: target.hostname };
+    Object.assign(opts, { ...to, port: target.port || (isHttps ? 443 : 80), path: target.pathname + target.search, agent: isHttps ? httpsAgent : httpAgent });
     if (proxy && isHttps) {
       const socket = await tunnel(proxy, target, r.timeoutMs);
       Object.assign(opts, { agent: false, createConnection: () => socket });

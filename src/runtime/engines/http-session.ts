@@ -4,6 +4,7 @@ import crypto from 'node:crypto';
 import { CookieJar } from 'tough-cookie';
 import { RunFailure } from './failure.js';
 import { send, type RawResponse } from './http-client.js';
+import type { EgressPolicy } from '../../egress/policy.js';
 
 export interface SessionRequest {
   method?: string;
@@ -31,7 +32,7 @@ export interface SessionResponse {
 export class HttpSession {
   readonly jar = new CookieJar();
   requests = 0;
-  constructor(private readonly opts: { proxy: string | null; maxBytes: number; log: (line: string) => void }) {}
+  constructor(private readonly opts: { proxy: string | null; maxBytes: number; log: (line: string) => void; egress: EgressPolicy | null }) {}
 
   cookie(url: string, name: string): string | undefined {
     return this.jar.getCookiesSync(url).find((c) => c.key === name)?.value;
@@ -75,8 +76,9 @@ export class HttpSession {
       let res: RawResponse;
       this.requests++;
       try {
-        res = await send({ method, url: url.href, headers: h, body, proxy: this.opts.proxy, timeoutMs: r.timeoutMs ?? 60_000, maxBytes: this.opts.maxBytes });
+        res = await send({ method, url: url.href, headers: h, body, proxy: this.opts.proxy, timeoutMs: r.timeoutMs ?? 60_000, maxBytes: this.opts.maxBytes, egress: this.opts.egress });
       } catch (e) {
+        if (e instanceof RunFailure && e.opts.details?.egress_rule) this.opts.log(`${method} ${url.href} refused: ${e.message}`);
         if (e instanceof RunFailure) throw e;
         const code = (e as { code?: string }).code ?? null;
         this.opts.log(`${method} ${url.href} failed: ${code ?? (e as Error).message}`);
