@@ -35,6 +35,13 @@ export interface Config {
   captureTimeoutAction: 'abandon' | 'complete';
   captureProxyUrl: string | null;
   captureMaxBodyBytes: number;
+  /** HTTP edge limits (issue 9): slow or hostile clients cannot hold the server. */
+  httpHeadersTimeoutS: number;
+  httpBodyIdleTimeoutS: number;
+  httpRequestTimeoutS: number;
+  httpKeepAliveTimeoutS: number;
+  httpMaxConnections: number;
+  maxConcurrentUploads: number;
 }
 
 type Kind = 'string' | 'int' | 'url';
@@ -73,6 +80,12 @@ export const CONFIG_TABLE: Entry[] = [
   { env: 'CAPTURE_TIMEOUT_ACTION', key: 'captureTimeoutAction', kind: 'string', def: 'abandon', choices: ['abandon', 'complete'], doc: 'What a timed-out capture session does: abandon (state abandoned, recording discarded) or complete (recording kept).' },
   { env: 'CAPTURE_PROXY_URL', key: 'captureProxyUrl', kind: 'url', def: null, doc: 'Upstream proxy (http://host:port) for capture sessions created with use_proxy: true.' },
   { env: 'CAPTURE_MAX_BODY_BYTES', key: 'captureMaxBodyBytes', kind: 'int', def: 2 * 1024 * 1024, min: 1024, max: 100 * 1024 * 1024, doc: 'Largest request/response body text kept per entry in a recording (larger: truncated, with size and sha256).' },
+  { env: 'HTTP_HEADERS_TIMEOUT_S', key: 'httpHeadersTimeoutS', kind: 'int', def: 15, min: 1, max: 600, doc: 'A client must send its complete request headers within this time, else 408 and the connection is closed (slowloris).' },
+  { env: 'HTTP_BODY_IDLE_TIMEOUT_S', key: 'httpBodyIdleTimeoutS', kind: 'int', def: 20, min: 1, max: 3600, doc: 'A request body (JSON or signed upload) that sends no byte for this long is cut: 408 {"detail"}, connection closed, nothing stored (S3 answers RequestTimeout after ~20 s).' },
+  { env: 'HTTP_REQUEST_TIMEOUT_S', key: 'httpRequestTimeoutS', kind: 'int', def: 3600, min: 1, max: 7 * 86400, doc: 'Longest time to receive one whole request (headers and body, e.g. a large upload); the response may take longer (sync runs).' },
+  { env: 'HTTP_KEEP_ALIVE_TIMEOUT_S', key: 'httpKeepAliveTimeoutS', kind: 'int', def: 65, min: 1, max: 3600, doc: 'An idle keep-alive connection is closed after this long (above the 60 s idle timeout of common proxies).' },
+  { env: 'HTTP_MAX_CONNECTIONS', key: 'httpMaxConnections', kind: 'int', def: 2048, min: 1, max: 1_000_000, doc: 'Open client connections per process; beyond it new connections are closed at once.' },
+  { env: 'MAX_CONCURRENT_UPLOADS', key: 'maxConcurrentUploads', kind: 'int', def: 64, min: 1, max: 100_000, doc: 'Signed-URL uploads streaming at once per process; beyond it a PUT answers 503 {"detail"} with Retry-After.' },
 ];
 
 export class ConfigError extends Error {}
