@@ -131,10 +131,7 @@ export class FilesService {
   }
 
   async list(userId: string, p: ListFilesParams): Promise<Page<FileView>> {
-    const cursor = decodeCursor(p.cursor, p.sort, p.order);
-    if (cursor && typeof cursor.value !== (p.sort === 'size_bytes' ? 'number' : 'string')) {
-      throw validationError(['query', 'cursor'], 'Invalid cursor: not a cursor returned by this endpoint', 'value_error', { input: p.cursor });
-    }
+    const cursor = decodeCursor(p.cursor, p.sort, p.order, p.sort === 'size_bytes' ? 'integer' : 'string');
     let q = this.db.selectFrom('files').selectAll().where('user_id', '=', userId).where('status', '=', 'available');
     if (p.run_id !== undefined) q = q.where('run_id', '=', p.run_id);
     if (p.connector_id !== undefined) q = q.where('connector_id', '=', p.connector_id);
