@@ -9,7 +9,7 @@ import type { Config } from '../../config.js';
 import type { Database, FilesTable } from '../../adapters/db/schema.js';
 import { prepared } from '../../adapters/db/prepared.js';
 import type { BlobStore } from '../../adapters/blob/port.js';
-import { HttpError, notFound, validationError } from '../../http/errors.js';
+import { HttpError, notFound } from '../../http/errors.js';
 import { afterCursor, decodeCursor, toPage, type Page } from '../../http/pagination.js';
 import { isUuid, newId, nowIso } from '../../lib/ids.js';
 import type { CompleteView, FileView, InitiateBody, ListFilesParams } from './schemas.js';
