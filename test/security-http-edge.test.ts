@@ -121,6 +121,18 @@ describe('slow clients are cut (HTTP_* timeouts, MAX_CONCURRENT_UPLOADS)', () =>
     expect((await h.api('GET', '/v1beta/secrets')).json).toEqual([]);
   });
 
+  it('a body the server never reads (413 from Content-Length) does not trip the idle timer later', async () => {
+    const c = await rawConnect(h.url);
+    await c.write(head('POST', '/v1beta/secrets', { Authorization: `Bearer ${h.key}`, 'Content-Type': 'application/json', 'Content-Length': 11 * 1024 * 1024 }));
+    await c.write('{"name": "x", ');
+    // Keep the connection open past the body idle timeout (2 s): the server must stay up.
+    await sleep(3000);
+    expect((await fetch(`${h.url}/healthz`)).status).toBe(200);
+    const r = await c.result(100);
+    expect(r.status).toBe(413);
+    expect(isDetail(r.json)).toBe(true);
+  });
+
   it('uploads beyond MAX_CONCURRENT_UPLOADS get 503 {"detail"} with Retry-After at once; slots free up when the stalled ones are cut', async () => {
     const size = 1024 * 1024;
     const held = await Promise.all([1, 2, 3].map(async () => stalledUpload(await initiate(h, size), size, 10)));

@@ -45,9 +45,12 @@ const hasBody = (h: Record<string, unknown>) =>
  * to carry that answer; `connection: close` then ends it (the rest of the body is discarded).
  */
 export function registerBodyIdleTimeout(app: FastifyInstance, seconds: number): void {
-  app.addHook('preParsing', async (req, _reply, payload) => {
+  app.addHook('preParsing', async (req, reply, payload) => {
     if (!hasBody(req.headers)) return payload;
     const out = new PassThrough();
+    // The body may never be read (e.g. 413 decided from Content-Length): then nobody listens
+    // on `out` when the timer fires, and an unhandled 'error' would crash the process.
+    out.on('error', () => {});
     const stop = watchIdle(payload, seconds * 1000, () => {
       payload.unpipe(out);
       payload.resume();
@@ -58,6 +61,9 @@ export function registerBodyIdleTimeout(app: FastifyInstance, seconds: number): 
       out.destroy(e);
     });
     out.on('close', stop);
+    // Answered (or gone) without reading the body: nothing left to time out.
+    reply.raw.once('finish', stop);
+    reply.raw.once('close', stop);
     payload.pipe(out);
     return out;
   });
