@@ -15,7 +15,7 @@ import { publish } from './helpers/runs.js';
 import { LOGIN_SLOT, SEARCH_INPUT, SEARCH_OUTPUT, httpSearchDefinition } from './fixtures/definitions.js';
 
 const TIME_LIMIT_MS = Number(process.env.FUZZ_TIME_LIMIT_MS ?? 40_000);
-const MAX_RUNS = Number(process.env.FUZZ_RUNS ?? 4000);
+const MAX_RUNS = Number(process.env.FUZZ_RUNS ?? 8000);
 const MIN_REQUESTS = 1000;
 
 interface Op {
@@ -40,16 +40,17 @@ const uuid = fc.uuid();
 
 /** Values that break assumptions: NUL, huge, out-of-range, wrong type, odd Unicode, paths, URLs. */
 const nasty: fc.Arbitrary<unknown> = fc.oneof(
-  fc.constantFrom('\u0000', 'a\u0000b', '', ' ', '%00', '../../etc/passwd', 'file:///etc/passwd', 'http://169.254.169.254/latest', '\uD800', '😀'.repeat(50), '<script>x</script>', "' OR 1=1 --", '__proto__', 'constructor'),
-  fc.string({ unit: 'binary', maxLength: 40 }),
-  fc.constantFrom(2 ** 31, 2 ** 31 - 1, 2 ** 53, -(2 ** 31) - 1, 1e300, -1e300, 0, -1, 1.5, 99999999999999999999),
-  fc.integer(),
-  fc.double({ noNaN: true, noDefaultInfinity: true }),
-  fc.boolean(),
-  fc.constant(null),
-  fc.constantFrom([], {}, [null], { a: { b: { c: { d: 1 } } } }),
-  fc.constant('x'.repeat(100_000)),
-  fc.jsonValue({ maxDepth: 4 }),
+  { weight: 9, arbitrary: fc.constantFrom('\u0000', 'a\u0000b', '', ' ', '%00', '../../etc/passwd', 'file:///etc/passwd', 'http://169.254.169.254/latest', '\uD800', '😀'.repeat(50), '<script>x</script>', "' OR 1=1 --", '__proto__', 'constructor') },
+  { weight: 9, arbitrary: fc.string({ unit: 'binary', maxLength: 40 }) },
+  { weight: 9, arbitrary: fc.constantFrom(2 ** 31, 2 ** 31 - 1, 2 ** 53, -(2 ** 31) - 1, 1e300, -1e300, 0, -1, 1.5, 99999999999999999999) },
+  { weight: 3, arbitrary: fc.integer() },
+  { weight: 3, arbitrary: fc.double({ noNaN: true, noDefaultInfinity: true }) },
+  { weight: 3, arbitrary: fc.boolean() },
+  { weight: 3, arbitrary: fc.constant(null) },
+  { weight: 3, arbitrary: fc.constantFrom([], {}, [null], { a: { b: { c: { d: 1 } } } }) },
+  { weight: 3, arbitrary: fc.jsonValue({ maxDepth: 4 }) },
+  // Rare: huge (a 100 KB query string is a 431, in a body a 422 with a truncated echo).
+  { weight: 1, arbitrary: fc.constant('x'.repeat(100_000)) },
 );
 
 /** A plausible value for a JSON Schema (from /openapi.json), to mutate from. */
@@ -86,6 +87,7 @@ function sample(s: any, schemas: Record<string, any>, depth = 0): unknown {
 
 /** JSON text of `value` where the marker string is replaced by 10,000-deep nesting. */
 const DEEP_MARKER = '@@deep@@';
+const HUGE_BODY = `{"name": "${'n'.repeat(9_400_000)}"}`;
 const toJsonText = (value: unknown) => (JSON.stringify(value) ?? 'null').replace(`"${DEEP_MARKER}"`, deep(10_000));
 
 function bodyArb(op: Op, schemas: Record<string, any>): fc.Arbitrary<string | undefined> {
@@ -101,13 +103,14 @@ function bodyArb(op: Op, schemas: Record<string, any>): fc.Arbitrary<string | un
       return toJsonText(b);
     });
   return fc.oneof(
-    { weight: 6, arbitrary: mutated },
-    { weight: 1, arbitrary: fc.constant(undefined) },
-    { weight: 1, arbitrary: fc.constant(JSON.stringify(base)) },
-    { weight: 2, arbitrary: nasty.map((v) => toJsonText(v)) },
-    { weight: 2, arbitrary: fc.constantFrom('{', '{"a":', '[1,]', 'nul', '"\\u00"', '{"a":1}}', '\u0000', '{"__proto__": {"x": 1}}', deep(10_000), `{"a": "${'\\'.repeat(3)}"}`) },
-    { weight: 1, arbitrary: fc.string({ unit: 'binary', maxLength: 200 }) },
-    { weight: 1, arbitrary: fc.constant(`{"name": "${'n'.repeat(9_400_000)}"}`) },
+    { weight: 60, arbitrary: mutated },
+    { weight: 10, arbitrary: fc.constant(undefined) },
+    { weight: 10, arbitrary: fc.constant(JSON.stringify(base)) },
+    { weight: 20, arbitrary: nasty.map((v) => toJsonText(v)) },
+    { weight: 20, arbitrary: fc.constantFrom('{', '{"a":', '[1,]', 'nul', '"\\u00"', '{"a":1}}', '\u0000', '{"__proto__": {"x": 1}}', deep(10_000), `{"a": "${'\\'.repeat(3)}"}`) },
+    { weight: 10, arbitrary: fc.string({ unit: 'binary', maxLength: 200 }) },
+    // Rare: a 9.4 MB invalid body (its 422 must stay small).
+    { weight: 1, arbitrary: fc.constant(HUGE_BODY) },
   );
 }
 
