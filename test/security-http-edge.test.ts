@@ -152,6 +152,28 @@ describe('slow clients are cut (HTTP_* timeouts, MAX_CONCURRENT_UPLOADS)', () =>
   });
 });
 
+describe('HTTP_REQUEST_TIMEOUT_S', () => {
+  let h: Harness;
+  beforeAll(async () => {
+    h = await startHarness('sqlite', { HTTP_REQUEST_TIMEOUT_S: '2', HTTP_HEADERS_TIMEOUT_S: '1', HTTP_BODY_IDLE_TIMEOUT_S: '30' });
+  });
+  afterAll(async () => h?.close());
+
+  it('a body trickling in (never idle) is cut when the whole request takes too long: 408 {"detail"}, no temp file', async () => {
+    const size = 1024 * 1024;
+    const p = await initiate(h, size);
+    const c = await stalledUpload(p, size, 10);
+    const trickle = setInterval(() => void c.write('x'), 100);
+    const r = await c.result(10_000);
+    clearInterval(trickle);
+    expect(r.closed).toBe(true);
+    expect(r.ms).toBeLessThan(5000);
+    expect(r.status).toBe(408);
+    expect(isDetail(r.json)).toBe(true);
+    await expect.poll(() => tempFiles(h), { timeout: 3000 }).toEqual([]);
+  });
+});
+
 describe('HTTP_MAX_CONNECTIONS', () => {
   let h: Harness;
   beforeAll(async () => {

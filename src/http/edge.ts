@@ -57,9 +57,11 @@ const CLIENT_ERRORS: Record<string, [number, string]> = {
  */
 function clientErrorHandler(err: NodeJS.ErrnoException & { bytesParsed?: number }, socket: Socket) {
   if (err.code === 'ECONNRESET' || socket.destroyed) return;
-  // Bytes after a response already started (e.g. a keep-alive pipeline) cannot get a status line.
   const [status, detail] = CLIENT_ERRORS[err.code ?? ''] ?? [400, 'Bad request: malformed HTTP request'];
-  if (socket.writable && !(socket as Socket & { _httpMessage?: unknown })._httpMessage) rawJson(socket, status, detail);
+  // As Node's own handler: a status line only if no response has started on this socket
+  // (a request timeout can strike while the route still waits for the body).
+  const res = (socket as Socket & { _httpMessage?: { headersSent?: boolean } })._httpMessage;
+  if (socket.writable && !res?.headersSent) rawJson(socket, status, detail);
   socket.destroy();
 }
 
