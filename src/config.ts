@@ -42,6 +42,7 @@ export interface Config {
   httpKeepAliveTimeoutS: number;
   httpMaxConnections: number;
   maxConcurrentUploads: number;
+  maxConcurrentUploadsPerUser: number;
 }
 
 type Kind = 'string' | 'int' | 'url';
@@ -86,6 +87,7 @@ export const CONFIG_TABLE: Entry[] = [
   { env: 'HTTP_KEEP_ALIVE_TIMEOUT_S', key: 'httpKeepAliveTimeoutS', kind: 'int', def: 65, min: 1, max: 3600, doc: 'An idle keep-alive connection is closed after this long (above the 60 s idle timeout of common proxies).' },
   { env: 'HTTP_MAX_CONNECTIONS', key: 'httpMaxConnections', kind: 'int', def: 2048, min: 1, max: 1_000_000, doc: 'Open client connections per process; beyond it new connections are closed at once.' },
   { env: 'MAX_CONCURRENT_UPLOADS', key: 'maxConcurrentUploads', kind: 'int', def: 64, min: 1, max: 100_000, doc: 'Signed-URL uploads streaming at once per process; beyond it a PUT answers 503 {"detail"} with Retry-After.' },
+  { env: 'MAX_CONCURRENT_UPLOADS_PER_USER', key: 'maxConcurrentUploadsPerUser', kind: 'int', def: 8, min: 1, max: 100_000, doc: 'Uploads one user may stream at once; beyond it a PUT answers 429 {"detail"} with Retry-After (one user cannot take every upload slot).' },
 ];
 
 export class ConfigError extends Error {}

@@ -51,6 +51,7 @@ describe('slow clients are cut (HTTP_* timeouts, MAX_CONCURRENT_UPLOADS)', () =>
       HTTP_BODY_IDLE_TIMEOUT_S: '2',
       HTTP_KEEP_ALIVE_TIMEOUT_S: '1',
       MAX_CONCURRENT_UPLOADS: '3',
+      MAX_CONCURRENT_UPLOADS_PER_USER: '2',
     });
   });
   afterAll(async () => h?.close());
@@ -133,11 +134,29 @@ describe('slow clients are cut (HTTP_* timeouts, MAX_CONCURRENT_UPLOADS)', () =>
     expect(isDetail(r.json)).toBe(true);
   });
 
+  it('one user beyond MAX_CONCURRENT_UPLOADS_PER_USER gets 429 {"detail"}; another user still uploads', async () => {
+    const size = 1024 * 1024;
+    const held = await Promise.all([1, 2].map(async () => stalledUpload(await initiate(h, size), size, 10)));
+    await sleep(200);
+    const mine = await initiate(h, 5);
+    const refused = await fetch(mine.upload_url, { method: 'PUT', headers: mine.upload_headers, body: 'hello' });
+    expect(refused.status).toBe(429);
+    expect(refused.headers.get('retry-after')).toBe('5');
+    expect(isDetail(await refused.json())).toBe(true);
+    const other = await h.newUser('not-starved');
+    const theirs = await initiate(h, 5, other.key);
+    expect((await fetch(theirs.upload_url, { method: 'PUT', headers: theirs.upload_headers, body: 'hello' })).status).toBe(200);
+    expect((await Promise.all(held.map((c) => c.result(10_000)))).map((r) => r.status)).toEqual([408, 408]);
+    expect((await fetch(mine.upload_url, { method: 'PUT', headers: mine.upload_headers, body: 'hello' })).status).toBe(200);
+  });
+
   it('uploads beyond MAX_CONCURRENT_UPLOADS get 503 {"detail"} with Retry-After at once; slots free up when the stalled ones are cut', async () => {
     const size = 1024 * 1024;
-    const held = await Promise.all([1, 2, 3].map(async () => stalledUpload(await initiate(h, size), size, 10)));
+    const users = [undefined, undefined, (await h.newUser('second')).key];
+    const held = await Promise.all(users.map(async (key) => stalledUpload(await initiate(h, size, key), size, 10)));
     await sleep(200);
-    const extra = await initiate(h, 5);
+    const third = await h.newUser('third');
+    const extra = await initiate(h, 5, third.key);
     const t0 = Date.now();
     const refused = await fetch(extra.upload_url, { method: 'PUT', headers: extra.upload_headers, body: 'hello' });
     expect(Date.now() - t0).toBeLessThan(1000);

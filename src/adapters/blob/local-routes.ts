@@ -66,9 +66,10 @@ export const blobRoutes: FastifyPluginAsync<{ services: Services }> = async (app
   app.addContentTypeParser('*', (_req, payload, done) => done(null, payload));
 
   const keyOf = (params: unknown) => (params as Record<string, string>)['*'] ?? '';
-  const { maxConcurrentUploads, httpBodyIdleTimeoutS } = services.config;
-  /** Uploads streaming now (each holds a socket and a temp file descriptor). */
+  const { maxConcurrentUploads, maxConcurrentUploadsPerUser, httpBodyIdleTimeoutS } = services.config;
+  /** Uploads streaming now (each holds a socket and a temp file descriptor), in all and per user. */
   let uploading = 0;
+  const perUser = new Map<string, number>();
 
   app.put(route, { schema: { hide: true } as object }, async (req, reply: FastifyReply) => {
     const key = keyOf(req.params);
@@ -89,10 +90,16 @@ export const blobRoutes: FastifyPluginAsync<{ services: Services }> = async (app
       if (n !== grant.size) throw new HttpError(400, `Content-Length must be exactly ${grant.size} as signed (got ${declared})`);
     }
     // Before any I/O: at the cap the body is not read and the connection is closed after the 503.
+    const owner = services.files.uploadOwner(key) ?? key;
+    const mine = perUser.get(owner) ?? 0;
+    if (mine >= maxConcurrentUploadsPerUser) {
+      throw new HttpError(429, `Too many uploads of yours in progress (${maxConcurrentUploadsPerUser}); finish one first`, { 'retry-after': '5', connection: 'close' });
+    }
     if (uploading >= maxConcurrentUploads) {
       throw new HttpError(503, `Too many uploads in progress on this server (${maxConcurrentUploads}); retry shortly`, { 'retry-after': '5', connection: 'close' });
     }
     uploading++;
+    perUser.set(owner, mine + 1);
     try {
       // A signed PUT only fills a pending file: once completed or deleted the URL is dead, so
       // the bytes behind a recorded crc32c never change and deleted files don't come back.
@@ -102,6 +109,9 @@ export const blobRoutes: FastifyPluginAsync<{ services: Services }> = async (app
       return await receive(req, reply, key, grant);
     } finally {
       uploading--;
+      const left = (perUser.get(owner) ?? 1) - 1;
+      if (left > 0) perUser.set(owner, left);
+      else perUser.delete(owner);
     }
   });
 

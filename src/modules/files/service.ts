@@ -162,6 +162,11 @@ export class FilesService {
   }
 
   /** True when a signed PUT to `key` may store bytes: the key belongs to a file still pending. */
+  /** The user a signed upload key belongs to (for per-user upload limits), or null. */
+  uploadOwner(key: string): string | null {
+    return FILE_KEY.exec(key)?.[1] ?? null;
+  }
+
   async acceptsUpload(key: string): Promise<boolean> {
     const m = FILE_KEY.exec(key);
     if (!m) return false;
