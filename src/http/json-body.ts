@@ -3,6 +3,7 @@
 import type { FastifyInstance } from 'fastify';
 import sjson from 'secure-json-parse';
 import { RequestValidationError } from './errors.js';
+import { NUL_FREE_BODIES } from './validation.js';
 
 export function registerJsonParser(app: FastifyInstance): void {
   app.removeContentTypeParser('application/json');
@@ -14,7 +15,9 @@ export function registerJsonParser(app: FastifyInstance): void {
       return done(new RequestValidationError([{ loc: ['body', deep], msg: 'JSON decode error', type: 'json_invalid', ctx: { error: `JSON nested deeper than ${MAX_JSON_DEPTH} levels` } }]), undefined);
     }
     try {
-      done(null, sjson.parse(text, { protoAction: 'remove', constructorAction: 'remove' }));
+      const body = sjson.parse(text, { protoAction: 'remove', constructorAction: 'remove' });
+      if (body && typeof body === 'object' && !text.includes('\\u0000')) NUL_FREE_BODIES.add(body);
+      done(null, body);
     } catch (e) {
       const message = (e as Error).message;
       const pos = Number(/position (\d+)/.exec(message)?.[1] ?? 0);
