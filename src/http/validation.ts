@@ -66,6 +66,8 @@ interface Node {
   v: unknown;
   key: string | null;
   up: Node | null;
+  /** The key itself holds a NUL: reported here, its value is not looked at. */
+  badKey?: boolean;
 }
 
 function pointerOf(n: Node): string {
@@ -85,7 +87,8 @@ export function findNulBytes(data: unknown): string[] {
   while (stack.length && found.length < MAX_NUL_FINDINGS) {
     const n = stack.pop()!;
     const v = n.v;
-    if (typeof v === 'string') {
+    if (n.badKey) found.push(pointerOf(n));
+    else if (typeof v === 'string') {
       if (v.includes('\0')) found.push(pointerOf(n));
     } else if (Array.isArray(v)) {
       for (let i = v.length - 1; i >= 0; i--) stack.push({ v: v[i], key: String(i), up: n });
@@ -93,10 +96,7 @@ export function findNulBytes(data: unknown): string[] {
       const keys = Object.keys(v);
       for (let i = keys.length - 1; i >= 0; i--) {
         const k = keys[i];
-        const child: Node = { v: (v as Record<string, unknown>)[k], key: k, up: n };
-        // A key with a NUL is reported at the key itself (its value is not looked at).
-        if (k.includes('\0')) found.push(pointerOf(child));
-        else stack.push(child);
+        stack.push({ v: (v as Record<string, unknown>)[k], key: k, up: n, badKey: k.includes('\0') });
       }
     }
   }
