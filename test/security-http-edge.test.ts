@@ -110,6 +110,27 @@ describe('slow clients are cut (HTTP_* timeouts, MAX_CONCURRENT_UPLOADS)', () =>
     expect(again.status).toBe(200);
   });
 
+  it('a download the client stops reading is closed after the body idle timeout (file and socket released)', async () => {
+    const size = 20 * 1024 * 1024;
+    const p = await initiate(h, size);
+    expect((await fetch(p.upload_url, { method: 'PUT', headers: p.upload_headers, body: Buffer.alloc(size, 3) })).status).toBe(200);
+    expect((await h.api('POST', `/v1beta/files/${p.file_id}/complete`)).status).toBe(200);
+    const { url } = (await h.api('GET', `/v1beta/files/${p.file_id}/download_url`)).json;
+    const u = new URL(url);
+    const c = await rawConnect(url);
+    c.sock.pause(); // read nothing: the server's writes back up
+    await c.write(head('GET', u.pathname + u.search, {}));
+    await sleep(5000); // past the idle timeout (2 s)
+    // Reading again: only what sat in the buffers arrives, then the end; not the whole file.
+    c.sock.resume();
+    const r = await c.result(5000);
+    expect(r.closed).toBe(true);
+    expect(r.status).toBe(200);
+    expect(r.text.length).toBeLessThan(size);
+    // Served normally to a client that reads.
+    expect((await fetch(url)).status).toBe(200);
+  });
+
   it('a JSON POST shorter than its Content-Length gets 408 {"detail"} after the body idle timeout', async () => {
     const c = await rawConnect(h.url);
     await c.write(head('POST', '/v1beta/secrets', { Authorization: `Bearer ${h.key}`, 'Content-Type': 'application/json', 'Content-Length': 1000 }));

@@ -142,6 +142,12 @@ export const blobRoutes: FastifyPluginAsync<{ services: Services }> = async (app
     const info = await store.head(key);
     const stream = info && (await store.get(key));
     if (!info || !stream) throw new HttpError(404, 'Object not found');
+    // A client that stops reading would hold the socket and the file open for ever (the
+    // server has no socket idle timeout: sync runs may be silent for long). Once the socket
+    // has not moved for the body idle timeout, it is closed; after the response, no timeout.
+    const socket = req.raw.socket;
+    socket.setTimeout(httpBodyIdleTimeoutS * 1000, () => socket.destroy());
+    reply.raw.once('close', () => socket.setTimeout(0));
     return reply
       .headers({
         'content-type': grant.contentType,
