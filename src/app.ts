@@ -32,7 +32,8 @@ export interface AppOptions {
 }
 
 function sendValidation(reply: import('fastify').FastifyReply, entries: ValidationEntry[], sensitive: readonly string[]) {
-  return reply.code(422).send({ detail: capEntries(redactEntries(entries, sensitive)) });
+  // Capped first: redaction then walks a small, shallow structure.
+  return reply.code(422).send({ detail: redactEntries(capEntries(entries), sensitive) });
 }
 
 export async function buildApp(services: Services, opts: AppOptions): Promise<FastifyInstance> {

@@ -262,14 +262,15 @@ export function truncateInput(v: unknown, depth = 0): unknown {
 }
 
 /**
- * The entries a 422 carries: at most 50, inputs truncated, locs of absurd keys shortened, and
+ * The entries a 422 carries: at most 50, inputs truncated, locs of absurd keys and messages shortened, and
  * the whole detail under 64 KB (inputs are dropped first, then entries).
  */
 export function capEntries(entries: ValidationEntry[]): ValidationEntry[] {
   const L = ECHO_LIMITS;
   let out = entries.slice(0, L.entries).map((e) => {
     const loc = e.loc.map((k) => (typeof k === 'string' ? (truncateInput(k) as string) : k));
-    return 'input' in e ? { ...e, loc, input: truncateInput(e.input) } : { ...e, loc };
+    const msg = e.msg.length > 1000 ? `${e.msg.slice(0, 1000)}…` : e.msg;
+    return 'input' in e ? { ...e, loc, msg, input: truncateInput(e.input) } : { ...e, loc, msg };
   });
   const size = (x: unknown) => Buffer.byteLength(JSON.stringify(x));
   if (size(out) > L.bodyBytes) out = out.map(({ input: _drop, ...rest }) => rest);
