@@ -6,6 +6,8 @@
 //   jsonb cannot store one): 422 `string_pattern_mismatch` at the exact loc;
 // - an integer without its own bounds is a 32-bit signed integer (our integer columns):
 //   out of range is 422 `less_than_equal` / `greater_than_equal`, never a database error.
+// And every validator (routes and makeAjv's) reports all errors at once only for inputs of up
+// to FULL_REPORT_MAX_NODES values; a larger invalid input reports its first error.
 import { Ajv, type ErrorObject, type Options } from 'ajv';
 import addFormats from 'ajv-formats';
 import type { FastifySchemaCompiler } from 'fastify';
@@ -18,12 +20,6 @@ const common: Options = {
   strict: false,
   keywords: ['x-extension', 'example'],
 };
-
-function make(opts: Options): Ajv {
-  const ajv = new BoundedAjv({ ...common, ...opts });
-  (addFormats as unknown as (a: Ajv) => void)(ajv);
-  return ajv;
-}
 
 export const INT32_MAX = 2147483647;
 export const INT32_MIN = -2147483648;
@@ -179,6 +175,12 @@ function rejectingNul(validate: Validate): Validate {
     return false;
   };
   return fn;
+}
+
+function make(opts: Options): Ajv {
+  const ajv = new BoundedAjv({ ...common, ...opts });
+  (addFormats as unknown as (a: Ajv) => void)(ajv);
+  return ajv;
 }
 
 export function makeValidatorCompiler(): FastifySchemaCompiler<any> {
