@@ -4,7 +4,7 @@ import { sql } from 'kysely';
 import Fastify, { type FastifyBaseLogger, type FastifyError, type FastifyInstance } from 'fastify';
 import { HttpError, RequestValidationError, ajvToEntries, capEntries, redactEntries, type ValidationEntry } from './http/errors.js';
 import { MAX_PARAM_LENGTH, edgeServerOptions } from './http/edge.js';
-import { registerBodyIdleTimeout } from './http/body-guard.js';
+import { registerBodyIdleTimeout, registerCloseUnreadBodies } from './http/body-guard.js';
 import { makeValidatorCompiler } from './http/validation.js';
 import { SHARED_SCHEMAS } from './http/schemas.js';
 import { registerAuth } from './http/auth.js';
@@ -47,6 +47,7 @@ export async function buildApp(services: Services, opts: AppOptions): Promise<Fa
   });
   // Beyond it Node closes new connections at once: one client cannot take every descriptor.
   app.server.maxConnections = services.config.httpMaxConnections;
+  registerCloseUnreadBodies(app);
   app.setValidatorCompiler(makeValidatorCompiler());
   registerJsonParser(app);
   for (const s of SHARED_SCHEMAS) app.addSchema(s);
@@ -73,6 +74,10 @@ export async function buildApp(services: Services, opts: AppOptions): Promise<Fa
     return reply.code(500).send({ detail: 'Internal server error' });
   });
   app.setNotFoundHandler((_req, reply) => reply.code(404).send({ detail: 'Not Found' }));
+  // Unknown routes answer before reading any body (a stalled body would otherwise hold them).
+  app.addHook('onRequest', async (req, reply) => {
+    if (req.is404) return reply.code(404).send({ detail: 'Not Found' });
+  });
 
   await registerOpenApi(app);
   // Liveness and readiness in one: answers 200 only when the database answers.

@@ -143,6 +143,22 @@ describe('slow clients are cut (HTTP_* timeouts, MAX_CONCURRENT_UPLOADS)', () =>
     expect((await h.api('GET', '/v1beta/secrets')).json).toEqual([]);
   });
 
+  it('answered before its body was read (no API key, unknown route), a stalled request is disconnected at once', async () => {
+    for (const [p, auth] of [
+      ['/v1beta/secrets', {}],
+      ['/v1beta/secrets', { Authorization: 'Bearer wrong' }],
+      ['/nope', {}],
+    ] as const) {
+      const c = await rawConnect(h.url);
+      await c.write(head('POST', p, { ...auth, 'Content-Type': 'application/json', 'Content-Length': 100_000 }));
+      await c.write('{"name": ');
+      const r = await c.result(8000);
+      expect([r.status, isDetail(r.json)], p).toEqual([p === '/nope' ? 404 : 401, true]);
+      expect(r.closed, p).toBe(true);
+      expect(r.ms, p).toBeLessThan(1500);
+    }
+  });
+
   it('a body the server never reads (413 from Content-Length) does not trip the idle timer later', async () => {
     const c = await rawConnect(h.url);
     await c.write(head('POST', '/v1beta/secrets', { Authorization: `Bearer ${h.key}`, 'Content-Type': 'application/json', 'Content-Length': 11 * 1024 * 1024 }));

@@ -68,3 +68,15 @@ export function registerBodyIdleTimeout(app: FastifyInstance, seconds: number): 
     return out;
   });
 }
+
+/**
+ * A response sent before the request body was read (401 from auth, 404, 413, a refused upload)
+ * closes the connection. Otherwise Node keeps it to drain the rest of the body, and a client
+ * that stalls there holds the socket until the overall request timeout, without any API key.
+ */
+export function registerCloseUnreadBodies(app: FastifyInstance): void {
+  app.addHook('onSend', async (req, reply, payload) => {
+    if (hasBody(req.headers) && !req.raw.complete) reply.header('connection', 'close');
+    return payload;
+  });
+}
