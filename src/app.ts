@@ -2,7 +2,9 @@
 // needs is passed in, so tests build as many isolated apps as they like.
 import { sql } from 'kysely';
 import Fastify, { type FastifyBaseLogger, type FastifyError, type FastifyInstance } from 'fastify';
-import { HttpError, RequestValidationError, ajvToEntries, redactEntries, type ValidationEntry } from './http/errors.js';
+import { HttpError, RequestValidationError, ajvToEntries, capEntries, redactEntries, type ValidationEntry } from './http/errors.js';
+import { MAX_PARAM_LENGTH, edgeServerOptions } from './http/edge.js';
+import { registerBodyIdleTimeout, registerCloseUnreadBodies } from './http/body-guard.js';
 import { makeValidatorCompiler } from './http/validation.js';
 import { SHARED_SCHEMAS } from './http/schemas.js';
 import { registerAuth } from './http/auth.js';
@@ -30,7 +32,8 @@ export interface AppOptions {
 }
 
 function sendValidation(reply: import('fastify').FastifyReply, entries: ValidationEntry[], sensitive: readonly string[]) {
-  return reply.code(422).send({ detail: redactEntries(entries, sensitive) });
+  // Capped first: redaction then walks a small, shallow structure.
+  return reply.code(422).send({ detail: redactEntries(capEntries(entries), sensitive) });
 }
 
 export async function buildApp(services: Services, opts: AppOptions): Promise<FastifyInstance> {
@@ -39,8 +42,12 @@ export async function buildApp(services: Services, opts: AppOptions): Promise<Fa
     bodyLimit: 10 * 1024 * 1024,
     ajv: undefined,
     return503OnClosing: true,
-    routerOptions: { ignoreTrailingSlash: true },
+    routerOptions: { ignoreTrailingSlash: true, maxParamLength: MAX_PARAM_LENGTH },
+    ...edgeServerOptions(services.config),
   });
+  // Beyond it Node closes new connections at once: one client cannot take every descriptor.
+  app.server.maxConnections = services.config.httpMaxConnections;
+  registerCloseUnreadBodies(app);
   app.setValidatorCompiler(makeValidatorCompiler());
   registerJsonParser(app);
   for (const s of SHARED_SCHEMAS) app.addSchema(s);
@@ -72,6 +79,10 @@ export async function buildApp(services: Services, opts: AppOptions): Promise<Fa
     for (const a of app.addresses()) services.egress.addListener(a);
     done();
   });
+  // Unknown routes answer before reading any body (a stalled body would otherwise hold them).
+  app.addHook('onRequest', async (req, reply) => {
+    if (req.is404) return reply.code(404).send({ detail: 'Not Found' });
+  });
 
   await registerOpenApi(app);
   // Liveness and readiness in one: answers 200 only when the database answers.
@@ -89,6 +100,7 @@ export async function buildApp(services: Services, opts: AppOptions): Promise<Fa
   await app.register(
     async (api) => {
       registerAuth(api, services.users);
+      registerBodyIdleTimeout(api, services.config.httpBodyIdleTimeoutS);
       await api.register(secretsRoutes, { services });
       await api.register(filesRoutes, { services });
       await api.register(connectorsRoutes, { services });

@@ -48,6 +48,14 @@ export interface Config {
   /** Egress allow/deny lists: CIDR, IP, host or *.domain, each optionally :port (src/egress/policy.ts). */
   egressAllow: string | null;
   egressDeny: string | null;
+  /** HTTP edge limits (issue 9): slow or hostile clients cannot hold the server. */
+  httpHeadersTimeoutS: number;
+  httpBodyIdleTimeoutS: number;
+  httpRequestTimeoutS: number;
+  httpKeepAliveTimeoutS: number;
+  httpMaxConnections: number;
+  maxConcurrentUploads: number;
+  maxConcurrentUploadsPerUser: number;
 }
 
 type Kind = 'string' | 'int' | 'url';
@@ -94,6 +102,13 @@ export const CONFIG_TABLE: Entry[] = [
   { env: 'EGRESS_PRIVATE', key: 'egressPrivate', kind: 'string', def: 'allow', choices: ['allow', 'deny'], doc: 'Whether connectors and capture browsers may reach private, loopback and other non-public addresses (deny for multi-tenant deployments). Link-local/cloud metadata, this server and its database are always denied.' },
   { env: 'EGRESS_ALLOW', key: 'egressAllow', kind: 'string', def: null, doc: 'Comma-separated destinations always allowed (re-opens EGRESS_DENY and private ranges, never the always-denied set): CIDR, IP, host or *.domain, each optionally :port, e.g. "10.1.0.0/16,intranet.example:443".' },
   { env: 'EGRESS_DENY', key: 'egressDeny', kind: 'string', def: null, doc: 'Comma-separated destinations denied to connectors and capture browsers: CIDR, IP, host or *.domain, each optionally :port, e.g. "10.0.0.0/8,[fd00::]/8:5432,*.corp.example".' },
+  { env: 'HTTP_HEADERS_TIMEOUT_S', key: 'httpHeadersTimeoutS', kind: 'int', def: 15, min: 1, max: 600, doc: 'A client must send its complete request headers within this time, else 408 and the connection is closed (slowloris).' },
+  { env: 'HTTP_BODY_IDLE_TIMEOUT_S', key: 'httpBodyIdleTimeoutS', kind: 'int', def: 20, min: 1, max: 3600, doc: 'A request body (JSON or signed upload) that sends no byte for this long is cut: 408 {"detail"}, connection closed, nothing stored (S3 answers RequestTimeout after ~20 s). A download the client stops reading for this long is disconnected.' },
+  { env: 'HTTP_REQUEST_TIMEOUT_S', key: 'httpRequestTimeoutS', kind: 'int', def: 3600, min: 1, max: 7 * 86400, doc: 'Longest time to receive one whole request (headers and body, e.g. a large upload); the response may take longer (sync runs).' },
+  { env: 'HTTP_KEEP_ALIVE_TIMEOUT_S', key: 'httpKeepAliveTimeoutS', kind: 'int', def: 65, min: 1, max: 3600, doc: 'An idle keep-alive connection is closed after this long (above the 60 s idle timeout of common proxies).' },
+  { env: 'HTTP_MAX_CONNECTIONS', key: 'httpMaxConnections', kind: 'int', def: 2048, min: 1, max: 1_000_000, doc: 'Open client connections per process; beyond it new connections are closed at once.' },
+  { env: 'MAX_CONCURRENT_UPLOADS', key: 'maxConcurrentUploads', kind: 'int', def: 64, min: 1, max: 100_000, doc: 'Signed-URL uploads streaming at once per process; beyond it a PUT answers 503 {"detail"} with Retry-After.' },
+  { env: 'MAX_CONCURRENT_UPLOADS_PER_USER', key: 'maxConcurrentUploadsPerUser', kind: 'int', def: 8, min: 1, max: 100_000, doc: 'Uploads one user may stream at once; beyond it a PUT answers 429 {"detail"} with Retry-After (one user cannot take every upload slot).' },
 ];
 
 export class ConfigError extends Error {}

@@ -97,7 +97,7 @@ describe.each(await backends())('capture sessions API (%s)', (backend) => {
       [{ extra: 1 }, ['body', 'extra']],
       [{ start_url: 'file:///etc/passwd' }, ['body', 'start_url']],
       [{ cookies: [{ value: 'x' }] }, ['body', 'cookies', 0, 'name']],
-      [{ cookies: [{ name: 'a', value: 'b' }] }, ['body', 'cookies', 0, 'domain']],
+      [{ cookies: [{ name: 'a', value: 'b', domain: 5 }] }, ['body', 'cookies', 0, 'domain']],
       [[1], ['body']],
     ];
     for (const [body, loc] of cases) {

@@ -28,7 +28,7 @@ describe('cursors', () => {
     const p = toPage(rows, 2, 'v', 'desc', (r) => r.v, (r) => r.id);
     expect(p.data).toEqual(['a', 'b']);
     expect(p.has_more).toBe(true);
-    expect(decodeCursor(p.next_cursor!, 'v', 'desc')).toMatchObject({ value: 2, id: 'b' });
+    expect(decodeCursor(p.next_cursor!, 'v', 'desc', 'integer')).toMatchObject({ value: 2, id: 'b' });
     const last = toPage(rows.slice(2), 2, 'v', 'desc', (r) => r.v, (r) => r.id);
     expect(last).toEqual({ data: ['c'], has_more: false, next_cursor: null });
   });

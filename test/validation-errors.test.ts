@@ -89,3 +89,62 @@ describe('422 mapping', () => {
     expect(r[1].input).toEqual({ other: 1 });
   });
 });
+
+describe('422 echo limits and request-wide rules (issue 9)', () => {
+  it('truncates echoed input: strings 200 chars, depth 3, 10 items, 20 keys', async () => {
+    const { truncateInput } = await import('../src/http/errors.js');
+    expect(truncateInput('x'.repeat(500))).toBe(`${'x'.repeat(200)}…`);
+    expect(truncateInput({ a: { b: { c: { d: 1 } } } })).toEqual({ a: { b: { c: '{…} (1 keys)' } } });
+    expect(truncateInput(Array.from({ length: 12 }, (_, i) => i))).toEqual([0, 1, 2, 3, 4, 5, 6, 7, 8, 9, '… (2 more items)']);
+    const wide = truncateInput(Object.fromEntries(Array.from({ length: 25 }, (_, i) => [`k${i}`, i]))) as Record<string, unknown>;
+    expect(Object.keys(wide)).toHaveLength(21);
+    expect(wide['…']).toBe('5 more keys');
+  });
+
+  it('property: any input echoes as small, shallow JSON', async () => {
+    const fc = (await import('fast-check')).default;
+    const { truncateInput } = await import('../src/http/errors.js');
+    const depthOf = (v: unknown): number => (v && typeof v === 'object' ? 1 + Math.max(0, ...Object.values(v).map(depthOf)) : 0);
+    fc.assert(
+      fc.property(fc.jsonValue({ maxDepth: 8 }), (v) => {
+        const t = truncateInput(v);
+        expect(depthOf(t)).toBeLessThanOrEqual(3);
+        expect(JSON.stringify(t).length).toBeLessThan(60_000);
+      }),
+      { numRuns: 300 },
+    );
+  });
+
+  it('caps a 422 at 50 entries and 64 KB', async () => {
+    const { capEntries } = await import('../src/http/errors.js');
+    const many = Array.from({ length: 500 }, (_, i) => ({ loc: ['body', `f${i}`], msg: 'm', type: 't', input: 'y'.repeat(5000) }));
+    const capped = capEntries(many);
+    expect(capped.length).toBeLessThanOrEqual(50);
+    expect(JSON.stringify(capped).length).toBeLessThanOrEqual(64 * 1024);
+  });
+
+  it('finds NUL in strings and keys at any depth, iteratively', async () => {
+    const { findNulBytes } = await import('../src/http/validation.js');
+    expect(findNulBytes({ a: ['ok', 'b\u0000'], 'k\u0000': 1, 'x/y': { z: '\u0000' } })).toEqual(['/a/1', '/k\u0000', '/x~1y/z']);
+    let deep: unknown = 'end\u0000';
+    for (let i = 0; i < 100_000; i++) deep = [deep];
+    expect(findNulBytes(deep)).toHaveLength(1);
+  });
+
+  it('gives unbounded integers the int32 range; explicit bounds stay', () => {
+    const e = errorsFor(Type.Object({ v: Type.Integer(), l: Type.Integer({ maximum: 5 }) }), 'querystring', { v: '2147483648', l: '6' });
+    expect(e).toEqual(
+      expect.arrayContaining([
+        expect.objectContaining({ loc: ['query', 'v'], type: 'less_than_equal', ctx: { le: 2147483647 } }),
+        expect.objectContaining({ loc: ['query', 'l'], type: 'less_than_equal', ctx: { le: 5 } }),
+      ]),
+    );
+  });
+
+  it('rejects JSON nested deeper than 128 levels, counting only brackets outside strings', async () => {
+    const { depthExceeded } = await import('../src/http/json-body.js');
+    expect(depthExceeded('['.repeat(128) + ']'.repeat(128), 128)).toBe(-1);
+    expect(depthExceeded('['.repeat(129) + ']'.repeat(129), 128)).toBe(128);
+    expect(depthExceeded(`{"a": "${'['.repeat(500)}\\""}`, 128)).toBe(-1);
+  });
+});

@@ -1,6 +1,6 @@
 // The running part of one capture session: its leased browser context, recorder and live view,
 // wired together. The service owns the rules and the database; this owns the browser side.
-import type { Page } from 'playwright-core';
+import type { BrowserContext, Page, Route } from 'playwright-core';
 import type { BrowserPool, Slot } from './pool.js';
 import { LiveView } from './live-view.js';
 import { SessionRecorder } from './recording/recorder.js';
@@ -73,17 +73,14 @@ export class CaptureRuntime {
       runtime.onActivity = o.onActivity;
       slot.onAction = (page, json) => recorder.pageAction(page, json);
       slot.onCrash = o.onCrash;
-      if (o.cookies.length) {
-        await slot.context.addCookies(
-          o.cookies.map((c) => ({
-            name: c.name,
-            value: c.value,
-            ...(c.domain ? { domain: c.domain, path: c.path ?? '/' } : { url: o.startUrl! }),
-            ...(c.secure != null ? { secure: c.secure } : {}),
-            ...(c.http_only != null ? { httpOnly: c.http_only } : {}),
-          })),
-        );
+      // A cookie without a domain belongs to start_url's host, or (no start_url) to the host of
+      // the first page the session navigates to: see setOnFirstNavigation.
+      const now = o.cookies.filter((c) => c.domain || o.startUrl);
+      const later = o.cookies.filter((c) => !c.domain && !o.startUrl);
+      if (now.length) {
+        await slot.context.addCookies(now.map((c) => toPlaywrightCookie(c, c.domain ? { domain: c.domain, path: c.path ?? '/' } : { url: o.startUrl! })));
       }
+      if (later.length) await setOnFirstNavigation(slot.context, later);
       recorder.watchContext(slot.context);
       await recorder.attachPage(slot.page, null, slot.cdp);
       slot.context.on('page', (p: Page) => void runtime.adoptPage(p));
@@ -157,4 +154,36 @@ export class CaptureRuntime {
     await this.recorder.discard();
     this.releaseInBackground();
   }
+}
+
+function toPlaywrightCookie(c: CookieInput, where: { domain: string; path: string } | { url: string }) {
+  return {
+    name: c.name,
+    value: c.value,
+    ...where,
+    ...(c.secure != null ? { secure: c.secure } : {}),
+    ...(c.http_only != null ? { httpOnly: c.http_only } : {}),
+  };
+}
+
+/**
+ * SPEC makes SessionCookie.domain optional. A cookie given without a domain and without a
+ * start_url is host-only for the first site the session navigates to (as a Set-Cookie without
+ * Domain would be): the first http(s) navigation request is held until the cookies are set
+ * for its host, so that very request already carries them. Then the interception is removed.
+ * `fallback()` leaves any other route handler (e.g. an egress policy) in charge of the request.
+ */
+async function setOnFirstNavigation(context: BrowserContext, cookies: CookieInput[]): Promise<void> {
+  let done = false;
+  const handler = async (route: Route) => {
+    const req = route.request();
+    if (!done && req.isNavigationRequest() && /^https?:/.test(req.url())) {
+      done = true;
+      const host = new URL(req.url()).hostname;
+      await context.addCookies(cookies.map((c) => toPlaywrightCookie(c, { domain: host, path: c.path ?? '/' }))).catch(() => {});
+      void context.unroute('**/*', handler).catch(() => {});
+    }
+    await route.fallback().catch(() => {});
+  };
+  await context.route('**/*', handler);
 }

@@ -161,6 +161,9 @@ function mapAjvError(e: ErrorObject, part: string, data: unknown): ValidationEnt
     }
     case 'const':
       return { loc: base, input, type: 'literal_error', msg: `Input should be ${pyRepr(p.allowedValue)}`, ctx: { expected: pyRepr(p.allowedValue) } };
+    case 'nulByte':
+      // Our own rule (validation.ts): reported as pydantic reports a `constr(pattern=...)` miss.
+      return { loc: base, input, type: 'string_pattern_mismatch', msg: `String should match pattern '${p.pattern}'`, ctx: { pattern: p.pattern } };
     case 'pattern':
       return { loc: base, input, type: 'string_pattern_mismatch', msg: `String should match pattern '${p.pattern}'`, ctx: { pattern: p.pattern } };
     case 'format': {
@@ -230,4 +233,47 @@ export function redactEntries(entries: ValidationEntry[], sensitive: readonly st
     }
     return { ...e, input: scrub(e.input) };
   });
+}
+
+/** Limits of a 422 body: a hostile request must not get a huge or unserializable answer. */
+export const ECHO_LIMITS = { stringChars: 200, depth: 3, items: 10, keys: 20, entries: 50, bodyBytes: 64 * 1024 } as const;
+
+/**
+ * `input` as echoed in a 422: strings cut to 200 characters, containers summarised below depth
+ * 3 and after 10 items / 20 keys. A 10,000-deep or 9 MB input thus echoes as a few hundred bytes.
+ */
+export function truncateInput(v: unknown, depth = 0): unknown {
+  const L = ECHO_LIMITS;
+  if (typeof v === 'string') return v.length > L.stringChars ? `${v.slice(0, L.stringChars)}…` : v;
+  if (Array.isArray(v)) {
+    if (depth >= L.depth) return `[…] (${v.length} items)`;
+    const head = v.slice(0, L.items).map((x) => truncateInput(x, depth + 1));
+    return v.length > L.items ? [...head, `… (${v.length - L.items} more items)`] : head;
+  }
+  if (v && typeof v === 'object') {
+    const keys = Object.keys(v);
+    if (depth >= L.depth) return `{…} (${keys.length} keys)`;
+    const out: Record<string, unknown> = {};
+    for (const k of keys.slice(0, L.keys)) out[truncateInput(k, L.depth) as string] = truncateInput((v as Record<string, unknown>)[k], depth + 1);
+    if (keys.length > L.keys) out['…'] = `${keys.length - L.keys} more keys`;
+    return out;
+  }
+  return v;
+}
+
+/**
+ * The entries a 422 carries: at most 50, inputs truncated, locs of absurd keys and messages shortened, and
+ * the whole detail under 64 KB (inputs are dropped first, then entries).
+ */
+export function capEntries(entries: ValidationEntry[]): ValidationEntry[] {
+  const L = ECHO_LIMITS;
+  let out = entries.slice(0, L.entries).map((e) => {
+    const loc = e.loc.map((k) => (typeof k === 'string' ? (truncateInput(k) as string) : k));
+    const msg = e.msg.length > 1000 ? `${e.msg.slice(0, 1000)}…` : e.msg;
+    return 'input' in e ? { ...e, loc, msg, input: truncateInput(e.input) } : { ...e, loc, msg };
+  });
+  const size = (x: unknown) => Buffer.byteLength(JSON.stringify(x));
+  if (size(out) > L.bodyBytes) out = out.map(({ input: _drop, ...rest }) => rest);
+  while (out.length > 1 && size(out) > L.bodyBytes) out = out.slice(0, Math.ceil(out.length / 2));
+  return out;
 }

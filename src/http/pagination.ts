@@ -20,8 +20,12 @@ export function encodeCursor(c: Cursor): string {
   return Buffer.from(JSON.stringify([c.sort, c.order, c.value, c.id])).toString('base64url');
 }
 
-/** Decodes a cursor made for the same sort and order; anything else is a 422 at ["query","cursor"]. */
-export function decodeCursor(raw: string | undefined, sort: string, order: 'asc' | 'desc'): Cursor | null {
+/**
+ * Decodes a cursor made for the same sort and order; anything else is a 422 at ["query","cursor"].
+ * A cursor is client input: its value must have the sort column's kind (a string for text
+ * columns, a safe integer for `size_bytes`) and no NUL byte, or the database would fail on it.
+ */
+export function decodeCursor(raw: string | undefined, sort: string, order: 'asc' | 'desc', valueKind: 'string' | 'integer' = 'string'): Cursor | null {
   if (raw === undefined) return null;
   const bad = (why: string) => validationError(['query', 'cursor'], `Invalid cursor: ${why}`, 'value_error', { input: raw });
   let parsed: unknown;
@@ -40,7 +44,9 @@ export function decodeCursor(raw: string | undefined, sort: string, order: 'asc'
   ) {
     throw bad('not a cursor returned by this endpoint');
   }
-  if (parsed[0] !== sort || parsed[1] !== order) throw bad(`it was issued for sort=${parsed[0]}&order=${parsed[1]}`);
+  if (parsed[0] !== sort || parsed[1] !== order) throw bad(`it was issued for sort=${String(parsed[0]).slice(0, 40)}&order=${parsed[1]}`);
+  const kindOk = valueKind === 'integer' ? Number.isSafeInteger(parsed[2]) : typeof parsed[2] === 'string';
+  if (!kindOk || String(parsed[2]).includes('\0') || parsed[3].includes('\0')) throw bad('not a cursor returned by this endpoint');
   return { sort, order, value: parsed[2], id: parsed[3] };
 }
 

@@ -2,9 +2,10 @@
 // is the authorization. Every refusal is a {"detail"} 4xx and leaves nothing stored.
 import { PassThrough } from 'node:stream';
 import type { IncomingMessage } from 'node:http';
-import type { FastifyPluginAsync, FastifyReply } from 'fastify';
+import type { FastifyPluginAsync, FastifyReply, FastifyRequest } from 'fastify';
 import type { Services } from '../../services.js';
 import { HttpError } from '../../http/errors.js';
+import { bodyIdleError, watchIdle } from '../../http/body-guard.js';
 import { LocalBlobStore, UploadSizeError } from './local.js';
 import { BadKeyError } from './keys.js';
 import { STORAGE_PREFIX, SignedUrlError } from './signing.js';
@@ -31,10 +32,12 @@ export function contentDisposition(filename: string): string {
 /**
  * Feeds the request into a PassThrough the store may destroy on a size error without
  * destroying the socket, so the client still reads our 413/400. A client that disconnects
- * early ends the upload with an error (never a short, "complete" file).
+ * early ends the upload with an error (never a short, "complete" file); one that goes silent
+ * for `idleS` seconds gets a 408 the same way (its temp file is removed by the store).
  */
-function detachBody(raw: IncomingMessage): PassThrough {
+function detachBody(raw: IncomingMessage, idleS: number): PassThrough {
   const body = new PassThrough();
+  watchIdle(raw, idleS * 1000, () => body.destroy(bodyIdleError(idleS)));
   const gone = (why: string) => body.destroy(new ClientGoneError(why));
   // The client may have vanished while we checked the file row: then no event is coming.
   if (raw.destroyed && !raw.readableEnded) {
@@ -63,6 +66,10 @@ export const blobRoutes: FastifyPluginAsync<{ services: Services }> = async (app
   app.addContentTypeParser('*', (_req, payload, done) => done(null, payload));
 
   const keyOf = (params: unknown) => (params as Record<string, string>)['*'] ?? '';
+  const { maxConcurrentUploads, maxConcurrentUploadsPerUser, httpBodyIdleTimeoutS } = services.config;
+  /** Uploads streaming now (each holds a socket and a temp file descriptor), in all and per user. */
+  let uploading = 0;
+  const perUser = new Map<string, number>();
 
   app.put(route, { schema: { hide: true } as object }, async (req, reply: FastifyReply) => {
     const key = keyOf(req.params);
@@ -82,13 +89,35 @@ export const blobRoutes: FastifyPluginAsync<{ services: Services }> = async (app
       if (n > grant.size) throw new HttpError(413, `Content-Length ${declared} is larger than the signed size of ${grant.size} bytes`);
       if (n !== grant.size) throw new HttpError(400, `Content-Length must be exactly ${grant.size} as signed (got ${declared})`);
     }
-    // A signed PUT only fills a pending file: once completed or deleted the URL is dead, so
-    // the bytes behind a recorded crc32c never change and deleted files don't come back.
-    if (!(await services.files.acceptsUpload(key))) {
-      throw new HttpError(409, 'This upload is closed: the file was already completed or deleted');
+    // Before any I/O: at the cap the body is not read and the connection is closed after the 503.
+    const owner = services.files.uploadOwner(key) ?? key;
+    const mine = perUser.get(owner) ?? 0;
+    if (mine >= maxConcurrentUploadsPerUser) {
+      throw new HttpError(429, `Too many uploads of yours in progress (${maxConcurrentUploadsPerUser}); finish one first`, { 'retry-after': '5', connection: 'close' });
     }
+    if (uploading >= maxConcurrentUploads) {
+      throw new HttpError(503, `Too many uploads in progress on this server (${maxConcurrentUploads}); retry shortly`, { 'retry-after': '5', connection: 'close' });
+    }
+    uploading++;
+    perUser.set(owner, mine + 1);
+    try {
+      // A signed PUT only fills a pending file: once completed or deleted the URL is dead, so
+      // the bytes behind a recorded crc32c never change and deleted files don't come back.
+      if (!(await services.files.acceptsUpload(key))) {
+        throw new HttpError(409, 'This upload is closed: the file was already completed or deleted');
+      }
+      return await receive(req, reply, key, grant);
+    } finally {
+      uploading--;
+      const left = (perUser.get(owner) ?? 1) - 1;
+      if (left > 0) perUser.set(owner, left);
+      else perUser.delete(owner);
+    }
+  });
+
+  async function receive(req: FastifyRequest, reply: FastifyReply, key: string, grant: { contentType: string; size: number }) {
     const raw = req.raw;
-    const body = req.body === undefined ? emptyBody() : detachBody(raw);
+    const body = req.body === undefined ? emptyBody() : detachBody(raw, httpBodyIdleTimeoutS);
     try {
       const info = await store.put(key, body, { contentType: grant.contentType, size: grant.size });
       return reply.code(200).send({ size_bytes: info.size, crc32c: info.crc32c });
@@ -100,7 +129,7 @@ export const blobRoutes: FastifyPluginAsync<{ services: Services }> = async (app
       reply.header('connection', 'close');
       refuse(e);
     }
-  });
+  }
 
   app.get(route, { schema: { hide: true } as object }, async (req, reply) => {
     const key = keyOf(req.params);
@@ -113,6 +142,12 @@ export const blobRoutes: FastifyPluginAsync<{ services: Services }> = async (app
     const info = await store.head(key);
     const stream = info && (await store.get(key));
     if (!info || !stream) throw new HttpError(404, 'Object not found');
+    // A client that stops reading would hold the socket and the file open for ever (the
+    // server has no socket idle timeout: sync runs may be silent for long). Once the socket
+    // has not moved for the body idle timeout, it is closed; after the response, no timeout.
+    const socket = req.raw.socket;
+    socket.setTimeout(httpBodyIdleTimeoutS * 1000, () => socket.destroy());
+    reply.raw.once('close', () => socket.setTimeout(0));
     return reply
       .headers({
         'content-type': grant.contentType,

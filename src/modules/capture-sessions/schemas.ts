@@ -29,7 +29,13 @@ export const SessionCookie = Type.Object(
   {
     name: Type.String({ minLength: 1, maxLength: 4096 }),
     value: Type.String({ maxLength: 16384 }),
-    domain: Type.Optional(nullable({ type: 'string', maxLength: 253 })),
+    domain: Type.Optional(
+      nullable({
+        type: 'string',
+        maxLength: 253,
+        description: "Optional. Without it the cookie is host-only for start_url's host, or (no start_url) for the first site the session navigates to.",
+      }),
+    ),
     path: Type.Optional(nullable({ type: 'string', maxLength: 2048 })),
     secure: Type.Optional(nullable({ type: 'boolean' })),
     http_only: Type.Optional(nullable({ type: 'boolean' })),

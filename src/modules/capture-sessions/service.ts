@@ -110,9 +110,8 @@ export class CaptureSessionsService {
     if (input.use_proxy && !c.captureProxyUrl) {
       throw validationError(['body', 'use_proxy'], 'Value error, no proxy is configured on this server (CAPTURE_PROXY_URL)', 'value_error', { input: true });
     }
-    cookies.forEach((k, i) => {
-      if (!k.domain && !startUrl) throw validationError(['body', 'cookies', i, 'domain'], 'Value error, a cookie needs a domain unless start_url is given', 'value_error', { input: k.domain ?? null });
-    });
+    // SessionCookie.domain is optional (SPEC): without one the cookie is host-only for start_url's
+    // host, or for the first site the session navigates to (CaptureRuntime).
     if (startUrl) {
       // The session's proxy would refuse it anyway; a clear 422 beats a browser error page.
       await checkNavigation(this.deps.egress, startUrl, !!input.use_proxy).catch((e) => {

@@ -2,6 +2,7 @@
 // and our publish extension (DESIGN §4).
 import { Type, type Static } from '@sinclair/typebox';
 import { CursorQuery, DateTime, LimitQuery } from '../../http/schemas.js';
+import { INT32_MAX } from '../../http/validation.js';
 
 const FreeObject = (description: string) => Type.Object({}, { additionalProperties: true, description });
 
@@ -88,7 +89,7 @@ export interface ListConnectorsParams {
   domain?: string;
 }
 
-export const DefinitionQuery = Type.Object({ version: Type.Optional(Type.Integer({ minimum: 1, description: 'Default: the current version.' })) });
+export const DefinitionQuery = Type.Object({ version: Type.Optional(Type.Integer({ minimum: 1, maximum: INT32_MAX, description: 'Default: the current version.' })) });
 
 export const DefinitionResponse = Type.Object(
   { connector_id: Type.String(), version: Type.Integer(), definition: FreeObject('The connector-definition/v1 document.') },

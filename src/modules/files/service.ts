@@ -9,7 +9,7 @@ import type { Config } from '../../config.js';
 import type { Database, FilesTable } from '../../adapters/db/schema.js';
 import { prepared } from '../../adapters/db/prepared.js';
 import type { BlobStore } from '../../adapters/blob/port.js';
-import { HttpError, notFound, validationError } from '../../http/errors.js';
+import { HttpError, notFound } from '../../http/errors.js';
 import { afterCursor, decodeCursor, toPage, type Page } from '../../http/pagination.js';
 import { isUuid, newId, nowIso } from '../../lib/ids.js';
 import type { CompleteView, FileView, InitiateBody, ListFilesParams } from './schemas.js';
@@ -131,10 +131,7 @@ export class FilesService {
   }
 
   async list(userId: string, p: ListFilesParams): Promise<Page<FileView>> {
-    const cursor = decodeCursor(p.cursor, p.sort, p.order);
-    if (cursor && typeof cursor.value !== (p.sort === 'size_bytes' ? 'number' : 'string')) {
-      throw validationError(['query', 'cursor'], 'Invalid cursor: not a cursor returned by this endpoint', 'value_error', { input: p.cursor });
-    }
+    const cursor = decodeCursor(p.cursor, p.sort, p.order, p.sort === 'size_bytes' ? 'integer' : 'string');
     let q = this.db.selectFrom('files').selectAll().where('user_id', '=', userId).where('status', '=', 'available');
     if (p.run_id !== undefined) q = q.where('run_id', '=', p.run_id);
     if (p.connector_id !== undefined) q = q.where('connector_id', '=', p.connector_id);
@@ -165,6 +162,11 @@ export class FilesService {
   }
 
   /** True when a signed PUT to `key` may store bytes: the key belongs to a file still pending. */
+  /** The user a signed upload key belongs to (for per-user upload limits), or null. */
+  uploadOwner(key: string): string | null {
+    return FILE_KEY.exec(key)?.[1] ?? null;
+  }
+
   async acceptsUpload(key: string): Promise<boolean> {
     const m = FILE_KEY.exec(key);
     if (!m) return false;

@@ -1,6 +1,7 @@
 // TypeBox schemas of /v1beta/runs (SPEC §2 Run, RunError, RunLogs, §4 Runs, proxy settings).
 import { Type, type Static } from '@sinclair/typebox';
 import { CursorQuery, DateTime, LimitQuery } from '../../http/schemas.js';
+import { INT32_MAX } from '../../http/validation.js';
 
 export const COUNTRIES = ['at', 'be', 'ca', 'ch', 'de', 'dk', 'es', 'fi', 'fr', 'gb', 'ie', 'it', 'lu', 'mx', 'nl', 'no', 'pt', 'se', 'us'] as const;
 export const RUN_STATUSES = ['pending', 'running', 'success', 'connector_error', 'timed_out', 'result_too_large', 'internal_error'] as const;
@@ -93,7 +94,7 @@ export const ListRunsQuery = Type.Object({
   connector_id: Type.String({ maxLength: 200 }),
   limit: Type.Optional(LimitQuery),
   cursor: Type.Optional(CursorQuery),
-  version: Type.Optional(Type.Integer({ minimum: 1, description: 'Default: the newest version.' })),
+  version: Type.Optional(Type.Integer({ minimum: 1, maximum: INT32_MAX, description: 'Default: the newest version.' })),
 });
 export interface ListRunsParams {
   connector_id: string;

@@ -127,7 +127,10 @@ export class SecretsService {
     const meta = await this.get(userId, secretId);
     if (!meta) return null;
     const value = await this.deps.vault.get({ ownerId: userId, secretId });
-    if (!value) throw new Error(`vault entry of secret ${secretId} is missing`);
+    // A row without a vault entry is a secret being deleted right now: delete() removes the
+    // entry before its transaction commits, so a reader can still see the row (PostgreSQL
+    // shows it until the commit). To the caller it is gone: not found, never a 500.
+    if (!value) return null;
     return { meta, value };
   }
 
@@ -140,7 +143,8 @@ export class SecretsService {
     }
     if (!meta.has_totp) throw new HttpError(409, 'Secret has no TOTP seed configured');
     const r = await this.resolve(userId, secretId);
-    if (!r || r.value.type !== 'login' || !r.value.totp_secret) throw new HttpError(409, 'Secret has no TOTP seed configured');
+    if (!r) throw notFound('Secret'); // deleted meanwhile
+    if (r.value.type !== 'login' || !r.value.totp_secret) throw new HttpError(409, 'Secret has no TOTP seed configured');
     return totpCode(r.value.totp_secret, atMs);
   }
 
