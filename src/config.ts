@@ -24,6 +24,11 @@ export interface Config {
   runLogMaxBytes: number;
   /** V8 heap limit of a sandbox worker. */
   sandboxMemoryMb: number;
+  /** Memory limit of a script connector's QuickJS runtime. */
+  scriptMemoryMb: number;
+  /** Account sandbox workers run as when the server runs as root (name or number). */
+  sandboxUid: string;
+  sandboxGid: string;
   /** "type:country=url,…" upstream proxies for runs; "auto=url" when proxy_settings is unset. */
   proxyUrls: string | null;
   /** Remote Chromium (CDP) instead of the local binary. */
@@ -64,6 +69,9 @@ export const CONFIG_TABLE: Entry[] = [
   { env: 'RUN_MAX_RESULT_BYTES', key: 'runMaxResultBytes', kind: 'int', def: 100 * 1024 * 1024, min: 1_000_000, doc: 'Largest run result (UTF-8 JSON bytes); above it a run ends result_too_large.' },
   { env: 'RUN_LOG_MAX_BYTES', key: 'runLogMaxBytes', kind: 'int', def: 1_000_000, min: 1000, doc: "Cap of one run's stored logs (later lines are dropped with a marker)." },
   { env: 'SANDBOX_MEMORY_MB', key: 'sandboxMemoryMb', kind: 'int', def: 1024, min: 64, doc: 'V8 heap limit of each sandboxed worker process; exceeding it ends the run connector_error/crash.' },
+  { env: 'SCRIPT_MEMORY_MB', key: 'scriptMemoryMb', kind: 'int', def: 256, min: 8, max: 2048, doc: "Memory limit of a script connector's QuickJS (WebAssembly) runtime; exceeding it ends the run connector_error/crash." },
+  { env: 'SANDBOX_UID', key: 'sandboxUid', kind: 'string', def: 'nobody', doc: 'User (name or uid) the sandbox worker processes run as when the server runs as root; ignored otherwise.' },
+  { env: 'SANDBOX_GID', key: 'sandboxGid', kind: 'string', def: 'nogroup', doc: 'Group (name or gid) of the sandbox worker processes when the server runs as root; ignored otherwise.' },
   { env: 'PROXY_URLS', key: 'proxyUrls', kind: 'string', def: null, doc: 'Upstream proxies for runs: "isp:us=http://h:p,residential:de=http://h:p,residential:*=…,auto=…". auto is used when a run has no proxy_settings; unset auto = direct.' },
   { env: 'BROWSER_CDP_URL', key: 'browserCdpUrl', kind: 'url', def: null, doc: 'Remote Chromium over CDP (ws:// or http://) instead of launching /usr/bin/chromium.' },
   { env: 'CAPTURE_MAX_SESSIONS', key: 'captureMaxSessions', kind: 'int', def: 4, min: 1, max: 1000, doc: 'Capture sessions live at once in this process; beyond it POST /v1beta/capture_sessions answers 429.' },

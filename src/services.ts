@@ -22,6 +22,7 @@ import { createRuntime, type Runtime } from './runtime/index.js';
 import { SynthesisService } from './modules/connectors/synthesis.js';
 import { RecordingLoader } from './modules/connectors/recordings.js';
 import { SandboxReplay } from './modules/connectors/replay.js';
+import { ensurePrivateDataDir } from './adapters/data-dir.js';
 
 export interface Services {
   config: Config;
@@ -48,6 +49,7 @@ export interface ServiceOptions {
 }
 
 export async function createServices(config: Config, opts: ServiceOptions = {}): Promise<Services> {
+  ensurePrivateDataDir(config.dataDir);
   const handle = await connect<Database>({
     url: config.databaseUrl,
     sqlitePath: path.join(config.dataDir, 'connector.db'),

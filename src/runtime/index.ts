@@ -11,6 +11,7 @@ import { EmbeddedDispatcher, type RunQueue } from './dispatcher.js';
 import { RunExecutor } from './executor.js';
 import { WorkerPool } from './pool.js';
 import { sandboxBundle } from './bundle.js';
+import { resolveSandboxUser } from './sandbox-user.js';
 import { ProxyMap } from './proxies.js';
 import { VersionCache } from './version-cache.js';
 
@@ -31,7 +32,13 @@ export function createRuntime(
 ): Runtime {
   const proxies = new ProxyMap(config.proxyUrls);
   const versions = new VersionCache(deps.connectors);
-  const pool = new WorkerPool({ size: config.runConcurrency, memoryMb: config.sandboxMemoryMb, maxResultBytes: config.runMaxResultBytes });
+  const pool = new WorkerPool({
+    size: config.runConcurrency,
+    memoryMb: config.sandboxMemoryMb,
+    maxResultBytes: config.runMaxResultBytes,
+    scriptMemoryMb: config.scriptMemoryMb,
+    user: resolveSandboxUser(config),
+  });
   const browser = new BrowserHost({ cdpUrl: config.browserCdpUrl });
   const executor = new RunExecutor({
     db: deps.db,

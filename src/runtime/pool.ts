@@ -1,11 +1,17 @@
 // A pool of warm sandboxed worker processes (Node permission model: read access to the worker
-// bundle only, no child processes, no worker threads, an empty environment, a heap limit).
-// One job per worker at a time; secrets travel only over the IPC channel. A worker is killed
-// on timeout, replaced when it dies, and recycled after a script run (user code may leave state).
+// bundle and the QuickJS wasm only, no child processes, no worker threads, an empty environment, a
+// heap limit; an unprivileged uid/gid when the server runs as root). One job per worker at a time;
+// secrets travel only over the IPC channel. Every message from a worker is checked
+// (worker-messages.ts) and every RPC it asks for must be one its run's engine needs, with valid
+// parameters (rpc-policy.ts); anything else kills the worker and fails the run. A worker is killed
+// on timeout and replaced when it dies.
 import { spawn, type ChildProcess } from 'node:child_process';
 import type { Job } from './engines/context.js';
 import type { RunErrorView } from './engines/failure.js';
 import { sandboxBundle } from './bundle.js';
+import { allowedRpcs, refuseRpc } from './rpc-policy.js';
+import type { SandboxUser } from './sandbox-user.js';
+import { parseWorkerMessage } from './worker-messages.js';
 
 export type Outcome =
   | { kind: 'ok'; json: string; size: number }
@@ -35,7 +41,15 @@ export class WorkerPool {
   private closed = false;
   private starting: Promise<void> | null = null;
 
-  constructor(private readonly opts: { size: number; memoryMb: number; maxResultBytes: number }) {}
+  /** Test-only: a worker entry file to start instead of the sandbox bundle (a forged worker). */
+  private entryOverride: string | null = null;
+
+  constructor(private readonly opts: { size: number; memoryMb: number; maxResultBytes: number; scriptMemoryMb: number; user: SandboxUser | null }) {}
+
+  /** Tests only: workers started from now on run `file` (readable by the sandbox user) instead. */
+  useEntryForTests(file: string): void {
+    this.entryOverride = file;
+  }
 
   async start(): Promise<void> {
     await prepareSandbox();
@@ -56,16 +70,25 @@ export class WorkerPool {
   }
 
   private spawn(): Worker {
-    const bundle = sandboxBundleSync!;
+    const b = sandboxBundleSync!;
+    const entry = this.entryOverride ?? b.file;
     const proc = spawn(
       process.execPath,
-      ['--experimental-permission', `--allow-fs-read=${bundle}`, '--disable-warning=ExperimentalWarning', `--max-old-space-size=${this.opts.memoryMb}`, bundle],
-      { stdio: ['ignore', 'ignore', 'pipe', 'ipc'], env: {}, serialization: 'advanced' },
+      [
+        '--experimental-permission',
+        `--allow-fs-read=${entry},${b.wasm}`,
+        '--disable-warning=ExperimentalWarning',
+        `--max-old-space-size=${this.opts.memoryMb}`,
+        // A larger native stack so QuickJS's own stack limit (sandbox/quickjs.ts) trips first.
+        '--stack-size=3900',
+        entry,
+      ],
+      { stdio: ['ignore', 'ignore', 'pipe', 'ipc'], env: {}, serialization: 'advanced', cwd: b.dir, ...(this.opts.user ?? {}) },
     );
     const w: Worker = { proc, busy: true, stderr: '', exited: false, runId: null, ready: Promise.resolve() };
     w.ready = new Promise<void>((resolve, reject) => {
-      const onMsg = (m: { t: string }) => {
-        if (m.t === 'ready') {
+      const onMsg = (m: unknown) => {
+        if ((m as { t?: unknown } | null)?.t === 'ready') {
           proc.off('message', onMsg);
           resolve();
         }
@@ -124,7 +147,8 @@ export class WorkerPool {
     }
     w.runId = job.runId;
     w.stderr = '';
-    const recycle = job.definition.engine === 'script';
+    const allowed = allowedRpcs(job.definition);
+    let stoppedItself = false;
     const outcome = await new Promise<Outcome>((resolve) => {
       let done = false;
       const finish = (o: Outcome) => {
@@ -141,36 +165,62 @@ export class WorkerPool {
       }, timeoutMs);
       const onExit = (code: number | null, signal: string | null) =>
         finish({ kind: 'crash', detail: `the sandbox process died (${signal ?? `exit code ${code}`})${w.stderr ? `: ${w.stderr.trim().split('\n').slice(-3).join(' | ')}` : ''}` });
-      const onMsg = (m: any) => {
+      // A worker that breaks the protocol is stopped: its run fails connector_error/crash.
+      const refuse = (why: string) => {
+        finish({ kind: 'crash', detail: `the sandbox was stopped: ${why}` });
+        this.kill(w);
+      };
+      const onMsg = (raw: unknown) => {
+        if (done) return;
+        const m = parseWorkerMessage(raw);
+        if ('invalid' in m) return refuse(`it sent ${m.invalid}`);
         switch (m.t) {
           case 'logs':
             for (const l of m.lines) hooks.log(l.at, l.line);
             return;
           case 'secret':
             return hooks.secret(m.value);
-          case 'rpc':
-            return void hooks.rpc(m.method, m.params).then(
+          case 'rpc': {
+            const why = refuseRpc(job.definition, allowed, m.method, m.params);
+            if (why) return refuse(why);
+            return void hooks.rpc(m.method, m.params as Record<string, any>).then(
               (value) => !done && w.proc.connected && w.proc.send({ t: 'rpc-reply', id: m.id, ok: true, value }),
               (e: Error) => !done && w.proc.connected && w.proc.send({ t: 'rpc-reply', id: m.id, ok: false, error: { name: e?.name ?? 'Error', message: String(e?.message ?? e) } }),
             );
+          }
           case 'done':
             for (const l of m.logs ?? []) hooks.log(l.at, l.line);
-            return finish(m.outcome === 'ok' ? { kind: 'ok', json: m.json, size: m.size } : m.outcome === 'too_large' ? { kind: 'too_large', size: m.size } : { kind: 'error', error: m.error });
+            switch (m.outcome) {
+              case 'ok': {
+                // Measured here from the bytes received, never taken from the worker (finding 6).
+                const size = Buffer.byteLength(m.json, 'utf8');
+                return finish(size > this.opts.maxResultBytes ? { kind: 'too_large', size } : { kind: 'ok', json: m.json, size });
+              }
+              case 'too_large':
+                // The worker keeps an oversized result to itself; its claim can only fail its own run.
+                if (m.size <= this.opts.maxResultBytes) return refuse(`it reported a result of ${m.size} bytes as too large`);
+                return finish({ kind: 'too_large', size: m.size });
+              case 'error':
+                return finish({ kind: 'error', error: m.error });
+              case 'timeout':
+                stoppedItself = true;
+                return finish({ kind: 'timeout' });
+            }
         }
       };
       w.proc.on('message', onMsg);
       w.proc.once('exit', onExit);
       try {
-        w.proc.send({ t: 'run', job, maxResultBytes: this.opts.maxResultBytes });
+        w.proc.send({ t: 'run', job, maxResultBytes: this.opts.maxResultBytes, limits: { timeoutMs, scriptMemoryMb: this.opts.scriptMemoryMb } });
       } catch (e) {
         finish({ kind: 'crash', detail: `could not reach the sandbox: ${(e as Error).message}` });
       }
     });
     w.runId = null;
-    if (outcome.kind === 'timeout' || outcome.kind === 'crash' || w.exited) {
+    // A worker is reused after script runs too: the script lived in a QuickJS instance of its own,
+    // dropped with the run, and never ran as Node code in this process.
+    if ((outcome.kind === 'timeout' && !stoppedItself) || outcome.kind === 'crash' || w.exited) {
       this.kill(w); // its exit handler spawns a replacement
-    } else if (recycle) {
-      this.kill(w);
     } else this.release(w);
     return outcome;
   }
@@ -193,8 +243,8 @@ export class WorkerPool {
   }
 }
 
-let sandboxBundleSync: string | null = null;
-/** Resolves the bundle path once before the pool spawns synchronously. */
+let sandboxBundleSync: Awaited<ReturnType<typeof sandboxBundle>> | null = null;
+/** Resolves the bundle paths once before the pool spawns synchronously. */
 export async function prepareSandbox(): Promise<void> {
-  sandboxBundleSync = (await sandboxBundle()).file;
+  sandboxBundleSync = await sandboxBundle();
 }

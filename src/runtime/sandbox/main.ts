@@ -1,16 +1,20 @@
 // Entry point of a sandboxed worker process (bundled by bundle.ts, started by pool.ts with the
-// Node permission model: it can read only its own bundle, start no processes, and gets an empty
-// environment). It receives one job at a time over IPC (secrets only ever travel this way),
-// runs the engine, scrubs its own log lines, and answers with the serialized result or a RunError.
+// Node permission model: it can read only its own bundle and the QuickJS wasm, start no processes,
+// and gets an empty environment; under an unprivileged uid when the server runs as root). It
+// receives one job at a time over IPC (secrets only ever travel this way), runs the engine (script
+// connectors inside QuickJS, never as Node code), scrubs its own log lines, and answers with the
+// serialized result or a RunError.
 import type { ConnectorDefinition } from '../definition/types.js';
 import { BrowserEngine } from '../engines/browser-engine.js';
 import { RunContext, type EngineHost, type Job } from '../engines/context.js';
 import { RunFailure, toRunError } from '../engines/failure.js';
 import { HttpEngine } from '../engines/http-engine.js';
-import { runScript } from '../engines/script-engine.js';
+import { JsonText, runScript, ScriptTimeout, type ScriptLimits } from '../engines/script-engine.js';
 import { Scrubber } from '../scrub.js';
+import { loadQuickJS } from './quickjs.js';
 
-type FromParent = { t: 'run'; job: Job; maxResultBytes: number } | { t: 'rpc-reply'; id: number; ok: boolean; value?: unknown; error?: { name: string; message: string } };
+type RunLimits = { timeoutMs: number; scriptMemoryMb: number };
+type FromParent = { t: 'run'; job: Job; maxResultBytes: number; limits: RunLimits } | { t: 'rpc-reply'; id: number; ok: boolean; value?: unknown; error?: { name: string; message: string } };
 
 const send = (m: unknown) => process.send!(m);
 const pending = new Map<number, { resolve: (v: unknown) => void; reject: (e: unknown) => void }>();
@@ -51,29 +55,36 @@ function hostFor(scrubber: Scrubber): EngineHost {
   };
 }
 
-async function execute(def: ConnectorDefinition, ctx: RunContext): Promise<unknown> {
+async function execute(def: ConnectorDefinition, ctx: RunContext, limits: ScriptLimits): Promise<unknown> {
   switch (def.engine) {
     case 'http':
       return new HttpEngine(def, ctx).run();
     case 'browser':
       return new BrowserEngine(def, ctx).run();
     case 'script':
-      return runScript(def, ctx);
+      return runScript(def, ctx, limits);
   }
 }
 
-async function run(job: Job, maxResultBytes: number): Promise<void> {
+async function run(job: Job, maxResultBytes: number, limits: RunLimits): Promise<void> {
   const scrubber = new Scrubber();
   for (const s of Object.values(job.secrets)) scrubber.addSecret(s);
   const ctx = new RunContext(job, hostFor(scrubber));
+  // The script is interrupted a little before the parent's own timer would kill this process,
+  // so a busy loop ends as timed_out without a respawn.
+  const scriptLimits = { deadline: Date.now() + Math.max(0, limits.timeoutMs - 100), memoryMb: limits.scriptMemoryMb };
   try {
-    const result = await execute(job.definition, ctx);
-    const json = JSON.stringify(result === undefined ? null : result);
+    const result = await execute(job.definition, ctx, scriptLimits);
+    const json = result instanceof JsonText ? result.text : JSON.stringify(result === undefined ? null : result);
     const size = Buffer.byteLength(json, 'utf8');
     const logs = takeLogs();
     if (size > maxResultBytes) send({ t: 'done', outcome: 'too_large', size, logs });
-    else send({ t: 'done', outcome: 'ok', json, size, logs });
+    else send({ t: 'done', outcome: 'ok', json, logs }); // the parent measures the size itself
   } catch (e) {
+    if (e instanceof ScriptTimeout) {
+      send({ t: 'done', outcome: 'timeout', logs: takeLogs() });
+      return;
+    }
     const err = toRunError(e);
     if (!(e instanceof RunFailure)) ctx.log(`exception ${err.exception}: ${err.message}`);
     err.message = scrubber.scrub(err.message);
@@ -82,7 +93,7 @@ async function run(job: Job, maxResultBytes: number): Promise<void> {
 }
 
 process.on('message', (m: FromParent) => {
-  if (m.t === 'run') void run(m.job, m.maxResultBytes);
+  if (m.t === 'run') void run(m.job, m.maxResultBytes, m.limits);
   else if (m.t === 'rpc-reply') {
     const p = pending.get(m.id);
     if (!p) return;
@@ -94,4 +105,6 @@ process.on('message', (m: FromParent) => {
 // The parent went away: nothing left to report to.
 process.on('disconnect', () => process.exit(0));
 process.on('unhandledRejection', () => {});
+// Compile the QuickJS wasm before saying ready: runs only instantiate it.
+loadQuickJS();
 send({ t: 'ready' });
