@@ -76,7 +76,8 @@ export class WorkerPool {
       process.execPath,
       [
         '--experimental-permission',
-        `--allow-fs-read=${entry},${b.wasm}`,
+        `--allow-fs-read=${entry}`,
+        `--allow-fs-read=${b.wasm}`,
         '--disable-warning=ExperimentalWarning',
         `--max-old-space-size=${this.opts.memoryMb}`,
         // A larger native stack so QuickJS's own stack limit (sandbox/quickjs.ts) trips first.

@@ -153,6 +153,8 @@ class ScriptRun {
         }
         const exception = String(e.exception ?? 'Error').slice(0, 200);
         const message = String(e.message ?? '').slice(0, 2000);
+        // An interrupt inside an async function arrives as its rejection (stays sticky: see quickjs.ts).
+        if (this.vm.interrupted()) throw new ScriptTimeout('the script ran past the run deadline');
         if (exception === 'InternalError' && message === 'out of memory') throw this.outOfMemory();
         throw new RunFailure('unhandled', message, { exception });
       }
