@@ -69,7 +69,7 @@ export const CONFIG_TABLE: Entry[] = [
   { env: 'RUN_MAX_RESULT_BYTES', key: 'runMaxResultBytes', kind: 'int', def: 100 * 1024 * 1024, min: 1_000_000, doc: 'Largest run result (UTF-8 JSON bytes); above it a run ends result_too_large.' },
   { env: 'RUN_LOG_MAX_BYTES', key: 'runLogMaxBytes', kind: 'int', def: 1_000_000, min: 1000, doc: "Cap of one run's stored logs (later lines are dropped with a marker)." },
   { env: 'SANDBOX_MEMORY_MB', key: 'sandboxMemoryMb', kind: 'int', def: 1024, min: 64, doc: 'V8 heap limit of each sandboxed worker process; exceeding it ends the run connector_error/crash.' },
-  { env: 'SCRIPT_MEMORY_MB', key: 'scriptMemoryMb', kind: 'int', def: 256, min: 8, max: 2048, doc: "Memory limit of a script connector's QuickJS (WebAssembly) runtime; exceeding it ends the run connector_error/crash." },
+  { env: 'SCRIPT_MEMORY_MB', key: 'scriptMemoryMb', kind: 'int', def: 256, min: 32, max: 2048, doc: "Memory limit of a script connector's QuickJS (WebAssembly) instance; exceeding it ends the run connector_error/crash." },
   { env: 'SANDBOX_UID', key: 'sandboxUid', kind: 'string', def: 'nobody', doc: 'User (name or uid) the sandbox worker processes run as when the server runs as root; ignored otherwise.' },
   { env: 'SANDBOX_GID', key: 'sandboxGid', kind: 'string', def: 'nogroup', doc: 'Group (name or gid) of the sandbox worker processes when the server runs as root; ignored otherwise.' },
   { env: 'PROXY_URLS', key: 'proxyUrls', kind: 'string', def: null, doc: 'Upstream proxies for runs: "isp:us=http://h:p,residential:de=http://h:p,residential:*=…,auto=…". auto is used when a run has no proxy_settings; unset auto = direct.' },

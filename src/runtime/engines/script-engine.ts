@@ -91,7 +91,9 @@ class ScriptRun {
       const check = () => {
         if (this.outcome !== null) return resolve();
         if (this.failed) return reject(this.failed);
-        if (this.pending === 0) reject(new RunFailure('unhandled', 'the script awaits a promise that can never settle (no timer, request or page operation is pending)'));
+        if (this.pending === 0) {
+          reject(this.vm.memoryExhausted() ? this.outOfMemory() : new RunFailure('unhandled', 'the script awaits a promise that can never settle (no timer, request or page operation is pending)'));
+        }
       };
       this.wake = check;
       check();
@@ -123,7 +125,7 @@ class ScriptRun {
     } catch {
       /* undumpable */
     }
-    if (/out of memory/.test(msg)) throw this.outOfMemory();
+    if (/out of memory/.test(msg) || this.vm.memoryExhausted()) throw this.outOfMemory();
     if (/stack overflow/.test(msg)) throw new RunFailure('unhandled', 'the script exceeded the stack limit', { exception: 'InternalError' });
     throw new RunFailure('unhandled', msg.slice(0, 2000) || 'the script failed', { exception: 'Error' });
   }
@@ -155,7 +157,7 @@ class ScriptRun {
         const message = String(e.message ?? '').slice(0, 2000);
         // An interrupt inside an async function arrives as its rejection (stays sticky: see quickjs.ts).
         if (this.vm.interrupted()) throw new ScriptTimeout('the script ran past the run deadline');
-        if (exception === 'InternalError' && message === 'out of memory') throw this.outOfMemory();
+        if ((exception === 'InternalError' && message === 'out of memory') || (!message && this.vm.memoryExhausted())) throw this.outOfMemory();
         throw new RunFailure('unhandled', message, { exception });
       }
     }

@@ -28,14 +28,24 @@ export function loadQuickJS(wasmFile = fileURLToPath(new URL(`./${QUICKJS_WASM_N
 export interface ScriptVm {
   runtime: QuickJSRuntime;
   context: QuickJSContext;
-  /** Why the interrupt handler stopped the script, once it did. */
+  /** Whether the interrupt handler stopped the script (sticky once the deadline passed). */
   interrupted(): boolean;
+  /** Whether the instance's memory reached its maximum (an allocation failure is then the limit). */
+  memoryExhausted(): boolean;
 }
+
+/** Pages (64 KiB) the module's imported memory must start with (its declared minimum). */
+const INITIAL_PAGES = 256;
 
 /** A fresh QuickJS instance with the run's memory limit and an interrupt at the deadline. */
 export async function newScriptVm(opts: { memoryBytes: number; deadline: number }): Promise<ScriptVm> {
   if (!compiled) loadQuickJS();
-  const mod = await newQuickJSWASMModuleFromVariant(newVariant(RELEASE_SYNC, { wasmModule: compiled! }));
+  // The memory limit is the wasm memory's maximum: growing past it fails malloc, which QuickJS
+  // turns into "out of memory". (runtime.setMemoryLimit alone does not hold in this build: without
+  // malloc_usable_size QuickJS counts only a few bytes per allocation.)
+  const maxPages = Math.max(INITIAL_PAGES, Math.floor(opts.memoryBytes / 65536));
+  const memory = new WebAssembly.Memory({ initial: INITIAL_PAGES, maximum: maxPages });
+  const mod = await newQuickJSWASMModuleFromVariant(newVariant(RELEASE_SYNC, { wasmModule: compiled!, wasmMemory: memory }));
   const runtime = mod.newRuntime();
   runtime.setMemoryLimit(opts.memoryBytes);
   runtime.setMaxStackSize(MAX_STACK_BYTES);
@@ -44,5 +54,5 @@ export async function newScriptVm(opts: { memoryBytes: number; deadline: number 
   // ends with an uncatchable InternalError "interrupted" at the run's deadline.
   runtime.setInterruptHandler(() => (stopped ||= Date.now() > opts.deadline));
   const context = runtime.newContext();
-  return { runtime, context, interrupted: () => stopped };
+  return { runtime, context, interrupted: () => stopped, memoryExhausted: () => memory.buffer.byteLength >= maxPages * 65536 * 0.95 };
 }
