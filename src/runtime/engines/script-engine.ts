@@ -91,6 +91,8 @@ class ScriptRun {
       const check = () => {
         if (this.outcome !== null) return resolve();
         if (this.failed) return reject(this.failed);
+        // An interrupt inside a promise job only rejects that job's promise: the deadline passed.
+        if (this.vm.interrupted()) return reject(new ScriptTimeout('the script ran past the run deadline'));
         if (this.pending === 0) {
           reject(this.vm.memoryExhausted() ? this.outOfMemory() : new RunFailure('unhandled', 'the script awaits a promise that can never settle (no timer, request or page operation is pending)'));
         }
@@ -157,7 +159,9 @@ class ScriptRun {
         const message = String(e.message ?? '').slice(0, 2000);
         // An interrupt inside an async function arrives as its rejection (stays sticky: see quickjs.ts).
         if (this.vm.interrupted()) throw new ScriptTimeout('the script ran past the run deadline');
-        if ((exception === 'InternalError' && message === 'out of memory') || (!message && this.vm.memoryExhausted())) throw this.outOfMemory();
+        // Out of memory, QuickJS may not even manage an Error object and throws null instead.
+        const odd = exception === 'InternalError' || exception === 'object' || !message || message === 'null';
+        if (message === 'out of memory' || (odd && this.vm.memoryExhausted())) throw this.outOfMemory();
         throw new RunFailure('unhandled', message, { exception });
       }
     }
