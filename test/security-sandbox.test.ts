@@ -265,6 +265,21 @@ describe('a forged worker (the parent trusts no worker message)', () => {
     expect(r).toMatchObject({ status: 'success', result: { reply: { ok: true, value: { name: 'ok.bin', size_bytes: 3 } } } });
   });
 
+  it('workers that die at start do not respawn forever: the run fails with the reason, and the next run tries again', async () => {
+    const broken = await startHarness('sqlite', { RUN_CONCURRENCY: '1' });
+    try {
+      broken.services.runtime.pool.useEntryForTests('/nonexistent/worker.mjs');
+      const c = await publish(broken, script(`export default async () => 1`));
+      for (let i = 0; i < 2; i++) {
+        const r = await run(broken, { connector_id: c.id });
+        expect(r).toMatchObject({ status: 'connector_error', error: { type: 'crash' } });
+        expect(r.error.message).toMatch(/no sandbox could be started: sandbox workers exit at start \(exit code 1\)/);
+      }
+    } finally {
+      await broken.close();
+    }
+  });
+
   it.skipIf(!isRoot)('workers run as the unprivileged sandbox user: they can not signal the server or list DATA_DIR', async () => {
     const c = await scriptC();
     const r = await run(h, { connector_id: c.id, arguments: { mode: 'probe', dataDir: h.dataDir } });

@@ -35,6 +35,8 @@ interface Worker {
   runId: string | null;
 }
 
+const MAX_FAILED_STARTS = 5;
+
 export class WorkerPool {
   private workers: Worker[] = [];
   private waiting: { resolve: (w: Worker) => void; reject: (e: Error) => void }[] = [];
@@ -97,19 +99,41 @@ export class WorkerPool {
       proc.on('message', onMsg);
       proc.once('exit', () => reject(new Error('worker exited before it was ready')));
     });
+    let ready = false;
     w.ready.then(
-      () => this.release(w),
+      () => {
+        ready = true;
+        this.failedStarts = 0;
+        this.release(w);
+      },
       () => {},
     );
     proc.stderr!.on('data', (c: Buffer) => {
       w.stderr = (w.stderr + c.toString('utf8')).slice(-4000);
     });
-    proc.once('exit', () => {
+    proc.once('exit', (code, signal) => {
       w.exited = true;
       this.workers = this.workers.filter((x) => x !== w);
+      // Workers that die before they are ready (an unreadable bundle for the sandbox uid, a bad
+      // flag) must not respawn forever: after a few in a row, waiting runs fail with the reason.
+      if (!ready && ++this.failedStarts >= MAX_FAILED_STARTS) {
+        const why = new Error(`sandbox workers exit at start (${signal ?? `exit code ${code}`})${w.stderr ? `: ${w.stderr.trim().split('\n').slice(-3).join(' | ')}` : ''}`);
+        for (const wt of this.waiting.splice(0)) wt.reject(why);
+        return;
+      }
       if (!this.closed && this.workers.length < this.opts.size) this.add();
     });
     return w;
+  }
+
+  /** Workers that died before ready, in a row (see MAX_FAILED_STARTS). */
+  private failedStarts = 0;
+
+  /** After a failed start streak, the next run tries again from a full pool. */
+  private refill(): void {
+    if (this.failedStarts < MAX_FAILED_STARTS) return;
+    this.failedStarts = 0;
+    while (this.workers.length < this.opts.size) this.add();
   }
 
   /** An idle, ready worker (busy is true from spawn until ready, and while a job runs). */
@@ -140,6 +164,7 @@ export class WorkerPool {
     // Warm workers are started on the first run, not when the app starts.
     await (this.starting ??= this.start());
     if (this.closed) return { kind: 'crash', detail: 'the worker pool is shut down' };
+    this.refill();
     let w: Worker;
     try {
       w = await this.acquire();
