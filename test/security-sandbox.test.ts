@@ -232,8 +232,12 @@ describe('a forged worker (the parent trusts no worker message)', () => {
       expect(r.error.message).toMatch(/the sandbox (was stopped: it sent a malformed|sent a result that is not JSON)/);
     }
     // A "too large" claim must be above the limit; below it the worker is lying.
-    const r = await run(h, { connector_id: c.id, arguments: { mode: 'too_large', size: 5 } });
+    let r = await run(h, { connector_id: c.id, arguments: { mode: 'too_large', size: 5 } });
     expect(r.error.message).toMatch(/reported a result of 5 bytes as too large/);
+    // A flood of "secret" values (each one widens the scrubber) is cut off.
+    expect((await run(h, { connector_id: c.id, arguments: { mode: 'secrets', count: 1000 } })).status).toBe('success');
+    r = await run(h, { connector_id: c.id, arguments: { mode: 'secrets', count: 5000 } });
+    expect(r.error.message).toMatch(/reported more than 1000 secret-derived values/);
   });
 
   it('RPC by capability: a script without browser can not reach page.goto; an http run can not save files', async () => {

@@ -36,6 +36,8 @@ interface Worker {
 }
 
 const MAX_FAILED_STARTS = 5;
+/** Secret-derived values (TOTP codes) one run may report for scrubbing. */
+const MAX_SECRET_REPORTS = 1000;
 
 export class WorkerPool {
   private workers: Worker[] = [];
@@ -175,6 +177,7 @@ export class WorkerPool {
     w.stderr = '';
     const allowed = allowedRpcs(job.definition);
     let stoppedItself = false;
+    let secrets = 0;
     const outcome = await new Promise<Outcome>((resolve) => {
       let done = false;
       const finish = (o: Outcome) => {
@@ -205,6 +208,8 @@ export class WorkerPool {
             for (const l of m.lines) hooks.log(l.at, l.line);
             return;
           case 'secret':
+            // Each value widens the run's scrubber: an honest worker reports a few TOTP codes.
+            if (++secrets > MAX_SECRET_REPORTS) return refuse(`it reported more than ${MAX_SECRET_REPORTS} secret-derived values`);
             return hooks.secret(m.value);
           case 'rpc': {
             const why = refuseRpc(job.definition, allowed, m.method, m.params);

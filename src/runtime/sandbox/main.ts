@@ -37,12 +37,16 @@ function flushLogs(): void {
 }
 
 function hostFor(scrubber: Scrubber): EngineHost {
+  const reported = new Set<string>();
   return {
     log: (line) => {
       logBuffer.push({ at: new Date().toISOString(), line: scrubber.scrub(line) });
       flushTimer ??= setTimeout(flushLogs, 100);
     },
     noteSecret: (v) => {
+      // Once per value: the parent caps how many a run may report (a TOTP code per 30 s).
+      if (reported.has(v)) return;
+      reported.add(v);
       scrubber.add(v);
       send({ t: 'secret', value: v });
     },
