@@ -88,7 +88,7 @@ describe.each(await backends())('the script sandbox (%s)', (backend) => {
     else expect(r.error.type).not.toBe('crash');
   });
 
-  it('an endless loop, a catastrophic regex and an endless microtask chain end timed_out; the worker lives on', async () => {
+  it('an endless loop (even one that catches the interrupt), a catastrophic regex and an endless microtask chain end timed_out', async () => {
     const loops = {
       busy: `for (;;) {}`,
       caught: `for (;;) { try { await (async () => { for (;;) {} })(); } catch (e) {} }`,
@@ -252,6 +252,8 @@ describe('a forged worker (the parent trusts no worker message)', () => {
     const httpC = await publish(h, { definition: { format: 'connector-definition/v1', engine: 'http', steps: [{ id: 'a', url: 'http://127.0.0.1:9/' }], result: {} } });
     r = await run(h, { connector_id: httpC.id, arguments: { mode: 'rpc', method: 'files.save', params: { name: 'x', contentType: 'text/plain' }, bytes: 3 } });
     expect(r.error.message).toMatch(/files\.save, which a connector of engine http may not use/);
+    r = await run(h, { connector_id: httpC.id, arguments: { mode: 'rpc', method: 'page.goto', params: { url: 'file:///etc/passwd', timeout: 1000 } } });
+    expect(r.error.message).toMatch(/page\.goto, which a connector of engine http may not use/);
     expect((await h.api('GET', '/v1beta/files?source=RUN_OUTPUT')).json.data).toEqual([]);
   });
 
@@ -296,18 +298,26 @@ describe('a forged worker (the parent trusts no worker message)', () => {
 });
 
 describe('DATA_DIR is owner-only', () => {
-  it('is created 0700, and a pre-existing group/world-readable one is tightened', async () => {
+  it('is created 0700, and a pre-existing group/world-readable one of ours is tightened (a shared one is left alone)', async () => {
     const root = fs.mkdtempSync(path.join(os.tmpdir(), 'cs-dd-'));
     try {
-      for (const [dir, pre] of [
-        [path.join(root, 'new', 'data'), false],
-        [path.join(root, 'open'), true],
+      for (const [dir, pre, other, mode] of [
+        [path.join(root, 'new', 'data'), false, null, 0o700],
+        [path.join(root, 'open'), true, null, 0o700],
+        [path.join(root, 'home'), true, '.bashrc', 0o755],
       ] as const) {
         if (pre) fs.mkdirSync(dir, { mode: 0o755 });
         if (pre) fs.chmodSync(dir, 0o755);
+        if (other) fs.writeFileSync(path.join(dir, other), '');
         const s = await createServices(loadConfig({ DATA_DIR: dir, PORT: '0' }));
         await s.close();
-        expect(fs.statSync(dir).mode & 0o777).toBe(0o700);
+        expect(fs.statSync(dir).mode & 0o777, dir).toBe(mode);
+        // Restarting over our own files keeps it tight.
+        if (mode === 0o700) {
+          fs.chmodSync(dir, 0o755);
+          await (await createServices(loadConfig({ DATA_DIR: dir, PORT: '0' }))).close();
+          expect(fs.statSync(dir).mode & 0o777, dir).toBe(0o700);
+        }
       }
     } finally {
       fs.rmSync(root, { recursive: true, force: true });
