@@ -166,6 +166,21 @@ describe.each(await backends())('the script sandbox (%s)', (backend) => {
     expect((await run(h, { connector_id: bad.id })).error).toMatchObject({ type: 'unhandled', exception: 'TypeError' });
   });
 
+  it('keeps the documented format: top-level await, timers, error class names, a missing default export', async () => {
+    const cases: [string, Record<string, unknown>][] = [
+      [`await new Promise((r) => setTimeout(r, 10)); const x = 5; export default async () => x`, { status: 'success', result: 5 }],
+      [`export default () => { let n = 0; return new Promise((r) => { const i = setInterval(() => { if (++n === 3) { clearInterval(i); r(n); } }, 5); }); }`, { status: 'success', result: 3 }],
+      [`export default async () => { class MyErr extends Error {}; throw new MyErr('boom'); }`, { error: { type: 'unhandled', exception: 'MyErr', message: 'boom' } }],
+      [`export default async () => { throw 'str'; }`, { error: { type: 'unhandled', exception: 'string', message: 'str' } }],
+      [`import fs from 'fs'; export default async () => 1`, { error: { type: 'unhandled', message: "could not load module 'fs'" } }],
+      [`export default 5`, { error: { type: 'internal_error', message: 'the script has no default export function' } }],
+    ];
+    for (const [source, want] of cases) {
+      const c = await publish(h, script(source));
+      expect(await run(h, { connector_id: c.id }), source).toMatchObject(want);
+    }
+  });
+
   it('fail() keeps its type; a bogus type, a forged failure object or a never-settling promise do not confuse the host', async () => {
     let c = await publish(h, script(`export default async (ctx) => { try { ctx.fail('auth_required', 'x'); } catch (e) { throw e; } }`));
     expect((await run(h, { connector_id: c.id })).error).toMatchObject({ type: 'auth_required', message: 'x', retryable: false });
