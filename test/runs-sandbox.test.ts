@@ -13,7 +13,7 @@ describe.each(await backends())('script connectors and the sandbox (%s)', (backe
   let site: Awaited<ReturnType<typeof startDemoSite>>;
   beforeAll(async () => {
     site = await startDemoSite();
-    h = await startHarness(backend, { RUN_CONCURRENCY: '2', SANDBOX_MEMORY_MB: '256' });
+    h = await startHarness(backend, { RUN_CONCURRENCY: '2', SANDBOX_MEMORY_MB: '256', SCRIPT_MEMORY_MB: '64' });
   });
   afterAll(async () => {
     await h?.close();
@@ -100,7 +100,7 @@ describe.each(await backends())('script connectors and the sandbox (%s)', (backe
   it('a heap blow-up is a crash too', async () => {
     const c = await publish(h, script(`export default async () => { const a = []; for (;;) a.push(new Array(1e6).fill(1)); }`));
     const r = await run(h, { connector_id: c.id, max_timeout_s: 60 });
-    expect(r).toMatchObject({ status: 'connector_error', error: { type: 'crash' } });
+    expect(r).toMatchObject({ status: 'connector_error', error: { type: 'crash', message: 'the script exceeded its memory limit (SCRIPT_MEMORY_MB=64)' } });
   }, 60_000);
 
   it('times out: the attempt is killed and the run ends timed_out', async () => {
