@@ -166,6 +166,12 @@ describe.each(await backends())('the script sandbox (%s)', (backend) => {
     expect((await run(h, { connector_id: bad.id })).error).toMatchObject({ type: 'unhandled', exception: 'TypeError' });
   });
 
+  it('with "browser": true, a page call with bad arguments is a TypeError the script sees (checked before any RPC)', async () => {
+    const c = await publish(h, script(`export default async (ctx) => { await ctx.page.waitFor('#x', 'bogus'); }`, { browser: true }));
+    const r = await run(h, { connector_id: c.id });
+    expect(r.error).toMatchObject({ type: 'unhandled', exception: 'TypeError', message: expect.stringMatching(/^invalid parameters for page\.wait \(\/state: /) });
+  });
+
   it('keeps the documented format: top-level await, timers, error class names, a missing default export', async () => {
     const cases: [string, Record<string, unknown>][] = [
       [`await new Promise((r) => setTimeout(r, 10)); const x = 5; export default async () => x`, { status: 'success', result: 5 }],

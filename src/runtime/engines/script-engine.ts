@@ -6,6 +6,7 @@
 // promises, and the pending-job queue is pumped after each answer.
 import type { QuickJSContext, QuickJSHandle } from 'quickjs-emscripten';
 import type { ScriptDefinition, RunErrorType } from '../definition/types.js';
+import { allowedRpcs, refuseRpc } from '../rpc-policy.js';
 import { newScriptVm, type ScriptVm } from '../sandbox/quickjs.js';
 import type { RunContext } from './context.js';
 import { pageCall } from './browser-engine.js';
@@ -308,7 +309,12 @@ class ScriptRun {
         const o = obj(a, 'ctx.page');
         const method = String(o.method);
         if (!PAGE_METHODS.has(method)) throw new TypeError(`unknown page operation ${method}`);
-        return pageCall(this.ctx, method, obj(o.params, method), `page.${method.slice(5)}`);
+        const params = obj(o.params, method);
+        // The parent checks again (and stops a worker that sends bad ones); here it is the
+        // script's own mistake, so it gets a TypeError it can see.
+        const why = refuseRpc(this.def, allowedRpcs(this.def), method, params);
+        if (why) throw new TypeError(why.replace('the sandbox sent ', ''));
+        return pageCall(this.ctx, method, params, `page.${method.slice(5)}`);
       }
       case 'files.save': {
         const o = obj(a, 'ctx.files.save');
