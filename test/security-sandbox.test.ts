@@ -162,6 +162,8 @@ describe.each(await backends())('the script sandbox (%s)', (backend) => {
     const dl = await h.api('GET', `/v1beta/files/${files[0].id}/download_url`);
     expect([...new Uint8Array(await (await fetch(dl.json.url)).arrayBuffer())]).toEqual([0, 255, 1, 254]);
     expect(await logsOf(h, r.id)).toMatch(/from console/);
+    const longName = await publish(h, script(`export default async (ctx) => ctx.files.save('n'.repeat(20000), 'x')`));
+    expect((await run(h, { connector_id: longName.id })).error).toMatchObject({ type: 'unhandled', exception: 'TypeError', message: expect.stringMatching(/^invalid parameters for files\.save \(\/name: /) });
     const bad = await publish(h, script(`export default async (ctx) => ctx.page.goto('file:///etc/passwd')`));
     expect((await run(h, { connector_id: bad.id })).error).toMatchObject({ type: 'unhandled', exception: 'TypeError' });
   });

@@ -319,7 +319,10 @@ class ScriptRun {
       case 'files.save': {
         const o = obj(a, 'ctx.files.save');
         const data = bytes ?? Buffer.from(String(o.text ?? ''), 'utf8');
-        return this.ctx.host.rpc('files.save', { name: String(o.name), data, contentType: String(o.contentType) });
+        const params = { name: String(o.name), data, contentType: String(o.contentType) };
+        const why = refuseRpc(this.def, allowedRpcs(this.def), 'files.save', params);
+        if (why) throw new TypeError(why.replace('the sandbox sent ', ''));
+        return this.ctx.host.rpc('files.save', params);
       }
       default:
         throw new TypeError(`unknown host function ${name}`);
