@@ -30,6 +30,11 @@ export interface Config {
   runOutputMaxFiles: number;
   runOutputMaxBytes: number;
   runOutputMaxFileBytes: number;
+  /** Memory limit of a script connector's QuickJS runtime. */
+  scriptMemoryMb: number;
+  /** Account sandbox workers run as when the server runs as root (name or number). */
+  sandboxUid: string;
+  sandboxGid: string;
   /** "type:country=url,…" upstream proxies for runs; "auto=url" when proxy_settings is unset. */
   proxyUrls: string | null;
   /** Remote Chromium (CDP) instead of the local binary. */
@@ -89,6 +94,9 @@ export const CONFIG_TABLE: Entry[] = [
   { env: 'RUN_OUTPUT_MAX_FILES', key: 'runOutputMaxFiles', kind: 'int', def: 20, min: 0, doc: 'Output files one run may save (ctx.files.save); one more ends the run connector_error.' },
   { env: 'RUN_OUTPUT_MAX_BYTES', key: 'runOutputMaxBytes', kind: 'int', def: 100 * 1024 * 1024, min: 0, doc: "Total bytes of one run's output files; a file that would exceed it is not saved and the run ends connector_error." },
   { env: 'RUN_OUTPUT_MAX_FILE_BYTES', key: 'runOutputMaxFileBytes', kind: 'int', def: 50 * 1024 * 1024, min: 0, doc: 'Largest single output file (it crosses from the sandbox in memory); a larger one ends the run connector_error.' },
+  { env: 'SCRIPT_MEMORY_MB', key: 'scriptMemoryMb', kind: 'int', def: 256, min: 32, max: 2048, doc: "Memory limit of a script connector's QuickJS (WebAssembly) instance; exceeding it ends the run connector_error/crash." },
+  { env: 'SANDBOX_UID', key: 'sandboxUid', kind: 'string', def: 'nobody', doc: 'User (name or uid) the sandbox worker processes run as when the server runs as root; ignored otherwise.' },
+  { env: 'SANDBOX_GID', key: 'sandboxGid', kind: 'string', def: 'nogroup', doc: 'Group (name or gid) of the sandbox worker processes when the server runs as root; ignored otherwise.' },
   { env: 'PROXY_URLS', key: 'proxyUrls', kind: 'string', def: null, doc: 'Upstream proxies for runs: "isp:us=http://h:p,residential:de=http://h:p,residential:*=…,auto=…". auto is used when a run has no proxy_settings; unset auto = direct.' },
   { env: 'BROWSER_CDP_URL', key: 'browserCdpUrl', kind: 'url', def: null, doc: 'Remote Chromium over CDP (ws:// or http://) instead of launching /usr/bin/chromium.' },
   { env: 'CAPTURE_MAX_SESSIONS', key: 'captureMaxSessions', kind: 'int', def: 4, min: 1, max: 1000, doc: 'Capture sessions live at once in this process; beyond it POST /v1beta/capture_sessions answers 429.' },

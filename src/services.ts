@@ -23,6 +23,7 @@ import { SynthesisService } from './modules/connectors/synthesis.js';
 import { RecordingLoader } from './modules/connectors/recordings.js';
 import { SandboxReplay } from './modules/connectors/replay.js';
 import { Egress } from './egress/egress.js';
+import { ensurePrivateDataDir } from './adapters/data-dir.js';
 
 export interface Services {
   config: Config;
@@ -51,6 +52,7 @@ export interface ServiceOptions {
 }
 
 export async function createServices(config: Config, opts: ServiceOptions = {}): Promise<Services> {
+  ensurePrivateDataDir(config.dataDir);
   const handle = await connect<Database>({
     url: config.databaseUrl,
     sqlitePath: path.join(config.dataDir, 'connector.db'),

@@ -69,6 +69,9 @@ describe('cli', () => {
     await s2.stop();
     // The master key file was generated with mode 0600.
     expect(fs.statSync(path.join(dataDir, 'master.key')).mode & 0o777).toBe(0o600);
+    // DATA_DIR and what serve creates in it are owner-only (sandbox workers run as another uid).
+    expect(fs.statSync(dataDir).mode & 0o777).toBe(0o700);
+    expect(fs.statSync(path.join(dataDir, 'connector.db')).mode & 0o777).toBe(0o600);
   }, 60_000);
 
   it('creates, lists and revokes keys', async () => {

@@ -1,13 +1,23 @@
-// Builds the sandbox worker into one ESM file (esbuild, already installed with tsx) so the worker
-// process needs read access to that single file and nothing else of the server.
+// Builds the sandbox worker into one ESM file (esbuild, already installed with tsx) next to a copy
+// of the QuickJS wasm, so the worker process needs read access to those two files and nothing
+// else of the server. The directory is world-readable (0755, files 0444): workers run under an
+// unprivileged uid when the server runs as root, and hold nothing secret.
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
+import { createRequire } from 'node:module';
 import { fileURLToPath } from 'node:url';
+import { QUICKJS_WASM_NAME } from './sandbox/layout.js';
 
-let built: Promise<{ file: string; dir: string }> | null = null;
+export interface SandboxBundle {
+  file: string;
+  dir: string;
+  wasm: string;
+}
 
-export function sandboxBundle(): Promise<{ file: string; dir: string }> {
+let built: Promise<SandboxBundle> | null = null;
+
+export function sandboxBundle(): Promise<SandboxBundle> {
   built ??= (async () => {
     const here = path.dirname(fileURLToPath(import.meta.url));
     const entry = ['sandbox/main.ts', 'sandbox/main.js'].map((f) => path.join(here, f)).find((f) => fs.existsSync(f));
@@ -26,9 +36,18 @@ export function sandboxBundle(): Promise<{ file: string; dir: string }> {
       // CommonJS dependencies call require(): give the ESM bundle one.
       banner: { js: "import { createRequire as __cr } from 'node:module'; const require = __cr(import.meta.url);" },
     });
-    fs.chmodSync(file, 0o444);
+    const wasm = path.join(dir, QUICKJS_WASM_NAME);
+    fs.copyFileSync(quickjsWasmFile(), wasm);
+    for (const f of [file, wasm]) fs.chmodSync(f, 0o444);
+    fs.chmodSync(dir, 0o755);
     process.once('exit', () => fs.rmSync(dir, { recursive: true, force: true }));
-    return { file, dir };
+    return { file, dir, wasm };
   })();
   return built;
+}
+
+/** The release-sync variant's wasm, resolved from quickjs-emscripten (whose dependency it is). */
+function quickjsWasmFile(): string {
+  const req = createRequire(import.meta.url);
+  return createRequire(req.resolve('quickjs-emscripten')).resolve('@jitl/quickjs-wasmfile-release-sync/wasm');
 }

@@ -217,7 +217,17 @@ export class RunExecutor {
         return this.record(runId, { status: 'result_too_large', size: o.size }, logs, scrubber);
       case 'ok': {
         // A connector must not hand a credential back (DESIGN §7): redact it from the result.
-        const scrubbed = scrubber.scrubResult(o.json);
+        let scrubbed: string;
+        let result: unknown;
+        try {
+          scrubbed = scrubber.scrubResult(o.json);
+          result = JSON.parse(scrubbed);
+        } catch {
+          // Only a broken or forged worker sends text that is not JSON.
+          const detail = 'the sandbox sent a result that is not JSON';
+          note(logs, detail);
+          return this.record(runId, { status: 'connector_error', error: err('crash', detail, null) }, logs, scrubber);
+        }
         if (scrubbed !== o.json) {
           note(logs, 'the result held a secret value of this run; it was replaced by [redacted]');
           o = { ...o, json: scrubbed, size: Buffer.byteLength(scrubbed) };
@@ -226,7 +236,6 @@ export class RunExecutor {
           note(logs, `result of ${o.size} bytes is above ${STORED_RESULT_BYTES}: asynchronous runs can't return it; run synchronously`);
           return this.record(runId, { status: 'result_too_large', size: o.size }, logs, scrubber);
         }
-        const result = JSON.parse(o.json);
         if (!checkResult(result)) {
           const errors = (checkResult.errors ?? []).slice(0, 20).map((e) => ({ path: e.instancePath || '/', keyword: e.keyword, message: e.message ?? '', params: e.params }));
           return this.record(

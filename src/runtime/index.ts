@@ -11,6 +11,7 @@ import { EmbeddedDispatcher, type RunQueue } from './dispatcher.js';
 import { RunExecutor } from './executor.js';
 import { WorkerPool } from './pool.js';
 import { sandboxBundle } from './bundle.js';
+import { resolveSandboxUser } from './sandbox-user.js';
 import { ProxyMap } from './proxies.js';
 import { VersionCache } from './version-cache.js';
 import type { Egress } from '../egress/egress.js';
@@ -34,7 +35,15 @@ export function createRuntime(
 ): Runtime {
   const proxies = new ProxyMap(config.proxyUrls);
   const versions = new VersionCache(deps.connectors);
-  const pool = new WorkerPool({ size: config.runConcurrency, memoryMb: config.sandboxMemoryMb, maxResultBytes: config.runMaxResultBytes, logMaxBytes: config.runLogMaxBytes, outputMaxFileBytes: config.runOutputMaxFileBytes });
+  const pool = new WorkerPool({
+    size: config.runConcurrency,
+    memoryMb: config.sandboxMemoryMb,
+    maxResultBytes: config.runMaxResultBytes,
+    logMaxBytes: config.runLogMaxBytes,
+    outputMaxFileBytes: config.runOutputMaxFileBytes,
+    scriptMemoryMb: config.scriptMemoryMb,
+    user: resolveSandboxUser(config),
+  });
   const browser = new BrowserHost({ cdpUrl: config.browserCdpUrl, egress: deps.egress });
   const executor = new RunExecutor({
     db: deps.db,

@@ -1,11 +1,17 @@
 // A pool of warm sandboxed worker processes (Node permission model: read access to the worker
-// bundle only, no child processes, no worker threads, an empty environment, a heap limit).
-// One job per worker at a time; secrets travel only over the IPC channel. A worker is killed
-// on timeout, replaced when it dies, and recycled after a script run (user code may leave state).
+// bundle and the QuickJS wasm only, no child processes, no worker threads, an empty environment, a
+// heap limit; an unprivileged uid/gid when the server runs as root). One job per worker at a time;
+// secrets travel only over the IPC channel. Every message from a worker is checked
+// (worker-messages.ts) and every RPC it asks for must be one its run's engine needs, with valid
+// parameters (rpc-policy.ts); anything else kills the worker and fails the run. A worker is killed
+// on timeout and replaced when it dies.
 import { spawn, type ChildProcess } from 'node:child_process';
 import type { Job } from './engines/context.js';
 import type { RunErrorView } from './engines/failure.js';
 import { sandboxBundle } from './bundle.js';
+import { allowedRpcs, refuseRpc } from './rpc-policy.js';
+import type { SandboxUser } from './sandbox-user.js';
+import { parseWorkerMessage } from './worker-messages.js';
 
 export type Outcome =
   | { kind: 'ok'; json: string; size: number }
@@ -42,13 +48,25 @@ interface Worker {
   runId: string | null;
 }
 
+const MAX_FAILED_STARTS = 5;
+/** Secret-derived values (TOTP codes) one run may report for scrubbing. */
+const MAX_SECRET_REPORTS = 1000;
+
 export class WorkerPool {
   private workers: Worker[] = [];
   private waiting: { resolve: (w: Worker) => void; reject: (e: Error) => void }[] = [];
   private closed = false;
   private starting: Promise<void> | null = null;
 
-  constructor(private readonly opts: { size: number; memoryMb: number; maxResultBytes: number; logMaxBytes: number; outputMaxFileBytes: number }) {}
+  /** Test-only: a worker entry file to start instead of the sandbox bundle (a forged worker). */
+  private entryOverride: string | null = null;
+
+  constructor(private readonly opts: { size: number; memoryMb: number; maxResultBytes: number; logMaxBytes: number; outputMaxFileBytes: number; scriptMemoryMb: number; user: SandboxUser | null }) {}
+
+  /** Tests only: workers started from now on run `file` (readable by the sandbox user) instead. */
+  useEntryForTests(file: string): void {
+    this.entryOverride = file;
+  }
 
   async start(): Promise<void> {
     await prepareSandbox();
@@ -69,16 +87,26 @@ export class WorkerPool {
   }
 
   private spawn(): Worker {
-    const bundle = sandboxBundleSync!;
+    const b = sandboxBundleSync!;
+    const entry = this.entryOverride ?? b.file;
     const proc = spawn(
       process.execPath,
-      ['--experimental-permission', `--allow-fs-read=${bundle}`, '--disable-warning=ExperimentalWarning', `--max-old-space-size=${this.opts.memoryMb}`, bundle],
-      { stdio: ['ignore', 'ignore', 'pipe', 'ipc'], env: {}, serialization: 'advanced' },
+      [
+        '--experimental-permission',
+        `--allow-fs-read=${entry}`,
+        `--allow-fs-read=${b.wasm}`,
+        '--disable-warning=ExperimentalWarning',
+        `--max-old-space-size=${this.opts.memoryMb}`,
+        // A larger native stack so QuickJS's own stack limit (sandbox/quickjs.ts) trips first.
+        '--stack-size=3900',
+        entry,
+      ],
+      { stdio: ['ignore', 'ignore', 'pipe', 'ipc'], env: {}, serialization: 'advanced', cwd: b.dir, ...(this.opts.user ?? {}) },
     );
     const w: Worker = { proc, busy: true, stderr: '', exited: false, runId: null, ready: Promise.resolve() };
     w.ready = new Promise<void>((resolve, reject) => {
-      const onMsg = (m: { t: string }) => {
-        if (m.t === 'ready') {
+      const onMsg = (m: unknown) => {
+        if ((m as { t?: unknown } | null)?.t === 'ready') {
           proc.off('message', onMsg);
           resolve();
         }
@@ -86,19 +114,41 @@ export class WorkerPool {
       proc.on('message', onMsg);
       proc.once('exit', () => reject(new Error('worker exited before it was ready')));
     });
+    let ready = false;
     w.ready.then(
-      () => this.release(w),
+      () => {
+        ready = true;
+        this.failedStarts = 0;
+        this.release(w);
+      },
       () => {},
     );
     proc.stderr!.on('data', (c: Buffer) => {
       w.stderr = (w.stderr + c.toString('utf8')).slice(-4000);
     });
-    proc.once('exit', () => {
+    proc.once('exit', (code, signal) => {
       w.exited = true;
       this.workers = this.workers.filter((x) => x !== w);
+      // Workers that die before they are ready (an unreadable bundle for the sandbox uid, a bad
+      // flag) must not respawn forever: after a few in a row, waiting runs fail with the reason.
+      if (!ready && ++this.failedStarts >= MAX_FAILED_STARTS) {
+        const why = new Error(`sandbox workers exit at start (${signal ?? `exit code ${code}`})${w.stderr ? `: ${w.stderr.trim().split('\n').slice(-3).join(' | ')}` : ''}`);
+        for (const wt of this.waiting.splice(0)) wt.reject(why);
+        return;
+      }
       if (!this.closed && this.workers.length < this.opts.size) this.add();
     });
     return w;
+  }
+
+  /** Workers that died before ready, in a row (see MAX_FAILED_STARTS). */
+  private failedStarts = 0;
+
+  /** After a failed start streak, the next run tries again from a full pool. */
+  private refill(): void {
+    if (this.failedStarts < MAX_FAILED_STARTS) return;
+    this.failedStarts = 0;
+    while (this.workers.length < this.opts.size) this.add();
   }
 
   /** An idle, ready worker (busy is true from spawn until ready, and while a job runs). */
@@ -129,6 +179,7 @@ export class WorkerPool {
     // Warm workers are started on the first run, not when the app starts.
     await (this.starting ??= this.start());
     if (this.closed) return { kind: 'crash', detail: 'the worker pool is shut down' };
+    this.refill();
     let w: Worker;
     try {
       w = await this.acquire();
@@ -137,8 +188,10 @@ export class WorkerPool {
     }
     w.runId = job.runId;
     w.stderr = '';
-    const recycle = job.definition.engine === 'script';
+    const allowed = allowedRpcs(job.definition);
+    let stoppedItself = false;
     let aborted = false;
+    let secrets = 0;
     const outcome = await new Promise<Outcome>((resolve) => {
       let done = false;
       const finish = (o: Outcome) => {
@@ -155,15 +208,27 @@ export class WorkerPool {
       }, timeoutMs);
       const onExit = (code: number | null, signal: string | null) =>
         finish({ kind: 'crash', detail: `the sandbox process died (${signal ?? `exit code ${code}`})${w.stderr ? `: ${w.stderr.trim().split('\n').slice(-3).join(' | ')}` : ''}` });
-      const onMsg = (m: any) => {
+      // A worker that breaks the protocol is stopped: its run fails connector_error/crash.
+      const refuse = (why: string) => {
+        finish({ kind: 'crash', detail: `the sandbox was stopped: ${why}` });
+        this.kill(w);
+      };
+      const onMsg = (raw: unknown) => {
+        if (done) return;
+        const m = parseWorkerMessage(raw);
+        if ('invalid' in m) return refuse(`it sent ${m.invalid}`);
         switch (m.t) {
           case 'logs':
             relayLogs(m, hooks);
             return;
           case 'secret':
+            // Each value widens the run's scrubber: an honest worker reports a few TOTP codes.
+            if (++secrets > MAX_SECRET_REPORTS) return refuse(`it reported more than ${MAX_SECRET_REPORTS} secret-derived values`);
             return hooks.secret(m.value);
-          case 'rpc':
-            return void hooks.rpc(m.method, m.params).then(
+          case 'rpc': {
+            const why = refuseRpc(job.definition, allowed, m.method, m.params);
+            if (why) return refuse(why);
+            return void hooks.rpc(m.method, m.params as Record<string, any>).then(
               (value) => !done && w.proc.connected && w.proc.send({ t: 'rpc-reply', id: m.id, ok: true, value }),
               (e: Error) => {
                 if (e instanceof RunAbort && !done) {
@@ -173,24 +238,45 @@ export class WorkerPool {
                 if (!done && w.proc.connected) w.proc.send({ t: 'rpc-reply', id: m.id, ok: false, error: { name: e?.name ?? 'Error', message: String(e?.message ?? e) } });
               },
             );
+          }
           case 'done':
             relayLogs({ lines: m.logs, dropped: m.logsDropped }, hooks);
-            return finish(m.outcome === 'ok' ? { kind: 'ok', json: m.json, size: m.size } : m.outcome === 'too_large' ? { kind: 'too_large', size: m.size } : { kind: 'error', error: m.error });
+            switch (m.outcome) {
+              case 'ok': {
+                // Measured here from the bytes received, never taken from the worker (finding 6).
+                const size = Buffer.byteLength(m.json, 'utf8');
+                return finish(size > this.opts.maxResultBytes ? { kind: 'too_large', size } : { kind: 'ok', json: m.json, size });
+              }
+              case 'too_large':
+                // The worker keeps an oversized result to itself; its claim can only fail its own run.
+                if (m.size <= this.opts.maxResultBytes) return refuse(`it reported a result of ${m.size} bytes as too large`);
+                return finish({ kind: 'too_large', size: m.size });
+              case 'error':
+                return finish({ kind: 'error', error: m.error });
+              case 'timeout':
+                stoppedItself = true;
+                return finish({ kind: 'timeout' });
+            }
         }
       };
       w.proc.on('message', onMsg);
       w.proc.once('exit', onExit);
       try {
-        w.proc.send({ t: 'run', job, maxResultBytes: this.opts.maxResultBytes, logMaxBytes: this.opts.logMaxBytes, outputMaxFileBytes: this.opts.outputMaxFileBytes });
+        w.proc.send({
+          t: 'run',
+          job,
+          maxResultBytes: this.opts.maxResultBytes,
+          limits: { timeoutMs, scriptMemoryMb: this.opts.scriptMemoryMb, logMaxBytes: this.opts.logMaxBytes, outputMaxFileBytes: this.opts.outputMaxFileBytes },
+        });
       } catch (e) {
         finish({ kind: 'crash', detail: `could not reach the sandbox: ${(e as Error).message}` });
       }
     });
     w.runId = null;
-    if (outcome.kind === 'timeout' || outcome.kind === 'crash' || aborted || w.exited) {
+    // A worker is reused after script runs too: the script lived in a QuickJS instance of its own,
+    // dropped with the run, and never ran as Node code in this process.
+    if ((outcome.kind === 'timeout' && !stoppedItself) || outcome.kind === 'crash' || aborted || w.exited) {
       this.kill(w); // its exit handler spawns a replacement
-    } else if (recycle) {
-      this.kill(w);
     } else this.release(w);
     return outcome;
   }
@@ -219,8 +305,8 @@ function relayLogs(m: { lines?: unknown; dropped?: unknown }, hooks: JobHooks): 
   hooks.logsDropped(m.dropped);
 }
 
-let sandboxBundleSync: string | null = null;
-/** Resolves the bundle path once before the pool spawns synchronously. */
+let sandboxBundleSync: Awaited<ReturnType<typeof sandboxBundle>> | null = null;
+/** Resolves the bundle paths once before the pool spawns synchronously. */
 export async function prepareSandbox(): Promise<void> {
-  sandboxBundleSync = (await sandboxBundle()).file;
+  sandboxBundleSync = await sandboxBundle();
 }

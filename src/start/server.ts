@@ -5,6 +5,8 @@ import { createServices } from '../services.js';
 import { buildApp } from '../app.js';
 
 export async function serve(cfg: Config): Promise<void> {
+  // Files the server creates (database, blobs, vault, recordings) are owner-only (0600/0700).
+  process.umask(0o077);
   const logger = makeLogger(cfg.logLevel);
   const services = await createServices(cfg);
   const boot = await services.users.bootstrap();

@@ -2,7 +2,7 @@
 // http definition holds (templates, JSON/regex/header/cookie extractors), used where the plan must
 // do something the http engine can't express — save a download as a run output file, or drive
 // the page's own JavaScript in a browser and capture the request it makes. Plain ES2020: the
-// sandbox imports it from a data: URL with no other modules.
+// sandbox (QuickJS) evaluates it as one module with no imports; `URL` and `setTimeout` come from its prelude.
 export const SCRIPT_RUNTIME = String.raw`
 function lookup(scope, path, ctx) {
   if (path[0] === 'secrets' && path[2] === 'totp') return ctx.totp(path[1]);

@@ -1,17 +1,21 @@
 // Entry point of a sandboxed worker process (bundled by bundle.ts, started by pool.ts with the
-// Node permission model: it can read only its own bundle, start no processes, and gets an empty
-// environment). It receives one job at a time over IPC (secrets only ever travel this way),
-// runs the engine, scrubs its own log lines, and answers with the serialized result or a RunError.
+// Node permission model: it can read only its own bundle and the QuickJS wasm, start no processes,
+// and gets an empty environment; under an unprivileged uid when the server runs as root). It
+// receives one job at a time over IPC (secrets only ever travel this way), runs the engine (script
+// connectors inside QuickJS, never as Node code), scrubs its own log lines, and answers with the
+// serialized result or a RunError.
 import type { ConnectorDefinition } from '../definition/types.js';
 import { BrowserEngine } from '../engines/browser-engine.js';
 import { RunContext, type EngineHost, type Job } from '../engines/context.js';
 import { RunFailure, toRunError } from '../engines/failure.js';
 import { HttpEngine } from '../engines/http-engine.js';
-import { runScript } from '../engines/script-engine.js';
+import { JsonText, runScript, ScriptTimeout, type ScriptLimits } from '../engines/script-engine.js';
 import { Scrubber } from '../scrub.js';
 import { LogCap, scrubMarginFor, secretStrings } from '../log-cap.js';
+import { loadQuickJS } from './quickjs.js';
 
-type FromParent = { t: 'run'; job: Job; maxResultBytes: number; logMaxBytes: number; outputMaxFileBytes: number } | { t: 'rpc-reply'; id: number; ok: boolean; value?: unknown; error?: { name: string; message: string } };
+type RunLimits = { timeoutMs: number; scriptMemoryMb: number; logMaxBytes: number; outputMaxFileBytes: number };
+type FromParent = { t: 'run'; job: Job; maxResultBytes: number; limits: RunLimits } | { t: 'rpc-reply'; id: number; ok: boolean; value?: unknown; error?: { name: string; message: string } };
 
 const send = (m: unknown) => process.send!(m);
 const pending = new Map<number, { resolve: (v: unknown) => void; reject: (e: unknown) => void }>();
@@ -45,12 +49,16 @@ function withoutOversizeData(method: string, params: Record<string, unknown>): R
 }
 
 function hostFor(scrubber: Scrubber): EngineHost {
+  const reported = new Set<string>();
   return {
     log: (line) => {
       logCap.add(new Date().toISOString(), line);
       flushTimer ??= setTimeout(flushLogs, 100);
     },
     noteSecret: (v) => {
+      // Once per value: the parent caps how many a run may report (a TOTP code per 30 s).
+      if (reported.has(v)) return;
+      reported.add(v);
       scrubber.add(v);
       send({ t: 'secret', value: v });
     },
@@ -63,33 +71,40 @@ function hostFor(scrubber: Scrubber): EngineHost {
   };
 }
 
-async function execute(def: ConnectorDefinition, ctx: RunContext): Promise<unknown> {
+async function execute(def: ConnectorDefinition, ctx: RunContext, limits: ScriptLimits): Promise<unknown> {
   switch (def.engine) {
     case 'http':
       return new HttpEngine(def, ctx).run();
     case 'browser':
       return new BrowserEngine(def, ctx).run();
     case 'script':
-      return runScript(def, ctx);
+      return runScript(def, ctx, limits);
   }
 }
 
-async function run(job: Job, maxResultBytes: number, logMaxBytes: number, maxFileBytes: number): Promise<void> {
-  outputMaxFileBytes = maxFileBytes;
+async function run(job: Job, maxResultBytes: number, limits: RunLimits): Promise<void> {
+  outputMaxFileBytes = limits.outputMaxFileBytes;
   const scrubber = new Scrubber();
   for (const s of Object.values(job.secrets)) scrubber.addSecret(s);
-  logCap = new LogCap(logMaxBytes, (s) => scrubber.scrub(s));
+  logCap = new LogCap(limits.logMaxBytes, (s) => scrubber.scrub(s));
   droppedSent = 0;
   logCap.scrubMargin = scrubMarginFor(secretStrings(job.secrets));
   const ctx = new RunContext(job, hostFor(scrubber));
+  // The script is interrupted a little before the parent's own timer would kill this process,
+  // so a busy loop ends as timed_out without a respawn.
+  const scriptLimits = { deadline: Date.now() + Math.max(0, limits.timeoutMs - 100), memoryMb: limits.scriptMemoryMb };
   try {
-    const result = await execute(job.definition, ctx);
-    const json = JSON.stringify(result === undefined ? null : result);
+    const result = await execute(job.definition, ctx, scriptLimits);
+    const json = result instanceof JsonText ? result.text : JSON.stringify(result === undefined ? null : result);
     const size = Buffer.byteLength(json, 'utf8');
     const logs = takeLogs();
     if (size > maxResultBytes) send({ t: 'done', outcome: 'too_large', size, logs, logsDropped: logCap.dropped });
-    else send({ t: 'done', outcome: 'ok', json, size, logs, logsDropped: logCap.dropped });
+    else send({ t: 'done', outcome: 'ok', json, logs, logsDropped: logCap.dropped }); // the parent measures the size itself
   } catch (e) {
+    if (e instanceof ScriptTimeout) {
+      send({ t: 'done', outcome: 'timeout', logs: takeLogs(), logsDropped: logCap.dropped });
+      return;
+    }
     const err = toRunError(e);
     if (!(e instanceof RunFailure)) ctx.log(`exception ${err.exception}: ${err.message}`);
     err.message = scrubber.scrub(err.message);
@@ -98,7 +113,7 @@ async function run(job: Job, maxResultBytes: number, logMaxBytes: number, maxFil
 }
 
 process.on('message', (m: FromParent) => {
-  if (m.t === 'run') void run(m.job, m.maxResultBytes, m.logMaxBytes, m.outputMaxFileBytes);
+  if (m.t === 'run') void run(m.job, m.maxResultBytes, m.limits);
   else if (m.t === 'rpc-reply') {
     const p = pending.get(m.id);
     if (!p) return;
@@ -110,4 +125,6 @@ process.on('message', (m: FromParent) => {
 // The parent went away: nothing left to report to.
 process.on('disconnect', () => process.exit(0));
 process.on('unhandledRejection', () => {});
+// Compile the QuickJS wasm before saying ready: runs only instantiate it.
+loadQuickJS();
 send({ t: 'ready' });
