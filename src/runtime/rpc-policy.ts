@@ -38,11 +38,11 @@ const PARAMS = {
   'page.exists': Type.Object({ selector: Selector }, strict),
   'page.text': Type.Object({ selector: Selector, timeout: Timeout }, strict),
   'page.evaluate': Type.Object({ js: Text }, strict),
-  'files.save': Type.Union([
-    Type.Object({ name: Type.String({ maxLength: 10_000 }), data: Type.Uint8Array(), contentType: Type.String({ maxLength: 10_000 }) }, strict),
-    // A file over RUN_OUTPUT_MAX_FILE_BYTES: the worker announces its size instead of shipping it.
-    Type.Object({ name: Type.String({ maxLength: 10_000 }), data: Type.Optional(Type.Undefined()), size: Type.Integer({ minimum: 1 }), contentType: Type.String({ maxLength: 10_000 }) }, strict),
-  ]),
+  // data, or (a file over RUN_OUTPUT_MAX_FILE_BYTES) only its size: the worker doesn't ship it.
+  'files.save': Type.Object(
+    { name: Type.String({ maxLength: 10_000 }), data: Type.Optional(Type.Uint8Array()), size: Type.Optional(Type.Integer({ minimum: 1 })), contentType: Type.String({ maxLength: 10_000 }) },
+    strict,
+  ),
 };
 
 export type RpcMethod = keyof typeof PARAMS;

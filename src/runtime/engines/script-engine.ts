@@ -290,12 +290,19 @@ class ScriptRun {
   private async async(name: string, a: unknown, bytes: Buffer | undefined): Promise<unknown> {
     switch (name) {
       case 'sleep': {
-        const ms = Math.min(Math.max(0, Number(obj(a, 'setTimeout').ms) || 0), Math.max(0, this.limits.deadline - Date.now()));
+        const want = Math.max(0, Number(obj(a, 'setTimeout').ms) || 0);
+        const left = Math.max(0, this.limits.deadline - Date.now());
         await new Promise<void>((r) => {
           const t = setTimeout(() => {
             this.timers.delete(t);
+            // A sleep past the deadline ends the run timed_out: the callback must not run late as
+            // if the run had time left (the interrupt handler only sees JavaScript executing).
+            if (want > left) {
+              this.failed = new ScriptTimeout('the script ran past the run deadline');
+              return this.wake();
+            }
             r();
-          }, ms);
+          }, Math.min(want, left));
           this.timers.add(t);
         });
         return null;
