@@ -11,14 +11,14 @@ import { loginPageMarkers } from './html-extract.js';
 import { browserFallback, downloadFallback } from './fallback.js';
 import { filterNoise } from './noise.js';
 import { isHtml, normalize } from './normalize.js';
-import { buildOutput } from './output.js';
+import { buildOutput, outputMissing } from './output.js';
 import type { Schema } from './schema-infer.js';
 import { allNeedles, planSecrets } from './secrets.js';
 import { detectPaging, scoreTargets, type Candidate } from './target.js';
 import { traceChain } from './trace.js';
 import { SynthError, type Hints, type RecordedSecrets, type Recording, type SecretValues } from './types.js';
 import { argumentValues, findDetail, flatValues, isPlainObject, landing, lastActionTime, prefixed } from './facts.js';
-import { encodings, typeOf } from './values.js';
+import { encodings, preview, typeOf } from './values.js';
 
 export const SYNTH_VERSION = 'synth/1.0';
 
@@ -125,7 +125,19 @@ export function synthesize(inp: SynthInput): SynthResult {
       for (const d of chain.deps.get(id) ?? []) stack.push(d);
     }
   }
-  const out = buildOutput(samples, !!paging, resultValues);
+  const typedValues = args.map((a) => a.example);
+  const out = buildOutput(samples, !!paging, resultValues, typedValues);
+  // Never publish an empty promise: a read flow must return data from the page, and every hinted
+  // result value must come out of the chosen rule on the recorded response.
+  const reads = first.method === 'GET' || first.method === 'HEAD';
+  const missing = outputMissing(out, first, resultValues);
+  const emptyProblems: string[] = [];
+  if (reads && out.kind === 'none') emptyProblems.push(`the target ${first.method} ${first.url} returns no data the connector could extract (only status and URL); a connector returning a status code is a stub`);
+  if (missing.length) emptyProblems.push(`the result rule (${out.why}) does not produce the hinted result value(s) ${missing.map((m) => JSON.stringify(preview(m))).join(', ')} on the recorded response`);
+  if (emptyProblems.length && !hints.allow_empty_result) {
+    throw new SynthError(emptyProblems.map((m) => ({ stage: 'output', message: `${m}; give hints.result with values the page shows, record the page that shows them, or set hints.allow_empty_result to publish anyway`, exchange: first.id })));
+  }
+  for (const m of emptyProblems) warnings.push(`published with hints.allow_empty_result: ${m}`);
   const detailOut = detail ? prefixed(buildOutput([detail], false, resultValues), 'detail_') : null;
   const targetExtract = new Map<string, Record<string, Extractor>>([[first.id, out.extract], ...(detail && detailOut ? [[detail.id, detailOut.extract] as [string, Record<string, Extractor>]] : [])]);
   const resultTpl = detailOut ? { ...(isPlainObject(out.result) ? (out.result as object) : { data: out.result }), detail: detailOut.result } : out.result;
@@ -184,7 +196,7 @@ export function synthesize(inp: SynthInput): SynthResult {
       generated_at: (inp.now?.() ?? new Date()).toISOString(),
       ...provenanceBase,
       ...(hints.notes ? { hints: hints.notes } : {}),
-      notes: [`target: ${best.exchange.method} ${best.exchange.url} (${out.why})`, ...warnings].join('\n'),
+      notes: [`target: ${best.exchange.method} ${best.exchange.url} (${out.why})`, ...(out.considered?.length ? [`result rules considered (score: rule): ${out.considered.join(' | ')}`] : []), ...warnings].join('\n'),
     },
     base_url: origin,
     ...(loginSlot && loginSteps.length ? { login: { slot: loginSlot.name, steps: loginSteps, note: 'requests that carry the login secret, and the requests they take values and cookies from' } } : {}),

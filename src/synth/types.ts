@@ -54,6 +54,11 @@ export interface Hints {
   allow_side_effects?: boolean;
   /** Drive the site's own pages in a browser even where HTTP replay would work (anti-bot sites). */
   prefer_browser?: boolean;
+  /**
+   * Publish even when the read flow's output carries no data from the page (status and URL only)
+   * or misses hinted result values; the problem is then a warning in meta.warnings.
+   */
+  allow_empty_result?: boolean;
   /** Free text; kept in meta. */
   notes?: string;
 }

@@ -118,6 +118,11 @@ export interface CssField extends Annotated {
   /** Attribute to read; omitted = trimmed text; "html" = inner HTML. */
   attr?: string;
   type?: ValueType;
+  /**
+   * Regular expression applied to the text (or attribute) read; its first group (else the whole
+   * match) is the value. For values that share an element with their label ("Status: open").
+   */
+  pattern?: string;
   /** Default true. */
   required?: boolean;
 }

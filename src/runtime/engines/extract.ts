@@ -88,7 +88,12 @@ function fieldsOf($: cheerio.CheerioAPI, el: any, fields: Record<string, CssFiel
   const o: Record<string, unknown> = {};
   for (const [k, f] of Object.entries(fields)) {
     const target = f.selector ? $(el).find(f.selector).first() : $(el);
-    const raw = target.length ? readEl($, target.get(0), f.attr) : undefined;
+    let raw = target.length ? readEl($, target.get(0), f.attr) : undefined;
+    // A label sharing the element ("Status: open"): the pattern keeps the value part.
+    if (raw !== undefined && f.pattern) {
+      const m = new RegExp(f.pattern).exec(raw.replace(/\s+/g, ' '));
+      raw = m ? (m[1] ?? m[0]).trim() : undefined;
+    }
     if (raw === undefined && f.required !== false) {
       throw new RunFailure('site_changed', `${where}: field '${k}' (${f.selector ?? 'element'}${f.attr ? ` @${f.attr}` : ''}) not found`, {
         details: { extractor: where, field: k, selector: f.selector ?? null },
