@@ -16,7 +16,9 @@ import type { Schema } from './schema-infer.js';
 import { allNeedles, planSecrets } from './secrets.js';
 import { detectPaging, scoreTargets, type Candidate } from './target.js';
 import { traceChain } from './trace.js';
-import { SynthError, type Hints, type RecordedSecrets, type Recording, type SecretValues } from './types.js';
+import { requestSlots } from './slots.js';
+import type { SecretNeedle } from './substitute.js';
+import { SynthError, type Exchange, type Hints, type RecordedSecrets, type Recording, type SecretValues } from './types.js';
 import { argumentValues, findDetail, flatValues, isPlainObject, landing, lastActionTime, prefixed } from './facts.js';
 import { encodings, preview, typeOf } from './values.js';
 
@@ -77,7 +79,8 @@ export function synthesize(inp: SynthInput): SynthResult {
   const warnings: string[] = [];
   const secrets = planSecrets(rec, xs, hints, inp.secretValues ?? {});
   const args = argumentValues(rec, hints, advisor, purpose);
-  const carriers = new Set(xs.filter((x) => secrets.needlesFor(x).some((n) => n.needle.length >= 2 && JSON.stringify([x.url, x.body?.text, x.reqHeaders]).includes(n.needle)) || /\{\{secret:/.test(JSON.stringify([x.url, x.body?.text, x.reqHeaders]))).map((x) => x.id));
+  const carries = (x: Exchange, n: SecretNeedle) => (n.key ? requestSlots(x).some((s) => s.key === n.key && s.value === n.needle) : n.needle.length >= 2 && JSON.stringify([x.url, x.body?.text, x.body?.params, x.reqHeaders]).includes(n.needle));
+  const carriers = new Set(xs.filter((x) => secrets.needlesFor(x).some((n) => carries(x, n)) || /\{\{secret:/.test(JSON.stringify([x.url, x.body?.text, x.reqHeaders]))).map((x) => x.id));
   const resultValues = hints.result === undefined ? [] : flatValues(hints.result);
   // Where a login POST landed is a candidate of its own (fetched again after the login chain).
   const all = [...xs, ...xs.filter((x) => carriers.has(x.id) && x.hops.length && x.text).map(landing)].sort((a, b) => a.index - b.index);
@@ -102,6 +105,15 @@ export function synthesize(inp: SynthInput): SynthResult {
   const loginCarriers = xs.filter((x) => carriers.has(x.id) && x.index < first.index);
   const chain = traceChain({ all, start: [first, ...(detail ? [detail] : []), ...loginCarriers], args, secrets, pagingParam: paging ? { exchange: first.id, param: paging.param } : undefined, constants: diff?.constants, dynamics: diff?.dynamics });
   warnings.push(...chain.warnings);
+  for (const id of chain.steps.keys()) {
+    const x = all.find((y) => y.id === id);
+    for (const p of x?.body?.params ?? []) if (p.fileName !== undefined && p.value === undefined) warnings.push(`file part '${p.name}' (${p.fileName}) of ${x!.method} ${x!.url} is binary and not in the recording: the connector sends the other parts only; add the file by hand`);
+  }
+  // A request whose body is not in the recording would be replayed empty: say so instead.
+  const bodiless = [...chain.steps.keys()].map((id) => all.find((x) => x.id === id)).filter((x) => x?.body?.missing);
+  if (bodiless.length) {
+    throw new SynthError(bodiless.map((x) => ({ stage: 'read', exchange: x!.id, message: `${x!.method} ${x!.url} sent a ${x!.body!.mime.split(';')[0]} body that the recording does not hold (browsers record no bytes for form data that carries a file); the connector would post an empty form. Record the upload with a tool that keeps request bodies, or write this step by hand` })));
+  }
 
   // Arguments typed but not found in what the plan replays.
   for (const a of args) {

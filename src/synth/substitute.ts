@@ -15,7 +15,15 @@ export interface SecretNeedle {
   field: SecretField | 'value';
   /** The literal to replace: a resolved value or a capture placeholder. */
   needle: string;
+  /**
+   * Only in this field (exact value): a username typed into a sign-in form is often a plain word
+   * ("admin") that also occurs elsewhere (`do=admin`) without being the credential.
+   */
+  key?: string;
 }
+
+/** The needles that apply to one request field. */
+export const needlesForField = (needles: SecretNeedle[], key: string, value: string) => needles.filter((n) => !n.key || (n.key === key && n.needle === value));
 
 export interface Substituted {
   template: string;

@@ -5,7 +5,7 @@
 import type { Extractor } from '../runtime/definition/types.js';
 import { findIn, type Found } from './producers.js';
 import { requestSlots } from './slots.js';
-import { substitute, type ArgValue } from './substitute.js';
+import { needlesForField, substitute, type ArgValue } from './substitute.js';
 import type { SecretPlan } from './secrets.js';
 import type { Exchange, Slot } from './types.js';
 import { argName, looksLikeTimestamp, looksRandom, lowEntropy, preview } from './values.js';
@@ -81,7 +81,7 @@ export function traceChain(inp: TraceInput): Chain {
         resolved.push({ slot, res: { kind: 'paging' } });
         continue;
       }
-      const sub = substitute(slot.value, inp.args, needles, inp.secrets.slotOfSecretId);
+      const sub = substitute(slot.value, inp.args, needlesForField(needles, slot.key, slot.value), inp.secrets.slotOfSecretId);
       sub.args.forEach((a) => chain.usedArgs.add(a));
       sub.secrets.forEach((s) => chain.usedSecrets.add(s.slot));
       if (sub.args.length || sub.secrets.length) {
@@ -89,7 +89,12 @@ export function traceChain(inp: TraceInput): Chain {
         if (sub.whole) continue;
       }
       const v = slot.value;
-      if (sub.args.length || sub.secrets.length || v === '') continue; // remaining literal text is constant
+      if (sub.args.length || sub.secrets.length) continue; // remaining literal text is constant
+      // Empty fields are sent too (a form's blank hidden inputs: some sites check they are there).
+      if (v === '') {
+        resolved.push({ slot, res: { kind: 'constant', why: 'empty field' } });
+        continue;
+      }
       if (inp.constants?.has(v)) {
         resolved.push({ slot, res: { kind: 'constant', why: 'equal in both recordings' } });
         continue;
@@ -101,7 +106,8 @@ export function traceChain(inp: TraceInput): Chain {
         continue;
       }
       // Short values only follow strong, id-like evidence (a JSON "id" key, a data-*-id attribute).
-      const weak = lowEntropy(v);
+      // A plain lower-case word ("search", "login", "admin") is an action name, not a token.
+      const weak = lowEntropy(v) || (slot.where !== 'path' && /^[a-z]+(?:[_-][a-z]+)*$/.test(v) && v.length <= 24 && !/id$/i.test(slot.key));
       const idLike = slot.where === 'path' ? /\d/.test(v) || looksRandom(v) : slot.where !== 'query' || !weak || /id$/i.test(slot.key);
       if (((weak && slot.where !== 'path' && slot.where !== 'query') || !idLike) && !inp.dynamics?.has(v)) {
         resolved.push({ slot, res: { kind: 'constant', why: 'short/low-entropy literal' } });

@@ -14,7 +14,8 @@ export interface Exchange {
   url: string;
   reqHeaders: HarNameValue[];
   reqCookies: HarCookie[];
-  body: { mime: string; text?: string; params?: HarPostParam[] } | null;
+  /** `missing`: the request had a (multipart) body that the recording does not hold. */
+  body: { mime: string; text?: string; params?: HarPostParam[]; missing?: boolean } | null;
   status: number;
   resHeaders: HarNameValue[];
   setCookies: HarCookie[];
@@ -84,6 +85,8 @@ export interface Slot {
   value: string;
   /** JSON type of a JSON leaf. */
   jsonType?: 'string' | 'number' | 'boolean' | 'null';
+  /** Position among the request's query / form / multipart fields (repeated keys keep their order). */
+  pos?: number;
 }
 
 export interface Warning {
