@@ -73,6 +73,29 @@ export function substitute(value: string, args: ArgValue[], secrets: SecretNeedl
       t = parts.join('\u0000');
     }
   }
+  // Site-specific encodings of a typed value with spaces: "Shopping List" sent as shopping_list or
+  // shopping-list (page names, slugs). The template applies the same transformation.
+  for (const a of [...args].sort((x, y) => y.example.length - x.example.length)) {
+    if (used.args.includes(a.name) || !/ /.test(a.example.trim()) || a.example.length < 3) continue;
+    for (const sep of ['_', '-']) {
+      const form = a.example.trim().split(/\s+/).join(sep);
+      const parts = t.split('\u0000');
+      let hit = false;
+      for (let i = 0; i < parts.length; i += 2) {
+        const re = new RegExp(esc(form), 'gi');
+        parts[i] = parts[i].replace(re, (m) => {
+          hit = true;
+          const lower = m === m.toLowerCase() && form !== form.toLowerCase() ? ' | lower' : '';
+          return `\u0000{{args.${a.name} | trim${lower} | replace:[" ","${sep}"]}}\u0000`;
+        });
+      }
+      if (hit) {
+        used.args.push(a.name);
+        t = parts.join('\u0000');
+        break;
+      }
+    }
+  }
   const template = t.replace(/\u0000/g, '');
   const whole = t.split('\u0000').every((p, i) => i % 2 === 1 || p === '');
   return { template, ...used, whole };

@@ -59,7 +59,7 @@ export function scoreTargets(xs: Exchange[], f: TargetFacts): Candidate[] {
       if (isHtml(x) && /<input[^>]+(type=["']?password|autocomplete=["']?one-time-code)/i.test(x.text ?? '')) add(-3, 'a sign-in form');
       if (x.id.endsWith('~final')) reasons.push('the page a login landed on (fetched again after the login chain)');
       const rt = requestText(x);
-      const typed = f.argValues.filter((v) => v.length >= 1 && rt.includes(v));
+      const typed = f.argValues.filter((v) => v.length >= 1 && (rt.includes(v) || (/ /.test(v.trim()) && ['_', '-'].some((sep) => rt.includes(v.trim().split(/\s+/).join(sep))))));
       if (typed.length) add(4, `request carries typed value(s) ${typed.map((v) => JSON.stringify(v)).join(', ')}`);
       const body = (x.text ?? '').toLowerCase();
       const res = f.resultValues.filter((v) => body.includes(v.toLowerCase()));

@@ -23,6 +23,8 @@ export interface ResolvedSlot {
 }
 
 export interface VarDef {
+  /** Template filter that turns the extracted (escaped) text into the value sent. */
+  decode?: string;
   name: string;
   producer: string;
   extractor: Extractor;
@@ -101,7 +103,7 @@ export function traceChain(inp: TraceInput): Chain {
       }
       const known = byValue.get(v);
       if (known && byId.get(known.producer)!.index < x.index) {
-        resolved.push({ slot, res: { kind: 'var', template: `{{vars.${known.name}}}`, var: known.name } });
+        resolved.push({ slot, res: { kind: 'var', template: varTpl(known), var: known.name } });
         dep(x.id, known.producer);
         continue;
       }
@@ -116,10 +118,10 @@ export function traceChain(inp: TraceInput): Chain {
       const found = pickProducer(earlier, v, weak);
       if (found) {
         const name = argName(slot.where === 'path' ? `${segmentName(x, slot)}` : slot.key.split('.').at(-1)!, names);
-        const def: VarDef = { name, producer: found.x.id, extractor: found.f.extractor, how: found.f.how, value: v };
+        const def: VarDef = { name, producer: found.x.id, extractor: found.f.extractor, how: found.f.how, value: v, ...(found.f.decode ? { decode: found.f.decode } : {}) };
         chain.vars.push(def);
         byValue.set(v, def);
-        resolved.push({ slot, res: { kind: 'var', template: `{{vars.${name}}}`, var: name } });
+        resolved.push({ slot, res: { kind: 'var', template: varTpl(def), var: name } });
         dep(x.id, found.x.id);
         queue.push(found.x);
         continue;
@@ -132,14 +134,14 @@ export function traceChain(inp: TraceInput): Chain {
         const reuse = byValue.get(tok);
         const got = reuse ? null : pickProducer(earlier, tok, false);
         if (!reuse && !got) continue;
-        const def = reuse ?? { name: argName(slot.key.split('.').at(-1)! === 'authorization' ? 'access_token' : `${slot.key.split('.').at(-1)}_token`, names), producer: got!.x.id, extractor: got!.f.extractor, how: got!.f.how, value: tok };
+        const def: VarDef = reuse ?? { name: argName(slot.key.split('.').at(-1)! === 'authorization' ? 'access_token' : `${slot.key.split('.').at(-1)}_token`, names), producer: got!.x.id, extractor: got!.f.extractor, how: got!.f.how, value: tok, ...(got!.f.decode ? { decode: got!.f.decode } : {}) };
         if (!reuse) {
           chain.vars.push(def);
           byValue.set(tok, def);
           queue.push(got!.x);
         }
         dep(x.id, def.producer);
-        fragment = fragment.split(tok).join(`{{vars.${def.name}}}`);
+        fragment = fragment.split(tok).join(varTpl(def));
         traced = true;
       }
       if (traced) {
@@ -174,6 +176,8 @@ export function traceChain(inp: TraceInput): Chain {
   }
   return chain;
 }
+
+const varTpl = (d: VarDef) => `{{vars.${d.name}${d.decode ? ` | ${d.decode}` : ''}}}`;
 
 function segmentName(x: Exchange, slot: Slot): string {
   const segs = new URL(x.url).pathname.split('/');

@@ -64,8 +64,9 @@ describe('noise', () => {
 });
 
 describe('values', () => {
-  it('lists raw, %20, + and JSON-escaped forms', () => {
-    expect(encodings('blue "kettle"').map((e) => e.form)).toEqual(['blue "kettle"', 'blue%20%22kettle%22', 'blue+%22kettle%22', 'blue \\"kettle\\"']);
+  it('lists raw, %20, + and JSON-escaped forms, and the _ / - forms of page names and slugs', () => {
+    expect(encodings('blue "kettle"').map((e) => e.form).slice(4)).toEqual(['blue_"kettle"', 'blue-"kettle"']);
+    expect(encodings('blue "kettle"').map((e) => e.form).slice(0, 4)).toEqual(['blue "kettle"', 'blue%20%22kettle%22', 'blue+%22kettle%22', 'blue \\"kettle\\"']);
   });
   it('guards low-entropy literals and spots random tokens', () => {
     for (const v of ['1', 'true', 'en', '2024', 'aaaaaa']) expect(lowEntropy(v)).toBe(true);
