@@ -79,7 +79,7 @@ export function synthesize(inp: SynthInput): SynthResult {
   const warnings: string[] = [];
   const secrets = planSecrets(rec, xs, hints, inp.secretValues ?? {});
   const args = argumentValues(rec, hints, advisor, purpose);
-  const carries = (x: Exchange, n: SecretNeedle) => (n.key ? requestSlots(x).some((s) => s.key === n.key && s.value === n.needle) : n.needle.length >= 2 && JSON.stringify([x.url, x.body?.text, x.body?.params, x.reqHeaders]).includes(n.needle));
+  const carries = (x: Exchange, n: SecretNeedle) => (n.key || n.exact ? requestSlots(x).some((s) => (!n.key || s.key === n.key) && s.value === n.needle) : n.needle.length >= 2 && JSON.stringify([x.url, x.body?.text, x.body?.params, x.reqHeaders]).includes(n.needle));
   const carriers = new Set(xs.filter((x) => secrets.needlesFor(x).some((n) => carries(x, n)) || /\{\{secret:/.test(JSON.stringify([x.url, x.body?.text, x.reqHeaders]))).map((x) => x.id));
   const resultValues = hints.result === undefined ? [] : flatValues(hints.result);
   // Where a login POST landed is a candidate of its own (fetched again after the login chain).

@@ -6,7 +6,7 @@ import { TOTP, Secret } from 'otpauth';
 import type { SecretField } from '../browser/recording/types.js';
 import type { SecretSlot } from '../runtime/definition/types.js';
 import { requestSlots } from './slots.js';
-import type { SecretNeedle } from './substitute.js';
+import { plainUsername, type SecretNeedle } from './substitute.js';
 import type { Exchange, Hints, Recording, SecretValues } from './types.js';
 
 // Words inside a field name (pma_password, user[password], login_email): real apps prefix them.
@@ -62,7 +62,7 @@ export function planSecrets(rec: Recording, xs: Exchange[], hints: Hints, values
   for (const [slot, v] of Object.entries(values)) {
     if (v.type === 'login') {
       slots.set(slot, { name: slot, type: 'login', supports_totp: false, description: `Login used to sign in (recorded as a stored secret)` });
-      fixed.push({ slot, field: 'username', needle: v.username }, { slot, field: 'password', needle: v.password });
+      fixed.push({ slot, field: 'username', needle: v.username, ...(plainUsername(v.username) ? { exact: true } : {}) }, { slot, field: 'password', needle: v.password });
       if (v.totpSeed) totpSeeds.push({ slot, seed: v.totpSeed });
     } else {
       slots.set(slot, { name: slot, type: 'string', description: 'Secret value used by the site (recorded as a stored secret)' });
@@ -92,6 +92,15 @@ export function planSecrets(rec: Recording, xs: Exchange[], hints: Hints, values
   const known = new Set(fixed.map((f) => f.needle));
   let typedSlot: string | null = null;
   const pagePw = pagePasswordFields(xs);
+  // A plain stored username ("admin", "pma") is a word that occurs elsewhere (`do=admin`, cookie
+  // names): it is the credential only in the field it was typed into — a user-like field or the
+  // text input before a sign-in form's password input.
+  const userKeys = new Set([...pagePw.values()].filter((k): k is string => !!k));
+  for (const n of fixed) {
+    if (!n.exact) continue;
+    const field = xs.flatMap((x) => requestSlots(x)).find((s) => s.where !== 'query' && s.where !== 'path' && s.value === n.needle && (userKeys.has(s.key) || USER_FIELD.test(s.key.split('.').at(-1)!)));
+    if (field) n.key = field.key;
+  }
   for (const x of xs) {
     const fields = requestSlots(x).filter((s) => s.where === 'form' || s.where === 'json' || s.where === 'multipart');
     const pw = fields.find((s) => (PASSWORD_FIELD.test(s.key.split('.').at(-1)!) || pagePw.has(s.key)) && s.value && !known.has(s.value) && !/\{\{secret:/.test(s.value));
@@ -143,5 +152,5 @@ export function planSecrets(rec: Recording, xs: Exchange[], hints: Hints, values
 /** Every secret literal a plan could contain (for the final no-leak check). */
 export function allNeedles(plan: SecretPlan, xs: Exchange[]): string[] {
   // A typed username is checked where it was typed (its field), not as a substring anywhere.
-  return [...new Set(xs.flatMap((x) => plan.needlesFor(x).filter((n) => !n.key).map((n) => n.needle)))].filter((n) => n.length >= 2);
+  return [...new Set(xs.flatMap((x) => plan.needlesFor(x).filter((n) => !n.key && !n.exact).map((n) => n.needle)))].filter((n) => n.length >= 2);
 }

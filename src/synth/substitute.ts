@@ -20,10 +20,15 @@ export interface SecretNeedle {
    * ("admin") that also occurs elsewhere (`do=admin`) without being the credential.
    */
   key?: string;
+  /** Only as a whole field value (a short username is a word that also occurs inside other text). */
+  exact?: boolean;
 }
 
 /** The needles that apply to one request field. */
-export const needlesForField = (needles: SecretNeedle[], key: string, value: string) => needles.filter((n) => !n.key || (n.key === key && n.needle === value));
+export const needlesForField = (needles: SecretNeedle[], key: string, value: string) => needles.filter((n) => (n.key ? n.key === key && n.needle === value : n.exact ? n.needle === value : true));
+
+/** A username too short or plain to be recognised inside longer text (cookies, URLs, `do=admin`). */
+export const plainUsername = (u: string) => u.length < 10 || /^[a-z]+$/i.test(u);
 
 export interface Substituted {
   template: string;
