@@ -43,30 +43,28 @@ const nullable = (s: Schema): Schema => ({ ...s, type: [s.type as string, 'null'
 
 /** Structural selector of `el`: from the nearest stable id (or body), tag + :nth-of-type where needed. */
 export function pathOf($: cheerio.CheerioAPI, el: El): string {
-  const parts: string[] = [];
-  let cur = el;
-  let anchor: string | null = null;
-  while (cur.length && tagOf(cur) && tagOf(cur) !== 'html') {
-    const tag = tagOf(cur);
+  // The root: the nearest ancestor with a stable id, else the page's one <main>, else <body>.
+  let rootEl: El | null = null;
+  let root = 'body';
+  for (let cur = el; cur.length && tagOf(cur) && tagOf(cur) !== 'html'; cur = cur.parent()) {
     const id = cur.attr('id');
     if (stableId(id) && $(`#${id}`).length === 1) {
-      anchor = `#${id}`;
+      [rootEl, root] = [cur, `#${id}`];
       break;
     }
-    if (tag === 'body') break;
-    const same = cur.parent().children(tag);
-    parts.unshift(same.length > 1 ? `${tag}:nth-of-type(${same.index(cur) + 1})` : tag);
-    cur = cur.parent();
   }
-  if (anchor && !parts.length) return anchor;
-  const root = anchor ?? (el.closest('main').length === 1 && $('main').length === 1 ? 'main' : 'body');
-  // Prefer "root tag" (survives wrappers being added), then the tag path from the root.
-  const tag = tagOf(el);
-  for (const sel of [`${root} ${tag}`, `${root} ${parts.slice(-2).join(' > ')}`]) {
+  if (!rootEl) {
+    const main = el.closest('main');
+    [rootEl, root] = main.length && $('main').length === 1 ? [main, 'main'] : [$('body'), 'body'];
+  }
+  if (rootEl.is(el)) return root;
+  const parts = relPath(rootEl, el).replace(/^> /, '').split(' > ');
+  // Prefer "root tag" (survives wrappers being added), then the last two levels, then the full path.
+  for (const sel of [`${root} ${tagOf(el)}`, `${root} ${parts.slice(-2).join(' > ')}`]) {
     const hit = $(sel);
     if (hit.length === 1 && hit.is(el)) return sel;
   }
-  return `${root === 'main' ? 'main' : anchor ?? 'body'} > ${parts.join(' > ')}`.replace(/^main > (.*)$/, (m) => ($(m).length === 1 ? m : `body ${m}`));
+  return `${root} > ${parts.join(' > ')}`;
 }
 
 /** Selector of `el` relative to `root` (tag + :nth-of-type per level). */
@@ -414,7 +412,7 @@ function textWithoutChrome($: cheerio.CheerioAPI, e: El): number {
 /** A link to the next page of results: rel=next, or a link labelled "next"/"›"/"»"/"older". */
 export function nextPageLink($: cheerio.CheerioAPI): string | null {
   const rel = $('a[rel~=next][href]').first();
-  if (rel.length) return `${pathOf($, rel)}`;
+  if (rel.length) return $('a[rel~=next][href]').length === 1 ? 'a[rel~=next][href]' : pathOf($, rel);
   const a = $('a[href]')
     .filter((_, e) => {
       const t = clean($(e).text() || $(e).attr('aria-label') || $(e).attr('title') || '');

@@ -90,7 +90,7 @@ describe.skipIf(!ready).each(ready ? (await backends()).slice(0, 1) : ['sqlite' 
   it('DokuWiki create/edit a page with hidden fields and CSRF: the run saves NEW text', async () => {
     const secret = await loginSecret(h, 'editor', 'dw-admin-pass-1');
     const text = `Buy cherries ${Date.now()}`;
-    await flow('dw-create', 'dokuwiki', { hints: { arguments: { text: 'Buy apples and pears', summary: 'first list' }, secrets: { account: secret }, allow_side_effects: true, allow_empty_result: true } }, { arguments: { text, summary: 'second list' }, secret_bindings: { account: secret } });
+    await flow('dw-create', 'dokuwiki', { hints: { arguments: { text: 'Buy apples and pears', summary: 'first list' }, secrets: { account: secret }, allow_side_effects: true } }, { arguments: { text, summary: 'second list' }, secret_bindings: { account: secret } });
     expect(fs.readFileSync(path.join(DW_PAGES, 'notes/shopping_list.txt'), 'utf8').trim()).toBe(text);
   });
 
