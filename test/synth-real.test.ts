@@ -59,6 +59,23 @@ describe.each(await backends())('synthesis on real pages over the API (%s)', (ba
     expect(def.meta.warnings.join('\n')).toMatch(/allow_empty_result.*"Quince"/);
   });
 
+  it('the live site must give the hinted values too: a replay that lacks them is a 422 at stage replay', async () => {
+    // The site now answers without the Banana row (and with an empty table for the other test).
+    const changed = JSON.parse(RAW);
+    const t = changed.log.entries.find((e: any) => e.request.url.includes('catalogue'));
+    t.response.content.text = t.response.content.text.replace(/<tr[^>]*>\s*<td[^>]*>\s*<a[^>]*fruit:banana[\s\S]*?<\/tr>/, '');
+    const live = await serveHar(changed);
+    try {
+      const r = await synthesizeFrom(h, rebaseHar(RAW, APPS.dokuwiki.recordedPort, live.port), { hints: { result: ['Banana', 'Cherry'] } });
+      expect(r.status, r.text).toBe(422);
+      expect(r.json.detail[0].ctx.stage).toBe('replay');
+      expect(r.json.detail[0].msg).toContain('"Banana"');
+      expect(r.json.detail[0].msg).not.toContain('"Cherry"');
+    } finally {
+      await live.close();
+    }
+  });
+
   it('a read flow whose target holds no data from the page is a 422, not a status-code stub', async () => {
     const stub = JSON.parse(har);
     const target = stub.log.entries.find((e: any) => e.request.url.includes('catalogue'));

@@ -74,6 +74,14 @@ function outcomeText(o: Outcome): string {
   }
 }
 
+/** Every non-null leaf of a result as lower-case text. */
+function leaves(v: unknown): string[] {
+  if (v === null || v === undefined) return [];
+  if (Array.isArray(v)) return v.flatMap(leaves);
+  if (typeof v === 'object') return Object.values(v as object).flatMap(leaves);
+  return [String(v).toLowerCase()];
+}
+
 /** A different value of the same type, for the "one argument changed" replay. */
 export function changedValue(v: unknown): unknown {
   if (typeof v === 'number') return Number.isInteger(v) ? v + 1 : v + 1.5;
@@ -86,7 +94,7 @@ export async function validateByReplay(
   runner: ReplayRunner,
   plan: { definition: ConnectorDefinition; input_schema: Record<string, any>; output_schema: Record<string, any> },
   secrets: Record<string, SlotValue>,
-  opts: { sideEffects: boolean; allowSideEffects: boolean; timeoutMs?: number },
+  opts: { sideEffects: boolean; allowSideEffects: boolean; timeoutMs?: number; resultHints?: string[]; allowEmpty?: boolean },
 ): Promise<ReplayCheck> {
   const t0 = Date.now();
   if (opts.sideEffects && !opts.allowSideEffects) {
@@ -106,6 +114,17 @@ export async function validateByReplay(
   };
   const first = await once(args, 'with the recorded arguments');
   const warnings: string[] = [];
+  // The live site must give what the recording showed: data (not an empty list or a record of
+  // nulls) and every hinted result value. Otherwise the connector would be an empty promise.
+  if (!opts.sideEffects) {
+    const values = leaves(first);
+    const problems: string[] = [];
+    if (!values.some((v) => v !== '')) problems.push('returned no data (an empty list or only empty fields)');
+    const missing = (opts.resultHints ?? []).filter((h) => !values.some((v) => v.includes(h.toLowerCase())));
+    if (missing.length) problems.push(`did not return the hinted result value(s) ${missing.map((m) => JSON.stringify(m)).join(', ')}`);
+    if (problems.length && !opts.allowEmpty) throw new ReplayFailed(`replaying the plan with the recorded arguments ${problems.join(' and ')}`, { outcome: 'ok', missing });
+    for (const p of problems) warnings.push(`published with hints.allow_empty_result: the replay ${p}`);
+  }
   let changed: string | undefined;
   const names = Object.keys(args);
   if (!opts.sideEffects && names.length) {
