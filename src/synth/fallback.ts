@@ -14,9 +14,15 @@ import type { Exchange } from './types.js';
 
 const cssq = (s: string) => JSON.stringify(s);
 
-/** CSS extractors can't run in a script (no DOM library): re-derive them as bounded regexes. */
+/**
+ * The script runtime runs json/regex/header/cookie/status/url/body extractors, not CSS (no DOM
+ * library in the sandbox): CSS ones are re-derived as bounded regexes from the recorded page,
+ * or the recorded value is sent as a constant. Decisions first, then the edits — replacing a var
+ * rebuilds the step objects, so editing while iterating would write into detached copies.
+ */
 function cssToRegex(def: HttpDefinition, chain: Chain, byId: Map<string, Exchange>, warnings: string[]): HttpDefinition {
   const copy = structuredClone(def);
+  const constants: { name: string; value: string }[] = [];
   for (const s of [...(copy.login?.steps ?? []), ...copy.steps]) {
     for (const [name, x] of Object.entries(s.extract ?? {})) {
       if (x.from !== 'css') continue;
@@ -26,10 +32,11 @@ function cssToRegex(def: HttpDefinition, chain: Chain, byId: Map<string, Exchang
       else {
         warnings.push(`value ${name} could not be re-derived as a regex for the script; the recorded value is sent as a constant`);
         delete s.extract![name];
-        replaceVar(copy, name, v?.value ?? '');
+        constants.push({ name, value: v?.value ?? '' });
       }
     }
   }
+  for (const c of constants) replaceVar(copy, c.name, c.value);
   return copy;
 }
 

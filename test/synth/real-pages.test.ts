@@ -215,3 +215,21 @@ describe('request fidelity (fragments)', () => {
     expect(steps.some((s) => s.url === '/draft')).toBe(false);
   });
 });
+
+describe('download fallback (script connector)', () => {
+  it('keeps only extractors the script runtime can run: every CSS extractor becomes a regex or a constant, in every step', () => {
+    const O = 'http://127.0.0.1:9';
+    const h = har(
+      { url: `${O}/export`, html: '<html><body><form id="f"><input name="sig" value="x7 k9 q2 z8 m4"><input name="tok" value="Tk9fQ2x7Lm4pZ8wR1"></form></body></html>' },
+      { url: `${O}/export.csv?sig=x7+k9+q2+z8+m4&tok=Tk9fQ2x7Lm4pZ8wR1&q=gamma`, body: 'id,name\n1,Gamma\n', mime: 'text/csv', resHeaders: { 'content-disposition': 'attachment; filename="items.csv"' } },
+    );
+    const r = synthesize({ recording: h, hints: { arguments: { q: 'gamma' } } });
+    expect(r.report.fallback).toBe('download-script');
+    const src = (r.definition as any).source as string;
+    const plan = JSON.parse(/const PLAN = ([\s\S]*?);\n/.exec(src)![1]);
+    const extractors = plan.steps.flatMap((s: any) => Object.values(s.extract ?? {})) as { from: string }[];
+    expect(extractors.map((x) => x.from)).toEqual(['regex', 'body']); // tok: a regex; sig (spaces): the recorded constant; the file: the body
+    expect(JSON.stringify(plan)).toContain('x7 k9 q2 z8 m4');
+    expect(r.report.warnings.join('\n')).toMatch(/sig could not be re-derived/);
+  });
+});

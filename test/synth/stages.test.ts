@@ -224,6 +224,13 @@ describe('script runtime (carried by synthesized script connectors)', () => {
     expect(rt.render('{{secrets.acct.totp}}', scope, ctx)).toBe('code-for-acct');
     expect(rt.render('{{args.missing}}', scope, ctx)).toBeNull();
   });
+  it('applies the filters synthesis emits (escaped tokens, page names) like the engines do', () => {
+    const scope = { args: { t: ' Shopping List ' }, vars: { tok: 'k9+Q\\/7x\\u002B', ent: 'a&amp;b', c: 'x%2By' } };
+    expect(rt.render('{{vars.tok | jsunescape}}', scope, ctx)).toBe('k9+Q/7x+');
+    expect(rt.render('{{vars.ent | htmlunescape}}|{{vars.c | urldecode}}', scope, ctx)).toBe('a&b|x+y');
+    expect(rt.render('notes:{{args.t | trim | lower | replace:[" ","_"]}}', scope, ctx)).toBe('notes:shopping_list');
+    expect(rt.render('{{args.t | trim | urlencode}}', scope, ctx)).toBe('Shopping%20List');
+  });
   it('evaluates the JSONPath subset synthesis emits, and regex extractors', async () => {
     const v = { data: { items: [{ id: 1 }, { id: 2 }], 'odd key': 'x' }, next_cursor: 'c3' };
     expect(rt.jsonPath(v, '$.data.items[*]')).toEqual([{ id: 1 }, { id: 2 }]);
