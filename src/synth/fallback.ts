@@ -4,6 +4,7 @@
 import * as cheerio from 'cheerio';
 import type { Action, ElementInfo } from '../browser/recording/types.js';
 import type { ConnectorDefinition, HttpDefinition, HttpStep } from '../runtime/definition/types.js';
+import { csvRows, isCsv } from './csv.js';
 import { reqHeader } from './normalize.js';
 import type { Output } from './output.js';
 import { regexFor } from './producers.js';
@@ -46,16 +47,19 @@ function replaceVar(def: HttpDefinition, name: string, value: string) {
   for (const list of [def.login?.steps ?? [], def.steps]) list.forEach((s, i) => (list[i] = walk(s) as HttpStep));
 }
 
-export function downloadFallback(def: HttpDefinition, out: Output, chain: Chain, byId: Map<string, Exchange>, warnings: string[]): { definition: ConnectorDefinition; schema: Schema } {
+export function downloadFallback(def: HttpDefinition, out: Output, chain: Chain, byId: Map<string, Exchange>, warnings: string[], recorded?: string): { definition: ConnectorDefinition; schema: Schema } {
   const r = out.result as { filename: string; content_type: string };
   const plan = cssToRegex(def, chain, byId, warnings);
+  // Rows typed from the recorded file when the HAR holds it (Playwright keeps no download bodies).
+  const csv = isCsv(r.content_type, r.filename) ? ((recorded ? csvRows(recorded) : null) ?? { schema: { type: 'array', items: { type: 'object' } } as Schema }) : null;
+  const base: Schema = {
+    type: 'object',
+    properties: { file_id: { type: 'string' }, filename: { type: 'string' }, content_type: { type: 'string' }, size_bytes: { type: 'integer' }, lines: { type: 'integer' } },
+    required: ['file_id', 'filename', 'content_type', 'size_bytes', 'lines'],
+  };
   return {
-    definition: downloadScript(plan, { filename: r.filename, contentType: r.content_type, extract: 'content' }),
-    schema: {
-      type: 'object',
-      properties: { file_id: { type: 'string' }, filename: { type: 'string' }, content_type: { type: 'string' }, size_bytes: { type: 'integer' }, lines: { type: 'integer' } },
-      required: ['file_id', 'filename', 'content_type', 'size_bytes', 'lines'],
-    },
+    definition: downloadScript(plan, { filename: r.filename, contentType: r.content_type, extract: 'content', csv: !!csv }),
+    schema: csv ? { ...base, properties: { ...base.properties, rows: csv.schema }, required: [...base.required!, 'rows'] } : base,
   };
 }
 

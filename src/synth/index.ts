@@ -224,7 +224,7 @@ export function synthesize(inp: SynthInput): SynthResult {
     const b = browserFallback(def, out, first, all, warnings, rec.actions);
     if (b) [definition, fallback] = [b, 'browser'];
   } else if (out.kind === 'download' && !detail) {
-    const f = downloadFallback(def, out, chain, byId, warnings);
+    const f = downloadFallback(def, out, chain, byId, warnings, first.text);
     [definition, outputSchema, fallback] = [f.definition, f.schema, 'download-script'];
   }
   const usedSlots = secrets.slots.filter((s) => chain.usedSecrets.has(s.name));

@@ -231,5 +231,8 @@ describe('download fallback (script connector)', () => {
     expect(extractors.map((x) => x.from)).toEqual(['regex', 'body']); // tok: a regex; sig (spaces): the recorded constant; the file: the body
     expect(JSON.stringify(plan)).toContain('x7 k9 q2 z8 m4');
     expect(r.report.warnings.join('\n')).toMatch(/sig could not be re-derived/);
+    // A recorded CSV body types the rows (parsed with csv-parse, like the script does at run time).
+    expect(r.output_schema.properties.rows).toEqual({ type: 'array', items: { type: 'object', properties: { id: { type: 'integer' }, name: { type: 'string' } }, required: ['id', 'name'] } });
+    expect(src).toContain('csv_parse_sync.parse(body, CSV_OPTIONS)');
   });
 });
