@@ -67,6 +67,9 @@ describe.each(await backends())('synthesis API (%s)', (backend) => {
     expect(r.status, r.text).toBe(200);
     const def = (await h.api('GET', `/v1beta/connectors/${r.json.id}/definition`)).json.definition;
     expect(def.meta.validation).toMatchObject({ replayed: true });
+    // The validation replay created its own item with fresh free-text values, not a duplicate of the recorded one.
+    expect(def.meta.validation.reason).toMatch(/fresh values for name, description/);
+    expect(site.state.items.filter((i: any) => /^Copper Teapot [0-9a-f]{4}$/.test(i.name))).toHaveLength(1);
     const out = await run(h, { connector_id: r.json.id, arguments: { name: 'Brass Lamp', category: 'tools', price: 5.5, description: 'Bright' }, secret_bindings: { account: alice } });
     expect(out.status, JSON.stringify(out.error)).toBe('success');
     expect(out.result).toMatchObject({ name: 'Brass Lamp', category: 'tools', price: 5.5, in_stock: 'yes', description: 'Bright' });

@@ -74,6 +74,17 @@ function outcomeText(o: Outcome): string {
   }
 }
 
+/**
+ * Free-text string arguments (no format, no enum; with a space or 8+ characters: names, titles,
+ * descriptions — not codes or choices like "kitchen") with a short unique suffix.
+ */
+export function freshValues(schema: Record<string, any>, args: Record<string, unknown>): { name: string; value: string }[] {
+  const tag = randomUUID().slice(0, 4);
+  return Object.entries<any>(schema.properties ?? {})
+    .filter(([k, p]) => p?.type === 'string' && !p.format && !p.enum && typeof args[k] === 'string' && /[a-z]/i.test(args[k] as string) && (/\s/.test((args[k] as string).trim()) || (args[k] as string).length >= 8))
+    .map(([k]) => ({ name: k, value: `${args[k]} ${tag}` }));
+}
+
 /** Every non-null leaf of a result as lower-case text. */
 function leaves(v: unknown): string[] {
   if (v === null || v === undefined) return [];
@@ -112,7 +123,11 @@ export async function validateByReplay(
     }
     return result;
   };
-  const first = await once(args, 'with the recorded arguments');
+  // A flow that creates something, replayed with the recorded values, meets the object it already
+  // made (a duplicate name, "already exists"): free-text arguments get a fresh suffix instead.
+  const fresh = opts.sideEffects ? freshValues(plan.input_schema, args) : [];
+  for (const f of fresh) args[f.name] = f.value;
+  const first = await once(args, fresh.length ? `with fresh values for ${fresh.map((f) => `'${f.name}'`).join(', ')}` : 'with the recorded arguments');
   const warnings: string[] = [];
   // The live site must give what the recording showed: data (not an empty list or a record of
   // nulls) and every hinted result value. Otherwise the connector would be an empty promise.
@@ -140,5 +155,5 @@ export async function validateByReplay(
       warnings.push(`with '${changed}' changed the site returned nothing to extract (${(e as Error).message}); only the recorded values were checked`);
     }
   }
-  return { replayed: true, reason: opts.sideEffects ? 'replayed: hints.allow_side_effects is true' : 'replayed with the recorded arguments' + (changed ? ` and with '${changed}' changed` : ''), changed_argument: changed, warnings, ms: Date.now() - t0 };
+  return { replayed: true, reason: opts.sideEffects ? `replayed: hints.allow_side_effects is true${fresh.length ? ` (fresh values for ${fresh.map((f) => f.name).join(', ')}, derived from the recorded ones)` : ''}` : 'replayed with the recorded arguments' + (changed ? ` and with '${changed}' changed` : ''), changed_argument: changed, warnings, ms: Date.now() - t0 };
 }
