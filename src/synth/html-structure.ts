@@ -90,7 +90,8 @@ const inChrome = (e: El) => e.closest(SKIP).length > 0;
 const inMain = (e: El) => e.closest('main, [role=main], article').length > 0 || !e.closest('header, nav, aside, footer, [role=navigation], [role=banner], [role=contentinfo]').length;
 
 function fieldName(raw: string, taken: Set<string>, fallback: string): string {
-  const t = clean(raw).replace(/[:*]+$/, '').slice(0, 40);
+  let t = clean(raw).replace(/[:*]+$/, '').trim().slice(0, 40);
+  if (/^(#|no\.?|nr\.?|№)$/i.test(t)) t = 'id';
   return argName(t && /[a-z]/i.test(t) ? t : fallback, taken);
 }
 
@@ -337,8 +338,10 @@ function detailBlock($: cheerio.CheerioAPI): StructuralCandidate[] {
   main.find('dl').each((_, d) => {
     const dl = $(d);
     if (inChrome(dl)) return;
-    const labels = dl.children('dt').toArray().map((e) => clean($(e).text()));
-    dl.children('dt').each((i, dt) => {
+    // <dt>/<dd> pairs, also wrapped in a <div> each (allowed by HTML).
+    const dts = dl.find('dt').filter((_, e) => $(e).closest('dl').is(dl));
+    const labels = dts.toArray().map((e) => clean($(e).text()));
+    dts.each((i, dt) => {
       const dd = $(dt).next('dd');
       const label = labels[i];
       if (!dd.length || !label || labels.filter((l) => l === label).length > 1 || /"/.test(label) || dd.find('dl, table').length) return;
@@ -346,7 +349,7 @@ function detailBlock($: cheerio.CheerioAPI): StructuralCandidate[] {
       if (!value) return;
       const name = fieldName(label, taken, `field_${i + 1}`);
       const ty = typed(value);
-      fields[name] = { selector: shortRel(main, $(dt).next('dd'), [`dt:contains(${cssq(label)}) + dd`, `${relPath(main, dl)} > dt:contains(${cssq(label)}) + dd`]), ...(ty.type ? { type: ty.type } : {}), required: false };
+      fields[name] = { selector: shortRel(main, $(dt).next('dd'), [`dt:contains(${cssq(label)}) + dd`, `${relPath(main, dl)} dt:contains(${cssq(label)}) + dd`]), ...(ty.type ? { type: ty.type } : {}), required: false };
       props[name] = nullable(ty.schema);
     });
   });
@@ -357,10 +360,27 @@ function detailBlock($: cheerio.CheerioAPI): StructuralCandidate[] {
     Object.assign(fields, kv.fields);
     Object.assign(props, kv.props);
   });
+  // A label element ("Status:") followed by its value element: attribute grids of admin apps
+  // (<div><div>Status:</div><div>New</div></div>, <span>Owner:</span> <a>ann</a>).
+  const paired = new Set<any>();
+  main.find('div, span, strong, b, label, th, td').each((_, e) => {
+    const el = $(e);
+    const label = clean(el.text());
+    const val = el.next();
+    if (inChrome(el) || !/^[^:]{1,40}:$/.test(label) || /"/.test(label) || !val.length || el.find('input, select, textarea').length || val.find('input, select, textarea, table, dl').length) return;
+    const value = clean(val.text());
+    if (!value || value.length > 300) return;
+    const name = fieldName(label, taken, 'value');
+    const ty = typed(value);
+    const tag = tagOf(el);
+    fields[name] = { selector: shortRel(main, val, [`${tag}:contains(${cssq(label)}) + ${tagOf(val)}`]), ...(ty.type ? { type: ty.type } : {}), required: false };
+    props[name] = nullable(ty.schema);
+    paired.add(e);
+  });
   // "Label: value" in one element (a paragraph or list item with little markup).
   main.find('p, li, div, span').each((_, e) => {
     const el = $(e);
-    if (inChrome(el) || el.children('p, div, ul, ol, table, dl, li').length) return;
+    if (inChrome(el) || el.children('p, div, ul, ol, table, dl, li').length || el.find('*').toArray().some((c) => paired.has(c)) || paired.has(e)) return;
     const text = clean(el.text());
     const m = /^([A-Za-z][\w .()/-]{0,38}?)\s*:\s+(\S.{0,300})$/.exec(text);
     if (!m || /https?$/i.test(m[1])) return;

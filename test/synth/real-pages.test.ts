@@ -236,3 +236,27 @@ describe('download fallback (script connector)', () => {
     expect(src).toContain('csv_parse_sync.parse(body, CSV_OPTIONS)');
   });
 });
+
+describe('HTML extraction by structure (common admin-app markup)', () => {
+  const run2 = (html: string, hints: string[]) => {
+    const x = extractHtml(html, hints);
+    return { x, out: extractValue(x!.extractor, new View({ url: 'http://x/', status: 200, text: html }), 't') as any };
+  };
+  it('an attribute grid of label and value elements (issue trackers), and <dl> pairs wrapped in <div>', () => {
+    const html = `<html><body><header><nav><a href="/">Home</a></nav></header><div id="content"><h2>Bug #12</h2><h3>Disk full on backup</h3>
+      <div class="attributes"><div class="status attribute"><div class="label"><span>Status</span>:</div><div class="value">New</div></div>
+      <div class="priority attribute"><div class="label"><span>Priority</span>:</div><div class="value">High</div></div>
+      <div class="assigned-to attribute"><div class="label"><span>Assignee</span>:</div><div class="value"><a href="/users/3">Ann Smith</a></div></div></div>
+      <dl><div><dt>Start date</dt><dd>2026-11-02</dd></div><div><dt>Estimated time</dt><dd>4.5</dd></div></dl><p><strong>Category:</strong> backups</p></div></body></html>`;
+    const { x, out } = run2(html, ['High']);
+    expect(x!.kind).toBe('detail');
+    expect(out).toEqual({ title: 'Bug #12', status: 'New', priority: 'High', assignee: 'Ann Smith', start_date: '2026-11-02', estimated_time: 4.5, category: 'backups' });
+  });
+  it('a "#" column is the id; a grouped list\'s colspan group rows are not records', () => {
+    const rows = [[3, 'Bug', 'New', 'Disk full'], [7, 'Feature', 'Closed', 'Dark mode'], [9, 'Bug', 'New', 'Crash on save']];
+    const html = `<html><body><main><table id="issues"><thead><tr><th><a href="#">✓</a></th><th>#</th><th>Tracker</th><th>Status</th><th>Subject</th></tr></thead><tbody>
+      <tr><td colspan="5">Group: New (2)</td></tr>${rows.map((r) => `<tr><td><input type="checkbox"></td><td><a href="/issues/${r[0]}">${r[0]}</a></td><td>${r[1]}</td><td>${r[2]}</td><td><a href="/issues/${r[0]}">${r[3]}</a></td></tr>`).join('')}</tbody></table></main></body></html>`;
+    const { out } = run2(html, ['Dark mode']);
+    expect(out).toEqual(rows.map(([id, tracker, status, subject]) => ({ id, id_url: `/issues/${id}`, tracker, status, subject, subject_url: `/issues/${id}` })));
+  });
+});
