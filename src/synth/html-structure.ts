@@ -264,10 +264,18 @@ function repeated($: cheerio.CheerioAPI): StructuralCandidate[] {
     if (kids.length < 2 || /^(table|thead|tbody|tfoot|tr|select|head|script|svg)$/.test(tagOf(parent))) return;
     if (inChrome(parent)) return;
     const groups = new Map<string, El[]>();
+    const byTag = new Map<string, El[]>();
     kids.each((_, c) => {
       const k = signature($, $(c));
       groups.set(k, [...(groups.get(k) ?? []), $(c)]);
+      byTag.set(tagOf($(c)), [...(byTag.get(tagOf($(c))) ?? []), $(c)]);
     });
+    // Records whose shape varies (a post with or without a thumbnail): the same tag, most of the
+    // parent's children, split over several signatures — one group too.
+    for (const [tag, members] of byTag) {
+      const largest = Math.max(...[...groups.entries()].filter(([k]) => k.startsWith(`${tag}(`)).map(([, g]) => g.length));
+      if (members.length >= 3 && members.length > largest && members.length >= kids.length * 0.6) groups.set(`${tag}(*)`, members);
+    }
     for (const [, members] of groups) {
       if (members.length < 2) continue;
       const tag = tagOf(members[0]);

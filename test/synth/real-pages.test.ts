@@ -260,3 +260,18 @@ describe('HTML extraction by structure (common admin-app markup)', () => {
     expect(out).toEqual(rows.map(([id, tracker, status, subject]) => ({ id, id_url: `/issues/${id}`, tracker, status, subject, subject_url: `/issues/${id}` })));
   });
 });
+
+describe('repeated records whose shape varies', () => {
+  it('blog posts with and without a thumbnail are one list (same tag, most children alike)', () => {
+    const posts = [['Hello world', true], ['Second post', false], ['Garden notes', true], ['Winter plans', false]] as const;
+    const html = `<html><body><main>${posts.map(([t, img], i) => `<article id="post-${i + 10}"><header><h2><a href="/?p=${i + 10}">${t}</a></h2><time datetime="2026-11-0${i + 1}T10:00:00Z">Nov ${i + 1}</time></header>${img ? `<figure><img src="/img/${i}.jpg"></figure>` : ''}<div><p>Excerpt ${i} about ${t.toLowerCase()}.</p></div><footer><a href="/c/news">News</a></footer></article>`).join('')}</main><aside><ul><li><a href="/a">A</a></li><li><a href="/b">B</a></li></ul></aside></body></html>`;
+    const x = extractHtml(html, ['Second post', 'Winter plans']);
+    expect(x!.missing).toEqual([]);
+    const out = extractValue(x!.extractor, new View({ url: 'http://x/', status: 200, text: html }), 't') as any[];
+    expect(out.map((p) => p.title)).toEqual(posts.map((p) => p[0]));
+    expect(out[1]).toMatchObject({ url: '/?p=11', date: '2026-11-02T10:00:00Z', image: null });
+    expect(out[0].image).toBe('/img/0.jpg');
+    expect(x!.why).toMatch(/^4 repeated/);
+    expect(JSON.stringify(out)).not.toContain('News'); // the footer link shared by every post is template
+  });
+});
