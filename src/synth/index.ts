@@ -11,7 +11,7 @@ import { loginPageMarkers } from './html-extract.js';
 import { browserFallback, downloadFallback } from './fallback.js';
 import { filterNoise } from './noise.js';
 import { isHtml, normalize } from './normalize.js';
-import { buildOutput, outputMissing } from './output.js';
+import { buildOutput, outputMissing, outputValues } from './output.js';
 import type { Schema } from './schema-infer.js';
 import { allNeedles, planSecrets } from './secrets.js';
 import { detectPaging, scoreTargets, type Candidate } from './target.js';
@@ -60,6 +60,8 @@ export interface SynthResult {
     fallback: 'download-script' | 'browser' | null;
     /** Slot → stored secret id the recording used (hints.secrets, pasted secrets). */
     secret_ids: Record<string, string>;
+    /** The output's extractors find data on the recorded target response (the replay must too). */
+    recorded_data: boolean;
   };
 }
 
@@ -256,6 +258,7 @@ export function synthesize(inp: SynthInput): SynthResult {
       computed,
       fallback,
       secret_ids: Object.fromEntries(Object.entries(secrets.secretIds).filter(([slot]) => usedSlots.some((u) => u.name === slot))),
+      recorded_data: out.kind === 'download' || outputValues(out, first).length > 0,
     },
   };
   const typedLogins = secrets.typedLogins();

@@ -130,15 +130,22 @@ export { inferSchema };
 export function outputMissing(out: Output, t: Exchange, hints: string[]): string[] {
   if (!hints.length) return [];
   if (out.missing) return out.missing;
+  const values = outputValues(out, t);
+  return hints.filter((h) => !values.some((v) => v.includes(h.toLowerCase())));
+}
+
+/** Every non-empty leaf the output's extractors produce on the recorded response (lower case). */
+export function outputValues(out: Output, t: Exchange): string[] {
   const view = new View({ url: t.finalUrl, status: t.status, text: t.text ?? '', headers: Object.fromEntries(t.resHeaders.map((h) => [h.name.toLowerCase(), h.value])) });
   const values: string[] = [];
   const flat = (v: unknown): void => (v === null || v === undefined ? undefined : Array.isArray(v) ? v.forEach(flat) : typeof v === 'object' ? Object.values(v as object).forEach(flat) : void values.push(String(v).toLowerCase()));
   for (const [k, x] of Object.entries(out.extract)) {
+    if (x.from === 'status' || x.from === 'url') continue;
     try {
       flat(extractValue(x, view, k));
     } catch {
       /* nothing from this one */
     }
   }
-  return hints.filter((h) => !values.some((v) => v.includes(h.toLowerCase())));
+  return values.filter((v) => v !== '');
 }

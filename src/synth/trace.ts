@@ -109,7 +109,7 @@ export function traceChain(inp: TraceInput): Chain {
       }
       // Short values only follow strong, id-like evidence (a JSON "id" key, a data-*-id attribute).
       // A plain lower-case word ("search", "login", "admin") is an action name, not a token.
-      const weak = lowEntropy(v) || (slot.where !== 'path' && /^[a-z]+(?:[_-][a-z]+)*$/.test(v) && v.length <= 24 && !/id$/i.test(slot.key));
+      const weak = lowEntropy(v) || (slot.where !== 'path' && /^[a-z]+(?:[_-][a-z]+)*$/.test(v) && v.length <= 24 && !/id$/i.test(slot.key) && !/token|csrf|xsrf|nonce|state|sig|key|auth|hash|sectok/i.test(slot.key));
       const idLike = slot.where === 'path' ? /\d/.test(v) || looksRandom(v) : slot.where !== 'query' || !weak || /id$/i.test(slot.key);
       if (((weak && slot.where !== 'path' && slot.where !== 'query') || !idLike) && !inp.dynamics?.has(v)) {
         resolved.push({ slot, res: { kind: 'constant', why: 'short/low-entropy literal' } });

@@ -275,3 +275,15 @@ describe('repeated records whose shape varies', () => {
     expect(JSON.stringify(out)).not.toContain('News'); // the footer link shared by every post is template
   });
 });
+
+describe('plain words', () => {
+  it('an action word is a constant, but a token-named field is traced even when it is all letters', () => {
+    const O = 'http://127.0.0.1:9';
+    const h = har(
+      { url: `${O}/form`, html: '<html><body><form id="f"><input type="hidden" name="do" value="search"><input type="hidden" name="state" value="qzkvbnwmtrpx"></form></body></html>' },
+      { method: 'POST', url: `${O}/find`, form: { do: 'search', state: 'qzkvbnwmtrpx', q: 'lamp' }, body: { items: [{ name: 'lamp' }] } },
+    );
+    const post = (synthesize({ recording: h, hints: { arguments: { q: 'lamp' } } }).definition as HttpDefinition).steps.at(-1)!;
+    expect(post.body!.form).toEqual({ do: 'search', state: '{{vars.state}}', q: '{{args.q}}' });
+  });
+});

@@ -120,7 +120,7 @@ export class SynthesisService {
     if (runner && missing.length) validation = { replayed: false, reason: `no value for secret slot(s) ${missing.join(', ')} to replay with (name the stored secret in hints.secrets)` };
     else if (runner) {
       try {
-        validation = { ...(await validateByReplay(runner, r, replaySecrets, { sideEffects: r.report.side_effects, allowSideEffects: hints.allow_side_effects === true, resultHints: flatValues(hints.result), allowEmpty: hints.allow_empty_result === true })) };
+        validation = { ...(await validateByReplay(runner, r, replaySecrets, { sideEffects: r.report.side_effects, allowSideEffects: hints.allow_side_effects === true, resultHints: flatValues(hints.result), allowEmpty: hints.allow_empty_result === true, recordedData: r.report.recorded_data })) };
       } catch (e) {
         if (!(e instanceof ReplayFailed)) throw e;
         throw new RequestValidationError(scrub([err(['body', field], `${e.message}; nothing was published`, { stage: 'replay', ...e.details })], sensitive));
