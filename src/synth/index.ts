@@ -210,6 +210,14 @@ export function synthesize(inp: SynthInput): SynthResult {
       generated_at: (inp.now?.() ?? new Date()).toISOString(),
       ...provenanceBase,
       ...(hints.notes ? { hints: hints.notes } : {}),
+      // What each stage decided and why, so a user can see why the connector returns what it returns.
+      decisions: {
+        target: { request: `${first.method} ${first.url}`, reasons: best.reasons, ...(paging ? { pagination: paging.mode } : {}), ...(detail ? { detail: `${detail.method} ${detail.url}` } : {}) },
+        arguments: args.filter((a) => chain.usedArgs.has(a.name)).map((a) => ({ name: a.name, example: a.example })),
+        result: { kind: out.kind, rule: out.why, ...(out.considered?.length ? { considered: out.considered } : {}) },
+        login: chainIds.filter((id) => loginIds.has(id)).map((id) => `${byId.get(id)!.method} ${byId.get(id)!.url}`),
+        traced: chain.vars.map((v) => `${v.name}: ${v.how}`),
+      },
       notes: [`target: ${best.exchange.method} ${best.exchange.url} (${out.why})`, ...(out.considered?.length ? [`result rules considered (score: rule): ${out.considered.join(' | ')}`] : []), ...warnings].join('\n'),
     },
     base_url: origin,
