@@ -86,7 +86,12 @@ function shortRel(root: El, el: El, tries: string[]): string {
   return relPath(root, el);
 }
 
-const inChrome = (e: El) => e.closest(SKIP).length > 0;
+/** Page chrome: navigation, asides, hidden parts, and the page's own header/footer — not an article's. */
+const inChrome = (e: El) => {
+  if (e.closest('head, script, style, noscript, template, svg, nav, aside, select, [role=navigation], [role=banner], [aria-hidden=true]').length) return true;
+  const hf = e.closest('header, footer');
+  return hf.length > 0 && !hf.parent().closest('article, main, section, [role=main]').length;
+};
 const inMain = (e: El) => e.closest('main, [role=main], article').length > 0 || !e.closest('header, nav, aside, footer, [role=navigation], [role=banner], [role=contentinfo]').length;
 
 function fieldName(raw: string, taken: Set<string>, fallback: string): string {

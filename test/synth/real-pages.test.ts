@@ -287,3 +287,11 @@ describe('plain words', () => {
     expect(post.body!.form).toEqual({ do: 'search', state: '{{vars.state}}', q: '{{args.q}}' });
   });
 });
+
+describe('article pages', () => {
+  it("an article's own header holds its title (page header and footer are chrome)", () => {
+    const html = '<html><body><header><h1>My Blog</h1><nav><a href="/">Home</a></nav></header><main><article><header><h1>Winter plans</h1><p>Author: Ann Smith</p></header><p>We will plant garlic.</p><p>Published: 2026-11-02</p></article></main><footer><p>Contact: admin</p></footer></body></html>';
+    const x = extractHtml(html, ['Ann Smith']);
+    expect(extractValue(x!.extractor, new View({ url: 'http://x/', status: 200, text: html }), 't')).toEqual({ title: 'Winter plans', author: 'Ann Smith', published: '2026-11-02' });
+  });
+});
