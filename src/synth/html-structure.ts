@@ -198,20 +198,25 @@ function tables($: cheerio.CheerioAPI): StructuralCandidate[] {
       const kinds = texts.filter(Boolean).map((x) => typed(x));
       const allSame = kinds.length === texts.length && kinds.every((x) => x.type === kinds[0].type && x.type);
       const ty = allSame ? kinds[0] : { schema: { type: 'string' } as Schema };
+      // A unique header text finds its column on every run (added/reordered columns don't shift values).
+      const byHeader = !!head?.[k] && head.filter((x) => x.toLowerCase() === head[k].toLowerCase()).length === 1;
+      const cell: CssField = byHeader ? { column: head![k] } : { selector: `> :nth-child(${k + 1})` };
       if (texts.some(Boolean)) {
-        fields[name] = { selector: `> :nth-child(${k + 1})`, ...(ty.type ? { type: ty.type } : {}), ...(present ? {} : { required: false }) };
+        fields[name] = { ...cell, ...(ty.type ? { type: ty.type } : {}), ...(present ? {} : { required: false }) };
         props[name] = present && texts.every(Boolean) ? ty.schema : nullable(ty.schema);
       }
       // A link that is the same in every row (an action) is not data.
       if (hrefs.some(Boolean) && !(rowArr.length >= 3 && new Set(hrefs).size === 1)) {
         const u = argName(`${name}_url`, taken);
-        fields[u] = { selector: `> :nth-child(${k + 1}) a[href]`, attr: 'href', required: false };
+        fields[u] = byHeader ? { column: head![k], selector: 'a[href]', attr: 'href', required: false } : { selector: `> :nth-child(${k + 1}) a[href]`, attr: 'href', required: false };
         props[u] = nullable({ type: 'string' });
       }
     }
     if (Object.keys(fields).length < 1) return;
-    // Rows of the records' width only (a colspan footer row in another tbody is no record).
-    const rowSel = `${sel} > tbody > tr:has(> td):has(> :nth-child(${width})):not(:has(> :nth-child(${width + 1})))`;
+    // Rows of the records' width only (a colspan footer row in another tbody is no record); with
+    // header-mapped columns, rows at least that wide (a site may add columns).
+    const allByHeader = Object.values(fields).every((f) => f.column !== undefined);
+    const rowSel = allByHeader ? `${sel} > tbody > tr:has(> td):has(> :nth-child(${width}))` : `${sel} > tbody > tr:has(> td):has(> :nth-child(${width})):not(:has(> :nth-child(${width + 1})))`;
     out.push({
       kind: 'list',
       extractor: { from: 'css', selector: rowSel, all: true, required: false, fields },

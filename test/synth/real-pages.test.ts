@@ -4,6 +4,7 @@
 // Every extraction rule is checked by running the runtime's own extractor on the page.
 import fs from 'node:fs';
 import path from 'node:path';
+import * as cheerio from 'cheerio';
 import { describe, expect, it } from 'vitest';
 import type { HttpDefinition, HttpStep } from '../../src/runtime/definition/types.js';
 import { renderText, plainLookup } from '../../src/runtime/definition/template.js';
@@ -293,5 +294,22 @@ describe('article pages', () => {
     const html = '<html><body><header><h1>My Blog</h1><nav><a href="/">Home</a></nav></header><main><article><header><h1>Winter plans</h1><p>Author: Ann Smith</p></header><p>We will plant garlic.</p><p>Published: 2026-11-02</p></article></main><footer><p>Contact: admin</p></footer></body></html>';
     const x = extractHtml(html, ['Ann Smith']);
     expect(extractValue(x!.extractor, new View({ url: 'http://x/', status: 200, text: html }), 't')).toEqual({ title: 'Winter plans', author: 'Ann Smith', published: '2026-11-02' });
+  });
+});
+
+describe('table columns found by header text at run time', () => {
+  it('a site that adds and reorders columns still gives each value under its own key', () => {
+    const html = page('dokuwiki/dw-catalogue.har', 'catalogue');
+    const x = extractHtml(html, ['Banana', '900']);
+    expect(JSON.stringify(x!.extractor)).toContain('"column":"Stock"');
+    // The same table, now with a "Origin" column first and Colour/Price swapped.
+    const $ = cheerio.load(html);
+    $('#dokuwiki__content table tr').each((_, tr) => {
+      const cells = $(tr).children();
+      const [fruit, colour, price, stock] = cells.toArray();
+      $(tr).empty().append($(tr).find('th').length || $(fruit).is('th') ? '<th>Origin</th>' : '<td>EU</td>', fruit, price, colour, stock);
+    });
+    const rows = extractValue(x!.extractor, new View({ url: 'http://x/', status: 200, text: $.html() }), 't') as any[];
+    expect(rows[1]).toEqual({ fruit: 'Banana', fruit_url: '/doku.php?id=fruit:banana', colour: 'Yellow', price_per_kg: 0.35, stock: 900 });
   });
 });
