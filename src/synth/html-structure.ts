@@ -173,7 +173,14 @@ function tables($: cheerio.CheerioAPI): StructuralCandidate[] {
     const rows = dataRows($, table);
     if (!rows.length) return;
     const head = headerCells($, table);
-    const sel = pathOf($, table);
+    let sel = pathOf($, table);
+    // A positional path breaks when a notice is added above the table: find it by its headers.
+    if (/nth-of-type/.test(sel) && head) {
+      const root = sel.split(/[ >]/)[0];
+      const names = head.filter((h) => h && !/"/.test(h)).slice(0, 2);
+      const bySel = `${root} table:has(${names.map((h) => `th:contains(${cssq(h)})`).join('):has(')})`;
+      if (names.length && $(bySel).length === 1 && $(bySel).is(table)) sel = bySel;
+    }
     const width = Math.max(...rows.toArray().map((r) => $(r).children('td, th').length));
     if (isPairTable($, table)) {
       const { fields, props } = pairFields($, table, null, new Set<string>());
@@ -358,6 +365,10 @@ function detailBlock($: cheerio.CheerioAPI): StructuralCandidate[] {
     if (inChrome(dl)) return;
     // <dt>/<dd> pairs, also wrapped in a <div> each (allowed by HTML).
     const dts = dl.find('dt').filter((_, e) => $(e).closest('dl').is(dl));
+    // A <dl> of records (search hits: a linked title and several <dd> each) is a list, not labels.
+    const linked = dts.filter((_, e) => $(e).find('a[href]').length > 0).length;
+    const multi = dts.filter((_, e) => $(e).nextUntil('dt', 'dd').length > 1).length;
+    if (dts.length >= 2 && (linked * 2 >= dts.length || multi * 2 >= dts.length)) return;
     const labels = dts.toArray().map((e) => clean($(e).text()));
     dts.each((i, dt) => {
       const dd = $(dt).next('dd');
@@ -381,11 +392,20 @@ function detailBlock($: cheerio.CheerioAPI): StructuralCandidate[] {
   // A label element ("Status:") followed by its value element: attribute grids of admin apps
   // (<div><div>Status:</div><div>New</div></div>, <span>Owner:</span> <a>ann</a>).
   const paired = new Set<any>();
+  // A label that occurs more than once ("Last modified:" in every search hit) is a list's
+  // template, not a field of one record.
+  const labelCount = new Map<string, number>();
+  main.find('*').each((_, e) => {
+    const own = clean($(e).contents().toArray().filter((n: any) => n.type === 'text').map((n: any) => n.data ?? '').join(' '));
+    const m = /^([^:]{1,40}):/.exec(own || clean($(e).text()));
+    if (m && $(e).children().length <= 3) labelCount.set(m[1].trim().toLowerCase(), (labelCount.get(m[1].trim().toLowerCase()) ?? 0) + 1);
+  });
+  const once = (label: string) => (labelCount.get(label.replace(/:$/, '').trim().toLowerCase()) ?? 0) <= 2;
   main.find('div, span, strong, b, label, th, td').each((_, e) => {
     const el = $(e);
     const label = clean(el.text());
     const val = el.next();
-    if (inChrome(el) || !/^[^:]{1,40}:$/.test(label) || /"/.test(label) || !val.length || el.find('input, select, textarea').length || val.find('input, select, textarea, table, dl').length) return;
+    if (inChrome(el) || !/^[^:]{1,40}:$/.test(label) || !once(label) || /"/.test(label) || !val.length || el.find('input, select, textarea').length || val.find('input, select, textarea, table, dl').length) return;
     const value = clean(val.text());
     if (!value || value.length > 300) return;
     const name = fieldName(label, taken, 'value');
@@ -401,7 +421,7 @@ function detailBlock($: cheerio.CheerioAPI): StructuralCandidate[] {
     if (inChrome(el) || el.children('p, div, ul, ol, table, dl, li').length || el.find('*').toArray().some((c) => paired.has(c)) || paired.has(e)) return;
     const text = clean(el.text());
     const m = /^([A-Za-z][\w .()/-]{0,38}?)\s*:\s+(\S.{0,300})$/.exec(text);
-    if (!m || /https?$/i.test(m[1])) return;
+    if (!m || /https?$/i.test(m[1]) || !once(m[1])) return;
     const name = fieldName(m[1], taken, 'value');
     const ty = typed(m[2]);
     const esc = m[1].replace(/[.*+?^${}()|[\]\\]/g, '\\$&');

@@ -53,6 +53,7 @@ describe('HTML extraction by structure (real pages)', () => {
     const x = extractHtml(html, ['Elderberry']);
     const rows = run(x, html) as any[];
     expect(Object.keys(rows[0])).toEqual(['id', 'name', 'colour', 'price', 'stock']);
+    expect(x!.extractor.selector).toMatch(/^#page_content table:has\(th:contains\("id"\)\)/); // found by its headers, not by position
     expect(rows.at(-1)).toEqual({ id: 5, name: 'Elderberry', colour: 'Black', price: 6.5, stock: 7 });
   });
 
@@ -65,6 +66,8 @@ describe('HTML extraction by structure (real pages)', () => {
     expect(hits[0].url).toMatch(/id=fruit:apple/);
     expect(hits.every((h) => !/Last modified/.test(JSON.stringify(h)))).toBe(true);
     expect(selectors(x)).not.toMatch(/search_results|search_fullpage/);
+    // Without any signal the hits still win over the page's labels ("Last modified:" in every hit is template).
+    expect(extractHtml(html)!.why).toMatch(/^5 repeated/);
   });
 
   it('a detail page: heading, label/value table rows (found by label text) and a "Label: value" line', () => {
