@@ -67,6 +67,9 @@ describe.each(await backends())('synthesis API (%s)', (backend) => {
     expect(r.status, r.text).toBe(200);
     const def = (await h.api('GET', `/v1beta/connectors/${r.json.id}/definition`)).json.definition;
     expect(def.meta.validation).toMatchObject({ replayed: true });
+    // The validation replay created its own item with fresh free-text values, not a duplicate of the recorded one.
+    expect(def.meta.validation.reason).toMatch(/fresh values for name, description/);
+    expect(site.state.items.filter((i: any) => /^Copper Teapot [0-9a-f]{4}$/.test(i.name))).toHaveLength(1);
     const out = await run(h, { connector_id: r.json.id, arguments: { name: 'Brass Lamp', category: 'tools', price: 5.5, description: 'Bright' }, secret_bindings: { account: alice } });
     expect(out.status, JSON.stringify(out.error)).toBe('success');
     expect(out.result).toMatchObject({ name: 'Brass Lamp', category: 'tools', price: 5.5, in_stock: 'yes', description: 'Bright' });
@@ -97,6 +100,9 @@ describe.each(await backends())('synthesis API (%s)', (backend) => {
     const out = await run(h, { connector_id: r.json.id, arguments: { query: 'delta' }, secret_bindings: { account: alice } });
     expect(out.status, JSON.stringify(out.error)).toBe('success');
     expect(out.result).toMatchObject({ filename: 'items.csv', content_type: 'text/csv', lines: 9 });
+    // The export's rows, parsed by csv-parse inside the script connector, typed.
+    expect(out.result.rows.map((r: any) => r.name)).toEqual(['Delta Lantern', 'Delta Widget', 'Delta Trowel', 'Delta Gizmo', 'Delta Compass', 'Delta Kettle', 'Delta Sprocket', 'Delta Yo-yo']);
+    expect(out.result.rows[0]).toMatchObject({ id: 4, price: 48.99 });
     const files = await h.api('GET', `/v1beta/files?run_id=${out.id}`);
     expect(files.json.data).toEqual([expect.objectContaining({ id: out.result.file_id, source: 'RUN_OUTPUT', name: 'items.csv', size_bytes: out.result.size_bytes })]);
     const url = (await h.api('GET', `/v1beta/files/${out.result.file_id}/download_url`)).json.url;

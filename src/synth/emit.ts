@@ -34,13 +34,23 @@ export interface StepOptions {
   pagingParam?: string;
 }
 
+/** A template as URL-encoded text: literal parts encoded, holes piped through urlencode. */
+function encodeTemplate(t: string): string {
+  return t
+    .split(/(\{\{[^}]*\}\})/)
+    .map((p, i) => (i % 2 ? withUrlencode(p) : encodeURIComponent(p)))
+    .join('');
+}
+
+const pairsText = (pairs: [string, string][]) => pairs.map(([k, v]) => `${encodeURIComponent(k)}=${encodeTemplate(v)}`).join('&');
+
 export function buildStep(x: Exchange, resolved: ResolvedSlot[], o: StepOptions): HttpStep {
   const u = new URL(x.url);
   const segs = u.pathname.split('/');
-  const query: Record<string, string> = {};
+  const query: [string, string][] = [];
   const headers: Record<string, string> = {};
-  const form: Record<string, string> = {};
-  const multipart: { name: string; value: string }[] = [];
+  const form: [string, string][] = [];
+  const multipartAt = new Map<number, string>();
   let text: string | null = null;
   const json = parseJson(x.body?.text);
   const jsonOut = json !== undefined && json !== null && typeof json === 'object' ? structuredClone(json) : undefined;
@@ -49,10 +59,10 @@ export function buildStep(x: Exchange, resolved: ResolvedSlot[], o: StepOptions)
     if (t === null) continue;
     const s = r.slot;
     if (s.where === 'path') segs[Number(s.key)] = t === s.value ? encodeURIComponent(s.value) : withUrlencode(t);
-    else if (s.where === 'query') query[s.key] = t;
+    else if (s.where === 'query') query.push([s.key, t]);
     else if (s.where === 'header') headers[s.key] = t;
-    else if (s.where === 'form') form[s.key] = t;
-    else if (s.where === 'multipart') multipart.push({ name: s.key, value: t });
+    else if (s.where === 'form') form.push([s.key, t]);
+    else if (s.where === 'multipart') multipartAt.set(s.pos ?? multipartAt.size, t);
     else if (s.where === 'text') text = t;
     else if (s.where === 'json' && jsonOut) {
       const keepsType = s.jsonType !== 'string' && t !== s.value;
@@ -63,16 +73,31 @@ export function buildStep(x: Exchange, resolved: ResolvedSlot[], o: StepOptions)
   const accept = x.reqHeaders.find((h) => h.name.toLowerCase() === 'accept')?.value;
   if (accept) headers.accept = accept;
   const sameOrigin = u.origin === o.baseOrigin;
+  // Repeated keys (f[]=a&f[]=b) can't live in a name → value map: the query stays in the URL, in order.
+  const repeated = (pairs: [string, string][]) => new Set(pairs.map(([k]) => k)).size < pairs.length;
+  const queryInUrl = repeated(query);
   const step: HttpStep = {
     id: o.id,
     ...(x.method !== 'GET' ? { method: x.method as HttpStep['method'] } : {}),
-    url: (sameOrigin ? '' : u.origin) + segs.join('/'),
+    url: (sameOrigin ? '' : u.origin) + segs.join('/') + (queryInUrl ? `?${pairsText(query)}` : ''),
   };
-  if (Object.keys(query).length) step.query = query;
+  if (query.length && !queryInUrl) step.query = Object.fromEntries(query);
   if (Object.keys(headers).length) step.headers = headers;
   if (x.body) {
-    if (/multipart\/form-data/i.test(x.body.mime)) step.body = { multipart };
-    else if (/x-www-form-urlencoded/i.test(x.body.mime)) step.body = { form };
+    if (/multipart\/form-data/i.test(x.body.mime)) {
+      // Every part in recorded order; file parts are sent as recorded (name, filename, type, content).
+      step.body = {
+        multipart: (x.body.params ?? []).flatMap((p, pos) =>
+          p.fileName !== undefined
+            ? p.value === undefined
+              ? [] // binary content not in the recording (reported in meta.warnings)
+              : [{ name: p.name, value: p.value, filename: p.fileName, ...(p.contentType ? { content_type: p.contentType } : {}) }]
+            : multipartAt.has(pos)
+              ? [{ name: p.name, value: multipartAt.get(pos)! }]
+              : [],
+        ),
+      };
+    } else if (/x-www-form-urlencoded/i.test(x.body.mime)) step.body = repeated(form) ? { text: pairsText(form), content_type: 'application/x-www-form-urlencoded' } : { form: Object.fromEntries(form) };
     else if (jsonOut !== undefined) step.body = { json: jsonOut as JsonTemplate };
     else if (text !== null) step.body = { text, content_type: x.body.mime || 'text/plain' };
   }

@@ -4,6 +4,7 @@
 import * as cheerio from 'cheerio';
 import type { Action, ElementInfo } from '../browser/recording/types.js';
 import type { ConnectorDefinition, HttpDefinition, HttpStep } from '../runtime/definition/types.js';
+import { csvRows, isCsv } from './csv.js';
 import { reqHeader } from './normalize.js';
 import type { Output } from './output.js';
 import { regexFor } from './producers.js';
@@ -14,9 +15,15 @@ import type { Exchange } from './types.js';
 
 const cssq = (s: string) => JSON.stringify(s);
 
-/** CSS extractors can't run in a script (no DOM library): re-derive them as bounded regexes. */
+/**
+ * The script runtime runs json/regex/header/cookie/status/url/body extractors, not CSS (no DOM
+ * library in the sandbox): CSS ones are re-derived as bounded regexes from the recorded page,
+ * or the recorded value is sent as a constant. Decisions first, then the edits — replacing a var
+ * rebuilds the step objects, so editing while iterating would write into detached copies.
+ */
 function cssToRegex(def: HttpDefinition, chain: Chain, byId: Map<string, Exchange>, warnings: string[]): HttpDefinition {
   const copy = structuredClone(def);
+  const constants: { name: string; value: string }[] = [];
   for (const s of [...(copy.login?.steps ?? []), ...copy.steps]) {
     for (const [name, x] of Object.entries(s.extract ?? {})) {
       if (x.from !== 'css') continue;
@@ -26,10 +33,11 @@ function cssToRegex(def: HttpDefinition, chain: Chain, byId: Map<string, Exchang
       else {
         warnings.push(`value ${name} could not be re-derived as a regex for the script; the recorded value is sent as a constant`);
         delete s.extract![name];
-        replaceVar(copy, name, v?.value ?? '');
+        constants.push({ name, value: v?.value ?? '' });
       }
     }
   }
+  for (const c of constants) replaceVar(copy, c.name, c.value);
   return copy;
 }
 
@@ -39,16 +47,19 @@ function replaceVar(def: HttpDefinition, name: string, value: string) {
   for (const list of [def.login?.steps ?? [], def.steps]) list.forEach((s, i) => (list[i] = walk(s) as HttpStep));
 }
 
-export function downloadFallback(def: HttpDefinition, out: Output, chain: Chain, byId: Map<string, Exchange>, warnings: string[]): { definition: ConnectorDefinition; schema: Schema } {
+export function downloadFallback(def: HttpDefinition, out: Output, chain: Chain, byId: Map<string, Exchange>, warnings: string[], recorded?: string): { definition: ConnectorDefinition; schema: Schema } {
   const r = out.result as { filename: string; content_type: string };
   const plan = cssToRegex(def, chain, byId, warnings);
+  // Rows typed from the recorded file when the HAR holds it (Playwright keeps no download bodies).
+  const csv = isCsv(r.content_type, r.filename) ? ((recorded ? csvRows(recorded) : null) ?? { schema: { type: 'array', items: { type: 'object' } } as Schema }) : null;
+  const base: Schema = {
+    type: 'object',
+    properties: { file_id: { type: 'string' }, filename: { type: 'string' }, content_type: { type: 'string' }, size_bytes: { type: 'integer' }, lines: { type: 'integer' } },
+    required: ['file_id', 'filename', 'content_type', 'size_bytes', 'lines'],
+  };
   return {
-    definition: downloadScript(plan, { filename: r.filename, contentType: r.content_type, extract: 'content' }),
-    schema: {
-      type: 'object',
-      properties: { file_id: { type: 'string' }, filename: { type: 'string' }, content_type: { type: 'string' }, size_bytes: { type: 'integer' }, lines: { type: 'integer' } },
-      required: ['file_id', 'filename', 'content_type', 'size_bytes', 'lines'],
-    },
+    definition: downloadScript(plan, { filename: r.filename, contentType: r.content_type, extract: 'content', csv: !!csv }),
+    schema: csv ? { ...base, properties: { ...base.properties, rows: csv.schema }, required: [...base.required!, 'rows'] } : base,
   };
 }
 

@@ -5,6 +5,8 @@ import * as cheerio from 'cheerio';
 import type { CssExtractor, CssField, ValueType } from '../runtime/definition/types.js';
 import type { Schema } from './schema-infer.js';
 import { stringFormat, typeOf } from './values.js';
+import { extractValue, View } from '../runtime/engines/extract.js';
+import { nextPageLink, structuralCandidates } from './html-structure.js';
 
 export interface HtmlExtraction {
   kind: 'detail' | 'list';
@@ -119,10 +121,55 @@ function list($: cheerio.CheerioAPI, hints: string[]): HtmlExtraction | null {
   };
 }
 
-export function extractHtml(html: string, hints: string[] = []): HtmlExtraction | null {
-  const $ = cheerio.load(html);
-  return detail($, hints) ?? list($, hints) ?? detail($, []) ?? list($, []);
+export interface RankedExtraction extends HtmlExtraction {
+  /** Hinted result values the rule does NOT produce on the recorded page. */
+  missing: string[];
+  /** The CSS selector of a next-page link, when the page has one. */
+  next: string | null;
+  /** Every candidate considered, best first (for the synthesis report). */
+  considered: string[];
 }
+
+/**
+ * Chooses the extraction rule for an HTML target. Candidates: the markup conventions above
+ * (intentional, so preferred) and the structural ones (html-structure.ts). Each is RUN with the
+ * runtime's own extractor on the recorded page; the hinted result values are ground truth (the
+ * rule that produces most of them wins), then the values the person typed (search hits echo the
+ * query), then size and place (main content over page chrome).
+ */
+export function extractHtml(html: string, hints: string[] = [], typed: string[] = []): RankedExtraction | null {
+  const $ = cheerio.load(html);
+  const view = new View({ url: 'http://recorded.invalid/', status: 200, text: html });
+  const conv = [detail($, []), list($, [])].filter((c): c is HtmlExtraction => !!c);
+  const cands: { c: HtmlExtraction; score: number; missing: string[] }[] = [];
+  const consider = (c: HtmlExtraction, base: number) => {
+    let sample: unknown;
+    try {
+      sample = extractValue(c.extractor, view, 'synthesis');
+    } catch {
+      return; // a rule that fails on the very page it came from is no rule
+    }
+    const values = flatValues(sample).map((v) => v.toLowerCase());
+    if (!values.some((v) => v.trim())) return;
+    const exact = hints.filter((h) => values.includes(h.toLowerCase()));
+    const inside = hints.filter((h) => !exact.includes(h) && values.some((v) => v.includes(h.toLowerCase())));
+    const missing = hints.filter((h) => !exact.includes(h) && !inside.includes(h));
+    const seen = typed.filter((t) => t.length >= 2 && values.some((v) => v.includes(t.toLowerCase())));
+    const score = (hints.length ? (100 * (exact.length + 0.6 * inside.length)) / hints.length : 0) + (seen.length ? 10 : 0) + base;
+    cands.push({ c: { ...c, sample }, score, missing });
+  };
+  for (const c of conv) consider(c, 30);
+  for (const s of structuralCandidates(html)) {
+    const size = s.kind === 'list' ? Math.min(s.records, 25) * 0.4 + Math.min(s.fieldCount, 8) * (s.records >= 3 ? 1 : 0.5) : /main content block/.test(s.why) ? 1 : Math.min(s.fieldCount, 12);
+    consider({ kind: s.kind, extractor: s.extractor, schema: s.schema, sample: null, why: s.why }, size + (s.main ? 5 : 0));
+  }
+  cands.sort((a, b) => b.score - a.score);
+  const best = cands[0];
+  if (!best) return null;
+  return { ...best.c, missing: best.missing, next: best.c.kind === 'list' ? nextPageLink($) : null, considered: cands.slice(0, 5).map((x) => `${Math.round(x.score)}: ${x.c.why}`) };
+}
+
+const flatValues = (v: unknown): string[] => (v === null || v === undefined ? [] : Array.isArray(v) ? v.flatMap(flatValues) : typeof v === 'object' ? Object.values(v as object).flatMap(flatValues) : [String(v)]);
 
 /** The element that marks a login page (a form with a password or one-time-code input). */
 export function loginPageMarkers(html: string): string[] {

@@ -11,14 +11,16 @@ import { loginPageMarkers } from './html-extract.js';
 import { browserFallback, downloadFallback } from './fallback.js';
 import { filterNoise } from './noise.js';
 import { isHtml, normalize } from './normalize.js';
-import { buildOutput } from './output.js';
+import { buildOutput, outputMissing, outputValues } from './output.js';
 import type { Schema } from './schema-infer.js';
 import { allNeedles, planSecrets } from './secrets.js';
 import { detectPaging, scoreTargets, type Candidate } from './target.js';
 import { traceChain } from './trace.js';
-import { SynthError, type Hints, type RecordedSecrets, type Recording, type SecretValues } from './types.js';
+import { requestSlots } from './slots.js';
+import type { SecretNeedle } from './substitute.js';
+import { SynthError, type Exchange, type Hints, type RecordedSecrets, type Recording, type SecretValues } from './types.js';
 import { argumentValues, findDetail, flatValues, isPlainObject, landing, lastActionTime, prefixed } from './facts.js';
-import { encodings, typeOf } from './values.js';
+import { encodings, preview, typeOf } from './values.js';
 
 export const SYNTH_VERSION = 'synth/1.0';
 
@@ -58,6 +60,8 @@ export interface SynthResult {
     fallback: 'download-script' | 'browser' | null;
     /** Slot → stored secret id the recording used (hints.secrets, pasted secrets). */
     secret_ids: Record<string, string>;
+    /** The output's extractors find data on the recorded target response (the replay must too). */
+    recorded_data: boolean;
   };
 }
 
@@ -77,7 +81,8 @@ export function synthesize(inp: SynthInput): SynthResult {
   const warnings: string[] = [];
   const secrets = planSecrets(rec, xs, hints, inp.secretValues ?? {});
   const args = argumentValues(rec, hints, advisor, purpose);
-  const carriers = new Set(xs.filter((x) => secrets.needlesFor(x).some((n) => n.needle.length >= 2 && JSON.stringify([x.url, x.body?.text, x.reqHeaders]).includes(n.needle)) || /\{\{secret:/.test(JSON.stringify([x.url, x.body?.text, x.reqHeaders]))).map((x) => x.id));
+  const carries = (x: Exchange, n: SecretNeedle) => (n.key || n.exact ? requestSlots(x).some((s) => (!n.key || s.key === n.key) && s.value === n.needle) : n.needle.length >= 2 && JSON.stringify([x.url, x.body?.text, x.body?.params, x.reqHeaders]).includes(n.needle));
+  const carriers = new Set(xs.filter((x) => secrets.needlesFor(x).some((n) => carries(x, n)) || /\{\{secret:/.test(JSON.stringify([x.url, x.body?.text, x.reqHeaders]))).map((x) => x.id));
   const resultValues = hints.result === undefined ? [] : flatValues(hints.result);
   // Where a login POST landed is a candidate of its own (fetched again after the login chain).
   const all = [...xs, ...xs.filter((x) => carriers.has(x.id) && x.hops.length && x.text).map(landing)].sort((a, b) => a.index - b.index);
@@ -102,6 +107,15 @@ export function synthesize(inp: SynthInput): SynthResult {
   const loginCarriers = xs.filter((x) => carriers.has(x.id) && x.index < first.index);
   const chain = traceChain({ all, start: [first, ...(detail ? [detail] : []), ...loginCarriers], args, secrets, pagingParam: paging ? { exchange: first.id, param: paging.param } : undefined, constants: diff?.constants, dynamics: diff?.dynamics });
   warnings.push(...chain.warnings);
+  for (const id of chain.steps.keys()) {
+    const x = all.find((y) => y.id === id);
+    for (const p of x?.body?.params ?? []) if (p.fileName !== undefined && p.value === undefined) warnings.push(`file part '${p.name}' (${p.fileName}) of ${x!.method} ${x!.url} is binary and not in the recording: the connector sends the other parts only; add the file by hand`);
+  }
+  // A request whose body is not in the recording would be replayed empty: say so instead.
+  const bodiless = [...chain.steps.keys()].map((id) => all.find((x) => x.id === id)).filter((x) => x?.body?.missing);
+  if (bodiless.length) {
+    throw new SynthError(bodiless.map((x) => ({ stage: 'read', exchange: x!.id, message: `${x!.method} ${x!.url} sent a ${x!.body!.mime.split(';')[0]} body that the recording does not hold (browsers record no bytes for form data that carries a file); the connector would post an empty form. Record the upload with a tool that keeps request bodies, or write this step by hand` })));
+  }
 
   // Arguments typed but not found in what the plan replays.
   for (const a of args) {
@@ -125,7 +139,19 @@ export function synthesize(inp: SynthInput): SynthResult {
       for (const d of chain.deps.get(id) ?? []) stack.push(d);
     }
   }
-  const out = buildOutput(samples, !!paging, resultValues);
+  const typedValues = args.map((a) => a.example);
+  const out = buildOutput(samples, !!paging, resultValues, typedValues);
+  // Never publish an empty promise: a read flow must return data from the page, and every hinted
+  // result value must come out of the chosen rule on the recorded response.
+  const reads = first.method === 'GET' || first.method === 'HEAD';
+  const missing = outputMissing(out, first, resultValues);
+  const emptyProblems: string[] = [];
+  if (reads && out.kind === 'none') emptyProblems.push(`the target ${first.method} ${first.url} returns no data the connector could extract (only status and URL); a connector returning a status code is a stub`);
+  if (missing.length) emptyProblems.push(`the result rule (${out.why}) does not produce the hinted result value(s) ${missing.map((m) => JSON.stringify(preview(m))).join(', ')} on the recorded response`);
+  if (emptyProblems.length && !hints.allow_empty_result) {
+    throw new SynthError(emptyProblems.map((m) => ({ stage: 'output', message: `${m}; give hints.result with values the page shows, record the page that shows them, or set hints.allow_empty_result to publish anyway`, exchange: first.id })));
+  }
+  for (const m of emptyProblems) warnings.push(`published with hints.allow_empty_result: ${m}`);
   const detailOut = detail ? prefixed(buildOutput([detail], false, resultValues), 'detail_') : null;
   const targetExtract = new Map<string, Record<string, Extractor>>([[first.id, out.extract], ...(detail && detailOut ? [[detail.id, detailOut.extract] as [string, Record<string, Extractor>]] : [])]);
   const resultTpl = detailOut ? { ...(isPlainObject(out.result) ? (out.result as object) : { data: out.result }), detail: detailOut.result } : out.result;
@@ -184,7 +210,15 @@ export function synthesize(inp: SynthInput): SynthResult {
       generated_at: (inp.now?.() ?? new Date()).toISOString(),
       ...provenanceBase,
       ...(hints.notes ? { hints: hints.notes } : {}),
-      notes: [`target: ${best.exchange.method} ${best.exchange.url} (${out.why})`, ...warnings].join('\n'),
+      // What each stage decided and why, so a user can see why the connector returns what it returns.
+      decisions: {
+        target: { request: `${first.method} ${first.url}`, reasons: best.reasons, ...(paging ? { pagination: paging.mode } : {}), ...(detail ? { detail: `${detail.method} ${detail.url}` } : {}) },
+        arguments: args.filter((a) => chain.usedArgs.has(a.name)).map((a) => ({ name: a.name, example: a.example })),
+        result: { kind: out.kind, rule: out.why, ...(out.considered?.length ? { considered: out.considered } : {}) },
+        login: chainIds.filter((id) => loginIds.has(id)).map((id) => `${byId.get(id)!.method} ${byId.get(id)!.url}`),
+        traced: chain.vars.map((v) => `${v.name}: ${v.how}`),
+      },
+      notes: [`target: ${best.exchange.method} ${best.exchange.url} (${out.why})`, ...(out.considered?.length ? [`result rules considered (score: rule): ${out.considered.join(' | ')}`] : []), ...warnings].join('\n'),
     },
     base_url: origin,
     ...(loginSlot && loginSteps.length ? { login: { slot: loginSlot.name, steps: loginSteps, note: 'requests that carry the login secret, and the requests they take values and cookies from' } } : {}),
@@ -200,7 +234,7 @@ export function synthesize(inp: SynthInput): SynthResult {
     const b = browserFallback(def, out, first, all, warnings, rec.actions);
     if (b) [definition, fallback] = [b, 'browser'];
   } else if (out.kind === 'download' && !detail) {
-    const f = downloadFallback(def, out, chain, byId, warnings);
+    const f = downloadFallback(def, out, chain, byId, warnings, first.text);
     [definition, outputSchema, fallback] = [f.definition, f.schema, 'download-script'];
   }
   const usedSlots = secrets.slots.filter((s) => chain.usedSecrets.has(s.name));
@@ -232,6 +266,7 @@ export function synthesize(inp: SynthInput): SynthResult {
       computed,
       fallback,
       secret_ids: Object.fromEntries(Object.entries(secrets.secretIds).filter(([slot]) => usedSlots.some((u) => u.name === slot))),
+      recorded_data: out.kind === 'download' || outputValues(out, first).length > 0,
     },
   };
   const typedLogins = secrets.typedLogins();

@@ -1,6 +1,7 @@
 // Stage 0: read a HAR (ours or anyone's) into Exchanges. Redirect hops are folded into the request
 // that started them: an engine following redirects sees exactly that (request, final response).
 import type { Action, Har, HarEntry } from '../browser/recording/types.js';
+import { parseMultipart } from './multipart.js';
 import type { Exchange, Recording } from './types.js';
 
 const header = (hs: { name: string; value: string }[], n: string) => hs.find((h) => h.name.toLowerCase() === n)?.value;
@@ -13,9 +14,26 @@ function bodyText(e: HarEntry): string | undefined {
   return /json|text|html|xml|javascript|csv/i.test(c.mimeType ?? '') ? Buffer.from(c.text, 'base64').toString('utf8') : undefined;
 }
 
+/**
+ * The request body. Multipart text without params (Playwright) is parsed by its boundary; a
+ * multipart request whose body the browser did not record at all (Chromium keeps no bytes for
+ * FormData holding a File) is marked `missing`, so synthesis never replays an empty form.
+ */
+function bodyOf(e: HarEntry): Exchange['body'] {
+  const pd = e.request.postData;
+  const ct = header(e.request.headers ?? [], 'content-type') ?? '';
+  if (!pd) return /multipart\/form-data/i.test(ct) && e.request.method.toUpperCase() !== 'GET' ? { mime: ct, missing: true } : null;
+  const mime = pd.mimeType || ct;
+  if (/multipart\/form-data/i.test(mime) && !pd.params?.length && pd.text) {
+    const params = parseMultipart(pd.text, /boundary=/i.test(mime) ? mime : ct);
+    if (params) return { mime, text: pd.text, params };
+  }
+  if (/multipart\/form-data/i.test(mime) && !pd.params?.length && !pd.text) return { mime, missing: true };
+  return { mime, text: pd.text, params: pd.params };
+}
+
 function toExchange(e: HarEntry, index: number): Exchange {
   const anyE = e as HarEntry & { _resourceType?: string };
-  const pd = e.request.postData;
   return {
     id: e._id ?? `e${index + 1}`,
     index,
@@ -24,7 +42,7 @@ function toExchange(e: HarEntry, index: number): Exchange {
     url: e.request.url,
     reqHeaders: e.request.headers ?? [],
     reqCookies: e.request.cookies ?? [],
-    body: pd ? { mime: pd.mimeType ?? '', text: pd.text, params: pd.params } : null,
+    body: bodyOf(e),
     status: e.response?.status ?? 0,
     resHeaders: e.response?.headers ?? [],
     setCookies: e.response?.cookies ?? [],

@@ -3,6 +3,7 @@
 // extraction of a detail block or a list of records; downloads: the body text with its type.
 // The output schema is inferred from every recorded sample of the target endpoint.
 import type { Extractor, JsonTemplate } from '../runtime/definition/types.js';
+import { extractValue, View } from '../runtime/engines/extract.js';
 import { extractHtml } from './html-extract.js';
 import { isHtml, isJson, resHeader } from './normalize.js';
 import { inferMerged, inferSchema, type Schema } from './schema-infer.js';
@@ -16,6 +17,10 @@ export interface Output {
   schema: Schema;
   why: string;
   kind: 'json' | 'download' | 'html' | 'none';
+  /** Hinted result values the chosen rule does not produce on the recorded response. */
+  missing?: string[];
+  /** HTML: the other rules considered, best first (for meta.notes). */
+  considered?: string[];
 }
 
 const jp = (path: (string | number)[]) => '$' + path.map((p) => (typeof p === 'number' ? `[${p}]` : /^[A-Za-z_$][\w$]*$/.test(p) ? `.${p}` : `[${JSON.stringify(p)}]`)).join('');
@@ -49,7 +54,7 @@ function projection(body: unknown, hints: string[]): (string | number | '*')[] |
 
 const dig = (v: any, path: (string | number)[]) => path.reduce((a, k) => (a == null ? a : a[k]), v);
 
-export function buildOutput(samples: Exchange[], paging: boolean, resultHints: string[]): Output {
+export function buildOutput(samples: Exchange[], paging: boolean, resultHints: string[], typed: string[] = []): Output {
   const t = samples[0];
   if (isJson(t)) {
     const bodies = samples.map((s) => parseJson(s.text)).filter((b) => b !== undefined);
@@ -90,11 +95,21 @@ export function buildOutput(samples: Exchange[], paging: boolean, resultHints: s
     };
   }
   if (isHtml(t) && t.text) {
-    const h = extractHtml(t.text, resultHints);
+    const h = extractHtml(t.text, resultHints, typed);
     if (h) {
       const ex: Extractor = { ...h.extractor, note: h.why };
-      if (h.kind === 'detail') return { extract: { record: ex }, result: '{{vars.record}}', schema: h.schema, why: h.why, kind: 'html' };
-      return { extract: { items: ex }, result: { items: '{{vars.items}}' }, schema: { type: 'object', properties: { items: h.schema }, required: ['items'] }, why: h.why, kind: 'html' };
+      const extra = { missing: h.missing, considered: h.considered };
+      if (h.kind === 'detail') return { extract: { record: ex }, result: '{{vars.record}}', schema: h.schema, why: h.why, kind: 'html', ...extra };
+      // A next-page link is returned with the records (links as fields): the caller can follow it.
+      const next: Record<string, Extractor> = h.next ? { next_page_url: { from: 'css', selector: h.next, attr: 'href', required: false, note: 'link to the next page of results' } } : {};
+      return {
+        extract: { items: ex, ...next },
+        result: { items: '{{vars.items}}', ...(h.next ? { next_page_url: '{{vars.next_page_url}}' } : {}) },
+        schema: { type: 'object', properties: { items: h.schema, ...(h.next ? { next_page_url: { type: ['string', 'null'] } as Schema } : {}) }, required: ['items'] },
+        why: h.why,
+        kind: 'html',
+        ...extra,
+      };
     }
   }
   return {
@@ -107,3 +122,30 @@ export function buildOutput(samples: Exchange[], paging: boolean, resultHints: s
 }
 
 export { inferSchema };
+
+/**
+ * Hinted result values that the output's extractors, run with the runtime's own code on the
+ * recorded target response, do not produce (exactly, or inside a longer text value).
+ */
+export function outputMissing(out: Output, t: Exchange, hints: string[]): string[] {
+  if (!hints.length) return [];
+  if (out.missing) return out.missing;
+  const values = outputValues(out, t);
+  return hints.filter((h) => !values.some((v) => v.includes(h.toLowerCase())));
+}
+
+/** Every non-empty leaf the output's extractors produce on the recorded response (lower case). */
+export function outputValues(out: Output, t: Exchange): string[] {
+  const view = new View({ url: t.finalUrl, status: t.status, text: t.text ?? '', headers: Object.fromEntries(t.resHeaders.map((h) => [h.name.toLowerCase(), h.value])) });
+  const values: string[] = [];
+  const flat = (v: unknown): void => (v === null || v === undefined ? undefined : Array.isArray(v) ? v.forEach(flat) : typeof v === 'object' ? Object.values(v as object).forEach(flat) : void values.push(String(v).toLowerCase()));
+  for (const [k, x] of Object.entries(out.extract)) {
+    if (x.from === 'status' || x.from === 'url') continue;
+    try {
+      flat(extractValue(x, view, k));
+    } catch {
+      /* nothing from this one */
+    }
+  }
+  return values.filter((v) => v !== '');
+}

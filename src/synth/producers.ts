@@ -12,6 +12,28 @@ export interface Found {
   /** Lower is more robust. */
   rank: number;
   how: string;
+  /** The extracted text is an escaped form of the value: the template decodes it with this filter. */
+  decode?: 'jsunescape' | 'htmlunescape' | 'urldecode';
+}
+
+/**
+ * Escaped forms a value takes inside a response: a JS/JSON string literal (`\/`, `\"`, `\u002B`),
+ * HTML text (`&amp;`, `&#43;`), a URL component (`%2B`). Only forms that differ from the value.
+ */
+export function escapedForms(value: string): { form: string; decode: NonNullable<Found['decode']> }[] {
+  const js = JSON.stringify(value).slice(1, -1);
+  const forms: { form: string; decode: NonNullable<Found['decode']> }[] = [
+    { form: js, decode: 'jsunescape' },
+    { form: js.replace(/\//g, '\\/'), decode: 'jsunescape' },
+    { form: js.replace(/[+/=&<>]/g, (c) => `\\u${c.charCodeAt(0).toString(16).padStart(4, '0')}`), decode: 'jsunescape' },
+    { form: js.replace(/[+/=&<>]/g, (c) => `\\u${c.charCodeAt(0).toString(16).padStart(4, '0').toUpperCase()}`), decode: 'jsunescape' },
+    { form: value.replace(/&/g, '&amp;').replace(/</g, '&lt;').replace(/>/g, '&gt;').replace(/"/g, '&quot;'), decode: 'htmlunescape' },
+    { form: value.replace(/[^A-Za-z0-9_\-.~]/g, (c) => `&#${c.charCodeAt(0)};`), decode: 'htmlunescape' },
+    { form: value.replace(/[^A-Za-z0-9_\-.~]/g, (c) => `&#x${c.charCodeAt(0).toString(16)};`), decode: 'htmlunescape' },
+    { form: encodeURIComponent(value), decode: 'urldecode' },
+  ];
+  const seen = new Set([value]);
+  return forms.filter((f) => !seen.has(f.form) && seen.add(f.form));
 }
 
 const cssq = (s: string) => JSON.stringify(s);
@@ -24,6 +46,9 @@ function jsonPathOf(path: (string | number)[]): string {
 export function findIn(x: Exchange, value: string, opts: { strongOnly?: boolean; consumerPath?: string } = {}): Found | null {
   const c = x.setCookies.find((k) => k.value === value && value !== '');
   if (c && !opts.strongOnly) return { extractor: { from: 'cookie', name: c.name }, rank: 1, how: `Set-Cookie ${c.name}` };
+  // A cookie stored URL-encoded and sent decoded (page JS copies it into a header or field).
+  const ce = value !== '' && !opts.strongOnly ? x.setCookies.find((k) => k.value !== value && safeDecode(k.value) === value) : undefined;
+  if (ce) return { extractor: { from: 'cookie', name: ce.name }, rank: 1, how: `Set-Cookie ${ce.name} (URL-encoded)`, decode: 'urldecode' };
   if (isJson(x)) {
     const leaves = jsonLeaves(parseJson(x.text));
     const hit = leaves.find((l) => l.value !== null && typeof l.value !== 'object' && String(l.value) === value && (!opts.strongOnly || /id$/i.test(String(l.path.at(-1)))));
@@ -35,6 +60,18 @@ export function findIn(x: Exchange, value: string, opts: { strongOnly?: boolean;
     }
   }
   if (isHtml(x) && x.text) return findInHtml(x.text, value, opts);
+  // Scripts and other text (a config.js with the token): the bounded regex, raw or escaped.
+  if (x.text && !opts.strongOnly && /javascript|text\/|xml/.test(x.mime)) return findInText(x.text, value);
+  return null;
+}
+
+function findInText(text: string, value: string): Found | null {
+  const re = regexFor(text, value);
+  if (re) return { extractor: { from: 'regex', pattern: re.pattern }, rank: 3, how: `regex after ${JSON.stringify(re.before)}` };
+  for (const e of escapedForms(value)) {
+    const r = regexFor(text, e.form, true);
+    if (r) return { extractor: { from: 'regex', pattern: r.pattern }, rank: 3, how: `regex after ${JSON.stringify(r.before)} (escaped, decoded on use)`, decode: e.decode };
+  }
   return null;
 }
 
@@ -92,17 +129,27 @@ function findInHtml(html: string, value: string, opts: { strongOnly?: boolean; c
   });
   if (found) return found;
   if (opts.strongOnly) return null;
-  // Inline scripts / text: a bounded regex anchored on the text just before the value.
-  const re = regexFor(html, value);
-  return re ? { extractor: { from: 'regex', pattern: re.pattern }, rank: 3, how: `regex after ${JSON.stringify(re.before)}` } : null;
+  // Inline scripts / text: a bounded regex anchored on the text just before the value — or on
+  // the value escaped (a token in an inline script as "abc+\/def", entity-encoded text): the
+  // escaped text is captured and the template decodes it.
+  return findInText(html, value);
+}
+
+function safeDecode(s: string): string {
+  try {
+    return decodeURIComponent(s);
+  } catch {
+    return s;
+  }
 }
 
 /** A bounded regex that finds `value` again from the text just before it (first match must be it). */
-export function regexFor(text: string, value: string): { pattern: string; before: string } | null {
+export function regexFor(text: string, value: string, escaped = false): { pattern: string; before: string } | null {
   const i = text.indexOf(value);
   if (i <= 0 || value.length < 6) return null;
   const before = text.slice(Math.max(0, i - 24), i).replace(/^[^\s"'=:<>]*[\s"'=:<>]/, '');
-  const charClass = /^[0-9a-f]+$/i.test(value) ? '[0-9A-Fa-f]' : '[A-Za-z0-9_\\-.~+/=%]';
+  // Escaped forms also hold backslashes, entity and percent characters.
+  const charClass = escaped ? '[A-Za-z0-9_\\-.~+/=%\\\\&#;]' : /^[0-9a-f]+$/i.test(value) ? '[0-9A-Fa-f]' : '[A-Za-z0-9_\\-.~+/=%]';
   const esc = before.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
   const pattern = `${esc}(${charClass}{${Math.max(1, value.length - 8)},${value.length + 16}})`;
   try {

@@ -3,6 +3,7 @@
 // - values computed in page JS: log in and submit the page's own form in a browser, capture the
 //   response of the target request from inside the page, and return it.
 import type { HttpDefinition, HttpStep, ScriptDefinition } from '../runtime/definition/types.js';
+import { CSV_OPTIONS, csvParserSource } from './csv.js';
 import { SCRIPT_RUNTIME } from './script-runtime.js';
 
 const header = (plan: unknown, what: string) =>
@@ -13,10 +14,13 @@ function bare(steps: HttpStep[]): HttpStep[] {
   return steps.map(({ note: _n, provenance: _p, ...s }) => ({ ...s, extract: s.extract ? Object.fromEntries(Object.entries(s.extract).map(([k, { note: _x, ...e }]) => [k, e])) : undefined }) as HttpStep);
 }
 
-export function downloadScript(def: HttpDefinition, file: { filename: string; contentType: string; extract: string }): ScriptDefinition {
+export function downloadScript(def: HttpDefinition, file: { filename: string; contentType: string; extract: string; csv?: boolean }): ScriptDefinition {
   const plan = { base_url: def.base_url, steps: bare([...(def.login?.steps ?? []), ...def.steps]), file };
+  // A CSV export also returns its rows, parsed by csv-parse's own build carried in the script.
+  const csv = file.csv ? `\n// csv-parse (MIT), its self-contained sync build\n${csvParserSource()}\nconst CSV_OPTIONS = ${JSON.stringify(CSV_OPTIONS)};\n` : '';
   const source =
     header(plan, 'download connector (http plan + files.save)') +
+    csv +
     `export default async function (ctx) {
   const scope = { args: ctx.args, secrets: secretsScope(ctx), vars: {} };
   let res = null;
@@ -24,7 +28,8 @@ export function downloadScript(def: HttpDefinition, file: { filename: string; co
   const body = scope.vars[PLAN.file.extract];
   const saved = await ctx.files.save(PLAN.file.filename, body, PLAN.file.contentType);
   const lines = body.split(/\\r?\\n/).filter((l) => l.length);
-  return { file_id: saved.id, filename: saved.name, content_type: PLAN.file.contentType, size_bytes: saved.size_bytes, lines: lines.length };
+  const out = { file_id: saved.id, filename: saved.name, content_type: PLAN.file.contentType, size_bytes: saved.size_bytes, lines: lines.length };
+${file.csv ? '  out.rows = csv_parse_sync.parse(body, CSV_OPTIONS);\n' : ''}  return out;
 }
 `;
   return { format: 'connector-definition/v1', engine: 'script', source, meta: def.meta };

@@ -10,12 +10,45 @@ function lookup(scope, path, ctx) {
   for (const k of path) { if (cur === null || cur === undefined) return undefined; cur = cur[k]; }
   return cur;
 }
+// Template filters synthesis emits (same meaning as src/runtime/definition/template.ts).
+function jsUnescape(s) {
+  return s.replace(/\\(u[0-9a-fA-F]{4}|x[0-9a-fA-F]{2}|.)/g, (_m, e) => (e[0] === 'u' || e[0] === 'x') && e.length > 1 ? String.fromCharCode(parseInt(e.slice(1), 16)) : ({ n: '\n', r: '\r', t: '\t', b: '\b', f: '\f', v: '\v', '0': '\0' })[e] ?? e);
+}
+function htmlUnescape(s) {
+  const named = { amp: '&', lt: '<', gt: '>', quot: '"', apos: "'", nbsp: '\u00a0' };
+  return s.replace(/&(#x[0-9a-fA-F]+|#\d+|[a-zA-Z]+);/g, (m, e) => e[0] === '#' ? String.fromCodePoint(e[1] === 'x' || e[1] === 'X' ? parseInt(e.slice(2), 16) : parseInt(e.slice(1), 10)) : named[e.toLowerCase()] ?? m);
+}
+const text = (v) => v === undefined || v === null ? '' : typeof v === 'object' ? JSON.stringify(v) : String(v);
+function applyFilter(v, f) {
+  const i = f.indexOf(':');
+  const name = (i < 0 ? f : f.slice(0, i)).trim();
+  let arg; try { arg = i < 0 ? undefined : JSON.parse(f.slice(i + 1).trim()); } catch { arg = f.slice(i + 1).trim(); }
+  switch (name) {
+    case 'urlencode': return encodeURIComponent(text(v));
+    case 'urldecode': try { return decodeURIComponent(text(v).replace(/\+/g, ' ')); } catch { return text(v); }
+    case 'jsunescape': return jsUnescape(text(v));
+    case 'htmlunescape': return htmlUnescape(text(v));
+    case 'replace': return Array.isArray(arg) && typeof arg[0] === 'string' && arg[0] ? text(v).split(arg[0]).join(typeof arg[1] === 'string' ? arg[1] : '') : text(v);
+    case 'lower': return text(v).toLowerCase();
+    case 'upper': return text(v).toUpperCase();
+    case 'trim': return text(v).trim();
+    case 'string': return text(v);
+    case 'json': return JSON.stringify(v === undefined ? null : v);
+    case 'default': return v === undefined || v === null || v === '' ? (arg === undefined ? null : arg) : v;
+    default: throw new Error('unknown template filter ' + name);
+  }
+}
+function evalHole(body, scope, ctx) {
+  const [expr, ...filters] = body.split('|');
+  let v = lookup(scope, expr.trim().split('.'), ctx);
+  for (const f of filters) v = applyFilter(v, f);
+  return v;
+}
 function render(t, scope, ctx) {
   if (typeof t !== 'string') return t;
-  const whole = /^\{\{\s*([^}|]+?)\s*(\|\s*urlencode\s*)?\}\}$/.exec(t);
-  const one = (expr, enc) => { const v = lookup(scope, expr.trim().split('.'), ctx); const s = v === undefined || v === null ? '' : typeof v === 'object' ? JSON.stringify(v) : String(v); return enc ? encodeURIComponent(s) : s; };
-  if (whole && !whole[2]) { const v = lookup(scope, whole[1].trim().split('.'), ctx); return v === undefined ? null : v; }
-  return t.replace(/\{\{\s*([^}|]+?)\s*(\|\s*urlencode\s*)?\}\}/g, (_m, e, enc) => one(e, !!enc));
+  const whole = /^\{\{([^}]+)\}\}$/.exec(t);
+  if (whole) { const v = evalHole(whole[1], scope, ctx); return v === undefined ? null : v; }
+  return t.replace(/\{\{([^}]+)\}\}/g, (_m, body) => text(evalHole(body, scope, ctx)));
 }
 function renderAll(o, scope, ctx) {
   if (Array.isArray(o)) return o.map((x) => renderAll(x, scope, ctx));

@@ -1,15 +1,39 @@
 // Stage 5a: which literals are secrets. Sources: pasted placeholders (capture sessions), values
 // of stored secrets named in hints.secrets (resolved in the server, TOTP codes computed for the
 // time of each request), and passwords / one-time codes typed by hand into password-like fields.
+import * as cheerio from 'cheerio';
 import { TOTP, Secret } from 'otpauth';
 import type { SecretField } from '../browser/recording/types.js';
 import type { SecretSlot } from '../runtime/definition/types.js';
 import { requestSlots } from './slots.js';
-import type { SecretNeedle } from './substitute.js';
+import { plainUsername, type SecretNeedle } from './substitute.js';
 import type { Exchange, Hints, Recording, SecretValues } from './types.js';
 
-const PASSWORD_FIELD = /^(pass(word)?|passwd|pwd|current[-_]?password|secret)$/i;
-const USER_FIELD = /^(user(name)?|login|email|e-?mail|account|user_?id)$/i;
+// Words inside a field name (pma_password, user[password], login_email): real apps prefix them.
+const PASSWORD_FIELD = /(^|[-_.[])(pass(word)?|passwd|pwd|current[-_]?password|secret)(\]|[-_]|$)/i;
+const USER_FIELD = /(^|[-_.[])(user(name)?|login|email|e-?mail|account|user_?id)(\]|[-_]|$)/i;
+
+/**
+ * Sign-in forms in the recorded pages: the names of their password inputs (whatever they are
+ * called, e.g. DokuWiki's `p`), each with the text/email input before it (the username).
+ */
+function pagePasswordFields(xs: Exchange[]): Map<string, string | null> {
+  const out = new Map<string, string | null>();
+  for (const x of xs) {
+    if (!/html/.test(x.mime) || !x.text || !/type=["']?password/i.test(x.text)) continue;
+    const $ = cheerio.load(x.text);
+    $('form').each((_, f) => {
+      const inputs = $(f).find('input').toArray().map((e) => $(e));
+      inputs.forEach((inp, i) => {
+        const name = inp.attr('name');
+        if ((inp.attr('type') ?? '').toLowerCase() !== 'password' || !name) return;
+        const user = inputs.slice(0, i).reverse().find((u) => /^(text|email|tel|)$/i.test(u.attr('type') ?? '') && u.attr('name'));
+        out.set(name, user?.attr('name') ?? null);
+      });
+    });
+  }
+  return out;
+}
 const OTP_FIELD = /^(otp|totp|code|otp_?code|2fa|mfa|one[-_]?time[-_]?code|verification_?code|token)$/i;
 
 export interface SecretPlan {
@@ -38,7 +62,7 @@ export function planSecrets(rec: Recording, xs: Exchange[], hints: Hints, values
   for (const [slot, v] of Object.entries(values)) {
     if (v.type === 'login') {
       slots.set(slot, { name: slot, type: 'login', supports_totp: false, description: `Login used to sign in (recorded as a stored secret)` });
-      fixed.push({ slot, field: 'username', needle: v.username }, { slot, field: 'password', needle: v.password });
+      fixed.push({ slot, field: 'username', needle: v.username, ...(plainUsername(v.username) ? { exact: true } : {}) }, { slot, field: 'password', needle: v.password });
       if (v.totpSeed) totpSeeds.push({ slot, seed: v.totpSeed });
     } else {
       slots.set(slot, { name: slot, type: 'string', description: 'Secret value used by the site (recorded as a stored secret)' });
@@ -67,15 +91,26 @@ export function planSecrets(rec: Recording, xs: Exchange[], hints: Hints, values
   const typed: SecretNeedle[] = [];
   const known = new Set(fixed.map((f) => f.needle));
   let typedSlot: string | null = null;
+  const pagePw = pagePasswordFields(xs);
+  // A plain stored username ("admin", "pma") is a word that occurs elsewhere (`do=admin`, cookie
+  // names): it is the credential only in the field it was typed into — a user-like field or the
+  // text input before a sign-in form's password input.
+  const userKeys = new Set([...pagePw.values()].filter((k): k is string => !!k));
+  for (const n of fixed) {
+    if (!n.exact) continue;
+    const field = xs.flatMap((x) => requestSlots(x)).find((s) => s.where !== 'query' && s.where !== 'path' && s.value === n.needle && (userKeys.has(s.key) || USER_FIELD.test(s.key.split('.').at(-1)!)));
+    if (field) n.key = field.key;
+  }
   for (const x of xs) {
     const fields = requestSlots(x).filter((s) => s.where === 'form' || s.where === 'json' || s.where === 'multipart');
-    const pw = fields.find((s) => PASSWORD_FIELD.test(s.key.split('.').at(-1)!) && s.value && !known.has(s.value) && !/\{\{secret:/.test(s.value));
+    const pw = fields.find((s) => (PASSWORD_FIELD.test(s.key.split('.').at(-1)!) || pagePw.has(s.key)) && s.value && !known.has(s.value) && !/\{\{secret:/.test(s.value));
     if (pw) {
       typedSlot = [...slots.values()].find((s) => s.type === 'login')?.name ?? 'account';
       if (!slots.has(typedSlot)) slots.set(typedSlot, { name: typedSlot, type: 'login', supports_totp: false, description: 'Login typed into the sign-in form' });
       typed.push({ slot: typedSlot, field: 'password', needle: pw.value });
-      const user = fields.find((s) => USER_FIELD.test(s.key.split('.').at(-1)!) && s.value);
-      if (user && !known.has(user.value)) typed.push({ slot: typedSlot, field: 'username', needle: user.value });
+      const userName = pagePw.get(pw.key);
+      const user = fields.find((s) => (userName ? s.key === userName : USER_FIELD.test(s.key.split('.').at(-1)!)) && s.value);
+      if (user && !known.has(user.value)) typed.push({ slot: typedSlot, field: 'username', needle: user.value, key: user.key });
       known.add(pw.value);
       continue;
     }
@@ -116,5 +151,6 @@ export function planSecrets(rec: Recording, xs: Exchange[], hints: Hints, values
 
 /** Every secret literal a plan could contain (for the final no-leak check). */
 export function allNeedles(plan: SecretPlan, xs: Exchange[]): string[] {
-  return [...new Set(xs.flatMap((x) => plan.needlesFor(x).map((n) => n.needle)))].filter((n) => n.length >= 2);
+  // A typed username is checked where it was typed (its field), not as a substring anywhere.
+  return [...new Set(xs.flatMap((x) => plan.needlesFor(x).filter((n) => !n.key && !n.exact).map((n) => n.needle)))].filter((n) => n.length >= 2);
 }

@@ -30,15 +30,18 @@ export function requestSlots(x: Exchange): Slot[] {
   u.pathname
     .split('/')
     .forEach((seg, i) => seg && out.push({ exchange: x.id, where: 'path', key: String(i), value: formDecode(seg) }));
-  for (const [k, v] of u.searchParams) out.push({ exchange: x.id, where: 'query', key: k, value: v });
+  let qi = 0;
+  for (const [k, v] of u.searchParams) out.push({ exchange: x.id, where: 'query', key: k, value: v, pos: qi++ });
   for (const h of x.reqHeaders) if (!isManagedHeader(h.name) && !/^accept$/i.test(h.name)) out.push({ exchange: x.id, where: 'header', key: h.name.toLowerCase(), value: h.value });
   const b = x.body;
   if (b) {
     if (/multipart\/form-data/i.test(b.mime)) {
-      for (const p of b.params ?? []) if (p.value !== undefined && !p.fileName) out.push({ exchange: x.id, where: 'multipart', key: p.name, value: p.value });
+      (b.params ?? []).forEach((p, pos) => {
+        if (p.value !== undefined && p.fileName === undefined) out.push({ exchange: x.id, where: 'multipart', key: p.name, value: p.value, pos });
+      });
     } else if (/x-www-form-urlencoded/i.test(b.mime)) {
       const params = b.params?.length ? b.params.map((p) => [p.name, p.value ?? ''] as const) : [...new URLSearchParams(b.text ?? '')];
-      for (const [k, v] of params) out.push({ exchange: x.id, where: 'form', key: k, value: v });
+      params.forEach(([k, v], pos) => out.push({ exchange: x.id, where: 'form', key: k, value: v, pos }));
     } else if (/json/i.test(b.mime) || /^\s*[[{]/.test(b.text ?? '')) {
       const j = parseJson(b.text);
       if (j !== undefined) {

@@ -15,7 +15,20 @@ export interface SecretNeedle {
   field: SecretField | 'value';
   /** The literal to replace: a resolved value or a capture placeholder. */
   needle: string;
+  /**
+   * Only in this field (exact value): a username typed into a sign-in form is often a plain word
+   * ("admin") that also occurs elsewhere (`do=admin`) without being the credential.
+   */
+  key?: string;
+  /** Only as a whole field value (a short username is a word that also occurs inside other text). */
+  exact?: boolean;
 }
+
+/** The needles that apply to one request field. */
+export const needlesForField = (needles: SecretNeedle[], key: string, value: string) => needles.filter((n) => (n.key ? n.key === key && n.needle === value : n.exact ? n.needle === value : true));
+
+/** A username too short or plain to be recognised inside longer text (cookies, URLs, `do=admin`). */
+export const plainUsername = (u: string) => u.length < 10 || /^[a-z]+$/i.test(u);
 
 export interface Substituted {
   template: string;
@@ -63,6 +76,29 @@ export function substitute(value: string, args: ArgValue[], secrets: SecretNeedl
     if (hit) {
       used.args.push(a.name);
       t = parts.join('\u0000');
+    }
+  }
+  // Site-specific encodings of a typed value with spaces: "Shopping List" sent as shopping_list or
+  // shopping-list (page names, slugs). The template applies the same transformation.
+  for (const a of [...args].sort((x, y) => y.example.length - x.example.length)) {
+    if (used.args.includes(a.name) || !/ /.test(a.example.trim()) || a.example.length < 3) continue;
+    for (const sep of ['_', '-']) {
+      const form = a.example.trim().split(/\s+/).join(sep);
+      const parts = t.split('\u0000');
+      let hit = false;
+      for (let i = 0; i < parts.length; i += 2) {
+        const re = new RegExp(esc(form), 'gi');
+        parts[i] = parts[i].replace(re, (m) => {
+          hit = true;
+          const lower = m === m.toLowerCase() && form !== form.toLowerCase() ? ' | lower' : '';
+          return `\u0000{{args.${a.name} | trim${lower} | replace:[" ","${sep}"]}}\u0000`;
+        });
+      }
+      if (hit) {
+        used.args.push(a.name);
+        t = parts.join('\u0000');
+        break;
+      }
     }
   }
   const template = t.replace(/\u0000/g, '');

@@ -1,7 +1,7 @@
 // Stage 2: which request(s) is the connector about? Every candidate gets a score with the reasons
 // recorded; the best one wins, and its siblings on the same templated endpoint join it when they
 // show pagination (page numbers counting up, or a cursor taken from the previous response).
-import { isHtml, isJson, resHeader } from './normalize.js';
+import { isHtml, isJson, reqHeader, resHeader } from './normalize.js';
 import { jsonLeaves, parseJson } from './slots.js';
 import type { Exchange } from './types.js';
 import { lowEntropy } from './values.js';
@@ -41,8 +41,19 @@ function requestText(x: Exchange): string {
   return `${u}\n${x.body?.text ?? ''}\n${(x.body?.params ?? []).map((p) => `${p.name}=${p.value ?? ''}`).join('&')}`.toLowerCase();
 }
 
+/** A page navigation (the browser's own form submit), not a script's fetch/XHR. */
+export const isNavigationRequest = (x: Exchange) => x.isNavigation || x.resourceType === 'document' || /navigate/i.test(reqHeader(x, 'sec-fetch-mode') ?? '') || reqHeader(x, 'sec-fetch-dest') === 'document';
+
+const typedIn = (x: Exchange, argValues: string[]) => {
+  const rt = requestText(x);
+  return argValues.filter((v) => v.length >= 1 && (rt.includes(v) || (/ /.test(v.trim()) && ['_', '-'].some((sep) => rt.includes(v.trim().split(/\s+/).join(sep))))));
+};
+
 export function scoreTargets(xs: Exchange[], f: TargetFacts): Candidate[] {
   const n = xs.length;
+  // Form submits that carry typed values: a background XHR with the same values (autosave,
+  // preview, live validation) is not the point of the flow.
+  const submits = xs.filter((x) => x.method !== 'GET' && !f.secretCarriers.has(x.id) && isNavigationRequest(x)).map((x) => new Set(typedIn(x, f.argValues)));
   return xs
     .map((x, pos) => {
       const reasons: string[] = [];
@@ -58,9 +69,12 @@ export function scoreTargets(xs: Exchange[], f: TargetFacts): Candidate[] {
       if (x.status >= 400) add(-5, `status ${x.status}`);
       if (isHtml(x) && /<input[^>]+(type=["']?password|autocomplete=["']?one-time-code)/i.test(x.text ?? '')) add(-3, 'a sign-in form');
       if (x.id.endsWith('~final')) reasons.push('the page a login landed on (fetched again after the login chain)');
-      const rt = requestText(x);
-      const typed = f.argValues.filter((v) => v.length >= 1 && rt.includes(v));
+      const typed = typedIn(x, f.argValues);
       if (typed.length) add(4, `request carries typed value(s) ${typed.map((v) => JSON.stringify(v)).join(', ')}`);
+      if (x.method !== 'GET' && typed.length && !f.secretCarriers.has(x.id)) {
+        if (isNavigationRequest(x)) add(2, 'the form submit (a page navigation)');
+        else if (submits.some((set) => typed.every((v) => set.has(v)))) add(-5, 'a background request carrying the same typed values as a form submit (autosave/preview)');
+      }
       const body = (x.text ?? '').toLowerCase();
       const res = f.resultValues.filter((v) => body.includes(v.toLowerCase()));
       if (res.length) add(6 * (res.length / f.resultValues.length), `response contains expected result value(s) ${res.map((v) => JSON.stringify(v)).join(', ')}`);

@@ -5,7 +5,7 @@
 import type { Extractor } from '../runtime/definition/types.js';
 import { findIn, type Found } from './producers.js';
 import { requestSlots } from './slots.js';
-import { substitute, type ArgValue } from './substitute.js';
+import { needlesForField, substitute, type ArgValue } from './substitute.js';
 import type { SecretPlan } from './secrets.js';
 import type { Exchange, Slot } from './types.js';
 import { argName, looksLikeTimestamp, looksRandom, lowEntropy, preview } from './values.js';
@@ -23,6 +23,8 @@ export interface ResolvedSlot {
 }
 
 export interface VarDef {
+  /** Template filter that turns the extracted (escaped) text into the value sent. */
+  decode?: string;
   name: string;
   producer: string;
   extractor: Extractor;
@@ -81,7 +83,7 @@ export function traceChain(inp: TraceInput): Chain {
         resolved.push({ slot, res: { kind: 'paging' } });
         continue;
       }
-      const sub = substitute(slot.value, inp.args, needles, inp.secrets.slotOfSecretId);
+      const sub = substitute(slot.value, inp.args, needlesForField(needles, slot.key, slot.value), inp.secrets.slotOfSecretId);
       sub.args.forEach((a) => chain.usedArgs.add(a));
       sub.secrets.forEach((s) => chain.usedSecrets.add(s.slot));
       if (sub.args.length || sub.secrets.length) {
@@ -89,19 +91,25 @@ export function traceChain(inp: TraceInput): Chain {
         if (sub.whole) continue;
       }
       const v = slot.value;
-      if (sub.args.length || sub.secrets.length || v === '') continue; // remaining literal text is constant
+      if (sub.args.length || sub.secrets.length) continue; // remaining literal text is constant
+      // Empty fields are sent too (a form's blank hidden inputs: some sites check they are there).
+      if (v === '') {
+        resolved.push({ slot, res: { kind: 'constant', why: 'empty field' } });
+        continue;
+      }
       if (inp.constants?.has(v)) {
         resolved.push({ slot, res: { kind: 'constant', why: 'equal in both recordings' } });
         continue;
       }
       const known = byValue.get(v);
       if (known && byId.get(known.producer)!.index < x.index) {
-        resolved.push({ slot, res: { kind: 'var', template: `{{vars.${known.name}}}`, var: known.name } });
+        resolved.push({ slot, res: { kind: 'var', template: varTpl(known), var: known.name } });
         dep(x.id, known.producer);
         continue;
       }
       // Short values only follow strong, id-like evidence (a JSON "id" key, a data-*-id attribute).
-      const weak = lowEntropy(v);
+      // A plain lower-case word ("search", "login", "admin") is an action name, not a token.
+      const weak = lowEntropy(v) || (slot.where !== 'path' && /^[a-z]+(?:[_-][a-z]+)*$/.test(v) && v.length <= 24 && !/id$/i.test(slot.key) && !/token|csrf|xsrf|nonce|state|sig|key|auth|hash|sectok/i.test(slot.key));
       const idLike = slot.where === 'path' ? /\d/.test(v) || looksRandom(v) : slot.where !== 'query' || !weak || /id$/i.test(slot.key);
       if (((weak && slot.where !== 'path' && slot.where !== 'query') || !idLike) && !inp.dynamics?.has(v)) {
         resolved.push({ slot, res: { kind: 'constant', why: 'short/low-entropy literal' } });
@@ -110,10 +118,10 @@ export function traceChain(inp: TraceInput): Chain {
       const found = pickProducer(earlier, v, weak);
       if (found) {
         const name = argName(slot.where === 'path' ? `${segmentName(x, slot)}` : slot.key.split('.').at(-1)!, names);
-        const def: VarDef = { name, producer: found.x.id, extractor: found.f.extractor, how: found.f.how, value: v };
+        const def: VarDef = { name, producer: found.x.id, extractor: found.f.extractor, how: found.f.how, value: v, ...(found.f.decode ? { decode: found.f.decode } : {}) };
         chain.vars.push(def);
         byValue.set(v, def);
-        resolved.push({ slot, res: { kind: 'var', template: `{{vars.${name}}}`, var: name } });
+        resolved.push({ slot, res: { kind: 'var', template: varTpl(def), var: name } });
         dep(x.id, found.x.id);
         queue.push(found.x);
         continue;
@@ -126,14 +134,14 @@ export function traceChain(inp: TraceInput): Chain {
         const reuse = byValue.get(tok);
         const got = reuse ? null : pickProducer(earlier, tok, false);
         if (!reuse && !got) continue;
-        const def = reuse ?? { name: argName(slot.key.split('.').at(-1)! === 'authorization' ? 'access_token' : `${slot.key.split('.').at(-1)}_token`, names), producer: got!.x.id, extractor: got!.f.extractor, how: got!.f.how, value: tok };
+        const def: VarDef = reuse ?? { name: argName(slot.key.split('.').at(-1)! === 'authorization' ? 'access_token' : `${slot.key.split('.').at(-1)}_token`, names), producer: got!.x.id, extractor: got!.f.extractor, how: got!.f.how, value: tok, ...(got!.f.decode ? { decode: got!.f.decode } : {}) };
         if (!reuse) {
           chain.vars.push(def);
           byValue.set(tok, def);
           queue.push(got!.x);
         }
         dep(x.id, def.producer);
-        fragment = fragment.split(tok).join(`{{vars.${def.name}}}`);
+        fragment = fragment.split(tok).join(varTpl(def));
         traced = true;
       }
       if (traced) {
@@ -168,6 +176,8 @@ export function traceChain(inp: TraceInput): Chain {
   }
   return chain;
 }
+
+const varTpl = (d: VarDef) => `{{vars.${d.name}${d.decode ? ` | ${d.decode}` : ''}}}`;
 
 function segmentName(x: Exchange, slot: Slot): string {
   const segs = new URL(x.url).pathname.split('/');

@@ -14,7 +14,8 @@ export interface Exchange {
   url: string;
   reqHeaders: HarNameValue[];
   reqCookies: HarCookie[];
-  body: { mime: string; text?: string; params?: HarPostParam[] } | null;
+  /** `missing`: the request had a (multipart) body that the recording does not hold. */
+  body: { mime: string; text?: string; params?: HarPostParam[]; missing?: boolean } | null;
   status: number;
   resHeaders: HarNameValue[];
   setCookies: HarCookie[];
@@ -54,6 +55,11 @@ export interface Hints {
   allow_side_effects?: boolean;
   /** Drive the site's own pages in a browser even where HTTP replay would work (anti-bot sites). */
   prefer_browser?: boolean;
+  /**
+   * Publish even when the read flow's output carries no data from the page (status and URL only)
+   * or misses hinted result values; the problem is then a warning in meta.warnings.
+   */
+  allow_empty_result?: boolean;
   /** Free text; kept in meta. */
   notes?: string;
 }
@@ -79,6 +85,8 @@ export interface Slot {
   value: string;
   /** JSON type of a JSON leaf. */
   jsonType?: 'string' | 'number' | 'boolean' | 'null';
+  /** Position among the request's query / form / multipart fields (repeated keys keep their order). */
+  pos?: number;
 }
 
 export interface Warning {

@@ -5,12 +5,14 @@
 /** Forms of `v` to look for: raw, %20-encoded, +-encoded, JSON-escaped (without quotes). */
 export function encodings(v: string): { form: string; enc: 'raw' | 'url' | 'form' | 'json' }[] {
   const out: { form: string; enc: 'raw' | 'url' | 'form' | 'json' }[] = [{ form: v, enc: 'raw' }];
-  const add = (form: string, enc: 'url' | 'form' | 'json') => {
+  const add = (form: string, enc: 'raw' | 'url' | 'form' | 'json') => {
     if (!out.some((o) => o.form === form)) out.push({ form, enc });
   };
   add(encodeURIComponent(v), 'url');
   add(encodeURIComponent(v).replace(/%20/g, '+'), 'form');
   add(JSON.stringify(v).slice(1, -1), 'json');
+  // Site-specific forms of a value with spaces: page names and slugs (my_page, my-page).
+  if (/ /.test(v.trim())) for (const sep of ['_', '-']) add(v.trim().split(/\s+/).join(sep), 'raw');
   return out;
 }
 

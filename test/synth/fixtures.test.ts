@@ -127,8 +127,10 @@ describe('synthesis from recorded demo-site HARs', () => {
     expect(plan.steps.map((s: any) => `${s.method ?? 'GET'} ${s.url}`)).toEqual(['GET /login', 'POST /login', 'GET /export.csv']);
     expect(plan.steps[0].extract.csrf_token.from).toBe('regex');
     expect(plan.steps[2].query).toEqual({ q: '{{args.query}}' });
-    expect(plan.file).toEqual({ filename: 'items.csv', contentType: 'text/csv', extract: 'content' });
-    expect(r.output_schema.required).toEqual(['file_id', 'filename', 'content_type', 'size_bytes', 'lines']);
+    expect(plan.file).toEqual({ filename: 'items.csv', contentType: 'text/csv', extract: 'content', csv: true });
+    expect(r.output_schema.required).toEqual(['file_id', 'filename', 'content_type', 'size_bytes', 'lines', 'rows']);
+    // Playwright keeps no download body: the rows are objects (typed from the file when a HAR has it).
+    expect(r.output_schema.properties.rows).toEqual({ type: 'array', items: { type: 'object' } });
     expect(validateDefinition(r.definition, { inputSchema: r.input_schema, requiredSecrets: r.required_secrets })).toEqual([]);
   });
 

@@ -64,8 +64,9 @@ describe('noise', () => {
 });
 
 describe('values', () => {
-  it('lists raw, %20, + and JSON-escaped forms', () => {
-    expect(encodings('blue "kettle"').map((e) => e.form)).toEqual(['blue "kettle"', 'blue%20%22kettle%22', 'blue+%22kettle%22', 'blue \\"kettle\\"']);
+  it('lists raw, %20, + and JSON-escaped forms, and the _ / - forms of page names and slugs', () => {
+    expect(encodings('blue "kettle"').map((e) => e.form).slice(4)).toEqual(['blue_"kettle"', 'blue-"kettle"']);
+    expect(encodings('blue "kettle"').map((e) => e.form).slice(0, 4)).toEqual(['blue "kettle"', 'blue%20%22kettle%22', 'blue+%22kettle%22', 'blue \\"kettle\\"']);
   });
   it('guards low-entropy literals and spots random tokens', () => {
     for (const v of ['1', 'true', 'en', '2024', 'aaaaaa']) expect(lowEntropy(v)).toBe(true);
@@ -222,6 +223,13 @@ describe('script runtime (carried by synthesized script connectors)', () => {
     expect(rt.render('/s?q={{args.q | urlencode}}&n={{args.n}}', scope, ctx)).toBe('/s?q=a%20b%26c&n=3');
     expect(rt.render('{{secrets.acct.totp}}', scope, ctx)).toBe('code-for-acct');
     expect(rt.render('{{args.missing}}', scope, ctx)).toBeNull();
+  });
+  it('applies the filters synthesis emits (escaped tokens, page names) like the engines do', () => {
+    const scope = { args: { t: ' Shopping List ' }, vars: { tok: 'k9+Q\\/7x\\u002B', ent: 'a&amp;b', c: 'x%2By' } };
+    expect(rt.render('{{vars.tok | jsunescape}}', scope, ctx)).toBe('k9+Q/7x+');
+    expect(rt.render('{{vars.ent | htmlunescape}}|{{vars.c | urldecode}}', scope, ctx)).toBe('a&b|x+y');
+    expect(rt.render('notes:{{args.t | trim | lower | replace:[" ","_"]}}', scope, ctx)).toBe('notes:shopping_list');
+    expect(rt.render('{{args.t | trim | urlencode}}', scope, ctx)).toBe('Shopping%20List');
   });
   it('evaluates the JSONPath subset synthesis emits, and regex extractors', async () => {
     const v = { data: { items: [{ id: 1 }, { id: 2 }], 'odd key': 'x' }, next_cursor: 'c3' };

@@ -80,6 +80,25 @@ function outcomeText(o: Outcome): string {
   }
 }
 
+/**
+ * Free-text string arguments (no format, no enum; with a space or 8+ characters: names, titles,
+ * descriptions — not codes or choices like "kitchen") with a short unique suffix.
+ */
+export function freshValues(schema: Record<string, any>, args: Record<string, unknown>): { name: string; value: string }[] {
+  const tag = randomUUID().slice(0, 4);
+  return Object.entries<any>(schema.properties ?? {})
+    .filter(([k, p]) => p?.type === 'string' && !p.format && !p.enum && typeof args[k] === 'string' && /[a-z]/i.test(args[k] as string) && (/\s/.test((args[k] as string).trim()) || (args[k] as string).length >= 8))
+    .map(([k]) => ({ name: k, value: `${args[k]} ${tag}` }));
+}
+
+/** Every non-null leaf of a result as lower-case text. */
+function leaves(v: unknown): string[] {
+  if (v === null || v === undefined) return [];
+  if (Array.isArray(v)) return v.flatMap(leaves);
+  if (typeof v === 'object') return Object.values(v as object).flatMap(leaves);
+  return [String(v).toLowerCase()];
+}
+
 /** A different value of the same type, for the "one argument changed" replay. */
 export function changedValue(v: unknown): unknown {
   if (typeof v === 'number') return Number.isInteger(v) ? v + 1 : v + 1.5;
@@ -92,7 +111,7 @@ export async function validateByReplay(
   runner: ReplayRunner,
   plan: { definition: ConnectorDefinition; input_schema: Record<string, any>; output_schema: Record<string, any> },
   secrets: Record<string, SlotValue>,
-  opts: { sideEffects: boolean; allowSideEffects: boolean; timeoutMs?: number },
+  opts: { sideEffects: boolean; allowSideEffects: boolean; timeoutMs?: number; resultHints?: string[]; allowEmpty?: boolean; recordedData?: boolean },
 ): Promise<ReplayCheck> {
   const t0 = Date.now();
   if (opts.sideEffects && !opts.allowSideEffects) {
@@ -110,8 +129,24 @@ export async function validateByReplay(
     }
     return result;
   };
-  const first = await once(args, 'with the recorded arguments');
+  // A flow that creates something, replayed with the recorded values, meets the object it already
+  // made (a duplicate name, "already exists"): free-text arguments get a fresh suffix instead.
+  const fresh = opts.sideEffects ? freshValues(plan.input_schema, args) : [];
+  for (const f of fresh) args[f.name] = f.value;
+  const first = await once(args, fresh.length ? `with fresh values for ${fresh.map((f) => `'${f.name}'`).join(', ')}` : 'with the recorded arguments');
   const warnings: string[] = [];
+  // The live site must give what the recording showed: data (not an empty list or a record of
+  // nulls) and every hinted result value. Otherwise the connector would be an empty promise.
+  if (!opts.sideEffects) {
+    const values = leaves(first);
+    const problems: string[] = [];
+    // (A recording whose own response was empty — a search that found nothing — proves nothing here.)
+    if (opts.recordedData !== false && !values.some((v) => v !== '')) problems.push('returned no data (an empty list or only empty fields) where the recording had some');
+    const missing = (opts.resultHints ?? []).filter((h) => !values.some((v) => v.includes(h.toLowerCase())));
+    if (missing.length) problems.push(`did not return the hinted result value(s) ${missing.map((m) => JSON.stringify(m)).join(', ')}`);
+    if (problems.length && !opts.allowEmpty) throw new ReplayFailed(`replaying the plan with the recorded arguments ${problems.join(' and ')}`, { outcome: 'ok', missing });
+    for (const p of problems) warnings.push(`published with hints.allow_empty_result: the replay ${p}`);
+  }
   let changed: string | undefined;
   const names = Object.keys(args);
   if (!opts.sideEffects && names.length) {
@@ -127,5 +162,5 @@ export async function validateByReplay(
       warnings.push(`with '${changed}' changed the site returned nothing to extract (${(e as Error).message}); only the recorded values were checked`);
     }
   }
-  return { replayed: true, reason: opts.sideEffects ? 'replayed: hints.allow_side_effects is true' : 'replayed with the recorded arguments' + (changed ? ` and with '${changed}' changed` : ''), changed_argument: changed, warnings, ms: Date.now() - t0 };
+  return { replayed: true, reason: opts.sideEffects ? `replayed: hints.allow_side_effects is true${fresh.length ? ` (fresh values for ${fresh.map((f) => f.name).join(', ')}, derived from the recorded ones)` : ''}` : 'replayed with the recorded arguments' + (changed ? ` and with '${changed}' changed` : ''), changed_argument: changed, warnings, ms: Date.now() - t0 };
 }

@@ -40,6 +40,7 @@ export const SynthesisHints = Type.Object(
     result: Type.Optional(Type.Unknown({ description: 'Example values (or an object of them) that must appear in the result.' })),
     allow_side_effects: Type.Optional(Type.Boolean({ description: 'Replay a non-idempotent target (e.g. a POST creating something) to validate it.' })),
     prefer_browser: Type.Optional(Type.Boolean({ description: "Synthesize a browser connector that drives the site's own pages even where HTTP replay would work (sites that block non-browser clients)." })),
+    allow_empty_result: Type.Optional(Type.Boolean({ description: 'Publish a read flow even when its result carries no data from the page (status and URL only) or misses hinted result values; the problem is reported in meta.warnings instead of a 422.' })),
     notes: Type.Optional(Type.String({ maxLength: 10000 })),
   },
   { additionalProperties: false, title: 'SynthesisHints' },

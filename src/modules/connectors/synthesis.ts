@@ -10,6 +10,8 @@ import type { SecretsService } from '../secrets/service.js';
 import { synthesize, type SynthResult } from '../../synth/index.js';
 import { SynthError, type Hints, type SecretValues } from '../../synth/types.js';
 import type { SynthAdvisor } from '../../synth/advisor.js';
+import { plainUsername } from '../../synth/substitute.js';
+import { flatValues } from '../../synth/facts.js';
 import { RecordingLoader, RecordingUnavailable } from './recordings.js';
 import { ReplayFailed, validateByReplay, type ReplayRunner } from './replay.js';
 import type { PublishInput } from './schemas.js';
@@ -118,17 +120,21 @@ export class SynthesisService {
     if (runner && missing.length) validation = { replayed: false, reason: `no value for secret slot(s) ${missing.join(', ')} to replay with (name the stored secret in hints.secrets)` };
     else if (runner) {
       try {
-        validation = { ...(await validateByReplay(runner, r, replaySecrets, { sideEffects: r.report.side_effects, allowSideEffects: hints.allow_side_effects === true })) };
+        validation = { ...(await validateByReplay(runner, r, replaySecrets, { sideEffects: r.report.side_effects, allowSideEffects: hints.allow_side_effects === true, resultHints: flatValues(hints.result), allowEmpty: hints.allow_empty_result === true, recordedData: r.report.recorded_data })) };
       } catch (e) {
         if (!(e instanceof ReplayFailed)) throw e;
         throw new RequestValidationError(scrub([err(['body', field], `${e.message}; nothing was published`, { stage: 'replay', ...e.details })], sensitive));
       }
     }
-    const definition = { ...r.definition, meta: { ...r.definition.meta, validation, warnings: r.report.warnings } } as ConnectorDefinition;
+    const replayWarnings = Array.isArray(validation.warnings) ? (validation.warnings as string[]) : [];
+    const definition = { ...r.definition, meta: { ...r.definition.meta, validation, warnings: [...r.report.warnings, ...replayWarnings.filter((w) => w.startsWith('published with'))] } } as ConnectorDefinition;
     const website = typeof (r.definition as { base_url?: unknown }).base_url === 'string' ? ((r.definition as { base_url: string }).base_url) : (r.report.targets[0] ? new URL(r.report.targets[0].url).origin : null);
     const out: Synthesized = { definition, input_schema: r.input_schema, output_schema: r.output_schema, required_secrets: r.required_secrets, website };
     const text = JSON.stringify(out);
-    if (sensitive.some((s) => s.length >= 4 && text.includes(s))) throw new RequestValidationError([err(['body', field], 'a secret value would appear in the connector; refusing to publish', { stage: 'secrets' })]);
+    // A plain username ("admin") is also an ordinary word of the site (`do=admin`); it is templated
+    // where it was typed (src/synth/secrets.ts), so only the non-plain values are checked as substrings.
+    const usernames = new Set([...Object.values(values), ...Object.values(typed)].flatMap((v) => (v.type === 'login' && plainUsername(v.username) ? [v.username] : [])));
+    if (sensitive.some((s) => s.length >= 4 && !usernames.has(s) && text.includes(s))) throw new RequestValidationError([err(['body', field], 'a secret value would appear in the connector; refusing to publish', { stage: 'secrets' })]);
     return out;
   }
 }

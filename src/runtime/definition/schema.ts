@@ -228,7 +228,7 @@ export const DEFINITION_SCHEMA = {
               type: 'object',
               additionalProperties: {
                 type: 'object',
-                properties: { ...annotated, selector: nonEmpty, attr: nonEmpty, type: { enum: VALUE_TYPES }, required: { type: 'boolean' } },
+                properties: { ...annotated, column: nonEmpty, selector: nonEmpty, attr: nonEmpty, type: { enum: VALUE_TYPES }, pattern: nonEmpty, required: { type: 'boolean' } },
                 additionalProperties: false,
               },
               minProperties: 1,

@@ -19,7 +19,7 @@ export interface Parsed {
 const HOLE = /\{\{\s*(.*?)\s*\}\}/g;
 const PATH = /^[A-Za-z_$][\w$-]*(\.[\w$-]+|\[\d+\])*$/;
 
-export const FILTERS = ['urlencode', 'json', 'int', 'number', 'string', 'bool', 'trim', 'lower', 'upper', 'default', 'join', 'first', 'length'] as const;
+export const FILTERS = ['urlencode', 'urldecode', 'jsunescape', 'htmlunescape', 'replace', 'json', 'int', 'number', 'string', 'bool', 'trim', 'lower', 'upper', 'default', 'join', 'first', 'length'] as const;
 
 export class TemplateError extends Error {}
 
@@ -93,6 +93,21 @@ function applyFilter(v: unknown, f: { name: string; arg?: unknown }): unknown {
       return v === undefined || v === null || v === '' ? (f.arg ?? null) : v;
     case 'urlencode':
       return encodeURIComponent(toText(v));
+    case 'urldecode':
+      try {
+        return decodeURIComponent(toText(v).replace(/\+/g, ' '));
+      } catch {
+        return toText(v);
+      }
+    case 'jsunescape':
+      return jsUnescape(toText(v));
+    case 'htmlunescape':
+      return htmlUnescape(toText(v));
+    case 'replace': {
+      // replace:["from","to"] — every occurrence (e.g. spaces → "_" for page names).
+      const [from, to] = Array.isArray(f.arg) ? f.arg : [];
+      return typeof from === 'string' && from ? toText(v).split(from).join(typeof to === 'string' ? to : '') : toText(v);
+    }
     case 'json':
       return JSON.stringify(v ?? null);
     case 'int': {
@@ -122,6 +137,23 @@ function applyFilter(v: unknown, f: { name: string; arg?: unknown }): unknown {
     default:
       return v;
   }
+}
+
+/** The value of a JS/JSON string literal's body: \/ \" \\ \n \uXXXX \xXX. */
+export function jsUnescape(s: string): string {
+  return s.replace(/\\(u[0-9a-fA-F]{4}|x[0-9a-fA-F]{2}|.)/g, (_, e: string) => {
+    if (e[0] === 'u' || e[0] === 'x') return e.length > 1 ? String.fromCharCode(parseInt(e.slice(1), 16)) : e;
+    return ({ n: '\n', r: '\r', t: '\t', b: '\b', f: '\f', v: '\v', '0': '\0' } as Record<string, string>)[e] ?? e;
+  });
+}
+
+const ENTITIES: Record<string, string> = { amp: '&', lt: '<', gt: '>', quot: '"', apos: "'", nbsp: '\u00a0' };
+
+/** Text with HTML character references decoded (&amp; &#43; &#x2F; and the common named ones). */
+export function htmlUnescape(s: string): string {
+  return s.replace(/&(#x[0-9a-fA-F]+|#\d+|[a-zA-Z]+);/g, (m, e: string) =>
+    e[0] === '#' ? String.fromCodePoint(e[1] === 'x' || e[1] === 'X' ? parseInt(e.slice(2), 16) : parseInt(e.slice(1), 10)) : ENTITIES[e.toLowerCase()] ?? m,
+  );
 }
 
 export function toText(v: unknown): string {

@@ -113,11 +113,21 @@ export interface JsonExtractor extends ExtractorBase {
 
 /** Field of an object built from each element matched by a CSS extractor with `fields`. */
 export interface CssField extends Annotated {
-  /** Selector relative to the matched element; omitted = the element itself. */
+  /**
+   * Table rows: the cell under the header with this text (case-insensitive), found on every run,
+   * so added or reordered columns don't shift values; `selector` then applies inside that cell.
+   */
+  column?: string;
+  /** Selector relative to the matched element (or to the `column` cell); omitted = the element itself. */
   selector?: string;
   /** Attribute to read; omitted = trimmed text; "html" = inner HTML. */
   attr?: string;
   type?: ValueType;
+  /**
+   * Regular expression applied to the text (or attribute) read; its first group (else the whole
+   * match) is the value. For values that share an element with their label ("Status: open").
+   */
+  pattern?: string;
   /** Default true. */
   required?: boolean;
 }

@@ -173,7 +173,16 @@ function checkSelector(selector: string, loc: Loc, err: (loc: Loc, msg: string) 
 function checkExtractor(x: Extractor, loc: Loc, err: (loc: Loc, msg: string) => void): void {
   if (x.from === 'css') {
     checkSelector(x.selector, [...loc, 'selector'], err);
-    for (const [k, f] of Object.entries(x.fields ?? {})) if (f.selector) checkSelector(f.selector, [...loc, 'fields', k, 'selector'], err);
+    for (const [k, f] of Object.entries(x.fields ?? {})) {
+      if (f.selector) checkSelector(f.selector, [...loc, 'fields', k, 'selector'], err);
+      if (f.pattern) {
+        try {
+          new RegExp(f.pattern);
+        } catch (e) {
+          err([...loc, 'fields', k, 'pattern'], `Value error, invalid regular expression: ${(e as Error).message}`);
+        }
+      }
+    }
   } else if (x.from === 'regex') {
     try {
       new RegExp(x.pattern, x.flags);

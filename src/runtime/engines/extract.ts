@@ -84,13 +84,46 @@ function readEl($: cheerio.CheerioAPI, el: any, attr: string | undefined): strin
   return node.attr(attr);
 }
 
+/** Header texts of a table by column position (colspans expanded; the thead row with the most text). */
+function headerColumns($: cheerio.CheerioAPI, table: cheerio.Cheerio<any>): string[] {
+  const rows = table.find('> thead > tr').toArray();
+  const first = table.find('> tbody > tr').first();
+  if (!rows.length && first.children('th').length && !first.children('td').length) rows.push(first.get(0)!);
+  const row = rows.map((r) => $(r)).sort((a, b) => b.text().trim().length - a.text().trim().length)[0];
+  const out: string[] = [];
+  row?.children('th, td').each((_, c) => {
+    const span = Math.max(1, Math.min(20, Number($(c).attr('colspan') ?? 1) || 1));
+    for (let i = 0; i < span; i++) out.push(span > 1 ? '' : $(c).text().replace(/\s+/g, ' ').trim().toLowerCase());
+  });
+  return out;
+}
+
+/** The cell of row `el` under the header `column`, or an empty selection. */
+function cellOf($: cheerio.CheerioAPI, el: any, column: string): cheerio.Cheerio<any> {
+  const table = $(el).closest('table');
+  const node = table.get(0);
+  if (!node) return $([]);
+  const key = column.replace(/\s+/g, ' ').trim().toLowerCase();
+  let headers = tableHeaders.get(node);
+  if (!headers) tableHeaders.set(node, (headers = headerColumns($, table)));
+  const i = headers.indexOf(key);
+  return i < 0 ? $([]) : $(el).children('td, th').eq(i);
+}
+const tableHeaders = new WeakMap<object, string[]>();
+
 function fieldsOf($: cheerio.CheerioAPI, el: any, fields: Record<string, CssField>, where: string): Record<string, unknown> {
   const o: Record<string, unknown> = {};
   for (const [k, f] of Object.entries(fields)) {
-    const target = f.selector ? $(el).find(f.selector).first() : $(el);
-    const raw = target.length ? readEl($, target.get(0), f.attr) : undefined;
+    const base = f.column !== undefined ? cellOf($, el, f.column) : $(el);
+    const target = f.selector ? base.find(f.selector).first() : base;
+    let raw = target.length ? readEl($, target.get(0), f.attr) : undefined;
+    // A label sharing the element ("Status: open"): the pattern keeps the value part.
+    if (raw !== undefined && f.pattern) {
+      const m = new RegExp(f.pattern).exec(raw.replace(/\s+/g, ' '));
+      raw = m ? (m[1] ?? m[0]).trim() : undefined;
+    }
     if (raw === undefined && f.required !== false) {
-      throw new RunFailure('site_changed', `${where}: field '${k}' (${f.selector ?? 'element'}${f.attr ? ` @${f.attr}` : ''}) not found`, {
+      throw new RunFailure('site_changed', `${where}: field '${k}' (${f.column !== undefined ? `column "${f.column}" ` : ''}${f.selector ?? 'element'}${f.attr ? ` @${f.attr}` : ''}) not found`, {
         details: { extractor: where, field: k, selector: f.selector ?? null },
       });
     }

@@ -1,0 +1,81 @@
+#!/usr/bin/env bash
+# Installs and seeds the real applications the synthesis acceptance suite runs against
+# (test/acceptance/*.test.ts, ACCEPTANCE=1). Idempotent; needs root (apt) and the local MariaDB
+# on 127.0.0.1:3306 (root, no password). The tests serve each app with `php -S 127.0.0.1:<port>`.
+set -euo pipefail
+export DEBIAN_FRONTEND=noninteractive
+need=()
+command -v php >/dev/null || need+=(php-cli php-xml php-mbstring php-intl php-gd php-mysql)
+[ -d /usr/share/dokuwiki ] || need+=(dokuwiki)
+[ -d /usr/share/phpmyadmin ] || need+=(phpmyadmin)
+if [ ${#need[@]} -gt 0 ]; then
+  apt-get update -qq
+  apt-get install -y -qq --no-install-recommends "${need[@]}"
+fi
+
+# ---- DokuWiki: an admin account, public read, seeded pages (a table, a definition list, many hits)
+DW=/var/lib/dokuwiki/data/pages
+HASH=$(php -r 'echo password_hash("dw-admin-pass-1", PASSWORD_BCRYPT);')
+# (the Debian package may have created an admin with a random password: replace it)
+sed -i '/^admin:/d' /etc/dokuwiki/users.auth.php
+echo "admin:${HASH}:Wiki Admin:admin@example.test:admin,user" >> /etc/dokuwiki/users.auth.php
+grep -q '^editor:' /etc/dokuwiki/users.auth.php || echo "editor:${HASH}:Ed Itor:editor@example.test:user" >> /etc/dokuwiki/users.auth.php
+cat > /etc/dokuwiki/acl.auth.php <<'ACL'
+*               @ALL          1
+*               @user         8
+ACL
+grep -q "conf\['lang'\]" /etc/dokuwiki/local.php && sed -i "s/^#\$conf\['lang'\].*/\$conf['lang'] = 'en';/" /etc/dokuwiki/local.php
+grep -q "conf\['userewrite'\]" /etc/dokuwiki/local.php || echo "\$conf['userewrite'] = 0;" >> /etc/dokuwiki/local.php
+mkdir -p "$DW/fruit"
+for f in apple:Red:Malus_domestica:1.20 banana:Yellow:Musa:0.35 cherry:Dark_red:Prunus_avium:4.10 damson:Purple:Prunus_insititia:3.05 elderberry:Black:Sambucus:6.50; do
+  IFS=: read -r name color latin price <<<"$f"
+  cat > "$DW/fruit/$name.txt" <<PAGE
+====== ${name^} ======
+
+A fruit page about the ${name}, used by the acceptance suite.
+
+^ Property ^ Value ^
+| Colour | ${color//_/ } |
+| Latin name | ${latin//_/ } |
+| Price per kg | ${price} |
+
+Tags: orchard fruit
+PAGE
+done
+cat > "$DW/fruit/catalogue.txt" <<'PAGE'
+====== Fruit catalogue ======
+
+^ Fruit ^ Colour ^ Price per kg ^ Stock ^
+| [[fruit:apple|Apple]] | Red | 1.20 | 140 |
+| [[fruit:banana|Banana]] | Yellow | 0.35 | 900 |
+| [[fruit:cherry|Cherry]] | Dark red | 4.10 | 35 |
+| [[fruit:damson|Damson]] | Purple | 3.05 | 12 |
+| [[fruit:elderberry|Elderberry]] | Black | 6.50 | 7 |
+PAGE
+chown -R www-data:root /var/lib/dokuwiki/data
+rm -rf /var/lib/dokuwiki/data/cache/* /var/lib/dokuwiki/data/index/* 2>/dev/null || true
+# Build the search index (the wiki's search reads it).
+for p in apple banana cherry damson elderberry catalogue; do php /usr/share/dokuwiki/bin/indexer.php -q >/dev/null 2>&1 || true; break; done
+
+# ---- phpMyAdmin over the local MariaDB: a seeded database to browse and export
+mysql -h127.0.0.1 -uroot <<'SQL'
+CREATE DATABASE IF NOT EXISTS acme;
+CREATE TABLE IF NOT EXISTS acme.products (id INT PRIMARY KEY, name VARCHAR(80), colour VARCHAR(40), price DECIMAL(8,2), stock INT);
+INSERT IGNORE INTO acme.products VALUES (1,'Apple','Red',1.20,140),(2,'Banana','Yellow',0.35,900),(3,'Cherry','Dark red',4.10,35),(4,'Damson','Purple',3.05,12),(5,'Elderberry','Black',6.50,7);
+CREATE USER IF NOT EXISTS 'pma'@'127.0.0.1' IDENTIFIED BY 'pma-pass-1';
+GRANT ALL ON acme.* TO 'pma'@'127.0.0.1';
+FLUSH PRIVILEGES;
+SQL
+PMA=/etc/phpmyadmin/config.inc.php
+if ! grep -q 'acceptance-suite' "$PMA" 2>/dev/null; then
+  cat >> "$PMA" <<'PHP'
+/* acceptance-suite */
+$cfg['blowfish_secret'] = 'acceptance-suite-0123456789abcdef0123';
+$cfg['Servers'][1]['host'] = '127.0.0.1';
+$cfg['Servers'][1]['auth_type'] = 'cookie';
+$cfg['Servers'][1]['AllowNoPassword'] = false;
+$cfg['VersionCheck'] = false;
+$cfg['SendErrorReports'] = 'never';
+PHP
+fi
+echo "acceptance apps ready: dokuwiki (/usr/share/dokuwiki), phpmyadmin (/usr/share/phpmyadmin), mariadb db acme"

@@ -1,0 +1,486 @@
+// Stage 6c: extraction from ordinary HTML, without markup conventions. Candidates are found BY
+// STRUCTURE — tables (header cells → keys), repeated sibling records (same tag and child shape:
+// lists, cards, search hits), label/value detail blocks (<dl>, two-column and <th>-row tables,
+// "Label: value" lines, the page's heading) — and ranked by the signals we have: the hinted
+// result values (ground truth), the values the person typed (search hits echo the query), size.
+// Selectors are structural (tag + position under a stable id, or under <body>) and label-text
+// based; class names are never used to select (they are hashed or utility classes on many sites).
+import * as cheerio from 'cheerio';
+import type { CssExtractor, CssField, ValueType } from '../runtime/definition/types.js';
+import type { Schema } from './schema-infer.js';
+import { argName, stringFormat, typeOf } from './values.js';
+
+export interface StructuralCandidate {
+  kind: 'detail' | 'list';
+  extractor: CssExtractor;
+  schema: Schema;
+  why: string;
+  /** Text of the records (for ranking against hinted/typed values). */
+  text: string;
+  records: number;
+  fieldCount: number;
+  /** Inside the page's main content (not header/nav/aside/footer). */
+  main: boolean;
+}
+
+type El = cheerio.Cheerio<any>;
+const SKIP = 'head, script, style, noscript, template, svg, nav, header, footer, aside, select, [role=navigation], [role=banner], [aria-hidden=true]';
+const cssq = (s: string) => JSON.stringify(s);
+const clean = (s: string) => s.replace(/\s+/g, ' ').trim();
+/** An id that a template wrote (not a per-render counter or a hash). */
+const stableId = (id: string | undefined) => !!id && /^[A-Za-z][\w-]*$/.test(id) && !/\d{3,}|[0-9a-f]{8,}/i.test(id) && !/^(ember|react|ng|vue|svelte|radix|headlessui|mui|rc)[-_]/i.test(id);
+const tagOf = (e: El) => (e.prop('tagName') ?? '').toLowerCase();
+
+function typed(text: string): { type?: ValueType; schema: Schema } {
+  const t = typeOf(text);
+  if (t.type === 'integer' && !/^0\d/.test(text)) return { type: 'integer', schema: { type: 'integer' } };
+  if (t.type === 'number') return { type: 'number', schema: { type: 'number' } };
+  const f = stringFormat(text);
+  return { schema: f && f !== 'uri' ? { type: 'string', format: f } : { type: 'string' } };
+}
+
+const nullable = (s: Schema): Schema => ({ ...s, type: [s.type as string, 'null'] } as Schema);
+
+/** Structural selector of `el`: from the nearest stable id (or body), tag + :nth-of-type where needed. */
+export function pathOf($: cheerio.CheerioAPI, el: El): string {
+  // The root: the nearest ancestor with a stable id, else the page's one <main>, else <body>.
+  let rootEl: El | null = null;
+  let root = 'body';
+  for (let cur = el; cur.length && tagOf(cur) && tagOf(cur) !== 'html'; cur = cur.parent()) {
+    const id = cur.attr('id');
+    if (stableId(id) && $(`#${id}`).length === 1) {
+      [rootEl, root] = [cur, `#${id}`];
+      break;
+    }
+  }
+  if (!rootEl) {
+    const main = el.closest('main');
+    [rootEl, root] = main.length && $('main').length === 1 ? [main, 'main'] : [$('body'), 'body'];
+  }
+  if (rootEl.is(el)) return root;
+  const parts = relPath(rootEl, el).replace(/^> /, '').split(' > ');
+  // Prefer "root tag" (survives wrappers being added), then the last two levels, then the full path.
+  for (const sel of [`${root} ${tagOf(el)}`, `${root} ${parts.slice(-2).join(' > ')}`]) {
+    const hit = $(sel);
+    if (hit.length === 1 && hit.is(el)) return sel;
+  }
+  return `${root} > ${parts.join(' > ')}`;
+}
+
+/** Selector of `el` relative to `root` (tag + :nth-of-type per level). */
+function relPath(root: El, el: El): string {
+  const parts: string[] = [];
+  let cur = el;
+  while (cur.length && !cur.is(root)) {
+    const tag = tagOf(cur);
+    const same = cur.parent().children(tag);
+    parts.unshift(same.length > 1 ? `${tag}:nth-of-type(${same.index(cur) + 1})` : tag);
+    cur = cur.parent();
+  }
+  return '> ' + parts.join(' > ');
+}
+
+/** The first selector (relative to `root`, descendant) whose first match is `el`, else its tag path. */
+function shortRel(root: El, el: El, tries: string[]): string {
+  for (const t of tries) if (root.find(t).first().is(el)) return t;
+  return relPath(root, el);
+}
+
+/** Page chrome: navigation, asides, hidden parts, and the page's own header/footer — not an article's. */
+const inChrome = (e: El) => {
+  if (e.closest('head, script, style, noscript, template, svg, nav, aside, select, [role=navigation], [role=banner], [aria-hidden=true]').length) return true;
+  const hf = e.closest('header, footer');
+  return hf.length > 0 && !hf.parent().closest('article, main, section, [role=main]').length;
+};
+const inMain = (e: El) => e.closest('main, [role=main], article').length > 0 || !e.closest('header, nav, aside, footer, [role=navigation], [role=banner], [role=contentinfo]').length;
+
+function fieldName(raw: string, taken: Set<string>, fallback: string): string {
+  let t = clean(raw).replace(/[:*]+$/, '').trim().slice(0, 40);
+  if (/^(#|no\.?|nr\.?|№)$/i.test(t)) t = 'id';
+  return argName(t && /[a-z]/i.test(t) ? t : fallback, taken);
+}
+
+// ------------------------------------------------------------------------------------ tables
+
+function headerCells($: cheerio.CheerioAPI, table: El): string[] | null {
+  // The thead row with th cells and the most text (a second row may hold filter inputs).
+  let row = table
+    .find('> thead > tr')
+    .filter((_, r) => $(r).children('th').length > 0)
+    .toArray()
+    .map((r) => $(r))
+    .sort((a, b) => clean(b.text()).length - clean(a.text()).length)[0] ?? table.find('> thead > tr').last();
+  if (!row.length) row = table.find('> tbody > tr').first().filter((_, r) => $(r).children('td').length === 0 && $(r).children('th').length > 0);
+  if (!row.length) return null;
+  // Expand colspans so header positions line up with body cells.
+  const out: string[] = [];
+  row.children('th, td').each((_, c) => {
+    const span = Math.max(1, Math.min(20, Number($(c).attr('colspan') ?? 1) || 1));
+    const text = clean($(c).text());
+    for (let i = 0; i < span; i++) out.push(span > 1 ? '' : text);
+  });
+  return out;
+}
+
+/** Body rows with data cells, of the table's usual width (a colspan footer row is not a record). */
+function dataRows($: cheerio.CheerioAPI, table: El): El {
+  const rows = table.find('> tbody > tr').filter((_, r) => $(r).children('td').length > 0);
+  const widths = new Map<number, number>();
+  rows.each((_, r) => void widths.set($(r).children().length, (widths.get($(r).children().length) ?? 0) + 1));
+  const modal = [...widths.entries()].sort((a, b) => b[1] - a[1] || b[0] - a[0])[0]?.[0];
+  return rows.filter((_, r) => $(r).children().length === modal);
+}
+
+/**
+ * A label/value table (a detail record): every row is <th>label</th><td>value</td>, or a
+ * two-column table whose header says so ("Property | Value") or that has no header at all.
+ */
+function isPairTable($: cheerio.CheerioAPI, table: El): boolean {
+  const rows = dataRows($, table);
+  if (!rows.length || !rows.toArray().every((r) => $(r).children().length === 2)) return false;
+  const head = headerCells($, table);
+  const thLabels = rows.toArray().every((r) => tagOf($(r).children().first()) === 'th');
+  const kvHeader = !!head && head.length === 2 && /^(property|attribute|field|key|name|setting|option|label|item)$/i.test(head[0]) && /^(value|details?|data|setting|content)$/i.test(head[1]);
+  return thLabels || kvHeader || (!head && rows.length >= 2);
+}
+
+/** One field per row of a label/value table; the row is found by its label text (rows may move). */
+function pairFields($: cheerio.CheerioAPI, table: El, root: El | null, taken: Set<string>): { fields: Record<string, CssField>; props: Record<string, Schema> } {
+  const fields: Record<string, CssField> = {};
+  const props: Record<string, Schema> = {};
+  const rows = dataRows($, table);
+  const labels = rows.toArray().map((r) => clean($(r).children().first().text()));
+  rows.each((i, r) => {
+    const label = labels[i];
+    const value = clean($(r).children().eq(1).text());
+    if (!label || !value || labels.filter((l) => l === label).length > 1 || /"/.test(label)) return;
+    const name = fieldName(label, taken, `field_${i + 1}`);
+    const ty = typed(value);
+    const byLabel = `tr:has(> :first-child:contains(${cssq(label)})) > :nth-child(2)`;
+    const cell = $(r).children().eq(1);
+    const sel = root ? shortRel(root, cell, [byLabel, `${relPath(root, table)} > tbody > ${byLabel}`]) : `> tbody > ${byLabel}`;
+    fields[name] = { selector: sel, ...(ty.type ? { type: ty.type } : {}), required: false };
+    props[name] = nullable(ty.schema);
+  });
+  return { fields, props };
+}
+
+function tables($: cheerio.CheerioAPI): StructuralCandidate[] {
+  const out: StructuralCandidate[] = [];
+  $('table').each((_, t) => {
+    const table = $(t);
+    if (inChrome(table) || table.find('table').length) return;
+    const rows = dataRows($, table);
+    if (!rows.length) return;
+    const head = headerCells($, table);
+    let sel = pathOf($, table);
+    // A positional path breaks when a notice is added above the table: find it by its headers.
+    if (/nth-of-type/.test(sel) && head) {
+      const root = sel.split(/[ >]/)[0];
+      const names = head.filter((h) => h && !/"/.test(h)).slice(0, 2);
+      const bySel = `${root} table:has(${names.map((h) => `th:contains(${cssq(h)})`).join('):has(')})`;
+      if (names.length && $(bySel).length === 1 && $(bySel).is(table)) sel = bySel;
+    }
+    const width = Math.max(...rows.toArray().map((r) => $(r).children('td, th').length));
+    if (isPairTable($, table)) {
+      const { fields, props } = pairFields($, table, null, new Set<string>());
+      if (Object.keys(fields).length) out.push({ kind: 'detail', extractor: { from: 'css', selector: sel, fields }, schema: { type: 'object', properties: props, required: Object.keys(props) }, why: `label/value table ${sel} (${Object.keys(fields).length} rows)`, text: clean(table.text()), records: 1, fieldCount: Object.keys(fields).length, main: inMain(table) });
+      return;
+    }
+    if (width < 2 && !head) return;
+    const fields: Record<string, CssField> = {};
+    const props: Record<string, Schema> = {};
+    const taken = new Set<string>();
+    const rowArr = rows.toArray().map((r) => $(r));
+    for (let k = 0; k < width; k++) {
+      const cells = rowArr.map((r) => r.children('td, th').eq(k));
+      const texts = cells.map((c) => clean(c.text()));
+      const hrefs = cells.map((c) => c.find('a[href]').first().attr('href') ?? (tagOf(c) === 'a' ? c.attr('href') : undefined));
+      if (texts.every((x) => !x) && hrefs.every((h) => !h)) continue; // icon/checkbox column
+      // Data columns have headers: a headerless column of a headed table is row actions (edit, delete…).
+      const named = (head ?? []).filter(Boolean).length;
+      if (head && named >= 2 && !head[k]) continue;
+      const name = fieldName(head?.[k] ?? '', taken, `column_${k + 1}`);
+      const present = cells.every((c) => c.length > 0);
+      const kinds = texts.filter(Boolean).map((x) => typed(x));
+      const allSame = kinds.length === texts.length && kinds.every((x) => x.type === kinds[0].type && x.type);
+      const ty = allSame ? kinds[0] : { schema: { type: 'string' } as Schema };
+      // A unique header text finds its column on every run (added/reordered columns don't shift values).
+      const byHeader = !!head?.[k] && head.filter((x) => x.toLowerCase() === head[k].toLowerCase()).length === 1;
+      const cell: CssField = byHeader ? { column: head![k] } : { selector: `> :nth-child(${k + 1})` };
+      if (texts.some(Boolean)) {
+        fields[name] = { ...cell, ...(ty.type ? { type: ty.type } : {}), ...(present ? {} : { required: false }) };
+        props[name] = present && texts.every(Boolean) ? ty.schema : nullable(ty.schema);
+      }
+      // A link that is the same in every row (an action) is not data.
+      if (hrefs.some(Boolean) && !(rowArr.length >= 3 && new Set(hrefs).size === 1)) {
+        const u = argName(`${name}_url`, taken);
+        fields[u] = byHeader ? { column: head![k], selector: 'a[href]', attr: 'href', required: false } : { selector: `> :nth-child(${k + 1}) a[href]`, attr: 'href', required: false };
+        props[u] = nullable({ type: 'string' });
+      }
+    }
+    if (Object.keys(fields).length < 1) return;
+    // Rows of the records' width only (a colspan footer row in another tbody is no record); with
+    // header-mapped columns, rows at least that wide (a site may add columns).
+    const allByHeader = Object.values(fields).every((f) => f.column !== undefined);
+    const rowSel = allByHeader ? `${sel} > tbody > tr:has(> td):has(> :nth-child(${width}))` : `${sel} > tbody > tr:has(> td):has(> :nth-child(${width})):not(:has(> :nth-child(${width + 1})))`;
+    out.push({
+      kind: 'list',
+      extractor: { from: 'css', selector: rowSel, all: true, required: false, fields },
+      schema: { type: 'array', items: { type: 'object', properties: props, required: Object.keys(props) } },
+      why: `table ${sel}: ${rows.length} rows, columns from ${head ? 'its header cells' : 'cell positions'} (${Object.keys(fields).join(', ')})`,
+      text: clean(rows.text()),
+      records: rows.length,
+      fieldCount: Object.keys(fields).length,
+      main: inMain(table),
+    });
+  });
+  return out;
+}
+
+// ------------------------------------------------------------------------ repeated records
+
+/** Tag + the tags of its element children: siblings of one record type share it. */
+const signature = ($: cheerio.CheerioAPI, e: El) => `${tagOf(e)}(${e.children().toArray().map((c) => tagOf($(c))).join(',')})`;
+
+interface Leaf {
+  path: string;
+  attr?: string;
+  kind: 'text' | 'link' | 'time' | 'img';
+  hint: string;
+}
+
+/** Value-bearing descendants of one record: elements with their own text, links, times, images. */
+function leavesOf($: cheerio.CheerioAPI, rec: El): Leaf[] {
+  const out: Leaf[] = [];
+  const visit = (e: El) => {
+    const tag = tagOf(e);
+    if (/^(script|style|svg|button|input|select|textarea)$/.test(tag)) return;
+    if (!e.is(rec)) {
+      const path = relPath(rec, e);
+      const nameHint = e.attr('itemprop') ?? e.attr('data-field') ?? (e.attr('class') ?? '').split(/\s+/).find((c) => /^[a-z][a-z_-]{2,20}$/i.test(c) && !/^(col|row|left|right|center|bold|small|big|flex|grid|p|m|text)([-_]|$)/i.test(c)) ?? '';
+      if (tag === 'a' && e.attr('href')) out.push({ path, attr: 'href', kind: 'link', hint: nameHint });
+      if (tag === 'time' && e.attr('datetime')) out.push({ path, attr: 'datetime', kind: 'time', hint: 'date' });
+      if (tag === 'img' && e.attr('src')) out.push({ path, attr: 'src', kind: 'img', hint: 'image' });
+      const own = clean(e.contents().toArray().filter((n: any) => n.type === 'text').map((n: any) => n.data ?? '').join(' '));
+      const kids = e.children().length;
+      if (own || (kids === 0 && clean(e.text()))) out.push({ path, kind: 'text', hint: tag === 'a' ? 'title' : /^h[1-6]$/.test(tag) ? 'title' : nameHint });
+      if (tag === 'a' && own) return; // the link's text is its value; don't split it further
+    }
+    e.children().each((_, c) => visit($(c)));
+  };
+  visit(rec);
+  return out;
+}
+
+function repeated($: cheerio.CheerioAPI): StructuralCandidate[] {
+  const out: StructuralCandidate[] = [];
+  $('body *').each((_, p) => {
+    const parent = $(p);
+    const kids = parent.children();
+    if (kids.length < 2 || /^(table|thead|tbody|tfoot|tr|select|head|script|svg)$/.test(tagOf(parent))) return;
+    if (inChrome(parent)) return;
+    const groups = new Map<string, El[]>();
+    const byTag = new Map<string, El[]>();
+    kids.each((_, c) => {
+      const k = signature($, $(c));
+      groups.set(k, [...(groups.get(k) ?? []), $(c)]);
+      byTag.set(tagOf($(c)), [...(byTag.get(tagOf($(c))) ?? []), $(c)]);
+    });
+    // Records whose shape varies (a post with or without a thumbnail): the same tag, most of the
+    // parent's children, split over several signatures — one group too.
+    for (const [tag, members] of byTag) {
+      const largest = Math.max(...[...groups.entries()].filter(([k]) => k.startsWith(`${tag}(`)).map(([, g]) => g.length));
+      if (members.length >= 3 && members.length > largest && members.length >= kids.length * 0.6) groups.set(`${tag}(*)`, members);
+    }
+    for (const [, members] of groups) {
+      if (members.length < 2) continue;
+      const tag = tagOf(members[0]);
+      if (/^(br|hr|script|style|input|option|meta|link|td|th|dt|dd)$/.test(tag)) continue;
+      // Record fields: leaf paths of the first record that most records also have.
+      const perRec = members.map((m) => leavesOf($, m));
+      const counts = new Map<string, number>();
+      for (const ls of perRec) for (const key of new Set(ls.map((l) => `${l.path}@${l.attr ?? ''}`))) counts.set(key, (counts.get(key) ?? 0) + 1);
+      const fields: Record<string, CssField> = {};
+      const props: Record<string, Schema> = {};
+      const taken = new Set<string>();
+      for (const leaf of perRec[0]) {
+        const key = `${leaf.path}@${leaf.attr ?? ''}`;
+        const n = counts.get(key) ?? 0;
+        if (n < Math.max(2, Math.ceil(members.length / 2))) continue;
+        const vals = members.map((m) => {
+          const t = m.find(leaf.path).first();
+          return t.length ? clean(leaf.attr ? t.attr(leaf.attr) ?? '' : t.text()) : '';
+        });
+        // Template parts (the same text in every record: labels, separators) are not data.
+        if (new Set(vals).size === 1 && members.length >= 3) continue;
+        if (!vals[0]) continue;
+        const base = leaf.kind === 'link' ? (leaf.hint ? `${leaf.hint}_url` : 'url') : leaf.kind === 'time' ? 'date' : leaf.kind === 'img' ? 'image' : leaf.hint || 'text';
+        const name = argName(base, taken);
+        const ty = leaf.kind === 'text' ? typed(vals[0]) : { schema: { type: 'string' } as Schema };
+        const all = n === members.length;
+        fields[name] = { selector: leaf.path, ...(leaf.attr ? { attr: leaf.attr } : {}), ...(ty.type && vals.every((v) => typed(v).type === ty.type) ? { type: ty.type } : {}), ...(all ? {} : { required: false }) };
+        props[name] = all ? (fields[name].type ? ty.schema : { type: 'string' }) : nullable(fields[name].type ? ty.schema : { type: 'string' });
+      }
+      const count = Object.keys(fields).length;
+      if (!count) continue;
+      const sel = `${pathOf($, parent)} > ${tag}`;
+      const got = $(sel);
+      if (got.length !== members.length && !members.every((m) => got.is(m))) continue;
+      out.push({
+        kind: 'list',
+        extractor: { from: 'css', selector: sel, all: true, required: false, fields },
+        schema: { type: 'array', items: { type: 'object', properties: props, required: Object.keys(props).filter((k) => fields[k].required !== false) } },
+        why: `${members.length} repeated ${signature($, members[0])} records under ${pathOf($, parent)} (${Object.keys(fields).join(', ')})`,
+        text: clean(members.map((m) => m.text()).join(' ')),
+        records: members.length,
+        fieldCount: count,
+        main: inMain(parent),
+      });
+    }
+  });
+  return out;
+}
+
+// ---------------------------------------------------------------------------- detail pages
+
+/** <dl> pairs, "Label: value" lines and the heading of the main content block. */
+function detailBlock($: cheerio.CheerioAPI): StructuralCandidate[] {
+  const out: StructuralCandidate[] = [];
+  const main = mainBlock($);
+  if (!main) return out;
+  const root = pathOf($, main);
+  const fields: Record<string, CssField> = {};
+  const props: Record<string, Schema> = {};
+  const taken = new Set<string>();
+  const h1 = main.find('h1').filter((_, e) => !inChrome($(e))).first();
+  const heading = h1.length ? h1 : main.find('h2').first();
+  if (heading.length && clean(heading.text())) {
+    fields.title = { selector: shortRel(main, heading, [tagOf(heading)]), required: false };
+    props.title = nullable({ type: 'string' });
+    taken.add('title');
+  }
+  main.find('dl').each((_, d) => {
+    const dl = $(d);
+    if (inChrome(dl)) return;
+    // <dt>/<dd> pairs, also wrapped in a <div> each (allowed by HTML).
+    const dts = dl.find('dt').filter((_, e) => $(e).closest('dl').is(dl));
+    // A <dl> of records (search hits: a linked title and several <dd> each) is a list, not labels.
+    const linked = dts.filter((_, e) => $(e).find('a[href]').length > 0).length;
+    const multi = dts.filter((_, e) => $(e).nextUntil('dt', 'dd').length > 1).length;
+    if (dts.length >= 2 && (linked * 2 >= dts.length || multi * 2 >= dts.length)) return;
+    const labels = dts.toArray().map((e) => clean($(e).text()));
+    dts.each((i, dt) => {
+      const dd = $(dt).next('dd');
+      const label = labels[i];
+      if (!dd.length || !label || labels.filter((l) => l === label).length > 1 || /"/.test(label) || dd.find('dl, table').length) return;
+      const value = clean(dd.text());
+      if (!value) return;
+      const name = fieldName(label, taken, `field_${i + 1}`);
+      const ty = typed(value);
+      fields[name] = { selector: shortRel(main, $(dt).next('dd'), [`dt:contains(${cssq(label)}) + dd`, `${relPath(main, dl)} dt:contains(${cssq(label)}) + dd`]), ...(ty.type ? { type: ty.type } : {}), required: false };
+      props[name] = nullable(ty.schema);
+    });
+  });
+  main.find('table').each((_, t) => {
+    const table = $(t);
+    if (inChrome(table) || !isPairTable($, table)) return;
+    const kv = pairFields($, table, main, taken);
+    Object.assign(fields, kv.fields);
+    Object.assign(props, kv.props);
+  });
+  // A label element ("Status:") followed by its value element: attribute grids of admin apps
+  // (<div><div>Status:</div><div>New</div></div>, <span>Owner:</span> <a>ann</a>).
+  const paired = new Set<any>();
+  // A label that occurs more than once ("Last modified:" in every search hit) is a list's
+  // template, not a field of one record.
+  const labelCount = new Map<string, number>();
+  main.find('*').each((_, e) => {
+    const own = clean($(e).contents().toArray().filter((n: any) => n.type === 'text').map((n: any) => n.data ?? '').join(' '));
+    const m = /^([^:]{1,40}):/.exec(own || clean($(e).text()));
+    if (m && $(e).children().length <= 3) labelCount.set(m[1].trim().toLowerCase(), (labelCount.get(m[1].trim().toLowerCase()) ?? 0) + 1);
+  });
+  const once = (label: string) => (labelCount.get(label.replace(/:$/, '').trim().toLowerCase()) ?? 0) <= 2;
+  main.find('div, span, strong, b, label, th, td').each((_, e) => {
+    const el = $(e);
+    const label = clean(el.text());
+    const val = el.next();
+    if (inChrome(el) || !/^[^:]{1,40}:$/.test(label) || !once(label) || /"/.test(label) || !val.length || el.find('input, select, textarea').length || val.find('input, select, textarea, table, dl').length) return;
+    const value = clean(val.text());
+    if (!value || value.length > 300) return;
+    const name = fieldName(label, taken, 'value');
+    const ty = typed(value);
+    const tag = tagOf(el);
+    fields[name] = { selector: shortRel(main, val, [`${tag}:contains(${cssq(label)}) + ${tagOf(val)}`]), ...(ty.type ? { type: ty.type } : {}), required: false };
+    props[name] = nullable(ty.schema);
+    paired.add(e);
+  });
+  // "Label: value" in one element (a paragraph or list item with little markup).
+  main.find('p, li, div, span').each((_, e) => {
+    const el = $(e);
+    if (inChrome(el) || el.children('p, div, ul, ol, table, dl, li').length || el.find('*').toArray().some((c) => paired.has(c)) || paired.has(e)) return;
+    const text = clean(el.text());
+    const m = /^([A-Za-z][\w .()/-]{0,38}?)\s*:\s+(\S.{0,300})$/.exec(text);
+    if (!m || /https?$/i.test(m[1]) || !once(m[1])) return;
+    const name = fieldName(m[1], taken, 'value');
+    const ty = typed(m[2]);
+    const esc = m[1].replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
+    fields[name] = { selector: /"/.test(m[1]) ? relPath(main, el) : shortRel(main, el, [`${tagOf(el)}:contains(${cssq(m[1] + ':')})`]), pattern: `^\\s*${esc}\\s*:\\s*(.*)$`, ...(ty.type ? { type: ty.type } : {}), required: false };
+    props[name] = nullable(ty.schema);
+  });
+  const pairs = Object.keys(fields).filter((k) => k !== 'title').length;
+  if (pairs) out.push({ kind: 'detail', extractor: { from: 'css', selector: root, fields }, schema: { type: 'object', properties: props, required: Object.keys(props) }, why: `detail block ${root}: ${pairs} label/value pair(s)${fields.title ? ' and its heading' : ''}`, text: clean(main.text()), records: 1, fieldCount: Object.keys(fields).length, main: true });
+  // The main content block as a whole: its heading and its text (an article, a wiki page).
+  const tfields: Record<string, CssField> = { ...(fields.title ? { title: fields.title } : {}), content: {} };
+  out.push({ kind: 'detail', extractor: { from: 'css', selector: root, fields: tfields }, schema: { type: 'object', properties: { ...(fields.title ? { title: nullable({ type: 'string' }) } : {}), content: { type: 'string' } }, required: [...(fields.title ? ['title'] : []), 'content'] }, why: `main content block ${root} (heading and text)`, text: clean(main.text()), records: 1, fieldCount: Object.keys(tfields).length, main: true });
+  return out;
+}
+
+/** The main content: <main>/[role=main]/<article>, else the element holding most of the page's non-chrome text. */
+export function mainBlock($: cheerio.CheerioAPI): El | null {
+  const marked = $('main, [role=main]').first();
+  if (marked.length) {
+    const art = marked.find('article');
+    return art.length === 1 ? art : marked;
+  }
+  const art = $('article');
+  if (art.length === 1) return art;
+  const body = $('body');
+  const total = textWithoutChrome($, body);
+  if (!total) return null;
+  let cur = body;
+  // Descend while one child still holds most of the text.
+  for (;;) {
+    const kids = cur.children().toArray().map((c) => $(c)).filter((c) => !c.is(SKIP));
+    const best = kids.map((k) => ({ k, n: textWithoutChrome($, k) })).sort((a, b) => b.n - a.n)[0];
+    if (!best || best.n < total * 0.6 || /^(p|span|a|li|td|h\d)$/.test(tagOf(best.k))) break;
+    cur = best.k;
+  }
+  return cur;
+}
+
+function textWithoutChrome($: cheerio.CheerioAPI, e: El): number {
+  const c = e.clone();
+  c.find(SKIP).remove();
+  return clean(c.text()).length;
+}
+
+// ---------------------------------------------------------------------------------- paging
+
+/** A link to the next page of results: rel=next, or a link labelled "next"/"›"/"»"/"older". */
+export function nextPageLink($: cheerio.CheerioAPI): string | null {
+  const rel = $('a[rel~=next][href]').first();
+  if (rel.length) return $('a[rel~=next][href]').length === 1 ? 'a[rel~=next][href]' : pathOf($, rel);
+  const a = $('a[href]')
+    .filter((_, e) => {
+      const t = clean($(e).text() || $(e).attr('aria-label') || $(e).attr('title') || '');
+      return /^(next( page)?|next ›|next »|›|»|older( posts| entries)?|more results)$/i.test(t);
+    })
+    .first();
+  return a.length ? pathOf($, a) : null;
+}
+
+export function structuralCandidates(html: string): StructuralCandidate[] {
+  const $ = cheerio.load(html);
+  return [...tables($), ...repeated($), ...detailBlock($)];
+}

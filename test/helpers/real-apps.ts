@@ -1,0 +1,54 @@
+// Real open-source web applications for the synthesis acceptance suite (installed and seeded by
+// scripts/acceptance-setup.sh from Debian packages): each is served by `php -S` on 127.0.0.1 and
+// stopped by its PID. Recorded HARs are rebased onto the port a test started the app on.
+import { spawn, type ChildProcess } from 'node:child_process';
+import fs from 'node:fs';
+import net from 'node:net';
+
+export interface RealApp {
+  name: 'dokuwiki' | 'phpmyadmin';
+  docroot: string;
+  /** Port the fixtures were recorded on. */
+  recordedPort: number;
+}
+
+export const APPS: Record<RealApp['name'], RealApp> = {
+  dokuwiki: { name: 'dokuwiki', docroot: '/usr/share/dokuwiki', recordedPort: 8931 },
+  phpmyadmin: { name: 'phpmyadmin', docroot: '/usr/share/phpmyadmin', recordedPort: 8932 },
+};
+
+export const appInstalled = (a: RealApp) => fs.existsSync(a.docroot) && fs.existsSync('/usr/bin/php');
+
+async function freePort(): Promise<number> {
+  return new Promise((resolve, reject) => {
+    const s = net.createServer();
+    s.listen(0, '127.0.0.1', () => {
+      const p = (s.address() as net.AddressInfo).port;
+      s.close(() => resolve(p));
+    });
+    s.on('error', reject);
+  });
+}
+
+export async function serveApp(a: RealApp, port?: number): Promise<{ url: string; port: number; close: () => Promise<void> }> {
+  const p = port ?? (await freePort());
+  const child: ChildProcess = spawn('php', ['-S', `127.0.0.1:${p}`, '-t', a.docroot], { stdio: 'ignore' });
+  const url = `http://127.0.0.1:${p}`;
+  for (let i = 0; i < 100; i++) {
+    const ok = await fetch(`${url}/`).then(() => true, () => false);
+    if (ok) break;
+    await new Promise((r) => setTimeout(r, 50));
+  }
+  return {
+    url,
+    port: p,
+    close: async () => {
+      if (child.exitCode === null && child.pid) process.kill(child.pid, 'SIGTERM');
+    },
+  };
+}
+
+/** A recorded HAR moved onto another origin (the app's port in this test). */
+export function rebaseHar(text: string, from: number, to: number): string {
+  return text.split(`127.0.0.1:${from}`).join(`127.0.0.1:${to}`);
+}
