@@ -176,7 +176,11 @@ function build(inp: BrowserPlanInput): BrowserPlan {
         case 'click': {
           const t = a.target;
           if (!t || FOCUS_ONLY.has(t.tag) || (t.tag === 'input' && !['submit', 'button', 'image', 'reset'].includes(t.type ?? 'text'))) break;
-          out.push({ action: 'click', selector: selectorOf(a, t), note: `click (${a.id})` });
+          const sel = selectorOf(a, t);
+          // Clicking into a result (a list's first hit): with no such element the run has nothing
+          // to open; say so as an extractor finding nothing, like the http plan's id extractor.
+          if (out.at(-1)?.action === 'extract') out.push({ action: 'extract', values: { [`opened_${a.id}`]: { from: 'css', selector: sel, attr: 'href', note: 'the element the person clicked to open the next page' } } });
+          out.push({ action: 'click', selector: sel, note: `click (${a.id})` });
           if (navigates) out.push({ action: 'wait', load: 'load', note: 'the click loads a page' });
           break;
         }
