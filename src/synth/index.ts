@@ -242,7 +242,8 @@ export function synthesize(inp: SynthInput): SynthResult {
     // own background JSON request is captured from inside the page by a browser script.
     const data = [...outputValues(out, first), ...(detail && detailOut ? outputValues(detailOut, detail) : [])];
     const plan = buildBrowserPlan({ rec, points: [{ exchange: first, extract: out.extract }, ...(detail && detailOut ? [{ exchange: detail, extract: detailOut.extract }] : [])], result: resultTpl, args, secrets, data, meta: def.meta });
-    const script = plan.ok ? null : browserFallback(def, out, first, all, warnings, rec.actions);
+    // (The script reads the captured response as JSON: never for a page or a download.)
+    const script = plan.ok || out.kind !== 'json' ? null : browserFallback(def, out, first, all, warnings, rec.actions);
     if (plan.ok) {
       [definition, fallback, usedArgs, slotsUsed] = [plan.definition, 'browser', plan.usedArgs, plan.usedSlots];
       decisions.arguments = args.filter((a) => usedArgs.has(a.name)).map((a) => ({ name: a.name, example: a.example }));
