@@ -64,6 +64,23 @@ describe('browser fallback from the action log (sqlite)', () => {
     expect(site.state.items.at(-1)).toMatchObject({ id: out.id, name: 'Garden Gnome', in_stock: true });
   });
 
+  it('an http plan that does not replay (an untraceable token) is replaced by the browser plan, and meta says why', async () => {
+    // The recorded sign-in sent a token we rewrite to a plain word: traced as a constant, replayed
+    // over HTTP it is refused (403); the person's own actions in the browser still sign in.
+    const har = JSON.parse(fixtureHar('capture/d-list-detail', site.url));
+    const post = har.log.entries.find((e: any) => e._id === 'e2').request.postData;
+    post.text = post.text.replace(post.params[0].value, 'tok');
+    post.params[0].value = 'tok';
+    const r = await synthesizeFrom(h, JSON.stringify(har), { hints: { secrets: { account: alice } } });
+    expect(r.status, r.text).toBe(200);
+    const def = await definition(r.json.id);
+    expect(def.engine).toBe('browser');
+    expect(def.meta.decisions.engine.why).toMatch(/^the HTTP plan did not replay/);
+    expect(def.meta.validation).toMatchObject({ replayed: true, http_replay: expect.stringMatching(/replaying the plan/) });
+    const out = await go(r.json.id, { q: 'gamma' });
+    expect(out.items.map((i: any) => i.item_id)).toEqual([3, 8, 13, 18, 23, 28, 33, 38]);
+  });
+
   it('an uploaded HAR (no action log) with prefer_browser is a 422 at stage browser, nothing published', async () => {
     const before = (await h.api('GET', '/v1beta/connectors')).json;
     const r = await synthesizeFrom(h, fixtureHar('d-list-detail', site.url), { hints: { secrets: { account: alice }, prefer_browser: true } });

@@ -37,6 +37,8 @@ export interface SynthInput {
   now?: () => Date;
   /** Use the browser fallback even where HTTP replay works (benchmarks, anti-bot sites). */
   forceBrowser?: boolean;
+  /** Why the browser is forced (meta.decisions.engine.why), e.g. the HTTP plan did not replay. */
+  browserReason?: string;
   /** Receives credentials typed by hand in the recording, for a replay; they are never part of the result. */
   onRecordedSecrets?: (s: RecordedSecrets) => void;
 }
@@ -237,7 +239,7 @@ export function synthesize(inp: SynthInput): SynthResult {
   let browserUnavailable: string | undefined;
   const wantBrowser = !!(inp.forceBrowser || hints.prefer_browser);
   if (chain.problems.length || wantBrowser) {
-    const why = chain.problems.length ? `HTTP replay can't work: ${chain.problems[0].message}` : hints.prefer_browser ? 'hints.prefer_browser is set' : 'a browser connector was asked for';
+    const why = chain.problems.length ? `HTTP replay can't work: ${chain.problems[0].message}` : hints.prefer_browser ? 'hints.prefer_browser is set' : (inp.browserReason ?? 'a browser connector was asked for');
     // A page flow replays the action log in the browser engine; a result that came from the page's
     // own background JSON request is captured from inside the page by a browser script.
     const data = [...outputValues(out, first), ...(detail && detailOut ? outputValues(detailOut, detail) : [])];
@@ -254,7 +256,7 @@ export function synthesize(inp: SynthInput): SynthResult {
       decisions.engine = { engine: 'script', why, plan: `the result comes from the page's background request: a browser script fills the page's form and captures that response (no browser-engine plan: ${plan.reason})` };
     } else {
       browserUnavailable = plan.reason;
-      if (wantBrowser) throw new SynthError([{ stage: 'browser', exchange: first.id, message: `${why}, but no browser connector can be built: ${plan.reason}; without prefer_browser the connector would use HTTP` }]);
+      if (wantBrowser) throw new SynthError([{ stage: 'browser', exchange: first.id, message: `${why}, but no browser connector can be built: ${plan.reason}${hints.prefer_browser ? '; without prefer_browser the connector would use HTTP' : ''}` }]);
     }
   } else if (out.kind === 'download' && !detail) {
     const f = downloadFallback(def, out, chain, byId, warnings, first.text);
