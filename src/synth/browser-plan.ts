@@ -159,7 +159,10 @@ function build(inp: BrowserPlanInput): BrowserPlan {
         case 'fill': {
           const sel = selectorOf(a, a.target);
           replaceEdit('type', sel);
-          out.push({ action: 'type', selector: sel, text: template(a.value).text, note: `fill (${a.id})` });
+          const v = template(a.value);
+          // A password typed by hand that no slot claims would be written into the plan: refuse.
+          if (!v.secret && (a.secret || a.target?.type === 'password' || /password|one-time-code/.test(a.target?.autocomplete ?? ''))) throw new NoPlan(`a value typed into a password or one-time-code field (action ${a.id}) is not a known secret; paste it from the vault or name it in hints.secrets`);
+          out.push({ action: 'type', selector: sel, text: v.text, note: `fill (${a.id})` });
           lastField = sel;
           break;
         }
