@@ -5,7 +5,7 @@
 // (no action log) with prefer_browser is a 422 that says why, never a silent http connector.
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { startDemoSite } from '../examples/demo-site/server.js';
-import { startHarness, type Harness } from './helpers/harness.js';
+import { backends, startHarness, type Harness } from './helpers/harness.js';
 import { loginSecret, run } from './helpers/runs.js';
 import { fixtureHar, synthesizeFrom } from './helpers/synth.js';
 
@@ -37,6 +37,7 @@ describe('browser fallback from the action log (sqlite)', () => {
     expect(r.status, r.text).toBe(200);
     const def = await definition(r.json.id);
     expect(def.engine).toBe('browser');
+    expect(JSON.stringify(def)).not.toMatch(/wonderland|\{\{secret:/);
     expect(def.meta.decisions.engine).toMatchObject({ engine: 'browser', why: 'hints.prefer_browser is set' });
     expect(def.meta.validation).toMatchObject({ replayed: true, changed_argument: 'q' });
     expect(def.steps.map((s: any) => s.action)).toEqual(['navigate', 'type', 'click', 'wait', 'extract', 'extract', 'click', 'wait', 'extract']);
@@ -79,6 +80,21 @@ describe('browser fallback from the action log (sqlite)', () => {
     expect(def.meta.validation).toMatchObject({ replayed: true, http_replay: expect.stringMatching(/replaying the plan/) });
     const out = await go(r.json.id, { q: 'gamma' });
     expect(out.items.map((i: any) => i.item_id)).toEqual([3, 8, 13, 18, 23, 28, 33, 38]);
+  });
+});
+
+describe.each(await backends())('prefer_browser without an action log (%s)', (backend) => {
+  let h: Harness;
+  let site: Awaited<ReturnType<typeof startDemoSite>>;
+  let alice: string;
+  beforeAll(async () => {
+    site = await startDemoSite();
+    h = await startHarness(backend);
+    alice = await loginSecret(h, 'alice', 'wonderland');
+  });
+  afterAll(async () => {
+    await h?.close();
+    await site?.close();
   });
 
   it('an uploaded HAR (no action log) with prefer_browser is a 422 at stage browser, nothing published', async () => {

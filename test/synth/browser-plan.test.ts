@@ -123,6 +123,15 @@ describe('browser plan from the action log', () => {
     expect(fail(() => synthesize({ recording: popup, hints: { prefer_browser: true } }))[0].message).toMatch(/another tab or popup/);
   });
 
+  it('a password typed by hand that no secret slot claims is never written into the plan', () => {
+    const har = capture('d-list-detail');
+    const fill = har.log._capture!.actions.find((a) => a.id === 'a7') as { value: string; secret: unknown };
+    [fill.value, fill.secret] = ['wonderland', null];
+    const problems = fail(() => synthesize({ recording: har, hints: { prefer_browser: true } }));
+    expect(problems[0]).toMatchObject({ stage: 'browser', message: expect.stringMatching(/password or one-time-code field/) });
+    expect(JSON.stringify(problems)).not.toContain('wonderland');
+  });
+
   it('selectors: CSS only (the engine and the validator take CSS), unique, never naming recorded data', () => {
     const el = (selectors: [string, string, boolean][]) => ({ selectors: selectors.map(([kind, playwright, unique]) => ({ kind, value: playwright, playwright, unique })) }) as unknown as ElementInfo;
     expect(cssSelector(el([['role', 'role=link[name="Delta Lantern"]', true], ['text', 'text="Delta Lantern"', true], ['css', 'css=#results > li:nth-of-type(1) > a', true]]), ['delta'])).toBe('#results > li:nth-of-type(1) > a');
