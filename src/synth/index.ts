@@ -243,11 +243,15 @@ export function synthesize(inp: SynthInput): SynthResult {
     // A page flow replays the action log in the browser engine; a result that came from the page's
     // own background JSON request is captured from inside the page by a browser script.
     const data = [...outputValues(out, first), ...(detail && detailOut ? outputValues(detailOut, detail) : [])];
-    const plan = buildBrowserPlan({ rec, points: [{ exchange: first, extract: out.extract }, ...(detail && detailOut ? [{ exchange: detail, extract: detailOut.extract }] : [])], result: resultTpl, args, secrets, data, meta: def.meta });
+    // A page with no data (a form that only confirms): the browser knows no status code, only the URL it landed on.
+    const bare = out.kind === 'none' && !detail;
+    const points = [{ exchange: first, extract: bare ? { url: { from: 'url' as const, note: 'the page the flow ended on' } } : out.extract }, ...(detail && detailOut ? [{ exchange: detail, extract: detailOut.extract }] : [])];
+    const plan = buildBrowserPlan({ rec, points, result: bare ? { url: '{{vars.url}}' } : resultTpl, args, secrets, data, meta: def.meta });
     // (The script reads the captured response as JSON: never for a page or a download.)
     const script = plan.ok || out.kind !== 'json' ? null : browserFallback(def, out, first, all, warnings, rec.actions);
     if (plan.ok) {
       [definition, fallback, usedArgs, slotsUsed] = [plan.definition, 'browser', plan.usedArgs, plan.usedSlots];
+      if (bare) outputSchema = { type: 'object', properties: { url: { type: 'string' } }, required: ['url'] };
       decisions.arguments = args.filter((a) => usedArgs.has(a.name)).map((a) => ({ name: a.name, example: a.example }));
       decisions.login = (plan.definition.login?.steps ?? []).flatMap((st) => (st.action === 'type' || st.action === 'click' || st.action === 'navigate' ? [`${st.action} ${'selector' in st ? st.selector : st.url}`] : []));
       decisions.engine = { engine: 'browser', why, plan: `replays the action log in a browser (${plan.steps} steps) and extracts from the page's DOM with the rule above` };

@@ -75,6 +75,15 @@ describe('browser plan from the action log', () => {
     expect(r.report.side_effects).toBe(true);
   });
 
+  it('a form whose landing page shows no data returns the URL it landed on (the browser sees no status code)', () => {
+    const har = capture('c-create');
+    har.log.entries.find((e) => e._id === 'e6')!.response.content.text = '<html><body></body></html>';
+    const { r, d } = browser(har);
+    expect(d.steps.at(-1)).toMatchObject({ action: 'extract', values: { url: { from: 'url' } } });
+    expect(d.result).toEqual({ url: '{{vars.url}}' });
+    expect(r.output_schema).toEqual({ type: 'object', properties: { url: { type: 'string' } }, required: ['url'] });
+  });
+
   it('a TOTP sign-in is part of the login; a typed URL is opened after it', () => {
     const { r, d } = browser(capture('b-totp-account'));
     expect(d.login!.steps.map((s) => (s as { text?: string }).text).filter(Boolean)).toEqual(['{{secrets.account.username}}', '{{secrets.account.password}}', '{{secrets.account.totp}}']);
