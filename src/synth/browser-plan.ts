@@ -197,8 +197,17 @@ function build(inp: BrowserPlanInput): BrowserPlan {
           out.push({ action: 'wait', load: 'load', note: 'the form submit loads a page' });
           break;
         }
+        case 'key': {
+          // Enter that submitted a form shows up as a click/submit next; otherwise a page script
+          // listens for it (a search box without a form), so press it.
+          const then = part.slice(i + 1).find((b) => b.type !== 'key');
+          if (a.key !== 'Enter' || a.modifiers.length || then?.type === 'submit' || then?.type === 'click') break;
+          out.push({ action: 'press', key: 'Enter', ...(a.target ? { selector: selectorOf(a, a.target) } : {}), note: `Enter (${a.id})` });
+          if (then?.type === 'navigate' && then.cause === 'page') out.push({ action: 'wait', load: 'load', note: 'Enter loads a page' });
+          break;
+        }
         default:
-          break; // key (Enter/arrows are covered by submit/select), paste (the fill carries it), tab
+          break; // arrows are covered by select, paste by the fill that carries it, tab
       }
       for (const p of extractAt.get(a.seq) ?? []) {
         if (out.at(-1)?.action !== 'wait') out.push({ action: 'wait', load: 'load', note: 'the page of the result' });

@@ -101,6 +101,14 @@ describe('browser plan from the action log', () => {
     expect(d.steps.slice(1, 4)).toEqual([expect.objectContaining({ action: 'type' }), expect.objectContaining({ action: 'press', key: 'Enter', selector: '[data-testid="search-input"]' }), expect.objectContaining({ action: 'wait' })]);
   });
 
+  it('Enter that no form submit followed (a page script listens for it) is pressed', () => {
+    const har = capture('d-list-detail');
+    har.log._capture!.actions = har.log._capture!.actions.filter((a) => a.id !== 'a15' && a.id !== 'a16');
+    har.log.entries.find((e) => e._id === 'e4')!._action_id = 'a14';
+    const { d } = browser(har);
+    expect(d.steps.slice(1, 4)).toEqual([expect.objectContaining({ action: 'type' }), expect.objectContaining({ action: 'press', key: 'Enter', selector: '[data-testid="search-input"]' }), expect.objectContaining({ action: 'wait' })]);
+  });
+
   it('an argument in a URL typed into the address bar becomes a template (encoded)', () => {
     const har = capture('d-list-detail');
     const cap = har.log._capture!;
