@@ -135,7 +135,11 @@ function build(inp: BrowserPlanInput): BrowserPlan {
     if (loginEnd < 0) loginEnd = flow.findIndex((a, i) => i > lastSecret && (a.type === 'click' || (a.type === 'key' && a.key === 'Enter')));
     if (loginEnd < 0) throw new NoPlan('the sign-in form with the secrets was never submitted');
     // A result shown by the sign-in itself (the page it landed on) is opened again after the login.
-    pointSeq.forEach((s, i) => (pointSeq[i] = s <= flow[loginEnd].seq ? 0 : s));
+    pointSeq.forEach((s, i) => {
+      if (s > flow[loginEnd].seq) return;
+      if (points[i].exchange.method !== 'GET') throw new NoPlan(`secrets are typed into the form whose submit is the result (${points[i].exchange.method} ${points[i].exchange.url}); no sign-in separate from the task to replay`);
+      pointSeq[i] = 0;
+    });
   }
 
   const emit = (part: Action[], extractAt: Map<number, ExtractPoint[]>): BrowserStep[] => {
