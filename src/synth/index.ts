@@ -238,6 +238,7 @@ export function synthesize(inp: SynthInput): SynthResult {
   let slotsUsed = chain.usedSecrets;
   let browserUnavailable: string | undefined;
   const wantBrowser = !!(inp.forceBrowser || hints.prefer_browser);
+  decisions.engine = { engine: 'http', why: 'every value the requests need is traced or given, and no browser was asked for (hints.prefer_browser)' };
   if (chain.problems.length || wantBrowser) {
     const why = chain.problems.length ? `HTTP replay can't work: ${chain.problems[0].message}` : hints.prefer_browser ? 'hints.prefer_browser is set' : (inp.browserReason ?? 'a browser connector was asked for');
     // A page flow replays the action log in the browser engine; a result that came from the page's
@@ -264,6 +265,7 @@ export function synthesize(inp: SynthInput): SynthResult {
     }
   } else if (out.kind === 'download' && !detail) {
     const f = downloadFallback(def, out, chain, byId, warnings, first.text);
+    decisions.engine = { engine: 'script', why: `the target is a download (${out.why})`, plan: 'the http plan run by a script that saves the body as a run output file' };
     [definition, outputSchema, fallback] = [f.definition, f.schema, 'download-script'];
   }
   const usedSlots = secrets.slots.filter((s) => slotsUsed.has(s.name));

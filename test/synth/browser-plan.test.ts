@@ -119,6 +119,12 @@ describe('browser plan from the action log', () => {
     expect(shape(d.steps)).toEqual(['navigate http://127.0.0.1:47811/items?q={{args.q | urlencode}}', 'wait', 'extract']);
   });
 
+  it('without prefer_browser, a page flow that replays over HTTP stays http (and meta says so)', () => {
+    const r = synthesize({ recording: capture('d-list-detail') });
+    expect(r.definition.engine).toBe('http');
+    expect((r.definition.meta?.decisions as { engine: object }).engine).toMatchObject({ engine: 'http' });
+  });
+
   it('without prefer_browser, a page flow whose request is computed in page JS gets the browser plan, and says why', () => {
     const har = capture('d-list-detail');
     const e4 = har.log.entries.find((e) => e._id === 'e4')!;
