@@ -9,6 +9,7 @@ import { diffRecordings } from './diff.js';
 import { buildStep } from './emit.js';
 import { loginPageMarkers } from './html-extract.js';
 import { browserFallback, downloadFallback } from './fallback.js';
+import { buildBrowserPlan } from './browser-plan.js';
 import { filterNoise } from './noise.js';
 import { isHtml, normalize } from './normalize.js';
 import { buildOutput, outputMissing, outputValues } from './output.js';
@@ -36,6 +37,8 @@ export interface SynthInput {
   now?: () => Date;
   /** Use the browser fallback even where HTTP replay works (benchmarks, anti-bot sites). */
   forceBrowser?: boolean;
+  /** Why the browser is forced (meta.decisions.engine.why), e.g. the HTTP plan did not replay. */
+  browserReason?: string;
   /** Receives credentials typed by hand in the recording, for a replay; they are never part of the result. */
   onRecordedSecrets?: (s: RecordedSecrets) => void;
 }
@@ -202,6 +205,14 @@ export function synthesize(inp: SynthInput): SynthResult {
   const loginSteps = chainIds.filter((id) => loginIds.has(id)).map((id) => mkStep(id, 'login sub-chain'));
   const steps = chainIds.filter((id) => !loginIds.has(id)).map((id) => mkStep(id, id === first.id ? 'target' : id === detail?.id ? 'detail target: follows an id from the list' : 'produces values for later steps'));
   const markers = [...new Set(chainIds.filter((id) => loginIds.has(id)).flatMap((id) => (isHtml(byId.get(id)!) && byId.get(id)!.text ? loginPageMarkers(byId.get(id)!.text!) : [])))];
+  // What each stage decided and why, so a user can see why the connector returns what it returns.
+  const decisions: Record<string, unknown> = {
+    target: { request: `${first.method} ${first.url}`, reasons: best.reasons, ...(paging ? { pagination: paging.mode } : {}), ...(detail ? { detail: `${detail.method} ${detail.url}` } : {}) },
+    arguments: args.filter((a) => chain.usedArgs.has(a.name)).map((a) => ({ name: a.name, example: a.example })),
+    result: { kind: out.kind, rule: out.why, ...(out.considered?.length ? { considered: out.considered } : {}) },
+    login: chainIds.filter((id) => loginIds.has(id)).map((id) => `${byId.get(id)!.method} ${byId.get(id)!.url}`),
+    traced: chain.vars.map((v) => `${v.name}: ${v.how}`),
+  };
   const def: HttpDefinition = {
     format: 'connector-definition/v1',
     engine: 'http',
@@ -210,14 +221,7 @@ export function synthesize(inp: SynthInput): SynthResult {
       generated_at: (inp.now?.() ?? new Date()).toISOString(),
       ...provenanceBase,
       ...(hints.notes ? { hints: hints.notes } : {}),
-      // What each stage decided and why, so a user can see why the connector returns what it returns.
-      decisions: {
-        target: { request: `${first.method} ${first.url}`, reasons: best.reasons, ...(paging ? { pagination: paging.mode } : {}), ...(detail ? { detail: `${detail.method} ${detail.url}` } : {}) },
-        arguments: args.filter((a) => chain.usedArgs.has(a.name)).map((a) => ({ name: a.name, example: a.example })),
-        result: { kind: out.kind, rule: out.why, ...(out.considered?.length ? { considered: out.considered } : {}) },
-        login: chainIds.filter((id) => loginIds.has(id)).map((id) => `${byId.get(id)!.method} ${byId.get(id)!.url}`),
-        traced: chain.vars.map((v) => `${v.name}: ${v.how}`),
-      },
+      decisions,
       notes: [`target: ${best.exchange.method} ${best.exchange.url} (${out.why})`, ...(out.considered?.length ? [`result rules considered (score: rule): ${out.considered.join(' | ')}`] : []), ...warnings].join('\n'),
     },
     base_url: origin,
@@ -230,24 +234,51 @@ export function synthesize(inp: SynthInput): SynthResult {
   let definition: ConnectorDefinition = def;
   let outputSchema = outSchema;
   let fallback: SynthResult['report']['fallback'] = null;
-  if (chain.problems.length || inp.forceBrowser || hints.prefer_browser) {
-    const b = browserFallback(def, out, first, all, warnings, rec.actions);
-    if (b) [definition, fallback] = [b, 'browser'];
+  let usedArgs = chain.usedArgs;
+  let slotsUsed = chain.usedSecrets;
+  let browserUnavailable: string | undefined;
+  const wantBrowser = !!(inp.forceBrowser || hints.prefer_browser);
+  decisions.engine = { engine: 'http', why: 'every value the requests need is traced or given, and no browser was asked for (hints.prefer_browser)' };
+  if (chain.problems.length || wantBrowser) {
+    const why = chain.problems.length ? `HTTP replay can't work: ${chain.problems[0].message}` : hints.prefer_browser ? 'hints.prefer_browser is set' : (inp.browserReason ?? 'a browser connector was asked for');
+    // A page flow replays the action log in the browser engine; a result that came from the page's
+    // own background JSON request is captured from inside the page by a browser script.
+    const data = [...outputValues(out, first), ...(detail && detailOut ? outputValues(detailOut, detail) : [])];
+    // A page with no data (a form that only confirms): the browser knows no status code, only the URL it landed on.
+    const bare = out.kind === 'none' && !detail;
+    const points = [{ exchange: first, extract: bare ? { url: { from: 'url' as const, note: 'the page the flow ended on' } } : out.extract }, ...(detail && detailOut ? [{ exchange: detail, extract: detailOut.extract }] : [])];
+    const plan = buildBrowserPlan({ rec, points, result: bare ? { url: '{{vars.url}}' } : resultTpl, args, secrets, data, meta: def.meta });
+    // (The script reads the captured response as JSON: never for a page or a download.)
+    const script = plan.ok || out.kind !== 'json' ? null : browserFallback(def, out, first, all, warnings, rec.actions);
+    if (plan.ok) {
+      [definition, fallback, usedArgs, slotsUsed] = [plan.definition, 'browser', plan.usedArgs, plan.usedSlots];
+      if (bare) outputSchema = { type: 'object', properties: { url: { type: 'string' } }, required: ['url'] };
+      decisions.arguments = args.filter((a) => usedArgs.has(a.name)).map((a) => ({ name: a.name, example: a.example }));
+      decisions.login = (plan.definition.login?.steps ?? []).flatMap((st) => (st.action === 'type' || st.action === 'click' || st.action === 'navigate' ? [`${st.action} ${'selector' in st ? st.selector : st.url}`] : []));
+      decisions.engine = { engine: 'browser', why, plan: `replays the action log in a browser (${plan.steps} steps) and extracts from the page's DOM with the rule above` };
+    } else if (script) {
+      [definition, fallback] = [script, 'browser'];
+      decisions.engine = { engine: 'script', why, plan: `the result comes from the page's background request: a browser script fills the page's form and captures that response (no browser-engine plan: ${plan.reason})` };
+    } else {
+      browserUnavailable = plan.reason;
+      if (wantBrowser) throw new SynthError([{ stage: 'browser', exchange: first.id, message: `${why}, but no browser connector can be built: ${plan.reason}${hints.prefer_browser ? '; without prefer_browser the connector would use HTTP' : ''}` }]);
+    }
   } else if (out.kind === 'download' && !detail) {
     const f = downloadFallback(def, out, chain, byId, warnings, first.text);
+    decisions.engine = { engine: 'script', why: `the target is a download (${out.why})`, plan: 'the http plan run by a script that saves the body as a run output file' };
     [definition, outputSchema, fallback] = [f.definition, f.schema, 'download-script'];
   }
-  const usedSlots = secrets.slots.filter((s) => chain.usedSecrets.has(s.name));
+  const usedSlots = secrets.slots.filter((s) => slotsUsed.has(s.name));
   const input_schema: Schema = { type: 'object', properties: {}, required: [] as string[], additionalProperties: false };
   for (const a of args) {
-    if (!chain.usedArgs.has(a.name)) continue;
+    if (!usedArgs.has(a.name)) continue;
     const hinted = hints.arguments?.[a.name];
     const t = typeOf(hinted !== undefined ? hinted : a.example);
     const where = [...chain.steps.values()].flat().find((r) => r.res.kind === 'template' && r.res.args.includes(a.name))?.slot;
     input_schema.properties[a.name] = { ...t, examples: [t.type === 'integer' || t.type === 'number' ? Number(a.example) : t.type === 'boolean' ? a.example === 'true' : a.example], description: advisor.describeArgument(a.name, { field: where?.key ?? a.name, example: a.example, where: where?.where ?? 'request' }) };
     input_schema.required.push(a.name);
   }
-  const computed = chain.problems.map((p) => ({ exchange: p.exchange, message: p.message }));
+  const computed = chain.problems.map((p) => ({ exchange: p.exchange, message: p.message + (browserUnavailable ? `; no browser connector either: ${browserUnavailable}` : '') }));
   // Replaying changes the site when a target (not a login or producer step) is not a read.
   const sideEffects = [first, ...(detail ? [detail] : [])].some((x) => x.method !== 'GET' && x.method !== 'HEAD');
   const result: SynthResult = {

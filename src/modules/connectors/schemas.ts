@@ -39,7 +39,7 @@ export const SynthesisHints = Type.Object(
     secrets: Type.Optional(Type.Record(Type.String({ pattern: '^[A-Za-z_][A-Za-z0-9_-]*$' }), Type.String(), { description: 'Slot name → id of a stored secret whose values occur in the recording; resolved inside the server, never stored.' })),
     result: Type.Optional(Type.Unknown({ description: 'Example values (or an object of them) that must appear in the result.' })),
     allow_side_effects: Type.Optional(Type.Boolean({ description: 'Replay a non-idempotent target (e.g. a POST creating something) to validate it.' })),
-    prefer_browser: Type.Optional(Type.Boolean({ description: "Synthesize a browser connector that drives the site's own pages even where HTTP replay would work (sites that block non-browser clients)." })),
+    prefer_browser: Type.Optional(Type.Boolean({ description: "Synthesize a browser connector that drives the site's own pages (replaying the capture session's action log) even where HTTP replay would work (sites that block non-browser clients); 422 at stage browser when none can be built from the recording." })),
     allow_empty_result: Type.Optional(Type.Boolean({ description: 'Publish a read flow even when its result carries no data from the page (status and URL only) or misses hinted result values; the problem is reported in meta.warnings instead of a 422.' })),
     notes: Type.Optional(Type.String({ maxLength: 10000 })),
   },

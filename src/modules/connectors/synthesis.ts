@@ -86,9 +86,8 @@ export class SynthesisService {
     const { values, slots } = await this.resolveSecrets(userId, hints.secrets ?? {});
     const sensitive = collectSensitive(values);
     let typed: Record<string, SlotValue> = {};
-    let r: SynthResult;
-    try {
-      r = synthesize({
+    const synth = (browserReason?: string) =>
+      synthesize({
         recording: har,
         previous: prevHar,
         hints,
@@ -97,7 +96,11 @@ export class SynthesisService {
         source: body.capture_session_id ? { capture_session_id: body.capture_session_id } : { recording_file_id: body.recording_file_id },
         advisor: this.deps.advisor,
         onRecordedSecrets: (s) => (typed = s as Record<string, SlotValue>),
+        ...(browserReason ? { forceBrowser: true, browserReason } : {}),
       });
+    let r: SynthResult;
+    try {
+      r = synth();
     } catch (e) {
       if (!(e instanceof SynthError)) throw e;
       throw new RequestValidationError(scrub(e.problems.map((p) => err(['body', field], `synthesis failed (${p.stage}): ${p.message}`, { stage: p.stage, ...(p.exchange ? { entry: p.exchange } : {}) })), sensitive));
@@ -119,11 +122,16 @@ export class SynthesisService {
     const missing = r.required_secrets.filter((s) => !replaySecrets[s.name]).map((s) => s.name);
     if (runner && missing.length) validation = { replayed: false, reason: `no value for secret slot(s) ${missing.join(', ')} to replay with (name the stored secret in hints.secrets)` };
     else if (runner) {
+      const replay = (plan: SynthResult) => validateByReplay(runner, plan, replaySecrets, { sideEffects: plan.report.side_effects, allowSideEffects: hints.allow_side_effects === true, resultHints: flatValues(hints.result), allowEmpty: hints.allow_empty_result === true, recordedData: plan.report.recorded_data });
       try {
-        validation = { ...(await validateByReplay(runner, r, replaySecrets, { sideEffects: r.report.side_effects, allowSideEffects: hints.allow_side_effects === true, resultHints: flatValues(hints.result), allowEmpty: hints.allow_empty_result === true, recordedData: r.report.recorded_data })) };
+        validation = { ...(await replay(r)) };
       } catch (e) {
         if (!(e instanceof ReplayFailed)) throw e;
-        throw new RequestValidationError(scrub([err(['body', field], `${e.message}; nothing was published`, { stage: 'replay', ...e.details })], sensitive));
+        // HTTP replay could not be validated: the person's own actions, replayed in a browser, may
+        // still work (a token we could not trace, a site that checks more than the requests show).
+        const alt = r.definition.engine === 'http' ? await this.browserInstead(synth, replay, e) : null;
+        if (!alt) throw new RequestValidationError(scrub([err(['body', field], `${e.message}; nothing was published`, { stage: 'replay', ...e.details })], sensitive));
+        [r, validation] = [alt.plan, { ...alt.validation, http_replay: e.message }];
       }
     }
     const replayWarnings = Array.isArray(validation.warnings) ? (validation.warnings as string[]) : [];
@@ -136,6 +144,24 @@ export class SynthesisService {
     const usernames = new Set([...Object.values(values), ...Object.values(typed)].flatMap((v) => (v.type === 'login' && plainUsername(v.username) ? [v.username] : [])));
     if (sensitive.some((s) => s.length >= 4 && !usernames.has(s) && text.includes(s))) throw new RequestValidationError([err(['body', field], 'a secret value would appear in the connector; refusing to publish', { stage: 'secrets' })]);
     return out;
+  }
+
+  /** The browser plan (from the action log) in place of an http plan whose replay failed, if it replays. */
+  private async browserInstead(synth: (why: string) => SynthResult, replay: (p: SynthResult) => Promise<Awaited<ReturnType<typeof validateByReplay>>>, failed: ReplayFailed) {
+    let plan: SynthResult;
+    try {
+      plan = synth(`the HTTP plan did not replay (${failed.message.slice(0, 300)})`);
+    } catch (e) {
+      if (e instanceof SynthError) return null;
+      throw e;
+    }
+    if (plan.definition.engine !== 'browser') return null;
+    try {
+      return { plan, validation: await replay(plan) };
+    } catch (e) {
+      if (e instanceof ReplayFailed) return null;
+      throw e;
+    }
   }
 }
 
