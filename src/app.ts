@@ -84,7 +84,7 @@ export async function buildApp(services: Services, opts: AppOptions): Promise<Fa
     if (req.is404) return reply.code(404).send({ detail: 'Not Found' });
   });
 
-  await registerOpenApi(app);
+  await registerOpenApi(app, services.config.publicBaseUrl);
   // Liveness and readiness in one: answers 200 only when the database answers.
   app.get('/healthz', { schema: { hide: true } as object }, async (_req, reply) => {
     try {

@@ -13,6 +13,7 @@ import vm from 'node:vm';
 import fc from 'fast-check';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { backends, startHarness, type Harness } from './helpers/harness.js';
+import { deref } from './helpers/openapi.js';
 import { publish } from './helpers/runs.js';
 import { LOGIN_SLOT, SEARCH_INPUT, SEARCH_OUTPUT, httpSearchDefinition } from './fixtures/definitions.js';
 
@@ -217,7 +218,7 @@ describe.each(await backends())('fuzz every route (%s)', (backend) => {
           path,
           pathParams: params.filter((p) => p.in === 'path').map((p) => p.name),
           query: Object.fromEntries(params.filter((p) => p.in === 'query').map((p) => [p.name, p.schema])),
-          body: op.requestBody?.content?.['application/json']?.schema ?? null,
+          body: deref(spec, op.requestBody?.content?.['application/json']?.schema) ?? null,
         });
       }
     }

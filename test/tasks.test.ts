@@ -3,6 +3,7 @@
 // real browser is in tasks-lifecycle.test.ts.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { backends, startHarness, type Harness } from './helpers/harness.js';
+import { deref, oneOfNames } from './helpers/openapi.js';
 
 const INPUT = JSON.stringify({ type: 'object', properties: { query: { type: 'string' } }, required: ['query'] });
 const OUTPUT = JSON.stringify({ type: 'object', properties: { items: { type: 'array' } } });
@@ -142,10 +143,10 @@ describe.each(await backends())('tasks (%s)', (backend) => {
     // Both shapes of POST /v1beta/runs and of the POST /v1beta/secrets response.
     const runs = doc.paths['/v1beta/runs'].post;
     const reqShapes = runs.requestBody.content['application/json'].schema.oneOf;
-    expect(reqShapes.map((x: any) => x.title)).toEqual(['CreateRunRequest', 'CreateTaskRunRequest']);
-    expect(runs.responses['200'].content['application/json'].schema.oneOf.map((x: any) => x.title)).toEqual(['Run', 'TaskBasedRun']);
-    const secretShapes = doc.paths['/v1beta/secrets'].post.responses['200'].content['application/json'].schema.oneOf;
-    expect(secretShapes.map((x: any) => x.title)).toEqual(['Secret', 'TaskBasedSecret']);
+    expect(reqShapes.map((x: any) => deref(doc, x).title)).toEqual(['CreateRunRequest', 'CreateTaskRunRequest']);
+    expect(oneOfNames(runs.responses['200'].content['application/json'].schema)).toEqual(['Run', 'TaskBasedRun']);
+    const secretShapes = doc.paths['/v1beta/secrets'].post.responses['200'].content['application/json'].schema;
+    expect(oneOfNames(secretShapes)).toEqual(['Secret', 'TaskBasedSecret']);
   });
 
   it('refuses a task-based run of a task that is not ready (409) and validates its body', async () => {

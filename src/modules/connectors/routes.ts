@@ -28,7 +28,7 @@ export const connectorsRoutes: FastifyPluginAsync<{ services: Services }> = asyn
     {
       schema: {
         tags,
-        summary: 'Publish a connector (extension)',
+        operationId: 'publishConnector', summary: 'Publish a connector (extension)',
         description:
           'Publishes version 1 of a hand-written connector: definition (docs/connector-definition.md), input_schema, output_schema, required_secrets; ' +
           'or synthesizes one from a recording: capture_session_id (a completed capture session) or recording_file_id (an uploaded HAR), with optional hints ' +
@@ -46,7 +46,7 @@ export const connectorsRoutes: FastifyPluginAsync<{ services: Services }> = asyn
     {
       schema: {
         tags,
-        summary: 'List connectors',
+        operationId: 'listConnectors', summary: 'List connectors',
         description: 'Newest first. domain: only connectors whose website is that domain or one of its subdomains.',
         querystring: ListConnectorsQuery,
         response: { 200: listEnvelope(ConnectorSchema, 'ListConnectorsResponse'), ...errorResponses() },
@@ -57,13 +57,13 @@ export const connectorsRoutes: FastifyPluginAsync<{ services: Services }> = asyn
 
   app.get<{ Params: P }>(
     '/connectors/:connector_id',
-    { schema: { tags, summary: 'Get a connector', params: Params, response: { 200: ConnectorSchema, ...errorResponses() } } },
+    { schema: { tags, operationId: 'getConnector', summary: 'Get a connector', params: Params, response: { 200: ConnectorSchema, ...errorResponses() } } },
     async (req) => connectors.get(req.userId, req.params.connector_id),
   );
 
   app.patch<{ Params: P; Body: { display_name: string } }>(
     '/connectors/:connector_id',
-    { schema: { tags, summary: 'Rename a connector', params: Params, body: PatchBody, response: { 200: ConnectorSchema, ...errorResponses() } } },
+    { schema: { tags, operationId: 'updateConnector', summary: 'Rename a connector', params: Params, body: PatchBody, response: { 200: ConnectorSchema, ...errorResponses() } } },
     async (req) => connectors.rename(req.userId, req.params.connector_id, req.body.display_name),
   );
 
@@ -72,7 +72,7 @@ export const connectorsRoutes: FastifyPluginAsync<{ services: Services }> = asyn
     {
       schema: {
         tags,
-        summary: 'Delete a connector',
+        operationId: 'deleteConnector', summary: 'Delete a connector',
         description: 'Its runs stay readable; it can no longer be run.',
         params: Params,
         response: { 200: DeleteResponse('DeleteConnectorResponse'), ...errorResponses() },
@@ -86,7 +86,7 @@ export const connectorsRoutes: FastifyPluginAsync<{ services: Services }> = asyn
     {
       schema: {
         tags,
-        summary: 'List connector revisions',
+        operationId: 'listConnectorRevisions', summary: 'List connector revisions',
         description: 'Every version, newest first; the first entry is the current version.',
         params: Params,
         response: { 200: Type.Object({ data: Type.Array(ConnectorSchema) }, { title: 'ListConnectorRevisionsResponse' }), ...errorResponses() },
@@ -100,7 +100,7 @@ export const connectorsRoutes: FastifyPluginAsync<{ services: Services }> = asyn
     {
       schema: {
         tags,
-        summary: 'Publish a new revision (extension)',
+        operationId: 'createConnectorRevision', summary: 'Publish a new revision (extension)',
         description: 'Same body as publish; version + 1, the id stays. Omitted display_name, purpose and website are carried over.',
         'x-extension': true,
         params: Params,
@@ -116,7 +116,7 @@ export const connectorsRoutes: FastifyPluginAsync<{ services: Services }> = asyn
     {
       schema: {
         tags,
-        summary: "Get a version's definition (extension)",
+        operationId: 'getConnectorDefinition', summary: "Get a version's definition (extension)",
         'x-extension': true,
         params: Params,
         querystring: DefinitionQuery,

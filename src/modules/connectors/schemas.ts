@@ -3,13 +3,14 @@
 import { Type, type Static } from '@sinclair/typebox';
 import { CursorQuery, DateTime, LimitQuery } from '../../http/schemas.js';
 import { INT32_MAX } from '../../http/validation.js';
+import { SecretType } from '../secrets/schemas.js';
 
 const FreeObject = (description: string) => Type.Object({}, { additionalProperties: true, description });
 
 export const SecretSlotSchema = Type.Object(
   {
     name: Type.String({ minLength: 1, maxLength: 100, pattern: '^[A-Za-z_][A-Za-z0-9_-]*$', description: 'Key used in secret_bindings / secret_values.' }),
-    type: Type.Unsafe<'login' | 'string'>({ type: 'string', enum: ['login', 'string'], title: 'SecretType' }),
+    type: SecretType,
     supports_totp: Type.Optional(Type.Boolean({ default: false, description: 'Login slots only: the connector can do 2FA when the bound login has TOTP.' })),
     description: Type.Optional(Type.Union([Type.String({ maxLength: 2000 }), Type.Null()])),
   },

@@ -26,7 +26,7 @@ export const filesRoutes: FastifyPluginAsync<{ services: Services }> = async (ap
     {
       schema: {
         tags,
-        summary: 'List files',
+        operationId: 'listFiles', summary: 'List files',
         description: 'Uploads and run outputs that are available (completed), newest first by default.',
         querystring: ListFilesQuery,
         response: { 200: listEnvelope(FileSchema, 'ListFilesResponse'), ...errorResponses() },
@@ -40,7 +40,7 @@ export const filesRoutes: FastifyPluginAsync<{ services: Services }> = async (ap
     {
       schema: {
         tags,
-        summary: 'Initiate a file upload',
+        operationId: 'createFileUpload', summary: 'Initiate a file upload',
         description: 'Creates a pending file. PUT the bytes to upload_url with upload_headers verbatim, then call complete.',
         body: initiateBody(services.config.maxUploadBytes),
         response: { 200: InitiateFileUploadResponse, ...errorResponses() },
@@ -54,7 +54,7 @@ export const filesRoutes: FastifyPluginAsync<{ services: Services }> = async (ap
     {
       schema: {
         tags,
-        summary: 'Complete a file upload',
+        operationId: 'completeFileUpload', summary: 'Complete a file upload',
         description: 'Makes a pending file available once its bytes are stored; 409 while they are missing. Idempotent.',
         params: FileIdParam,
         response: { 200: CompleteFileUploadResponse, ...errorResponses(409) },
@@ -66,7 +66,7 @@ export const filesRoutes: FastifyPluginAsync<{ services: Services }> = async (ap
   app.get<{ Params: FileIdParams }>(
     '/files/:file_id',
     {
-      schema: { tags, summary: 'Get file metadata', params: FileIdParam, response: { 200: FileSchema, ...errorResponses() } },
+      schema: { tags, operationId: 'getFile', summary: 'Get file metadata', params: FileIdParam, response: { 200: FileSchema, ...errorResponses() } },
     },
     async (req) => files.get(req.userId, req.params.file_id),
   );
@@ -76,7 +76,7 @@ export const filesRoutes: FastifyPluginAsync<{ services: Services }> = async (ap
     {
       schema: {
         tags,
-        summary: 'Delete a file',
+        operationId: 'deleteFile', summary: 'Delete a file',
         description: 'Deletes the file and its stored bytes; signed URLs issued for it stop working.',
         params: FileIdParam,
         response: { 200: DeleteResponse('DeleteFileResponse'), ...errorResponses() },
@@ -90,7 +90,7 @@ export const filesRoutes: FastifyPluginAsync<{ services: Services }> = async (ap
     {
       schema: {
         tags,
-        summary: 'Get a signed download URL',
+        operationId: 'getFileDownloadUrl', summary: 'Get a signed download URL',
         params: FileIdParam,
         response: { 200: FileDownloadUrlSchema, ...errorResponses() },
       },
@@ -103,7 +103,7 @@ export const filesRoutes: FastifyPluginAsync<{ services: Services }> = async (ap
     {
       schema: {
         tags,
-        summary: 'Download a file',
+        operationId: 'downloadFile', summary: 'Download a file',
         description: 'Redirects (307) to a short-lived signed URL serving the bytes.',
         params: FileIdParam,
         response: { 307: Type.Null({ description: 'Location holds the signed URL.' }), ...errorResponses() },

@@ -56,7 +56,7 @@ export const runsRoutes: FastifyPluginAsync<{ services: Services }> = async (app
       validatorCompiler: ({ httpPart, ...rest }) => (httpPart === 'body' ? dispatchBodyValidation : compile({ httpPart, ...rest })),
       schema: {
         tags,
-        summary: 'Run a connector (or a task: task-based variant)',
+        operationId: 'createRun', summary: 'Run a connector (or a task: task-based variant)',
         description:
           'Pins the newest version, validates arguments against its input_schema and the secrets against required_secrets. ' +
           'async=false blocks until a terminal status (200); async=true answers 202 with a pending run at once. secret_values are never stored. ' +
@@ -78,7 +78,7 @@ export const runsRoutes: FastifyPluginAsync<{ services: Services }> = async (app
     {
       schema: {
         tags,
-        summary: 'List runs of a connector',
+        operationId: 'listRuns', summary: 'List runs of a connector',
         description: 'Newest first; version defaults to the newest version of the connector.',
         querystring: ListRunsQuery,
         response: { 200: listEnvelope(RunSchema, 'ListRunsResponse'), ...errorResponses() },
@@ -89,7 +89,7 @@ export const runsRoutes: FastifyPluginAsync<{ services: Services }> = async (app
 
   app.get<{ Params: P }>(
     '/runs/:run_id',
-    { schema: { tags, summary: 'Get a run', params: Params, response: { 200: RunSchema, ...errorResponses() } } },
+    { schema: { tags, operationId: 'getRun', summary: 'Get a run', params: Params, response: { 200: RunSchema, ...errorResponses() } } },
     async (req) => runs.get(req.userId, req.params.run_id),
   );
 
@@ -98,7 +98,7 @@ export const runsRoutes: FastifyPluginAsync<{ services: Services }> = async (app
     {
       schema: {
         tags,
-        summary: 'Get run logs',
+        operationId: 'getRunLogs', summary: 'Get run logs',
         description: "Engine step lines and the connector's own lines, timestamped, capped, with the run's secret values scrubbed.",
         params: Params,
         response: { 200: RunLogsSchema, ...errorResponses() },

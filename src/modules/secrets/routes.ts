@@ -16,7 +16,7 @@ import {
 } from './schemas.js';
 
 const config = { sensitive: SENSITIVE_FIELDS };
-const tags = ['secrets'];
+const tags = ['Secrets'];
 
 const secretOut = (m: SecretMeta) => ({
   id: m.id,
@@ -57,7 +57,7 @@ export const secretsRoutes: FastifyPluginAsync<{ services: Services }> = async (
       config,
       schema: {
         tags,
-        summary: 'List secrets',
+        operationId: 'listSecrets', summary: 'List secrets',
         description: "The caller's secrets, newest first. Metadata only; credential values are never returned.",
         response: { 200: Type.Array(SecretSchema), ...errorResponses() },
       },
@@ -71,7 +71,7 @@ export const secretsRoutes: FastifyPluginAsync<{ services: Services }> = async (
       config,
       schema: {
         tags,
-        summary: 'Create a secret',
+        operationId: 'createSecret', summary: 'Create a secret',
         description:
           'login secrets need username and password (optional base32 totp_secret); string secrets need value. ' +
           'Fields of the other type are rejected. When the body has a `website` key (task-based variant) the ' +
@@ -95,7 +95,7 @@ export const secretsRoutes: FastifyPluginAsync<{ services: Services }> = async (
       config,
       schema: {
         tags,
-        summary: 'Generate the current TOTP code',
+        operationId: 'generateSecretTotp', summary: 'Generate the current TOTP code',
         description: 'For a login secret with a TOTP seed (RFC 6238, SHA-1, 30 s, 6 digits). Other secrets → 409.',
         params: IdParam(),
         response: { 200: TotpResponse, ...errorResponses(409) },
@@ -110,7 +110,7 @@ export const secretsRoutes: FastifyPluginAsync<{ services: Services }> = async (
       config,
       schema: {
         tags,
-        summary: 'Delete a secret',
+        operationId: 'deleteSecret', summary: 'Delete a secret',
         description: 'Removes the metadata and the credential vault entry.',
         params: IdParam(),
         response: { 200: DeleteSecretResponse, ...errorResponses() },

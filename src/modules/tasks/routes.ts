@@ -14,7 +14,7 @@ import {
   type ListTasksQuery as ListQuery,
 } from './schemas.js';
 
-const tags = ['tasks (task-based)'];
+const tags = ['Tasks'];
 type IdParams = { id: string };
 const extension = { 'x-extension': true };
 
@@ -29,7 +29,7 @@ export const tasksRoutes: FastifyPluginAsync<{ services: Services }> = async (ap
     {
       schema: {
         tags,
-        summary: 'Create a task',
+        operationId: 'createTask', summary: 'Create a task',
         description: 'Extension. A task starts not_ready; start a manual session, do the task in it and complete it to make the task ready.',
         body: CreateTaskBody,
         response: { 200: TaskSchema, ...errorResponses() },
@@ -44,7 +44,7 @@ export const tasksRoutes: FastifyPluginAsync<{ services: Services }> = async (ap
     {
       schema: {
         tags,
-        summary: 'List tasks',
+        operationId: 'listTasks', summary: 'List tasks',
         description: 'Extension. The caller’s tasks, newest first, with cursor pagination.',
         querystring: ListTasksQuery,
         response: { 200: listEnvelope(TaskSchema, 'ListTasksResponse'), ...errorResponses() },
@@ -59,7 +59,7 @@ export const tasksRoutes: FastifyPluginAsync<{ services: Services }> = async (ap
     {
       schema: {
         tags,
-        summary: 'Get a task',
+        operationId: 'getTask', summary: 'Get a task',
         description: 'Extension. Poll it after completing the manual session: the state moves to ready or failed.',
         params: UuidParam(),
         response: { 200: TaskSchema, ...errorResponses() },
@@ -74,7 +74,7 @@ export const tasksRoutes: FastifyPluginAsync<{ services: Services }> = async (ap
     {
       schema: {
         tags,
-        summary: 'Retry a failed task',
+        operationId: 'retryTask', summary: 'Retry a failed task',
         description: 'Re-synthesizes from the last completed recording, or returns the task to not_ready when there is none. 409 unless the task failed.',
         params: UuidParam(),
         response: { 200: TaskSchema, ...errorResponses(409) },
@@ -88,7 +88,7 @@ export const tasksRoutes: FastifyPluginAsync<{ services: Services }> = async (ap
     {
       schema: {
         tags,
-        summary: 'Start a manual session',
+        operationId: 'startTaskManualSession', summary: 'Start a manual session',
         description:
           'Starts a capture session on the task’s website. Complete it with POST /v1beta/capture_sessions/{session_id}/complete; ' +
           'the task then becomes ready (or failed, with failure_info). 409 while another manual session of the task is in progress.',
@@ -105,7 +105,7 @@ export const tasksRoutes: FastifyPluginAsync<{ services: Services }> = async (ap
     {
       schema: {
         tags,
-        summary: 'Delete a task',
+        operationId: 'deleteTask', summary: 'Delete a task',
         description: 'Deletes the task; its connector is retired (its runs stay readable through GET /v1beta/runs). Answers {id, deleted: true}.',
         params: UuidParam(),
         response: { 200: DeleteTaskResponse, ...errorResponses() },
