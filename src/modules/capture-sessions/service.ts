@@ -49,7 +49,7 @@ export class CaptureSessionsService {
   private readonly repo: CaptureRepo;
   private live = new Map<string, Live>();
   /** Sessions whose recording is being finalized (completing), with their owner. */
-  private finishing = new Map<string, { userId: string; job: Promise<void> }>();
+  private finishing = new Map<string, { userId: string; job: Promise<void>; holdsBrowser: boolean }>();
   /** Creates in flight per user: counted at once, so parallel creates can't pass the quota together. */
   private starting = new Map<string, number>();
   private timer: NodeJS.Timeout;
@@ -178,7 +178,7 @@ export class CaptureSessionsService {
   private held(userId: string): number {
     let n = this.starting.get(userId) ?? 0;
     for (const l of this.live.values()) if (l.userId === userId) n++;
-    for (const f of this.finishing.values()) if (f.userId === userId) n++;
+    for (const f of this.finishing.values()) if (f.userId === userId && f.holdsBrowser) n++;
     return n;
   }
 
@@ -200,9 +200,14 @@ export class CaptureSessionsService {
     const row = await this.repo.transition(id, ['active'], 'completing');
     if (!row || !l) return row;
     this.live.delete(id);
-    const job = (async () => {
+    const entry = { userId: l.userId, job: Promise.resolve(), holdsBrowser: true };
+    this.finishing.set(id, entry);
+    entry.job = (async () => {
       try {
         const har = await l.rt.finish('completing', CREATOR_VERSION);
+        // The browser is released: the quota is given back before the (state-changing) writes, so
+        // a client that sees `completed` can always create its next session.
+        entry.holdsBrowser = false;
         const buf = Buffer.from(JSON.stringify(har));
         const key = `recordings/${l.userId}/${id}.har.json`;
         await this.deps.blobs.put(key, Readable.from([buf]), { contentType: 'application/json', size: buf.length });
@@ -214,7 +219,6 @@ export class CaptureSessionsService {
         this.finishing.delete(id);
       }
     })();
-    this.finishing.set(id, { userId: l.userId, job });
     return row;
   }
 
