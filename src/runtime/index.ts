@@ -47,7 +47,7 @@ export function createRuntime(
     scriptMemoryMb: config.scriptMemoryMb,
     user: resolveSandboxUser(config),
   });
-  const totp = new TotpLedger(deps.db);
+  const totp = new TotpLedger(deps.db, config.totpCodeReuse === 'wait');
   const browser = new BrowserHost({ cdpUrl: config.browserCdpUrl, egress: deps.egress });
   const executor = new RunExecutor({
     db: deps.db,

@@ -33,6 +33,8 @@ export class TotpLedger {
 
   constructor(
     private readonly db: Kysely<Database>,
+    /** false (TOTP_CODE_REUSE=allow): every claim gets the current step's code, nothing is recorded. */
+    private readonly singleUse = true,
     private readonly now: () => number = Date.now,
   ) {}
 
@@ -54,6 +56,7 @@ export class TotpLedger {
   async claim(seed: string, deadline: number, onWait: (seconds: number) => void): Promise<TotpClaim> {
     const t0 = this.now();
     let step = Math.floor(t0 / PERIOD_MS);
+    if (!this.singleUse) return { code: totpCode(seed, step * PERIOD_MS), step, waited_ms: 0 };
     for (;;) {
       if (await this.tryClaim(seed, step)) return { code: totpCode(seed, step * PERIOD_MS), step, waited_ms: this.now() - t0 };
       const next = (step + 1) * PERIOD_MS;
