@@ -8,7 +8,7 @@ import { backends, startHarness, type Harness } from './helpers/harness.js';
 import { httpSearchDefinition, LOGIN_SLOT, SEARCH_INPUT, SEARCH_OUTPUT } from './fixtures/definitions.js';
 import { loginSecret, logsOf, publish, run } from './helpers/runs.js';
 import { fixtureHar, synthesizeFrom } from './helpers/synth.js';
-import { TotpLedger } from '../src/runtime/totp-ledger.js';
+import { seedHash, TotpLedger } from '../src/runtime/totp-ledger.js';
 import { totpCode } from '../src/lib/totp.js';
 
 const WAIT_LINE = /waiting \d+ s for a fresh TOTP step \(codes are single-use\)/;
@@ -114,6 +114,24 @@ describe.each(await backends())('single-use TOTP (%s)', (backend) => {
     expect(r.error).toMatchObject({ type: 'auth_required', retryable: false });
     expect(r.error.message).toMatch(/^the site rejected the TOTP code of slot 'account' \(the login page came back after it was sent\); the code was fresh \(never used before by this service/);
   });
+
+  it.skipIf(backend !== 'sqlite')('a TOTP code pasted into a capture session is claimed too: the replay after the recording gets another', async () => {
+    const seed = 'ONSWG4TFORZWK5DTMVRXEZLUONSWG4TF';
+    const secret = await loginSecret(h, 'bob', 'builder', seed);
+    const s = (await h.api('POST', '/v1beta/capture_sessions')).json;
+    try {
+      const paste = () => h.api('POST', `/v1beta/capture_sessions/${s.id}/paste`, { field: 'totp', secret_id: secret });
+      expect((await paste()).status).toBe(204);
+      const t0 = Date.now();
+      const nextStep = (Math.floor(t0 / 30_000) + 1) * 30_000;
+      expect((await paste()).status).toBe(204); // waited for the next step
+      expect(Date.now()).toBeGreaterThanOrEqual(nextStep);
+      const rows = await h.services.db.selectFrom('totp_steps').selectAll().where('seed_hash', '=', seedHash(seed)).orderBy('step').execute();
+      expect(rows.map((r) => Number(r.step))).toEqual([nextStep / 30_000 - 1, nextStep / 30_000]);
+    } finally {
+      await h.api('POST', `/v1beta/capture_sessions/${s.id}/abandon`);
+    }
+  }, 90_000);
 
   it('the ledger holds a hash of the seed and the step, never the seed', async () => {
     const rows = await h.services.db.selectFrom('totp_steps').selectAll().execute();
