@@ -23,6 +23,8 @@ export interface TotpClaim {
   step: number;
   /** How long the claim waited for a fresh step. */
   waited_ms: number;
+  /** false with TOTP_CODE_REUSE=allow: the code may have gone out before in its step. */
+  single_use: boolean;
 }
 
 /** Domain-separated SHA-256 of the normalized seed: the ledger never holds the seed. */
@@ -56,9 +58,9 @@ export class TotpLedger {
   async claim(seed: string, deadline: number, onWait: (seconds: number) => void): Promise<TotpClaim> {
     const t0 = this.now();
     let step = Math.floor(t0 / PERIOD_MS);
-    if (!this.singleUse) return { code: totpCode(seed, step * PERIOD_MS), step, waited_ms: 0 };
+    if (!this.singleUse) return { code: totpCode(seed, step * PERIOD_MS), step, waited_ms: 0, single_use: false };
     for (;;) {
-      if (await this.tryClaim(seed, step)) return { code: totpCode(seed, step * PERIOD_MS), step, waited_ms: this.now() - t0 };
+      if (await this.tryClaim(seed, step)) return { code: totpCode(seed, step * PERIOD_MS), step, waited_ms: this.now() - t0, single_use: true };
       const next = (step + 1) * PERIOD_MS;
       const wait = Math.max(0, next - this.now());
       if (next + MIN_TIME_LEFT_MS > deadline) throw new TotpStepTaken(Math.ceil(wait / 1000));

@@ -39,6 +39,8 @@ export interface HeldCode {
   at: number;
   /** The parent waited for a fresh step (the current one had been used). */
   waitedMs: number;
+  /** The code came from the single-use ledger (false: TOTP_CODE_REUSE=allow). */
+  singleUse: boolean;
 }
 
 /** `{{secrets.<slot>.totp}}` references in any part of a definition (a step, an action). */
@@ -83,7 +85,7 @@ export class RunContext {
     const code = String(r?.code ?? '');
     if (!/^\d{6}$/.test(code)) throw new RunFailure('internal_error', 'the server did not hand out a TOTP code');
     this.host.noteSecret(code);
-    this.totpHeld.set(slot, { code, step: Number(r.step), at: Date.now(), waitedMs: Date.now() - t0 });
+    this.totpHeld.set(slot, { code, step: Number(r.step), at: Date.now(), waitedMs: Date.now() - t0, singleUse: r.single_use !== false });
     return code;
   }
 
@@ -108,8 +110,9 @@ export class RunContext {
     for (const [slot, h] of this.totpHeld) {
       if (codesBefore.get(slot) === h) continue;
       const late = Math.round((Date.now() - (h.step + 1) * 30_000) / 1000);
-      const fresh =
-        late <= 0
+      const fresh = !h.singleUse
+        ? 'the code may have been sent before in its 30 s step (TOTP_CODE_REUSE=allow), and sites with replay protection refuse a reused code: set TOTP_CODE_REUSE=wait'
+        : late <= 0
           ? `the code was fresh (never used before by this service, sent within its 30 s step${h.waitedMs > 1000 ? ` after waiting ${Math.round(h.waitedMs / 1000)} s for it` : ''}): check the TOTP seed and the clocks, or whether it was used elsewhere in the same step`
           : `the code was not fresh: its 30 s step had ended ${late} s before the site answered`;
       return `the site rejected the TOTP code of slot '${slot}' (the login page came back after it was sent); ${fresh}`;
