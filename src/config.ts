@@ -32,6 +32,8 @@ export interface Config {
   runOutputMaxFileBytes: number;
   /** Memory limit of a script connector's QuickJS runtime. */
   scriptMemoryMb: number;
+  /** wait: a TOTP code goes out once per secret and 30 s step (the ledger); allow: no ledger. */
+  totpCodeReuse: 'wait' | 'allow';
   /** Account sandbox workers run as when the server runs as root (name or number). */
   sandboxUid: string;
   sandboxGid: string;
@@ -95,6 +97,7 @@ export const CONFIG_TABLE: Entry[] = [
   { env: 'RUN_OUTPUT_MAX_BYTES', key: 'runOutputMaxBytes', kind: 'int', def: 100 * 1024 * 1024, min: 0, doc: "Total bytes of one run's output files; a file that would exceed it is not saved and the run ends connector_error." },
   { env: 'RUN_OUTPUT_MAX_FILE_BYTES', key: 'runOutputMaxFileBytes', kind: 'int', def: 50 * 1024 * 1024, min: 0, doc: 'Largest single output file (it crosses from the sandbox in memory); a larger one ends the run connector_error.' },
   { env: 'SCRIPT_MEMORY_MB', key: 'scriptMemoryMb', kind: 'int', def: 256, min: 32, max: 2048, doc: "Memory limit of a script connector's QuickJS (WebAssembly) instance; exceeding it ends the run connector_error/crash." },
+  { env: 'TOTP_CODE_REUSE', key: 'totpCodeReuse', kind: 'string', def: 'wait', choices: ['wait', 'allow'], doc: "wait: runs and validation replays never send a TOTP code twice for the same seed in one 30 s step (sites reject reused codes); a second login in the same step waits for the next step, bounded by the run's timeout. allow: every login gets the current code at once (only for sites without replay protection)." },
   { env: 'SANDBOX_UID', key: 'sandboxUid', kind: 'string', def: 'nobody', doc: 'User (name or uid) the sandbox worker processes run as when the server runs as root; ignored otherwise.' },
   { env: 'SANDBOX_GID', key: 'sandboxGid', kind: 'string', def: 'nogroup', doc: 'Group (name or gid) of the sandbox worker processes when the server runs as root; ignored otherwise.' },
   { env: 'PROXY_URLS', key: 'proxyUrls', kind: 'string', def: null, doc: 'Upstream proxies for runs: "isp:us=http://h:p,residential:de=http://h:p,residential:*=…,auto=…". auto is used when a run has no proxy_settings; unset auto = direct.' },

@@ -71,7 +71,7 @@ export async function createServices(config: Config, opts: ServiceOptions = {}):
     const runtime = createRuntime(config, { db, connectors, secrets, files, egress });
     const { proxies, versions, executor, queue } = runtime;
     const runs = new RunsService({ db, connectors, secrets, versions, executor, queue, proxies });
-    const captureSessions = new CaptureSessionsService({ db, blobs, secrets, config, egress });
+    const captureSessions = new CaptureSessionsService({ db, blobs, secrets, config, egress, totp: runtime.totp });
     // Synthesis (issue 5): recordings from uploads or capture sessions, replayed in the run sandbox.
     connectors.synthesis = new SynthesisService({ loader: new RecordingLoader({ db, blobs, captures: () => captureSessions }), secrets, replay: () => new SandboxReplay(runtime) });
     // The task-based family: a thin layer over capture sessions, synthesis and runs.

@@ -24,7 +24,8 @@ describe('browser connector runs', () => {
   let bob: string;
   beforeAll(async () => {
     site = await startDemoSite();
-    h = await startHarness('sqlite');
+    // Many TOTP logins in a row (each would wait for a fresh 30 s step): single-use codes are test/totp-single-use.test.ts's.
+    h = await startHarness('sqlite', { TOTP_CODE_REUSE: 'allow' });
     connector = await publish(h, { definition: browserSearchDefinition(site.url), input_schema: INPUT, output_schema: OUTPUT, required_secrets: [LOGIN_SLOT] });
     bob = await loginSecret(h, 'bob', 'builder', BOB_TOTP_SEED);
   });

@@ -27,7 +27,8 @@ describe.each(await backends())('run secrets and creation rules (%s)', (backend)
   let c: any;
   beforeAll(async () => {
     site = await startDemoSite();
-    h = await startHarness(backend);
+    // Many TOTP logins in a row (each would wait for a fresh 30 s step): single-use codes are test/totp-single-use.test.ts's.
+    h = await startHarness(backend, { TOTP_CODE_REUSE: 'allow' });
     c = await publish(h, {
       definition: {
         format: 'connector-definition/v1',

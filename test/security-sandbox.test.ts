@@ -271,13 +271,26 @@ describe('a forged worker (the parent trusts no worker message)', () => {
     expect(r.error.message).toMatch(/browser\.open, which a script connector without "browser": true may not use/);
     r = await run(h, { connector_id: c.id, arguments: { mode: 'rpc', method: 'fs.read', params: { path: '/etc/passwd' } } });
     expect(r.error.message).toMatch(/unknown operation "fs.read"/);
-    // The http engine needs no RPC at all.
+    // The http engine asks the parent only for TOTP codes.
     const httpC = await publish(h, { definition: { format: 'connector-definition/v1', engine: 'http', steps: [{ id: 'a', url: 'http://127.0.0.1:9/' }], result: {} } });
     r = await run(h, { connector_id: httpC.id, arguments: { mode: 'rpc', method: 'files.save', params: { name: 'x', contentType: 'text/plain' }, bytes: 3 } });
     expect(r.error.message).toMatch(/files\.save, which a connector of engine http may not use/);
     r = await run(h, { connector_id: httpC.id, arguments: { mode: 'rpc', method: 'page.goto', params: { url: 'file:///etc/passwd', timeout: 1000 } } });
     expect(r.error.message).toMatch(/page\.goto, which a connector of engine http may not use/);
     expect((await h.api('GET', '/v1beta/files?source=RUN_OUTPUT')).json.data).toEqual([]);
+  });
+
+  it('totp.code: only a slot name, and only a code of a TOTP login the run holds', async () => {
+    const httpC = await publish(h, { definition: { format: 'connector-definition/v1', engine: 'http', steps: [{ id: 'a', url: 'http://127.0.0.1:9/' }], result: {} } });
+    // The seed never comes from the worker: a slot the run does not hold gets no code.
+    for (const slot of ['account', '__proto__', 'constructor']) {
+      const r = await run(h, { connector_id: httpC.id, arguments: { mode: 'rpc', method: 'totp.code', params: { slot } } });
+      expect(r, slot).toMatchObject({ status: 'success', result: { reply: { ok: false, error: { message: `secret slot '${slot}' is not a login with a TOTP seed` } } } });
+    }
+    let r = await run(h, { connector_id: httpC.id, arguments: { mode: 'rpc', method: 'totp.code', params: { slot: 'account', seed: 'JBSWY3DPEHPK3PXP' } } });
+    expect(r.error.message).toMatch(/invalid parameters for totp\.code/);
+    r = await run(h, { connector_id: httpC.id, arguments: { mode: 'rpc', method: 'totp.code', params: { slot: 'x'.repeat(201) } } });
+    expect(r.error.message).toMatch(/invalid parameters for totp\.code \(\/slot: /);
   });
 
   it('RPC parameters are checked by the parent', async () => {

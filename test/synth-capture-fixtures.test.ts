@@ -14,7 +14,8 @@ describe('synthesis from capture-session recordings (sqlite)', () => {
   let bob: string;
   beforeAll(async () => {
     site = await startDemoSite();
-    h = await startHarness('sqlite');
+    // Many TOTP logins in a row (each would wait for a fresh 30 s step): single-use codes are test/totp-single-use.test.ts's.
+    h = await startHarness('sqlite', { TOTP_CODE_REUSE: 'allow' });
     alice = await loginSecret(h, 'alice', 'wonderland');
     bob = await loginSecret(h, 'bob', 'builder', BOB_TOTP_SEED);
   });

@@ -27,7 +27,8 @@ describe('synthesis from a capture session (sqlite)', () => {
 
   beforeAll(async () => {
     site = await startDemoSite();
-    h = await startHarness('sqlite', { CAPTURE_WARM_CONTEXTS: '0' });
+    // Many TOTP logins in a row (each would wait for a fresh 30 s step): single-use codes are test/totp-single-use.test.ts's.
+    h = await startHarness('sqlite', { CAPTURE_WARM_CONTEXTS: '0', TOTP_CODE_REUSE: 'allow' });
     browser = await openChromium();
     ref = await (await browser.newContext({ viewport: { width: 1280, height: 800 } })).newPage();
     bob = await loginSecret(h, 'bob', 'builder', BOB_TOTP_SEED);

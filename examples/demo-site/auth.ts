@@ -38,9 +38,30 @@ function csrfRejected(ctx: Ctx): void {
 }
 
 export function verifyTotp(seed: string, code: string): boolean {
-  if (!/^\d{6}$/.test(code)) return false;
+  return totpStep(seed, code) !== null;
+}
+
+/** The 30 s step the code belongs to, or null when it is not valid now. */
+function totpStep(seed: string, code: string): number | null {
+  if (!/^\d{6}$/.test(code)) return null;
   // window 1 = accept the previous and the next 30 s step too (clock skew, slow typing).
-  return TOTP.validate({ token: code, secret: Secret.fromBase32(seed), algorithm: 'SHA1', digits: 6, period: 30, window: 1 }) !== null;
+  const delta = TOTP.validate({ token: code, secret: Secret.fromBase32(seed), algorithm: 'SHA1', digits: 6, period: 30, window: 1 });
+  return delta === null ? null : Math.floor(Date.now() / 30_000) + delta;
+}
+
+/**
+ * Checks the code; with the single_use_totp toggle, a code of a step this user already signed in
+ * with is refused, as sites with replay protection do (DokuWiki, Gitea, most TOTP libraries).
+ */
+function acceptTotp(ctx: Ctx, username: string, seed: string, code: string): boolean {
+  const step = totpStep(seed, code);
+  if (step === null) return false;
+  const key = `${username}:${step}`;
+  const reused = ctx.state.toggles.single_use_totp && ctx.state.usedTotpSteps.has(key);
+  ctx.state.totpLog.push({ username, step, accepted: !reused, reused });
+  if (reused) return false;
+  ctx.state.usedTotpSteps.add(key);
+  return true;
 }
 
 export const authRoutes: Route[] = [
@@ -97,7 +118,7 @@ export const authRoutes: Route[] = [
       if (!pre || !fields.csrf_token || fields.csrf_token !== pre.csrf) return csrfRejected(ctx);
       const user = ctx.state.users.find((u) => u.username === pre.pendingUser);
       if (!user?.totpSeed) return redirect(ctx.res, '/login');
-      if (!verifyTotp(user.totpSeed, (fields.code ?? '').trim())) {
+      if (!acceptTotp(ctx, user.username, user.totpSeed, (fields.code ?? '').trim())) {
         return sendHtml(ctx.res, 200, totpPage(pre.csrf, 'Invalid authentication code.'));
       }
       startSession(ctx, pre, user.username, safeNext(pre.next));

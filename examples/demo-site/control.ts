@@ -4,7 +4,7 @@ import { once } from 'node:events';
 import { HttpError, readJson, sendJson, type Route } from './http.js';
 import { resetState, type Toggles } from './state.js';
 
-const BOOLEAN_TOGGLES = ['challenge', 'changed_markup', 'outage'] as const;
+const BOOLEAN_TOGGLES = ['challenge', 'changed_markup', 'outage', 'single_use_totp'] as const;
 
 function applyControl(toggles: Toggles, body: Record<string, unknown>, expireSessions: () => void): void {
   for (const [key, value] of Object.entries(body)) {

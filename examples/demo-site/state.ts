@@ -35,6 +35,8 @@ export interface Toggles {
   changed_markup: boolean;
   /** Every non-/__ route answers 503 (whole site down). */
   outage: boolean;
+  /** A TOTP code is accepted once per user and 30 s step, like real sites with replay protection. */
+  single_use_totp: boolean;
 }
 
 export interface DemoState {
@@ -46,6 +48,10 @@ export interface DemoState {
   signingPages: Map<string, SigningPage>;
   /** Request nonces already accepted by /api/signed-search, with the time they were seen. */
   usedNonces: Map<string, number>;
+  /** "user:step" of TOTP codes accepted (checked with the single_use_totp toggle). */
+  usedTotpSteps: Set<string>;
+  /** TOTP codes refused as reused, and accepted, by user (tests read them). */
+  totpLog: { username: string; step: number; accepted: boolean; reused: boolean }[];
   toggles: Toggles;
 }
 
@@ -54,6 +60,7 @@ export const defaultToggles = (): Toggles => ({
   challenge: false,
   changed_markup: false,
   outage: false,
+  single_use_totp: false,
 });
 
 export function createState(): DemoState {
@@ -65,6 +72,8 @@ export function createState(): DemoState {
     preSessions: new Map(),
     signingPages: new Map(),
     usedNonces: new Map(),
+    usedTotpSteps: new Set(),
+    totpLog: [],
     toggles: defaultToggles(),
   };
 }

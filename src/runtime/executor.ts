@@ -18,6 +18,7 @@ import type { VersionCache } from './version-cache.js';
 import { LogCap, scrubMarginFor, secretStrings } from './log-cap.js';
 import { OutputQuota, type OutputLimits } from './output-quota.js';
 import type { Egress } from '../egress/egress.js';
+import { serveTotpCode, type TotpLedger } from './totp-ledger.js';
 
 /** SPEC §8: results up to this many UTF-8 JSON bytes are stored. */
 export const STORED_RESULT_BYTES = 1_000_000;
@@ -37,6 +38,8 @@ export interface ExecutorDeps {
   files: FilesService;
   proxies: ProxyMap;
   egress: Egress;
+  /** The single-use TOTP step ledger (codes for the worker's totp.code RPC). */
+  totp: TotpLedger;
   logMaxBytes: number;
   output: OutputLimits;
   log: { error(obj: object, msg: string): void };
@@ -129,6 +132,8 @@ export class RunExecutor {
     logs.scrubMargin = scrubMarginFor(secretStrings(secrets));
     const quota = new OutputQuota(this.d.output);
     let noted = 0;
+    const timeoutMs = row.max_timeout_s * 1000;
+    const deadline = Date.now() + timeoutMs;
     const proxy = this.d.proxies.resolve(row.proxy ? JSON.parse(row.proxy) : null) ?? null;
     const outcome = await this.d.pool.execute(
       {
@@ -142,7 +147,7 @@ export class RunExecutor {
         maxResponseBytes: 256 * 1024 * 1024,
         egress: this.d.egress.rules(),
       },
-      row.max_timeout_s * 1000,
+      timeoutMs,
       {
         log: (at, line) => logs.add(at, line),
         logsDropped: (n) => logs.reportDropped(n),
@@ -150,6 +155,7 @@ export class RunExecutor {
         secret: (value) => typeof value === 'string' && value.length <= 64 && noted++ < 1000 && scrubber.add(value),
         rpc: async (method, params) => {
           if (method === 'files.save') return this.saveOutput(row, params, quota, logs);
+          if (method === 'totp.code') return serveTotpCode(this.d.totp, secrets, params.slot, deadline, { log: (l) => note(logs, l), secret: (c) => scrubber.add(c) });
           return this.d.browser.call(runId, proxy, method, params);
         },
       },

@@ -15,6 +15,7 @@ import { resolveSandboxUser } from './sandbox-user.js';
 import { ProxyMap } from './proxies.js';
 import { VersionCache } from './version-cache.js';
 import type { Egress } from '../egress/egress.js';
+import { TotpLedger } from './totp-ledger.js';
 
 export interface Runtime {
   proxies: ProxyMap;
@@ -25,6 +26,8 @@ export interface Runtime {
   queue: RunQueue;
   /** The egress policy: rules in each Job, the browser contexts' proxies. */
   egress: Egress;
+  /** Single-use TOTP codes for runs and validation replays. */
+  totp: TotpLedger;
   start(): Promise<void>;
   stop(): Promise<void>;
 }
@@ -44,6 +47,7 @@ export function createRuntime(
     scriptMemoryMb: config.scriptMemoryMb,
     user: resolveSandboxUser(config),
   });
+  const totp = new TotpLedger(deps.db, config.totpCodeReuse === 'wait');
   const browser = new BrowserHost({ cdpUrl: config.browserCdpUrl, egress: deps.egress });
   const executor = new RunExecutor({
     db: deps.db,
@@ -54,6 +58,7 @@ export function createRuntime(
     files: deps.files,
     proxies,
     egress: deps.egress,
+    totp,
     logMaxBytes: config.runLogMaxBytes,
     output: { maxFiles: config.runOutputMaxFiles, maxBytes: config.runOutputMaxBytes, maxFileBytes: config.runOutputMaxFileBytes },
     log: deps.log ?? { error: (o, m) => console.error(m, o) },
@@ -68,6 +73,7 @@ export function createRuntime(
     executor,
     queue,
     egress: deps.egress,
+    totp,
     // The sandbox bundle is built in the background at start, so the first run doesn't wait for it.
     start: () => (started ??= (void sandboxBundle().catch(() => {}), queue.start())),
     async stop() {

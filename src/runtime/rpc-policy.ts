@@ -3,9 +3,12 @@
 // send anything over IPC), so the parent checks both before acting; anything else stops the run.
 //
 //   engine          may call
-//   http            nothing (it only makes HTTP requests, inside the worker)
-//   browser         browser.open, page.*
-//   script          files.save; browser.open and page.* only with "browser": true
+//   http            totp.code (it only makes HTTP requests, inside the worker)
+//   browser         totp.code, browser.open, page.*
+//   script          totp.code, files.save; browser.open and page.* only with "browser": true
+//
+// totp.code names only a slot: the parent takes the seed from the job it holds and hands out a
+// code from its single-use step ledger (src/runtime/totp-ledger.ts).
 import { Type, type TSchema } from '@sinclair/typebox';
 import { TypeCompiler, type TypeCheck } from '@sinclair/typebox/compiler';
 import type { ConnectorDefinition } from './definition/types.js';
@@ -17,6 +20,7 @@ const Nullable = <T extends TSchema>(t: T) => Type.Union([t, Type.Null()]);
 const strict = { additionalProperties: false };
 
 const PARAMS = {
+  'totp.code': Type.Object({ slot: Type.String({ minLength: 1, maxLength: 200 }) }, strict),
   'browser.open': Type.Object({}, strict),
   'page.goto': Type.Object({ url: Type.String({ maxLength: 100_000 }), timeout: Timeout }, strict),
   'page.click': Type.Object({ selector: Selector, timeout: Timeout }, strict),
@@ -53,11 +57,11 @@ const BROWSER: RpcMethod[] = ['browser.open', 'page.goto', 'page.click', 'page.f
 export function allowedRpcs(def: ConnectorDefinition): ReadonlySet<string> {
   switch (def.engine) {
     case 'http':
-      return new Set();
+      return new Set(['totp.code']);
     case 'browser':
-      return new Set(BROWSER);
+      return new Set(['totp.code', ...BROWSER]);
     case 'script':
-      return new Set<string>(def.browser === true ? ['files.save', ...BROWSER] : ['files.save']);
+      return new Set<string>(def.browser === true ? ['totp.code', 'files.save', ...BROWSER] : ['totp.code', 'files.save']);
   }
 }
 

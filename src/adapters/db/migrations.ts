@@ -7,6 +7,7 @@ import { m0001 } from './migrations/0001-users-keys-secrets-files.js';
 import { m0002 } from './migrations/0002-connectors-runs.js';
 import { m0003 } from './migrations/0003-capture-sessions.js';
 import { m0004 } from './migrations/0004-tasks.js';
+import { m0005 } from './migrations/0005-totp-steps.js';
 import { v0001 } from './migrations/vault-0001-entries.js';
 
 const migrations: Record<string, Migration> = {
@@ -14,6 +15,7 @@ const migrations: Record<string, Migration> = {
   '0002_connectors_runs': m0002,
   '0003_capture_sessions': m0003,
   '0004_tasks': m0004,
+  '0005_totp_steps': m0005,
 };
 
 const vaultMigrations: Record<string, Migration> = {

@@ -64,6 +64,15 @@ export interface CaptureSessionsTable {
   updated_at: string;
 }
 
+/** A TOTP step this service handed a code for (src/runtime/totp-ledger.ts). */
+export interface TotpStepsTable {
+  /** SHA-256 (hex) of the normalized seed, domain-separated; never the seed. */
+  seed_hash: string;
+  /** floor(unix time / 30 s). */
+  step: number;
+  claimed_at: string;
+}
+
 export interface Database {
   capture_sessions: CaptureSessionsTable;
   users: UsersTable;
@@ -75,6 +84,7 @@ export interface Database {
   runs: RunsTable;
   run_logs: RunLogsTable;
   tasks: TasksTable;
+  totp_steps: TotpStepsTable;
 }
 
 export interface ConnectorsTable {

@@ -17,6 +17,7 @@ import { CaptureRuntime, type CookieInput } from '../../browser/capture-runtime.
 import type { SecretField } from '../../browser/recording/types.js';
 import { CaptureRepo, type CaptureRow, type CaptureState } from './repo.js';
 import type { Egress } from '../../egress/egress.js';
+import { TotpStepTaken, type TotpLedger } from '../../runtime/totp-ledger.js';
 import { EgressDenied } from '../../egress/policy.js';
 import { checkNavigation } from '../../egress/browser-guard.js';
 
@@ -54,7 +55,7 @@ export class CaptureSessionsService {
   private starting = new Map<string, number>();
   private timer: NodeJS.Timeout;
 
-  constructor(private readonly deps: { db: Kysely<Database>; blobs: BlobStore; secrets: SecretsService; config: Config; egress: Egress; log?: FastifyBaseLogger }) {
+  constructor(private readonly deps: { db: Kysely<Database>; blobs: BlobStore; secrets: SecretsService; config: Config; egress: Egress; totp?: TotpLedger; log?: FastifyBaseLogger }) {
     const c = deps.config;
     this.repo = new CaptureRepo(deps.db);
     this.pool = new BrowserPool({ cdpUrl: c.browserCdpUrl, warm: c.captureWarmContexts, maxSessions: c.captureMaxSessions, viewport: VIEWPORT, egress: deps.egress });
@@ -251,7 +252,7 @@ export class CaptureSessionsService {
       throw validationError(['body', 'field'], 'Value error, the login secret has no TOTP seed; paste username or password', 'value_error', { input: 'totp' });
     }
     let value: string;
-    if (body.field === 'totp') value = await this.deps.secrets.currentTotp(userId, body.secret_id);
+    if (body.field === 'totp') value = await this.pasteTotp(userId, body.secret_id);
     else {
       const s = await this.deps.secrets.resolve(userId, body.secret_id);
       if (!s || s.value.type !== 'login') throw notFound('Secret');
@@ -260,6 +261,23 @@ export class CaptureSessionsService {
     const l = this.live.get(id);
     if (!l) throw new HttpError(409, 'Capture session is no longer active');
     await l.rt.paste(body.secret_id, body.field, value);
+  }
+
+  /**
+   * A pasted TOTP code comes from the runs' single-use ledger: the site will refuse it to the
+   * validation replay that follows the recording, so that replay must get another step's code.
+   * A step already used waits for the next one (the paste answers within ~30 s).
+   */
+  private async pasteTotp(userId: string, secretId: string): Promise<string> {
+    if (!this.deps.totp) return this.deps.secrets.currentTotp(userId, secretId);
+    const r = await this.deps.secrets.resolve(userId, secretId);
+    if (!r || r.value.type !== 'login' || !r.value.totp_secret) throw notFound('Secret');
+    try {
+      return (await this.deps.totp.claim(r.value.totp_secret, Date.now() + 35_000, () => {})).code;
+    } catch (e) {
+      if (e instanceof TotpStepTaken) throw new HttpError(409, `TOTP codes of this secret were already used in this 30 s step and the next; paste again in ${e.nextInS} s`);
+      throw e;
+    }
   }
 
   async recording(userId: string, id: string): Promise<{ stream: Readable; size: number | null }> {

@@ -7,34 +7,41 @@ import type { SlotValue } from '../../runtime/engines/context.js';
 import type { Outcome, WorkerPool } from '../../runtime/pool.js';
 import type { BrowserHost } from '../../runtime/browser-host.js';
 import type { Egress } from '../../egress/egress.js';
+import { serveTotpCode, type TotpLedger } from '../../runtime/totp-ledger.js';
 import { makeAjv } from '../../http/validation.js';
 
 export interface ReplayRunner {
   run(def: ConnectorDefinition, args: Record<string, unknown>, secrets: Record<string, SlotValue>, timeoutMs: number): Promise<{ outcome: Outcome; logs: string[] }>;
 }
 
-/** Runs a plan in the run sandbox (worker pool + browser host) without creating a run. */
+/**
+ * Runs a plan in the run sandbox (worker pool + browser host) without creating a run. TOTP codes
+ * come from the same single-use ledger as runs: two replays never send the same code.
+ */
 export class SandboxReplay implements ReplayRunner {
-  constructor(private readonly rt: { pool: WorkerPool; browser: BrowserHost; egress: Egress }) {}
+  constructor(private readonly rt: { pool: WorkerPool; browser: BrowserHost; egress: Egress; totp: TotpLedger }) {}
 
   async run(def: ConnectorDefinition, args: Record<string, unknown>, secrets: Record<string, SlotValue>, timeoutMs: number) {
     const runId = `synth-${randomUUID()}`;
     const logs: string[] = [];
+    const deadline = Date.now() + timeoutMs;
+    const log = (line: unknown) => {
+      logs.push(String(line).slice(0, 2000));
+      if (logs.length > 20) logs.shift();
+    };
     try {
       const outcome = await this.rt.pool.execute(
         { runId, connectorId: 'synthesis', connectorVersion: 0, definition: def, args, secrets, proxy: null, maxResponseBytes: 64 * 1024 * 1024, egress: this.rt.egress.rules() },
         timeoutMs,
         {
           // Only the tail is ever shown (log_tail): keep a few lines, each bounded.
-          log: (_at, line) => {
-            logs.push(String(line).slice(0, 2000));
-            if (logs.length > 20) logs.shift();
-          },
+          log: (_at, line) => log(line),
           logsDropped: () => {},
           secret: () => {},
           rpc: async (method, params) => {
             // A replay saves no files: it reports what it would have saved.
             if (method === 'files.save') return { id: 'replay', name: String(params.name), size_bytes: Buffer.byteLength(params.data) };
+            if (method === 'totp.code') return serveTotpCode(this.rt.totp, secrets, params.slot, deadline, { log, secret: () => {} });
             return this.rt.browser.call(runId, null, method, params);
           },
         },

@@ -49,10 +49,12 @@ export class BrowserEngine {
     const slot = this.def.login!.slot;
     if (!this.ctx.job.secrets[slot]) throw new RunFailure('auth_required', `no secret bound to login slot '${slot}'`);
     this.ctx.log(`login chain (slot ${slot})`);
+    const codesBefore = new Map(this.ctx.totpHeld);
     await this.steps(this.def.login!.steps, true);
     const v = await this.snapshot();
     if (this.matchesAny(v, this.def.detect?.login_page)) {
-      throw new RunFailure('auth_required', 'the site rejected the login: the login page came back after signing in', { retryable: false, details: { url: v.src.url } });
+      const totp = this.ctx.totpRejection(codesBefore);
+      throw new RunFailure('auth_required', totp ?? 'the site rejected the login: the login page came back after signing in', { retryable: false, details: { url: v.src.url } });
     }
   }
 
@@ -72,6 +74,8 @@ export class BrowserEngine {
   private async step(s: BrowserStep, inLogin: boolean, name: string): Promise<void> {
     const L = this.ctx.lookup;
     if (s.when !== undefined && !truthy(render(s.when, L))) return;
+    // A TOTP code is claimed from the parent's ledger only for an action that types it (single-use).
+    if (s.action !== 'loop') await this.ctx.claimTotpFor(s);
     const timeout = s.timeout_ms ?? DEFAULT_TIMEOUT;
     switch (s.action) {
       case 'navigate': {

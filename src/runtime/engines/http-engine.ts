@@ -28,10 +28,12 @@ export class HttpEngine {
     const slot = this.def.login!.slot;
     if (!this.ctx.job.secrets[slot]) throw new RunFailure('auth_required', `no secret bound to login slot '${slot}'`);
     this.ctx.log(`login chain (slot ${slot})`);
+    const codesBefore = new Map(this.ctx.totpHeld);
     for (const step of this.def.login!.steps) await this.step(step, true);
     const v = this.lastLoginView;
     if (v && this.matchesAny(v, this.def.detect?.login_page)) {
-      throw new RunFailure('auth_required', 'the site rejected the login: the login page came back after signing in', { retryable: false, details: { url: v.src.url } });
+      const totp = this.ctx.totpRejection(codesBefore);
+      throw new RunFailure('auth_required', totp ?? 'the site rejected the login: the login page came back after signing in', { retryable: false, details: { url: v.src.url } });
     }
   }
 
@@ -44,6 +46,8 @@ export class HttpEngine {
       this.ctx.log(`step ${step.id}: skipped (when is false)`);
       return;
     }
+    // A TOTP code is claimed from the parent's ledger only for a step that sends it (single-use).
+    await this.ctx.claimTotpFor(step);
     if (!step.paginate) {
       const view = await this.exchange(step, inLogin);
       Object.assign(this.ctx.vars, this.extractAll(step, view));

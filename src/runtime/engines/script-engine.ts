@@ -62,6 +62,7 @@ class ScriptRun {
   async run(): Promise<JsonText> {
     try {
       if (this.def.browser) await this.ctx.host.rpc('browser.open', {});
+      await this.claimTotpCodes();
       const runFn = this.boot();
       // The module body runs now; its namespace (or a promise of it, with top-level await) goes to run().
       const mod = this.c.evalCode(this.def.source, 'connector.js', { type: 'module' });
@@ -84,6 +85,16 @@ class ScriptRun {
       this.ended = true;
       for (const t of this.timers) clearTimeout(t);
     }
+  }
+
+  /**
+   * ctx.totp(slot) is synchronous (documented API) but codes come from the parent's single-use
+   * ledger, which may wait for the next step: a script that mentions totp gets each TOTP login's
+   * code claimed before it starts, and ctx.totp returns it.
+   */
+  private async claimTotpCodes(): Promise<void> {
+    if (!/\btotp\b/.test(this.def.source)) return;
+    for (const [slot, v] of Object.entries(this.ctx.job.secrets)) if (v.type === 'login' && v.totp_secret) await this.ctx.claimTotp(slot);
   }
 
   /** Resolves once the outcome is known; fails early when nothing can settle it any more. */
