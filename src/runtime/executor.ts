@@ -260,7 +260,7 @@ export class RunExecutor {
 
   /** Writes the terminal state and the logs, scrubbed and capped as they came (batched with other runs). */
   async record(runId: string, r: { status: RunStatus; error?: RunErrorView; json?: string; size?: number }, logs: LogCap, scrubber: Scrubber): Promise<Finished> {
-    const error = r.error ? JSON.parse(scrubber.scrub(JSON.stringify(r.error))) : null;
+    const error = r.error ? scrubber.scrubValue(r.error) : null;
     const text = logs.text();
     await this.writes.add({
       runId,

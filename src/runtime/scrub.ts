@@ -41,6 +41,19 @@ export class Scrubber {
   }
 
   /**
+   * A JSON value (a run error) with every secret form replaced inside its strings and keys. On
+   * the value, not its JSON text: scrubbing the text could cut JSON syntax itself (a one-letter
+   * username inside `null`) or miss a form that JSON escaping changed. Top-level keys are the
+   * error's own field names and stay; keys below (details) are scrubbed.
+   */
+  scrubValue<T extends object>(value: T): T {
+    if (!this.values.size) return value;
+    if (this.re === undefined) this.re = secretsPattern(this.values);
+    const fn = (s: string) => replaceAll(s, this.re!, this.values);
+    return Object.fromEntries(Object.entries(value).map(([k, x]) => [k, walkStrings(x, fn)])) as T;
+  }
+
+  /**
    * The result (JSON text) with every credential inside its strings replaced; the same text
    * when it holds none. Works on the parsed value so the JSON stays valid whatever the value.
    */
@@ -57,15 +70,17 @@ export class Scrubber {
       if (out !== s) changed = true;
       return out;
     };
-    const walk = (v: unknown): unknown => {
-      if (typeof v === 'string') return clean(v);
-      if (Array.isArray(v)) return v.map(walk);
-      if (v && typeof v === 'object') return Object.fromEntries(Object.entries(v).map(([k, x]) => [clean(k), walk(x)]));
-      return v;
-    };
-    const out = walk(JSON.parse(json));
+    const out = walkStrings(JSON.parse(json), clean);
     return changed ? JSON.stringify(out) : json;
   }
+}
+
+/** A copy of a JSON value with `fn` applied to every string and key. */
+function walkStrings(v: unknown, fn: (s: string) => string): unknown {
+  if (typeof v === 'string') return fn(v);
+  if (Array.isArray(v)) return v.map((x) => walkStrings(x, fn));
+  if (v && typeof v === 'object') return Object.fromEntries(Object.entries(v).map(([k, x]) => [fn(k), walkStrings(x, fn)]));
+  return v;
 }
 
 function replaceAll(text: string, re: RegExp | null, values: Set<string>): string {

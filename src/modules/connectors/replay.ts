@@ -9,6 +9,7 @@ import type { BrowserHost } from '../../runtime/browser-host.js';
 import type { Egress } from '../../egress/egress.js';
 import { serveTotpCode, type TotpLedger } from '../../runtime/totp-ledger.js';
 import { makeAjv } from '../../http/validation.js';
+import { Scrubber } from '../../runtime/scrub.js';
 
 export interface ReplayRunner {
   run(def: ConnectorDefinition, args: Record<string, unknown>, secrets: Record<string, SlotValue>, timeoutMs: number): Promise<{ outcome: Outcome; logs: string[] }>;
@@ -25,27 +26,34 @@ export class SandboxReplay implements ReplayRunner {
     const runId = `synth-${randomUUID()}`;
     const logs: string[] = [];
     const deadline = Date.now() + timeoutMs;
+    // The worker scrubs its own lines, but the host never relies on the sandboxed side: the tail and
+    // the error reach the 422 (log_tail), so they are scrubbed here too, as runs are (executor.ts).
+    const scrubber = new Scrubber();
+    for (const s of Object.values(secrets)) scrubber.addSecret(s);
     const log = (line: unknown) => {
-      logs.push(String(line).slice(0, 2000));
+      logs.push(scrubber.scrub(String(line).slice(0, 2000)));
       if (logs.length > 20) logs.shift();
     };
     try {
-      const outcome = await this.rt.pool.execute(
+      let outcome = await this.rt.pool.execute(
         { runId, connectorId: 'synthesis', connectorVersion: 0, definition: def, args, secrets, proxy: null, maxResponseBytes: 64 * 1024 * 1024, egress: this.rt.egress.rules() },
         timeoutMs,
         {
           // Only the tail is ever shown (log_tail): keep a few lines, each bounded.
           log: (_at, line) => log(line),
           logsDropped: () => {},
-          secret: () => {},
+          secret: (value) => typeof value === 'string' && value.length <= 64 && scrubber.add(value),
           rpc: async (method, params) => {
-            // A replay saves no files: it reports what it would have saved.
-            if (method === 'files.save') return { id: 'replay', name: String(params.name), size_bytes: Buffer.byteLength(params.data) };
-            if (method === 'totp.code') return serveTotpCode(this.rt.totp, secrets, params.slot, deadline, { log, secret: () => {} });
+            // A replay saves no files: it reports what it would have saved (only the size of a file
+            // over RUN_OUTPUT_MAX_FILE_BYTES crosses the channel).
+            if (method === 'files.save') return { id: 'replay', name: String(params.name), size_bytes: params.data === undefined ? Number(params.size) : Buffer.byteLength(params.data) };
+            if (method === 'totp.code') return serveTotpCode(this.rt.totp, secrets, params.slot, deadline, { log, secret: (c) => scrubber.add(c) });
             return this.rt.browser.call(runId, null, method, params);
           },
         },
       );
+      if (outcome.kind === 'error') outcome = { ...outcome, error: scrubber.scrubValue(outcome.error) };
+      if (outcome.kind === 'crash') outcome = { ...outcome, detail: scrubber.scrub(outcome.detail) };
       return { outcome, logs };
     } finally {
       await this.rt.browser.closeRun(runId);

@@ -107,8 +107,7 @@ async function run(job: Job, maxResultBytes: number, limits: RunLimits): Promise
     }
     const err = toRunError(e);
     if (!(e instanceof RunFailure)) ctx.log(`exception ${err.exception}: ${err.message}`);
-    err.message = scrubber.scrub(err.message);
-    send({ t: 'done', outcome: 'error', error: JSON.parse(scrubber.scrub(JSON.stringify(err))), logs: takeLogs(), logsDropped: logCap.dropped });
+    send({ t: 'done', outcome: 'error', error: scrubber.scrubValue(err), logs: takeLogs(), logsDropped: logCap.dropped });
   }
 }
 
