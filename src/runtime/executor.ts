@@ -6,7 +6,6 @@ import type { Database, RunsTable, RunStatus } from '../adapters/db/schema.js';
 import type { FilesService } from '../modules/files/service.js';
 import type { SecretsService } from '../modules/secrets/service.js';
 import { nowIso } from '../lib/ids.js';
-import { totpCode } from '../lib/totp.js';
 import type { BrowserHost } from './browser-host.js';
 import type { SlotValue } from './engines/context.js';
 import type { RunErrorView } from './engines/failure.js';
@@ -124,11 +123,9 @@ export class RunExecutor {
       }
       secrets[slot] = r.value;
     }
-    for (const s of Object.values(secrets)) {
-      scrubber.addSecret(s);
-      // Codes of the surrounding time steps too, in case the worker's report is lost.
-      if (s.type === 'login' && s.totp_secret) for (let k = -2; k <= 2; k++) scrubber.add(totpCode(s.totp_secret, Date.now() + k * 30_000));
-    }
+    // TOTP codes are handed out by this process (totp.code RPC, serveTotpCode), which adds each
+    // to the scrubber before the worker sees it.
+    for (const s of Object.values(secrets)) scrubber.addSecret(s);
     logs.scrubMargin = scrubMarginFor(secretStrings(secrets));
     const quota = new OutputQuota(this.d.output);
     let noted = 0;

@@ -88,7 +88,10 @@ function replaceAll(text: string, re: RegExp | null, values: Set<string>): strin
   // still intact: a short raw value could otherwise cut the word "Basic" itself.
   const out = basicAuthTokens(
     text,
-    (decoded) => [...values].some((v) => decoded.includes(v)),
+    (decoded) => {
+      for (const v of values) if (decoded.includes(v)) return true;
+      return false;
+    },
     () => REDACTED,
   );
   return re ? out.replace(re, REDACTED) : out;

@@ -1,6 +1,7 @@
 // The stored recording of a capture session: HAR 1.2 plus extension fields (names start with
 // "_", as HAR 1.2 allows). docs/recording-format.md is the prose description of these types;
 // the synthesizer (issue 5) consumes exactly this. Version bumps only for incompatible changes.
+import type { SecretEncoding } from '../../lib/secret-forms.js';
 
 export const RECORDING_FORMAT_VERSION = 1;
 
@@ -11,16 +12,8 @@ export const SECRET_PLACEHOLDER_RE = /\{\{secret:([0-9a-zA-Z-]+):(username|passw
 
 export type SecretField = 'username' | 'password' | 'totp';
 
-/** How a redacted occurrence was encoded in the place it was found. */
-export type SecretEncoding =
-  | 'raw' // the value as is
-  | 'url' // percent-encoded by any encoder (any subset of characters, either hex case, %uXXXX, %25XX)
-  | 'form' // application/x-www-form-urlencoded (space as "+")
-  | 'json' // JSON string escaping
-  | 'html' // HTML entity escaping
-  | 'base64' // base64 or base64url of the value (any alignment)
-  | 'hex' // hex of the value's UTF-8 bytes (either case)
-  | 'basic-auth'; // inside base64("user:password") of an Authorization: Basic header
+/** How a redacted occurrence was encoded in the place it was found (one list: src/lib/secret-forms.ts). */
+export type { SecretEncoding } from '../../lib/secret-forms.js';
 
 export interface Har {
   log: HarLog;

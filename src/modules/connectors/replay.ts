@@ -31,7 +31,8 @@ export class SandboxReplay implements ReplayRunner {
     const scrubber = new Scrubber();
     for (const s of Object.values(secrets)) scrubber.addSecret(s);
     const log = (line: unknown) => {
-      logs.push(scrubber.scrub(String(line).slice(0, 2000)));
+      // Scrubbed whole, then cut: a cut first could leave half a secret unrecognised.
+      logs.push(scrubber.scrub(String(line)).slice(0, 2000));
       if (logs.length > 20) logs.shift();
     };
     try {

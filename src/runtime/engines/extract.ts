@@ -119,7 +119,7 @@ function fieldsOf($: cheerio.CheerioAPI, el: any, fields: Record<string, CssFiel
     let raw = target.length ? readEl($, target.get(0), f.attr) : undefined;
     // A label sharing the element ("Status: open"): the pattern keeps the value part.
     if (raw !== undefined && f.pattern) {
-      const m = new RegExp(f.pattern).exec(raw.replace(/\s+/g, ' '));
+      const m = patternOf(f.pattern).exec(raw.replace(/\s+/g, ' '));
       raw = m ? (m[1] ?? m[0]).trim() : undefined;
     }
     if (raw === undefined && f.required !== false) {
@@ -209,3 +209,15 @@ export const DEFAULT_ANTI_BOT: Matcher[] = [
   { css: 'iframe[src*="recaptcha"], iframe[src*="hcaptcha"], .g-recaptcha, .h-captcha, iframe[src*="challenges.cloudflare.com"]' },
   { status: [403, 429], text: 'verify you are human' },
 ];
+
+/** Field patterns compiled once (they run on every row of every extraction). */
+const patterns = new Map<string, RegExp>();
+function patternOf(source: string): RegExp {
+  let re = patterns.get(source);
+  if (!re) {
+    re = new RegExp(source);
+    if (patterns.size > 1000) patterns.clear();
+    patterns.set(source, re);
+  }
+  return re;
+}
