@@ -119,8 +119,12 @@ describe('422 echo limits and request-wide rules (issue 9)', () => {
     const { capEntries } = await import('../src/http/errors.js');
     const many = Array.from({ length: 500 }, (_, i) => ({ loc: ['body', `f${i}`], msg: 'm', type: 't', input: 'y'.repeat(5000) }));
     const capped = capEntries(many);
+    expect(capped.length).toBeGreaterThan(0);
     expect(capped.length).toBeLessThanOrEqual(50);
     expect(JSON.stringify(capped).length).toBeLessThanOrEqual(64 * 1024);
+    // The first entries survive, in order, with their echoes cut down.
+    expect(capped[0].loc).toEqual(['body', 'f0']);
+    expect(String(capped[0].input ?? '').length).toBeLessThan(5000);
   });
 
   it('finds NUL in strings and keys at any depth, iteratively', async () => {

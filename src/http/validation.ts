@@ -28,7 +28,9 @@ export const NO_NUL_PATTERN = '^[^\\x00]*$';
 /** Enough to point at the problem; a body full of NULs does not need a million entries. */
 const MAX_NUL_FINDINGS = 20;
 
-const SUBSCHEMA_KEYS = ['items', 'additionalProperties', 'not', 'if', 'then', 'else', 'contains', 'propertyNames'];
+// Not `not`/`if`: bounds added under a negation or a condition would invert their meaning (`not:
+// {type: 'integer'}` would then let 2^40 through).
+const SUBSCHEMA_KEYS = ['items', 'additionalProperties', 'then', 'else', 'contains', 'propertyNames'];
 const SUBSCHEMA_LISTS = ['oneOf', 'anyOf', 'allOf', 'prefixItems'];
 const SUBSCHEMA_MAPS = ['properties', 'patternProperties', 'definitions', '$defs'];
 

@@ -152,7 +152,7 @@ const ENTITIES: Record<string, string> = { amp: '&', lt: '<', gt: '>', quot: '"'
 /** Text with HTML character references decoded (&amp; &#43; &#x2F; and the common named ones). */
 export function htmlUnescape(s: string): string {
   return s.replace(/&(#x[0-9a-fA-F]+|#\d+|[a-zA-Z]+);/g, (m, e: string) =>
-    e[0] === '#' ? String.fromCodePoint(e[1] === 'x' || e[1] === 'X' ? parseInt(e.slice(2), 16) : parseInt(e.slice(1), 10)) : ENTITIES[e.toLowerCase()] ?? m,
+    e[0] === '#' ? codePointText(e[1] === 'x' || e[1] === 'X' ? parseInt(e.slice(2), 16) : parseInt(e.slice(1), 10), m) : ENTITIES[e.toLowerCase()] ?? m,
   );
 }
 
@@ -208,4 +208,9 @@ export function dig(v: unknown, path: string[]): unknown {
     cur = cur[k];
   }
   return cur;
+}
+
+/** The character of a numeric reference; the reference as is when it names no code point. */
+function codePointText(cp: number, ref: string): string {
+  return Number.isInteger(cp) && cp >= 0 && cp <= 0x10ffff ? String.fromCodePoint(cp) : ref;
 }
