@@ -25,6 +25,7 @@ async function startApp(env: Record<string, string>) {
   const config = loadConfig({ ...process.env, DATA_DIR: dataDir, PORT: '0', LOG_LEVEL: 'warn', ...env });
   const services = await createServices(config);
   const app = await buildApp(services, { logger: makeLogger('warn') });
+  await services.start();
   await app.listen({ host: '127.0.0.1', port: 0 });
   config.publicBaseUrl = `http://127.0.0.1:${(app.server.address() as any).port}`;
   const key = (await services.users.bootstrap())!.key;
@@ -79,7 +80,11 @@ function treePssKb(root: number): number {
 const site = http.createServer((req, res) => {
   res.writeHead(200, { 'content-type': 'text/html' });
   if (req.url === '/long') {
-    const rows = Array.from({ length: 400 }, (_, i) => `<p style="margin:0;padding:8px;background:hsl(${(i * 37) % 360},60%,85%)">Row ${i} — some text to render while scrolling</p>`);
+    const rows = Array.from(
+      { length: 400 },
+      (_, i) =>
+        `<p style="margin:0;padding:8px;background:hsl(${(i * 37) % 360},60%,85%)">Row ${i} — some text to render while scrolling</p>`,
+    );
     return res.end(`<title>Long</title>${rows.join('')}`);
   }
   res.end('<title>Simple</title><h1>Hello</h1><form><label>Name <input name="n"></label><button>Go</button></form>');
@@ -145,7 +150,9 @@ try {
   await sleep(3000);
   const after = treePssKb(pid);
   const mb = (kb: number) => (kb / K / 1024).toFixed(1);
-  console.log(`extra PSS per live session: ${mb(after - before)} MB with a live-view viewer, ${mb(noViewer - before)} MB without  (browser tree ${(before / 1024).toFixed(0)} → ${(after / 1024).toFixed(0)} MB with ${K} sessions)`);
+  console.log(
+    `extra PSS per live session: ${mb(after - before)} MB with a live-view viewer, ${mb(noViewer - before)} MB without  (browser tree ${(before / 1024).toFixed(0)} → ${(after / 1024).toFixed(0)} MB with ${K} sessions)`,
+  );
   for (const ws of sockets) ws.terminate();
   for (const s of sessions) await a.api('POST', `/v1beta/capture_sessions/${s.id}/abandon`);
 
@@ -173,7 +180,9 @@ try {
   }
   const secs = (performance.now() - t0) / 1000;
   counting = false;
-  console.log(`live view while scrolling: ${(frames / secs).toFixed(1)} frames/s, ${(bytes / 1024 / secs).toFixed(0)} KiB/s, ${(bytes / Math.max(1, frames) / 1024).toFixed(1)} KiB/frame`);
+  console.log(
+    `live view while scrolling: ${(frames / secs).toFixed(1)} frames/s, ${(bytes / 1024 / secs).toFixed(0)} KiB/s, ${(bytes / Math.max(1, frames) / 1024).toFixed(1)} KiB/frame`,
+  );
   let idleFrames = 0;
   ws.on('message', (_d, bin) => bin && idleFrames++);
   await sleep(2000);

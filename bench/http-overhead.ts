@@ -16,7 +16,8 @@ try {
   const b = await load(bareUrl, {}, seconds);
   const a = await load(appUrl, auth, seconds);
   const ratio = a.rps / b.rps;
-  const row = (n: string, r: typeof a) => `${n.padEnd(28)} ${r.rps.toFixed(0).padStart(8)} req/s  p50 ${r.p50} ms  p99 ${r.p99} ms  errors ${r.errors} non2xx ${r.non2xx}`;
+  const row = (n: string, r: typeof a) =>
+    `${n.padEnd(28)} ${r.rps.toFixed(0).padStart(8)} req/s  p50 ${r.p50} ms  p99 ${r.p99} ms  errors ${r.errors} non2xx ${r.non2xx}`;
   console.log(row('bare Fastify JSON route', b));
   console.log(row('GET /v1beta/files/{id}', a));
   console.log(`ratio real/bare: ${(ratio * 100).toFixed(1)}% (target ≥ 50%)`);

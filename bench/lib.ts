@@ -11,7 +11,10 @@ export interface Target<T> {
 
 /** Runs `node --import tsx <file>` and waits for the JSON line it prints when ready. */
 export async function startTarget<T>(file: string, env: Record<string, string> = {}): Promise<Target<T>> {
-  const proc = spawn(process.execPath, ['--import', 'tsx', file], { env: { ...process.env, ...env }, stdio: ['ignore', 'pipe', 'inherit'] });
+  const proc = spawn(process.execPath, ['--import', 'tsx', file], {
+    env: { ...process.env, ...env },
+    stdio: ['ignore', 'pipe', 'inherit'],
+  });
   const rl = createInterface({ input: proc.stdout! });
   const info = await new Promise<T>((resolve, reject) => {
     rl.once('line', (l) => resolve(JSON.parse(l)));

@@ -9,7 +9,15 @@ const CONCURRENCY = process.env.RUN_CONCURRENCY ?? '2';
 const h = await startHarness('sqlite', { RUN_CONCURRENCY: CONCURRENCY, LOG_LEVEL: 'warn' });
 try {
   const source = 'export default async (ctx) => { ctx.log("hi"); return { n: ctx.args.n + 1 }; }';
-  const c = (await h.api('POST', '/v1beta/connectors', { display_name: 'b', purpose: 'p', input_schema: { type: 'object' }, output_schema: {}, definition: { format: 'connector-definition/v1', engine: 'script', source } })).json;
+  const c = (
+    await h.api('POST', '/v1beta/connectors', {
+      display_name: 'b',
+      purpose: 'p',
+      input_schema: { type: 'object' },
+      output_schema: {},
+      definition: { format: 'connector-definition/v1', engine: 'script', source },
+    })
+  ).json;
   const once = async (n: number) => {
     const r = await h.api('POST', '/v1beta/runs', { connector_id: c.id, arguments: { n } });
     if (r.json.status !== 'success') throw new Error(JSON.stringify(r.json));
@@ -21,7 +29,9 @@ try {
   t0 = Date.now();
   await Promise.all(Array.from({ length: M }, (_, i) => once(i)));
   const thr = M / ((Date.now() - t0) / 1000);
-  console.log(`script runs: sequential sync ${seq.toFixed(1)} ms/run; ${M} concurrent sync runs ${thr.toFixed(1)} runs/s (RUN_CONCURRENCY=${CONCURRENCY})`);
+  console.log(
+    `script runs: sequential sync ${seq.toFixed(1)} ms/run; ${M} concurrent sync runs ${thr.toFixed(1)} runs/s (RUN_CONCURRENCY=${CONCURRENCY})`,
+  );
 } finally {
   await h.close();
 }

@@ -14,7 +14,7 @@ import { createServices } from '../src/services.js';
 import { buildApp } from '../src/app.js';
 import { startDemoSite } from '../examples/demo-site/server.js';
 import { synthesize } from '../src/synth/index.js';
-import type { Har } from '../src/browser/recording/types.js';
+import type { Har } from '../src/formats/recording/types.js';
 
 const N = Number(process.argv[2] ?? 50);
 const RUNS = Number(process.argv[3] ?? 10);
@@ -25,7 +25,11 @@ const ms = (t0: bigint) => Number(process.hrtime.bigint() - t0) / 1e6;
 const fixtures: [string, string, object][] = [
   ['a-search', 'har/a-search.har', { arguments: { query: 'gamma' } }],
   ['b-totp-account', 'har/b-totp-account.har', {}],
-  ['c-create', 'har/c-create.har', { arguments: { name: 'Copper Teapot', category: 'kitchen', price: 23.75, description: 'A shiny copper teapot' } }],
+  [
+    'c-create',
+    'har/c-create.har',
+    { arguments: { name: 'Copper Teapot', category: 'kitchen', price: 23.75, description: 'A shiny copper teapot' } },
+  ],
   ['d-list-detail', 'har/d-list-detail.har', { arguments: { query: 'delta' } }],
   ['e-csv', 'har/e-csv.har', { arguments: { query: 'gamma' } }],
   ['f-signed', 'har/f-signed.har', { arguments: { query: 'gamma' } }],
@@ -50,6 +54,7 @@ const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'cs-bench-synth-'));
 const config = loadConfig({ ...process.env, DATA_DIR: dataDir, PORT: '0', LOG_LEVEL: 'warn' });
 const services = await createServices(config);
 const app = await buildApp(services, { logger: makeLogger('warn') });
+await services.start();
 await app.listen({ host: '127.0.0.1', port: 0 });
 const base = `http://127.0.0.1:${(app.server.address() as { port: number }).port}`;
 config.publicBaseUrl = base;
@@ -61,7 +66,8 @@ const api = async (method: string, p: string, body?: unknown) => {
   return { status: r.status, json: (await r.json()) as any };
 };
 try {
-  const alice = (await api('POST', '/v1beta/secrets', { name: 'alice', secret_type: 'login', username: 'alice', password: 'wonderland' })).json.id;
+  const alice = (await api('POST', '/v1beta/secrets', { name: 'alice', secret_type: 'login', username: 'alice', password: 'wonderland' }))
+    .json.id;
   const har = fs.readFileSync(path.join(DIR, 'har/a-search.har'), 'utf8').split('127.0.0.1:47811').join(new URL(site.url).host);
   const upload = async () => {
     const bytes = Buffer.from(har);
@@ -83,11 +89,25 @@ try {
     if (r.status !== 200) throw new Error(JSON.stringify(r.json));
     httpId = r.json.id;
   }
-  console.log(`   POST /v1beta/connectors (a-search: read upload, synthesize, replay twice in the sandbox): median ${median(posts).toFixed(0)} ms of 5`);
+  console.log(
+    `   POST /v1beta/connectors (a-search: read upload, synthesize, replay twice in the sandbox): median ${median(posts).toFixed(0)} ms of 5`,
+  );
 
   // The same flow as a browser connector: synthesized from the same HAR with the fallback forced.
-  const forced = synthesize({ recording: JSON.parse(har) as Har, hints: { arguments: { query: 'gamma' } }, secretValues: { account: { type: 'login', username: 'alice', password: 'wonderland' } }, forceBrowser: true });
-  const b = await api('POST', '/v1beta/connectors', { display_name: 'a (browser)', purpose: 'search', definition: forced.definition, input_schema: forced.input_schema, output_schema: forced.output_schema, required_secrets: forced.required_secrets });
+  const forced = synthesize({
+    recording: JSON.parse(har) as Har,
+    hints: { arguments: { query: 'gamma' } },
+    secretValues: { account: { type: 'login', username: 'alice', password: 'wonderland', totp_secret: null } },
+    forceBrowser: true,
+  });
+  const b = await api('POST', '/v1beta/connectors', {
+    display_name: 'a (browser)',
+    purpose: 'search',
+    definition: forced.definition,
+    input_schema: forced.input_schema,
+    output_schema: forced.output_schema,
+    required_secrets: forced.required_secrets,
+  });
   if (b.status !== 200) throw new Error(JSON.stringify(b.json));
   const run = async (id: string, q: string) => {
     const t0 = process.hrtime.bigint();

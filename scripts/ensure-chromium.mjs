@@ -21,12 +21,20 @@ const apt = (args) => {
   return spawnSync(cmd, full, { stdio: 'inherit', env: { ...process.env, DEBIAN_FRONTEND: 'noninteractive' } }).status === 0;
 };
 
-console.log(`[chromium] ${BIN} not found; installing Debian's chromium package`);
-if (!apt(['install', '-y', 'chromium'])) {
+// --no-install-recommends: the browser and its libraries only (about 240 packages instead of
+// 400 with fonts, GUI helpers and documentation a headless server never uses).
+const INSTALL = ['install', '-y', '--no-install-recommends', 'chromium'];
+console.log(`[chromium] ${BIN} not found: installing Debian's chromium package (headless use, no recommended extras);`);
+console.log('[chromium] this happens once and takes a minute or two');
+if (!apt(INSTALL)) {
+  console.log('[chromium] the package lists may be stale: refreshing them and trying again');
   apt(['update']);
-  apt(['install', '-y', 'chromium']);
+  apt(INSTALL);
 }
+if (existsSync(BIN)) console.log(`[chromium] installed ${BIN}`);
 if (!existsSync(BIN)) {
-  console.warn(`[chromium] could not install chromium; browser features stay unavailable until ` +
-    `/usr/bin/chromium exists or BROWSER_CDP_URL is set`);
+  console.warn(
+    `[chromium] could not install chromium; browser features stay unavailable until ` +
+      `/usr/bin/chromium exists or BROWSER_CDP_URL is set`,
+  );
 }

@@ -2,7 +2,8 @@
 // needs is passed in, so tests build as many isolated apps as they like.
 import { sql } from 'kysely';
 import Fastify, { type FastifyBaseLogger, type FastifyError, type FastifyInstance } from 'fastify';
-import { HttpError, RequestValidationError, ajvToEntries, capEntries, redactEntries, type ValidationEntry } from './http/errors.js';
+import { DomainError, InvalidInput, type Problem } from './lib/errors.js';
+import { HttpError, ajvToEntries, capEntries, domainErrorResponse, redactEntries } from './http/errors.js';
 import { MAX_PARAM_LENGTH, edgeServerOptions } from './http/edge.js';
 import { registerBodyIdleTimeout, registerCloseUnreadBodies } from './http/body-guard.js';
 import { makeValidatorCompiler } from './http/validation.js';
@@ -16,7 +17,7 @@ import { filesRoutes } from './modules/files/routes.js';
 import { connectorsRoutes } from './modules/connectors/routes.js';
 import { tasksRoutes } from './modules/tasks/routes.js';
 import { runsRoutes } from './modules/runs/routes.js';
-import { blobRoutes } from './adapters/blob/local-routes.js';
+import { blobRoutes } from './modules/files/local-blob-routes.js';
 import { captureSessionsRoutes } from './modules/capture-sessions/routes.js';
 import { liveViewRoutes } from './modules/capture-sessions/live-routes.js';
 
@@ -31,7 +32,7 @@ export interface AppOptions {
   logger: FastifyBaseLogger;
 }
 
-function sendValidation(reply: import('fastify').FastifyReply, entries: ValidationEntry[], sensitive: readonly string[]) {
+function sendValidation(reply: import('fastify').FastifyReply, entries: Problem[], sensitive: readonly string[]) {
   // Capped first: redaction then walks a small, shallow structure.
   return reply.code(422).send({ detail: redactEntries(capEntries(entries), sensitive) });
 }
@@ -57,7 +58,11 @@ export async function buildApp(services: Services, opts: AppOptions): Promise<Fa
     if (err instanceof HttpError) {
       return reply.code(err.statusCode).headers(err.headers).send({ detail: err.detail });
     }
-    if (err instanceof RequestValidationError) return sendValidation(reply, err.entries, sensitive);
+    if (err instanceof InvalidInput) return sendValidation(reply, err.problems, sensitive);
+    if (err instanceof DomainError) {
+      const r = domainErrorResponse(err);
+      return reply.code(r.status).headers(r.headers).send({ detail: r.detail });
+    }
     if (err.validation) {
       const part = err.validationContext ?? 'body';
       const data = part === 'body' ? req.body : part === 'querystring' ? req.query : part === 'params' ? req.params : req.headers;
@@ -73,6 +78,12 @@ export async function buildApp(services: Services, opts: AppOptions): Promise<Fa
     req.log.error({ err }, 'unhandled error');
     return reply.code(500).send({ detail: 'Internal server error' });
   });
+  // A sync caller that went away mid-run can leave a keep-alive socket that is neither active nor
+  // idle to Node, and server.close() would wait for it forever: give responses a grace period,
+  // then close what is left.
+  app.addHook('preClose', async () => {
+    setTimeout(() => app.server.closeAllConnections(), 3000).unref();
+  });
   app.setNotFoundHandler((_req, reply) => reply.code(404).send({ detail: 'Not Found' }));
   // Connectors must never reach this server: its address is known only once listening (PORT=0).
   app.addHook('onListen', (done) => {
@@ -80,8 +91,10 @@ export async function buildApp(services: Services, opts: AppOptions): Promise<Fa
     done();
   });
   // Unknown routes answer before reading any body (a stalled body would otherwise hold them).
-  app.addHook('onRequest', async (req, reply) => {
-    if (req.is404) return reply.code(404).send({ detail: 'Not Found' });
+  // Hooks on every request are callback-style: an async hook costs a promise per request.
+  app.addHook('onRequest', (req, reply, done) => {
+    if (req.is404) return void reply.code(404).send({ detail: 'Not Found' });
+    done();
   });
 
   await registerOpenApi(app, services.config.publicBaseUrl);
@@ -95,18 +108,18 @@ export async function buildApp(services: Services, opts: AppOptions): Promise<Fa
     }
   });
 
-  await app.register(blobRoutes, { services });
-  await app.register(liveViewRoutes, { services });
+  await app.register(blobRoutes, { store: services.blobs, files: services.files, config: services.config });
+  await app.register(liveViewRoutes, { svc: services.captureSessions });
   await app.register(
     async (api) => {
-      registerAuth(api, services.users);
+      registerAuth(api, (token) => services.users.authenticate(token));
       registerBodyIdleTimeout(api, services.config.httpBodyIdleTimeoutS);
-      await api.register(secretsRoutes, { services });
-      await api.register(filesRoutes, { services });
-      await api.register(connectorsRoutes, { services });
-      await api.register(tasksRoutes, { services });
-      await api.register(runsRoutes, { services });
-      await api.register(captureSessionsRoutes, { services });
+      await api.register(secretsRoutes, { secrets: services.secrets });
+      await api.register(filesRoutes, { files: services.files, maxUploadBytes: services.config.maxUploadBytes });
+      await api.register(connectorsRoutes, { connectors: services.connectors });
+      await api.register(tasksRoutes, { tasks: services.tasks });
+      await api.register(runsRoutes, { runs: services.runs, tasks: services.tasks });
+      await api.register(captureSessionsRoutes, { svc: services.captureSessions });
     },
     { prefix: '/v1beta' },
   );

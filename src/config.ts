@@ -18,7 +18,8 @@ export interface Config {
   maxUploadBytes: number;
   /** Runs executing at once = warm sandbox worker processes. */
   runConcurrency: number;
-  /** Largest result a run may produce (SPEC §8 execution limit, 100 MB). */
+  runLeaseS: number;
+  /** Largest result a run may produce (the API's execution limit, 100 MB). */
   runMaxResultBytes: number;
   /** Cap of one run's stored logs. */
   runLogMaxBytes: number;
@@ -81,45 +82,335 @@ export const CONFIG_TABLE: Entry[] = [
   { env: 'HOST', key: 'host', kind: 'string', def: '127.0.0.1', doc: 'Interface the HTTP server binds.' },
   { env: 'PORT', key: 'port', kind: 'int', def: 8080, min: 0, max: 65535, doc: 'TCP port (0 picks a free one).' },
   { env: 'DATA_DIR', key: 'dataDir', kind: 'string', def: './data', doc: 'SQLite database, blobs, vault and key files live here.' },
-  { env: 'DATABASE_URL', key: 'databaseUrl', kind: 'url', def: null, doc: 'postgres://user@host:5432/db selects PostgreSQL; unset = SQLite in DATA_DIR.' },
-  { env: 'PUBLIC_BASE_URL', key: 'publicBaseUrl', kind: 'url', def: null, doc: 'Base URL clients reach this server at; used in signed URLs. Default http://HOST:PORT.' },
-  { env: 'MASTER_KEY', key: 'masterKey', kind: 'string', def: null, doc: 'Vault master key(s): base64 of 32 bytes, or "id:base64,id:base64" with the current key first. Unset = generated once into DATA_DIR/master.key (mode 0600).' },
-  { env: 'LOG_LEVEL', key: 'logLevel', kind: 'string', def: 'info', choices: ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'], doc: 'pino log level.' },
-  { env: 'UPLOAD_URL_TTL_S', key: 'uploadUrlTtlS', kind: 'int', def: 900, min: 1, max: 7 * 86400, doc: 'Lifetime of signed upload URLs, seconds.' },
-  { env: 'DOWNLOAD_URL_TTL_S', key: 'downloadUrlTtlS', kind: 'int', def: 300, min: 1, max: 7 * 86400, doc: 'Lifetime of signed download URLs, seconds.' },
-  { env: 'MAX_UPLOAD_BYTES', key: 'maxUploadBytes', kind: 'int', def: 5 * 1024 ** 3, min: 0, doc: 'Largest size_bytes accepted by POST /v1beta/files.' },
-  { env: 'RUN_CONCURRENCY', key: 'runConcurrency', kind: 'int', def: 4, min: 1, max: 256, doc: 'Runs executing at once: the number of warm sandboxed worker processes.' },
-  { env: 'RUN_MAX_RESULT_BYTES', key: 'runMaxResultBytes', kind: 'int', def: 100 * 1024 * 1024, min: 1_000_000, doc: 'Largest run result (UTF-8 JSON bytes); above it a run ends result_too_large.' },
-  { env: 'RUN_LOG_MAX_BYTES', key: 'runLogMaxBytes', kind: 'int', def: 1_000_000, min: 1000, doc: "Cap of one run's stored logs (later lines are dropped with a marker)." },
-  { env: 'SANDBOX_MEMORY_MB', key: 'sandboxMemoryMb', kind: 'int', def: 1024, min: 64, doc: 'V8 heap limit of each sandboxed worker process; exceeding it ends the run connector_error/crash.' },
-  { env: 'RUN_MAX_CONCURRENCY_PER_USER', key: 'runMaxConcurrencyPerUser', kind: 'int', def: null, min: 1, max: 256, doc: "Runs of one user executing at once; the dispatcher serves users round-robin, so one user's backlog never holds the others' runs back. Unset = half of RUN_CONCURRENCY, rounded up." },
-  { env: 'RUN_OUTPUT_MAX_FILES', key: 'runOutputMaxFiles', kind: 'int', def: 20, min: 0, doc: 'Output files one run may save (ctx.files.save); one more ends the run connector_error.' },
-  { env: 'RUN_OUTPUT_MAX_BYTES', key: 'runOutputMaxBytes', kind: 'int', def: 100 * 1024 * 1024, min: 0, doc: "Total bytes of one run's output files; a file that would exceed it is not saved and the run ends connector_error." },
-  { env: 'RUN_OUTPUT_MAX_FILE_BYTES', key: 'runOutputMaxFileBytes', kind: 'int', def: 50 * 1024 * 1024, min: 0, doc: 'Largest single output file (it crosses from the sandbox in memory); a larger one ends the run connector_error.' },
-  { env: 'SCRIPT_MEMORY_MB', key: 'scriptMemoryMb', kind: 'int', def: 256, min: 32, max: 2048, doc: "Memory limit of a script connector's QuickJS (WebAssembly) instance; exceeding it ends the run connector_error/crash." },
-  { env: 'TOTP_CODE_REUSE', key: 'totpCodeReuse', kind: 'string', def: 'wait', choices: ['wait', 'allow'], doc: "wait: runs and validation replays never send a TOTP code twice for the same seed in one 30 s step (sites reject reused codes); a second login in the same step waits for the next step, bounded by the run's timeout. allow: every login gets the current code at once (only for sites without replay protection)." },
-  { env: 'SANDBOX_UID', key: 'sandboxUid', kind: 'string', def: 'nobody', doc: 'User (name or uid) the sandbox worker processes run as when the server runs as root; ignored otherwise.' },
-  { env: 'SANDBOX_GID', key: 'sandboxGid', kind: 'string', def: 'nogroup', doc: 'Group (name or gid) of the sandbox worker processes when the server runs as root; ignored otherwise.' },
-  { env: 'PROXY_URLS', key: 'proxyUrls', kind: 'string', def: null, doc: 'Upstream proxies for runs: "isp:us=http://h:p,residential:de=http://h:p,residential:*=…,auto=…". auto is used when a run has no proxy_settings; unset auto = direct.' },
-  { env: 'BROWSER_CDP_URL', key: 'browserCdpUrl', kind: 'url', def: null, doc: 'Remote Chromium over CDP (ws:// or http://) instead of launching /usr/bin/chromium.' },
-  { env: 'CAPTURE_MAX_SESSIONS', key: 'captureMaxSessions', kind: 'int', def: 4, min: 1, max: 1000, doc: 'Capture sessions live at once in this process; beyond it POST /v1beta/capture_sessions answers 429.' },
-  { env: 'CAPTURE_MAX_SESSIONS_PER_USER', key: 'captureMaxSessionsPerUser', kind: 'int', def: null, min: 1, max: 1000, doc: 'Capture sessions one user may hold at once (active or completing); beyond it 429 with Retry-After. Unset = half of CAPTURE_MAX_SESSIONS, rounded up; ≥ CAPTURE_MAX_SESSIONS = no per-user limit.' },
-  { env: 'CAPTURE_WARM_CONTEXTS', key: 'captureWarmContexts', kind: 'int', def: 2, min: 0, max: 64, doc: 'Browser contexts kept pre-warmed for new capture sessions (0 = create on demand).' },
-  { env: 'CAPTURE_IDLE_TIMEOUT_S', key: 'captureIdleTimeoutS', kind: 'int', def: 900, min: 1, max: 86400, doc: 'A capture session with no viewer input and no API call for this long ends (see CAPTURE_TIMEOUT_ACTION).' },
-  { env: 'CAPTURE_MAX_LIFETIME_S', key: 'captureMaxLifetimeS', kind: 'int', def: 3600, min: 1, max: 7 * 86400, doc: 'Longest a capture session may stay active.' },
-  { env: 'CAPTURE_TIMEOUT_ACTION', key: 'captureTimeoutAction', kind: 'string', def: 'abandon', choices: ['abandon', 'complete'], doc: 'What a timed-out capture session does: abandon (state abandoned, recording discarded) or complete (recording kept).' },
-  { env: 'CAPTURE_PROXY_URL', key: 'captureProxyUrl', kind: 'url', def: null, doc: 'Upstream proxy (http://host:port) for capture sessions created with use_proxy: true.' },
-  { env: 'CAPTURE_MAX_BODY_BYTES', key: 'captureMaxBodyBytes', kind: 'int', def: 2 * 1024 * 1024, min: 1024, max: 100 * 1024 * 1024, doc: 'Largest request/response body text kept per entry in a recording (larger: truncated, with size and sha256).' },
-  { env: 'EGRESS_PRIVATE', key: 'egressPrivate', kind: 'string', def: 'allow', choices: ['allow', 'deny'], doc: 'Whether connectors and capture browsers may reach private, loopback and other non-public addresses (deny for multi-tenant deployments). Link-local/cloud metadata, this server and its database are always denied.' },
-  { env: 'EGRESS_ALLOW', key: 'egressAllow', kind: 'string', def: null, doc: 'Comma-separated destinations always allowed (re-opens EGRESS_DENY and private ranges, never the always-denied set): CIDR, IP, host or *.domain, each optionally :port, e.g. "10.1.0.0/16,intranet.example:443".' },
-  { env: 'EGRESS_DENY', key: 'egressDeny', kind: 'string', def: null, doc: 'Comma-separated destinations denied to connectors and capture browsers: CIDR, IP, host or *.domain, each optionally :port, e.g. "10.0.0.0/8,[fd00::]/8:5432,*.corp.example".' },
-  { env: 'HTTP_HEADERS_TIMEOUT_S', key: 'httpHeadersTimeoutS', kind: 'int', def: 15, min: 1, max: 600, doc: 'A client must send its complete request headers within this time, else 408 and the connection is closed (slowloris).' },
-  { env: 'HTTP_BODY_IDLE_TIMEOUT_S', key: 'httpBodyIdleTimeoutS', kind: 'int', def: 20, min: 1, max: 3600, doc: 'A request body (JSON or signed upload) that sends no byte for this long is cut: 408 {"detail"}, connection closed, nothing stored (S3 answers RequestTimeout after ~20 s). A download the client stops reading for this long is disconnected.' },
-  { env: 'HTTP_REQUEST_TIMEOUT_S', key: 'httpRequestTimeoutS', kind: 'int', def: 3600, min: 1, max: 7 * 86400, doc: 'Longest time to receive one whole request (headers and body, e.g. a large upload); the response may take longer (sync runs).' },
-  { env: 'HTTP_KEEP_ALIVE_TIMEOUT_S', key: 'httpKeepAliveTimeoutS', kind: 'int', def: 65, min: 1, max: 3600, doc: 'An idle keep-alive connection is closed after this long (above the 60 s idle timeout of common proxies).' },
-  { env: 'HTTP_MAX_CONNECTIONS', key: 'httpMaxConnections', kind: 'int', def: 2048, min: 1, max: 1_000_000, doc: 'Open client connections per process; beyond it new connections are closed at once.' },
-  { env: 'MAX_CONCURRENT_UPLOADS', key: 'maxConcurrentUploads', kind: 'int', def: 64, min: 1, max: 100_000, doc: 'Signed-URL uploads streaming at once per process; beyond it a PUT answers 503 {"detail"} with Retry-After.' },
-  { env: 'MAX_CONCURRENT_UPLOADS_PER_USER', key: 'maxConcurrentUploadsPerUser', kind: 'int', def: 8, min: 1, max: 100_000, doc: 'Uploads one user may stream at once; beyond it a PUT answers 429 {"detail"} with Retry-After (one user cannot take every upload slot).' },
+  {
+    env: 'DATABASE_URL',
+    key: 'databaseUrl',
+    kind: 'url',
+    def: null,
+    doc: 'postgres://user@host:5432/db selects PostgreSQL; unset = SQLite in DATA_DIR.',
+  },
+  {
+    env: 'PUBLIC_BASE_URL',
+    key: 'publicBaseUrl',
+    kind: 'url',
+    def: null,
+    doc: 'Base URL clients reach this server at; used in signed URLs. Default http://HOST:PORT.',
+  },
+  {
+    env: 'MASTER_KEY',
+    key: 'masterKey',
+    kind: 'string',
+    def: null,
+    doc: 'Vault master key(s): base64 of 32 bytes, or "id:base64,id:base64" with the current key first. Unset = generated once into DATA_DIR/master.key (mode 0600).',
+  },
+  {
+    env: 'LOG_LEVEL',
+    key: 'logLevel',
+    kind: 'string',
+    def: 'info',
+    choices: ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'],
+    doc: 'pino log level.',
+  },
+  {
+    env: 'UPLOAD_URL_TTL_S',
+    key: 'uploadUrlTtlS',
+    kind: 'int',
+    def: 900,
+    min: 1,
+    max: 7 * 86400,
+    doc: 'Lifetime of signed upload URLs, seconds.',
+  },
+  {
+    env: 'DOWNLOAD_URL_TTL_S',
+    key: 'downloadUrlTtlS',
+    kind: 'int',
+    def: 300,
+    min: 1,
+    max: 7 * 86400,
+    doc: 'Lifetime of signed download URLs, seconds.',
+  },
+  {
+    env: 'MAX_UPLOAD_BYTES',
+    key: 'maxUploadBytes',
+    kind: 'int',
+    def: 5 * 1024 ** 3,
+    min: 0,
+    doc: 'Largest size_bytes accepted by POST /v1beta/files.',
+  },
+  {
+    env: 'RUN_LEASE_S',
+    key: 'runLeaseS',
+    kind: 'int',
+    def: 30,
+    min: 2,
+    max: 3600,
+    doc: 'A process renews the lease of the runs it executes (and of queued runs whose secret_values it holds) every third of this; a run whose lease ran out belongs to a dead process and ends internal_error.',
+  },
+  {
+    env: 'RUN_CONCURRENCY',
+    key: 'runConcurrency',
+    kind: 'int',
+    def: 4,
+    min: 1,
+    max: 256,
+    doc: 'Runs executing at once: the number of warm sandboxed worker processes.',
+  },
+  {
+    env: 'RUN_MAX_RESULT_BYTES',
+    key: 'runMaxResultBytes',
+    kind: 'int',
+    def: 100 * 1024 * 1024,
+    min: 1_000_000,
+    doc: 'Largest run result (UTF-8 JSON bytes); above it a run ends result_too_large.',
+  },
+  {
+    env: 'RUN_LOG_MAX_BYTES',
+    key: 'runLogMaxBytes',
+    kind: 'int',
+    def: 1_000_000,
+    min: 1000,
+    doc: "Cap of one run's stored logs (later lines are dropped with a marker).",
+  },
+  {
+    env: 'SANDBOX_MEMORY_MB',
+    key: 'sandboxMemoryMb',
+    kind: 'int',
+    def: 1024,
+    min: 64,
+    doc: 'V8 heap limit of each sandboxed worker process; exceeding it ends the run connector_error/crash.',
+  },
+  {
+    env: 'RUN_MAX_CONCURRENCY_PER_USER',
+    key: 'runMaxConcurrencyPerUser',
+    kind: 'int',
+    def: null,
+    min: 1,
+    max: 256,
+    doc: "Runs of one user executing at once; the dispatcher serves users round-robin, so one user's backlog never holds the others' runs back. Unset = half of RUN_CONCURRENCY, rounded up.",
+  },
+  {
+    env: 'RUN_OUTPUT_MAX_FILES',
+    key: 'runOutputMaxFiles',
+    kind: 'int',
+    def: 20,
+    min: 0,
+    doc: 'Output files one run may save (ctx.files.save); one more ends the run connector_error.',
+  },
+  {
+    env: 'RUN_OUTPUT_MAX_BYTES',
+    key: 'runOutputMaxBytes',
+    kind: 'int',
+    def: 100 * 1024 * 1024,
+    min: 0,
+    doc: "Total bytes of one run's output files; a file that would exceed it is not saved and the run ends connector_error.",
+  },
+  {
+    env: 'RUN_OUTPUT_MAX_FILE_BYTES',
+    key: 'runOutputMaxFileBytes',
+    kind: 'int',
+    def: 50 * 1024 * 1024,
+    min: 0,
+    doc: 'Largest single output file (it crosses from the sandbox in memory); a larger one ends the run connector_error.',
+  },
+  {
+    env: 'SCRIPT_MEMORY_MB',
+    key: 'scriptMemoryMb',
+    kind: 'int',
+    def: 256,
+    min: 32,
+    max: 2048,
+    doc: "Memory limit of a script connector's QuickJS (WebAssembly) instance; exceeding it ends the run connector_error/crash.",
+  },
+  {
+    env: 'TOTP_CODE_REUSE',
+    key: 'totpCodeReuse',
+    kind: 'string',
+    def: 'wait',
+    choices: ['wait', 'allow'],
+    doc: "wait: runs and validation replays never send a TOTP code twice for the same seed in one 30 s step (sites reject reused codes); a second login in the same step waits for the next step, bounded by the run's timeout. allow: every login gets the current code at once (only for sites without replay protection).",
+  },
+  {
+    env: 'SANDBOX_UID',
+    key: 'sandboxUid',
+    kind: 'string',
+    def: 'nobody',
+    doc: 'User (name or uid) the sandbox worker processes run as when the server runs as root; ignored otherwise.',
+  },
+  {
+    env: 'SANDBOX_GID',
+    key: 'sandboxGid',
+    kind: 'string',
+    def: 'nogroup',
+    doc: 'Group (name or gid) of the sandbox worker processes when the server runs as root; ignored otherwise.',
+  },
+  {
+    env: 'PROXY_URLS',
+    key: 'proxyUrls',
+    kind: 'string',
+    def: null,
+    doc: 'Upstream proxies for runs: "isp:us=http://h:p,residential:de=http://h:p,residential:*=…,auto=…". auto is used when a run has no proxy_settings; unset auto = direct.',
+  },
+  {
+    env: 'BROWSER_CDP_URL',
+    key: 'browserCdpUrl',
+    kind: 'url',
+    def: null,
+    doc: 'Remote Chromium over CDP (ws:// or http://) instead of launching /usr/bin/chromium.',
+  },
+  {
+    env: 'CAPTURE_MAX_SESSIONS',
+    key: 'captureMaxSessions',
+    kind: 'int',
+    def: 4,
+    min: 1,
+    max: 1000,
+    doc: 'Capture sessions live at once in this process; beyond it POST /v1beta/capture_sessions answers 429.',
+  },
+  {
+    env: 'CAPTURE_MAX_SESSIONS_PER_USER',
+    key: 'captureMaxSessionsPerUser',
+    kind: 'int',
+    def: null,
+    min: 1,
+    max: 1000,
+    doc: 'Capture sessions one user may hold at once (active or completing); beyond it 429 with Retry-After. Unset = half of CAPTURE_MAX_SESSIONS, rounded up; ≥ CAPTURE_MAX_SESSIONS = no per-user limit.',
+  },
+  {
+    env: 'CAPTURE_WARM_CONTEXTS',
+    key: 'captureWarmContexts',
+    kind: 'int',
+    def: 2,
+    min: 0,
+    max: 64,
+    doc: 'Browser contexts kept pre-warmed for new capture sessions (0 = create on demand).',
+  },
+  {
+    env: 'CAPTURE_IDLE_TIMEOUT_S',
+    key: 'captureIdleTimeoutS',
+    kind: 'int',
+    def: 900,
+    min: 1,
+    max: 86400,
+    doc: 'A capture session with no viewer input and no API call for this long ends (see CAPTURE_TIMEOUT_ACTION).',
+  },
+  {
+    env: 'CAPTURE_MAX_LIFETIME_S',
+    key: 'captureMaxLifetimeS',
+    kind: 'int',
+    def: 3600,
+    min: 1,
+    max: 7 * 86400,
+    doc: 'Longest a capture session may stay active.',
+  },
+  {
+    env: 'CAPTURE_TIMEOUT_ACTION',
+    key: 'captureTimeoutAction',
+    kind: 'string',
+    def: 'abandon',
+    choices: ['abandon', 'complete'],
+    doc: 'What a timed-out capture session does: abandon (state abandoned, recording discarded) or complete (recording kept).',
+  },
+  {
+    env: 'CAPTURE_PROXY_URL',
+    key: 'captureProxyUrl',
+    kind: 'url',
+    def: null,
+    doc: 'Upstream proxy (http://host:port) for capture sessions created with use_proxy: true.',
+  },
+  {
+    env: 'CAPTURE_MAX_BODY_BYTES',
+    key: 'captureMaxBodyBytes',
+    kind: 'int',
+    def: 2 * 1024 * 1024,
+    min: 1024,
+    max: 100 * 1024 * 1024,
+    doc: 'Largest request/response body text kept per entry in a recording (larger: truncated, with size and sha256).',
+  },
+  {
+    env: 'EGRESS_PRIVATE',
+    key: 'egressPrivate',
+    kind: 'string',
+    def: 'allow',
+    choices: ['allow', 'deny'],
+    doc: 'Whether connectors and capture browsers may reach private, loopback and other non-public addresses (deny for multi-tenant deployments). Link-local/cloud metadata, this server and its database are always denied.',
+  },
+  {
+    env: 'EGRESS_ALLOW',
+    key: 'egressAllow',
+    kind: 'string',
+    def: null,
+    doc: 'Comma-separated destinations always allowed (re-opens EGRESS_DENY and private ranges, never the always-denied set): CIDR, IP, host or *.domain, each optionally :port, e.g. "10.1.0.0/16,intranet.example:443".',
+  },
+  {
+    env: 'EGRESS_DENY',
+    key: 'egressDeny',
+    kind: 'string',
+    def: null,
+    doc: 'Comma-separated destinations denied to connectors and capture browsers: CIDR, IP, host or *.domain, each optionally :port, e.g. "10.0.0.0/8,[fd00::]/8:5432,*.corp.example".',
+  },
+  {
+    env: 'HTTP_HEADERS_TIMEOUT_S',
+    key: 'httpHeadersTimeoutS',
+    kind: 'int',
+    def: 15,
+    min: 1,
+    max: 600,
+    doc: 'A client must send its complete request headers within this time, else 408 and the connection is closed (slowloris).',
+  },
+  {
+    env: 'HTTP_BODY_IDLE_TIMEOUT_S',
+    key: 'httpBodyIdleTimeoutS',
+    kind: 'int',
+    def: 20,
+    min: 1,
+    max: 3600,
+    doc: 'A request body (JSON or signed upload) that sends no byte for this long is cut: 408 {"detail"}, connection closed, nothing stored (S3 answers RequestTimeout after ~20 s). A download the client stops reading for this long is disconnected.',
+  },
+  {
+    env: 'HTTP_REQUEST_TIMEOUT_S',
+    key: 'httpRequestTimeoutS',
+    kind: 'int',
+    def: 3600,
+    min: 1,
+    max: 7 * 86400,
+    doc: 'Longest time to receive one whole request (headers and body, e.g. a large upload); the response may take longer (sync runs).',
+  },
+  {
+    env: 'HTTP_KEEP_ALIVE_TIMEOUT_S',
+    key: 'httpKeepAliveTimeoutS',
+    kind: 'int',
+    def: 65,
+    min: 1,
+    max: 3600,
+    doc: 'An idle keep-alive connection is closed after this long (above the 60 s idle timeout of common proxies).',
+  },
+  {
+    env: 'HTTP_MAX_CONNECTIONS',
+    key: 'httpMaxConnections',
+    kind: 'int',
+    def: 2048,
+    min: 1,
+    max: 1_000_000,
+    doc: 'Open client connections per process; beyond it new connections are closed at once.',
+  },
+  {
+    env: 'MAX_CONCURRENT_UPLOADS',
+    key: 'maxConcurrentUploads',
+    kind: 'int',
+    def: 64,
+    min: 1,
+    max: 100_000,
+    doc: 'Signed-URL uploads streaming at once per process; beyond it a PUT answers 503 {"detail"} with Retry-After.',
+  },
+  {
+    env: 'MAX_CONCURRENT_UPLOADS_PER_USER',
+    key: 'maxConcurrentUploadsPerUser',
+    kind: 'int',
+    def: 8,
+    min: 1,
+    max: 100_000,
+    doc: 'Uploads one user may stream at once; beyond it a PUT answers 429 {"detail"} with Retry-After (one user cannot take every upload slot).',
+  },
 ];
 
 export class ConfigError extends Error {}
@@ -137,7 +428,9 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
     if (e.kind === 'int') {
       const n = Number(raw);
       if (!Number.isInteger(n) || (e.min !== undefined && n < e.min) || (e.max !== undefined && n > e.max)) {
-        problems.push(`${e.env} must be an integer${e.min !== undefined ? ` ≥ ${e.min}` : ''}${e.max !== undefined ? ` and ≤ ${e.max}` : ''}`);
+        problems.push(
+          `${e.env} must be an integer${e.min !== undefined ? ` ≥ ${e.min}` : ''}${e.max !== undefined ? ` and ≤ ${e.max}` : ''}`,
+        );
       }
       out[e.key] = n;
     } else if (e.kind === 'url') {
@@ -161,10 +454,22 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
   // Fairness defaults follow the process-wide limits: one user may take half of them.
   cfg.runMaxConcurrencyPerUser ??= Math.ceil(cfg.runConcurrency / 2);
   cfg.captureMaxSessionsPerUser ??= Math.ceil(cfg.captureMaxSessions / 2);
-  if (!cfg.publicBaseUrl) cfg.publicBaseUrl = `http://${cfg.host.includes(':') ? `[${cfg.host}]` : cfg.host}:${cfg.port}`;
+  if (!cfg.publicBaseUrl) {
+    cfg.publicBaseUrl = baseUrlFor(cfg.host, cfg.port);
+    derivedBaseUrl.add(cfg);
+  }
   return cfg;
 }
 
-export function isPostgres(cfg: Pick<Config, 'databaseUrl'>): boolean {
-  return !!cfg.databaseUrl;
+/** Configs whose publicBaseUrl was derived from HOST and PORT (not given as PUBLIC_BASE_URL). */
+const derivedBaseUrl = new WeakSet<Config>();
+const baseUrlFor = (host: string, port: number) => `http://${host.includes(':') ? `[${host}]` : host}:${port}`;
+
+/**
+ * Called once the server listens: with PORT=0 the port is known only now, and a derived
+ * publicBaseUrl (signed URLs, the egress self-check) must name it. A PUBLIC_BASE_URL given in the
+ * environment is left as it is. The one place the configuration changes after it was loaded.
+ */
+export function listeningOn(cfg: Config, port: number): void {
+  if (derivedBaseUrl.has(cfg)) cfg.publicBaseUrl = baseUrlFor(cfg.host, port);
 }

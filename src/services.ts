@@ -11,6 +11,7 @@ import { loadMasterKeyring, type MasterKeyring } from './adapters/vault/master-k
 import type { BlobStore } from './adapters/blob/port.js';
 import { createBlobStore } from './adapters/blob/index.js';
 import { UsersService } from './modules/users/service.js';
+import { postgresChangeSignal, sqliteChangeSignal } from './adapters/db/change-signal.js';
 import { SecretsService } from './modules/secrets/service.js';
 import { FilesService } from './modules/files/service.js';
 import { ConnectorsService } from './modules/connectors/service.js';
@@ -43,12 +44,26 @@ export interface Services {
   captureSessions: CaptureSessionsService;
   /** Where connectors and capture browsers may connect; the app registers its listen address. */
   egress: Egress;
+  /**
+   * Starts the background loops — the run dispatcher, the task and capture sweepers, the capture
+   * pool's pre-warm. Called by the server (and the test harness) before listening; CLI commands
+   * that open the services never start them, so they never touch runs or sessions in flight.
+   */
+  start(): Promise<void>;
+  /**
+   * Stops the loops: no new run is claimed, runs in flight end and waiting sync callers get their
+   * answer, tasks and capture sessions settle. Call before closing the HTTP server.
+   */
+  stop(): Promise<void>;
+  /** Stops the loops if running, then closes the browser, vault and database. */
   close(): Promise<void>;
 }
 
 export interface ServiceOptions {
   /** PostgreSQL schema for this instance (tests isolate runs this way). */
   pgSchema?: string;
+  /** The sandbox worker program instead of the built bundle (the attack tests start a forged worker). */
+  workerEntry?: string;
 }
 
 export async function createServices(config: Config, opts: ServiceOptions = {}): Promise<Services> {
@@ -58,22 +73,32 @@ export async function createServices(config: Config, opts: ServiceOptions = {}):
     sqlitePath: path.join(config.dataDir, 'connector.db'),
     pgSchema: opts.pgSchema,
   });
+  let users: UsersService | null = null;
   try {
     await migrateMetadata(handle.db, handle.kind === 'postgres' ? opts.pgSchema : undefined);
     const keyring = loadMasterKeyring(config);
     const vault = await createVault(config, keyring, opts);
     const blobs = createBlobStore(config, keyring.derive('signed-urls'));
     const db = handle.db;
+    const usersService = new UsersService(
+      db,
+      handle.kind === 'postgres' ? postgresChangeSignal(config.databaseUrl!, opts.pgSchema, 'api_keys') : sqliteChangeSignal(db),
+    );
+    users = usersService;
     const secrets = new SecretsService({ db, vault });
     const files = new FilesService({ db, blobs, config });
     const connectors = new ConnectorsService({ db });
     const egress = await Egress.fromConfig(config);
-    const runtime = createRuntime(config, { db, connectors, secrets, files, egress });
-    const { proxies, versions, executor, queue } = runtime;
-    const runs = new RunsService({ db, connectors, secrets, versions, executor, queue, proxies });
+    const runtime = createRuntime(config, { db, connectors, secrets, files, egress, workerEntry: opts.workerEntry });
+    const { proxies, versions } = runtime;
+    const runs = new RunsService({ store: runtime.store, launch: runtime.launch, connectors, secrets, versions, proxies });
     const captureSessions = new CaptureSessionsService({ db, blobs, secrets, config, egress, totp: runtime.totp });
     // Synthesis (issue 5): recordings from uploads or capture sessions, replayed in the run sandbox.
-    connectors.synthesis = new SynthesisService({ loader: new RecordingLoader({ db, blobs, captures: () => captureSessions }), secrets, replay: () => new SandboxReplay(runtime) });
+    connectors.synthesis = new SynthesisService({
+      loader: new RecordingLoader({ db, blobs, captures: () => captureSessions }),
+      secrets,
+      replay: () => new SandboxReplay(runtime),
+    });
     // The task-based family: a thin layer over capture sessions, synthesis and runs.
     const tasks = new TasksService({
       db,
@@ -87,7 +112,7 @@ export async function createServices(config: Config, opts: ServiceOptions = {}):
       keyring,
       vault,
       blobs,
-      users: new UsersService(db),
+      users: usersService,
       secrets,
       files,
       connectors,
@@ -96,16 +121,27 @@ export async function createServices(config: Config, opts: ServiceOptions = {}):
       runtime,
       captureSessions,
       egress,
+      async start() {
+        await runtime.start();
+        tasks.startSweeper(1000);
+        captureSessions.start();
+      },
+      async stop() {
+        await runtime.stop();
+        await tasks.close();
+      },
       async close() {
         // First: syntheses and finalizing recordings still write to the database and blob store.
         await tasks.close();
         await captureSessions.close();
         await runtime.stop();
         await vault.close();
+        await usersService.close();
         await handle.close();
       },
     };
   } catch (e) {
+    await users?.close();
     await handle.close();
     throw e;
   }

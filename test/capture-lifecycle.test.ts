@@ -115,7 +115,9 @@ describe('live view input and new tabs (sqlite)', () => {
             '<button data-testid="send" style="display:block;width:300px;height:40px">Send</button></form><img src="/pixel.png" alt="">',
         );
       }
-      res.end('<title>First</title><body style="margin:0"><a href="/second" target="_blank" style="display:block;width:300px;height:200px;background:#9cf">open</a>');
+      res.end(
+        '<title>First</title><body style="margin:0"><a href="/second" target="_blank" style="display:block;width:300px;height:200px;background:#9cf">open</a>',
+      );
     });
     echo = new WebSocketServer({ server: site, path: '/echo' });
     echo.on('connection', (ws) => ws.on('message', (d) => ws.send(`echo:${d}`)));
@@ -159,7 +161,11 @@ describe('live view input and new tabs (sqlite)', () => {
     });
     const acts = log._capture.actions.map((a: any) => `${a.type}:${a.page}`);
     expect(acts).toEqual(expect.arrayContaining(['click:page_1', 'tab:page_2']));
-    expect(log._capture.actions.find((a: any) => a.type === 'click').target).toMatchObject({ tag: 'a', href: `${base}/second`, role: 'link' });
+    expect(log._capture.actions.find((a: any) => a.type === 'click').target).toMatchObject({
+      tag: 'a',
+      href: `${base}/second`,
+      role: 'link',
+    });
     v.ws.terminate();
   });
 
@@ -207,9 +213,20 @@ describe('live view input and new tabs (sqlite)', () => {
     const fills = acts.filter((a: any) => a.type === 'fill' && a.target?.name === 'note');
     expect(fills.pop().value).toBe('Hello wörld 日本!');
     expect(acts.some((a: any) => a.type === 'click' && a.detail === 2 && a.target?.name === 'note')).toBe(true);
-    expect(acts.find((a: any) => a.type === 'select')).toMatchObject({ values: ['l'], labels: ['Large'], target: { name: 'size', role: 'combobox' } });
-    expect(acts.find((a: any) => a.type === 'submit')).toMatchObject({ fields: [{ name: 'note', value: 'Hello wörld 日本!' }, { name: 'size', value: 'l' }] });
-    expect(acts.filter((a: any) => a.type === 'key').map((a: any) => a.key)).toEqual(expect.arrayContaining(['ArrowLeft', 'End', 'Tab', 'ArrowDown']));
+    expect(acts.find((a: any) => a.type === 'select')).toMatchObject({
+      values: ['l'],
+      labels: ['Large'],
+      target: { name: 'size', role: 'combobox' },
+    });
+    expect(acts.find((a: any) => a.type === 'submit')).toMatchObject({
+      fields: [
+        { name: 'note', value: 'Hello wörld 日本!' },
+        { name: 'size', value: 'l' },
+      ],
+    });
+    expect(acts.filter((a: any) => a.type === 'key').map((a: any) => a.key)).toEqual(
+      expect.arrayContaining(['ArrowLeft', 'End', 'Tab', 'ArrowDown']),
+    );
     expect(log.entries.find((e: any) => e.request.method === 'POST')._action_id).toBe(acts.find((a: any) => a.type === 'submit').id);
     const img = log.entries.find((e: any) => e.request.url === `${base}/pixel.png`);
     expect(img.response.content).toEqual({

@@ -26,7 +26,9 @@ const IFRAME = { width: 1000, height: 700 };
 
 function filesUnder(dir: string): string[] {
   if (!fs.existsSync(dir)) return [];
-  return fs.readdirSync(dir, { withFileTypes: true }).flatMap((e) => (e.isDirectory() ? filesUnder(path.join(dir, e.name)) : [path.join(dir, e.name)]));
+  return fs
+    .readdirSync(dir, { withFileTypes: true })
+    .flatMap((e) => (e.isDirectory() ? filesUnder(path.join(dir, e.name)) : [path.join(dir, e.name)]));
 }
 
 describe('capture session through the live view (sqlite)', () => {
@@ -55,7 +57,15 @@ describe('capture session through the live view (sqlite)', () => {
     h = await startHarness('sqlite', { CAPTURE_WARM_CONTEXTS: '1' });
     viewerBrowser = await openChromium();
     embedder = await startEmbedder(IFRAME);
-    bob = (await api('POST', '/v1beta/secrets', { name: 'bob', secret_type: 'login', username: 'bob', password: 'builder', totp_secret: BOB_TOTP_SEED })).json.id;
+    bob = (
+      await api('POST', '/v1beta/secrets', {
+        name: 'bob',
+        secret_type: 'login',
+        username: 'bob',
+        password: 'builder',
+        totp_secret: BOB_TOTP_SEED,
+      })
+    ).json.id;
     sentinel = (await api('POST', '/v1beta/secrets', { name: 'sentinel', secret_type: 'login', ...SENT })).json.id;
   });
   afterAll(async () => {
@@ -166,7 +176,9 @@ describe('capture session through the live view (sqlite)', () => {
     expect(c.status).toBe(202);
     expect(c.json.state).toBe('completing');
     expect(c.json.iframe_url).toBeNull();
-    await expect.poll(async () => (await api('GET', `/v1beta/capture_sessions/${session.id}`)).json.state, { timeout: 15_000 }).toBe('completed');
+    await expect
+      .poll(async () => (await api('GET', `/v1beta/capture_sessions/${session.id}`)).json.state, { timeout: 15_000 })
+      .toBe('completed');
     const g = await api('GET', `/v1beta/capture_sessions/${session.id}`);
     expect(g.json).toMatchObject({ state: 'completed', browser_session_id: null, iframe_url: null });
     // The live view's token is dead.
@@ -226,7 +238,13 @@ describe('capture session through the live view (sqlite)', () => {
     const byId = new Map(actions.map((a) => [a.id, a]));
     expect(actions.map((a) => a.seq)).toEqual(actions.map((_, i) => i + 1));
     const pastes = actions.filter((a) => a.type === 'paste');
-    expect(pastes.map((a) => `${a.secret.field}:${a.target?.name}`)).toEqual(['username:username', 'password:password', 'username:username', 'password:password', 'totp:code']);
+    expect(pastes.map((a) => `${a.secret.field}:${a.target?.name}`)).toEqual([
+      'username:username',
+      'password:password',
+      'username:username',
+      'password:password',
+      'totp:code',
+    ]);
     expect(pastes[4].target.autocomplete).toBe('one-time-code');
     const qFill = actions.filter((a) => a.type === 'fill' && a.target?.name === 'q').pop();
     expect(qFill.value).toBe('gamma');

@@ -61,7 +61,9 @@ describe.each(await backends())('capture sessions: per-user quota (%s)', (backen
     expect([s1.status, s2.status]).toEqual([200, 200]);
     expect((await h.api('POST', S, {}, u.key)).status).toBe(429);
     expect((await h.api('POST', `${S}/${s1.json.id}/complete`, undefined, u.key)).status).toBe(202);
-    await expect.poll(async () => (await h.api('GET', `${S}/${s1.json.id}`, undefined, u.key)).json.state, { timeout: 30_000 }).toBe('completed');
+    await expect
+      .poll(async () => (await h.api('GET', `${S}/${s1.json.id}`, undefined, u.key)).json.state, { timeout: 30_000 })
+      .toBe('completed');
     const s3 = await h.api('POST', S, {}, u.key);
     expect(s3.status, s3.text).toBe(200);
     for (const s of [s2, s3]) await h.api('POST', `${S}/${s.json.id}/abandon`, undefined, u.key);

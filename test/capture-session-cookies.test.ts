@@ -1,4 +1,4 @@
-// Issue 9, finding 11 (SPEC conformance): SessionCookie.domain is optional. A session created
+// Issue 9, finding 11 (API conformance): SessionCookie.domain is optional. A session created
 // with cookies without a domain and without start_url succeeds; the cookies are host-only for
 // the first site the session navigates to and reach it on that very first request (real
 // Chromium, the demo site, navigation through the live view's WebSocket protocol).
@@ -32,7 +32,8 @@ describe.each(await backends())('SessionCookie without domain (%s)', (backend) =
     });
     expect(s.status, s.text).toBe(200);
     const v = await wsViewer(s.json.iframe_url);
-    const shown = (u: string) => expect.poll(() => v.msgs.some((m) => typeof m.url === 'string' && m.url.startsWith(u)), { timeout: 20_000 }).toBe(true);
+    const shown = (u: string) =>
+      expect.poll(() => v.msgs.some((m) => typeof m.url === 'string' && m.url.startsWith(u)), { timeout: 20_000 }).toBe(true);
     v.send({ t: 'navigate', url: `${site.url}/login?first=1` });
     await shown(`${site.url}/login`);
     // Another host (same server): the cookies were host-only, they do not go there.

@@ -2,7 +2,7 @@
 // errors, cookies and start_url in effect, use_proxy through a local recording proxy, the
 // concurrency limit. Runs on SQLite and PostgreSQL (one app and one browser per backend).
 import http from 'node:http';
-import net from 'node:net';
+import type net from 'node:net';
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { startDemoSite, BOB_TOTP_SEED, type DemoSite } from '../examples/demo-site/server.js';
 import { backends, startHarness, type Harness } from './helpers/harness.js';
@@ -16,14 +16,17 @@ async function startRecordingProxy() {
   const server = http.createServer((req, res) => {
     seen.push(req.url ?? '');
     const u = new URL(req.url ?? '');
-    const up = http.request({ host: u.hostname, port: u.port, path: u.pathname + u.search, method: req.method, headers: req.headers }, (r) => {
-      res.writeHead(r.statusCode ?? 502, r.headers);
-      r.pipe(res);
-    });
+    const up = http.request(
+      { host: u.hostname, port: u.port, path: u.pathname + u.search, method: req.method, headers: req.headers },
+      (r) => {
+        res.writeHead(r.statusCode ?? 502, r.headers);
+        r.pipe(res);
+      },
+    );
     up.on('error', () => res.writeHead(502).end());
     req.pipe(up);
   });
-  server.on('connect', (req, sock: net.Socket) => sock.destroy()); // no TLS tunnels needed here
+  server.on('connect', (_req, sock: net.Socket) => sock.destroy()); // no TLS tunnels needed here
   await new Promise<void>((r) => server.listen(0, '127.0.0.1', r));
   return { seen, url: `http://127.0.0.1:${(server.address() as net.AddressInfo).port}`, close: () => new Promise((r) => server.close(r)) };
 }
@@ -42,7 +45,12 @@ describe.each(await backends())('capture sessions API (%s)', (backend) => {
     site = await startDemoSite();
     proxy = await startRecordingProxy();
     // One user may hold both sessions here: this suite tests the process-wide limit.
-    h = await startHarness(backend, { CAPTURE_MAX_SESSIONS: '2', CAPTURE_MAX_SESSIONS_PER_USER: '2', CAPTURE_WARM_CONTEXTS: '1', CAPTURE_PROXY_URL: proxy.url });
+    h = await startHarness(backend, {
+      CAPTURE_MAX_SESSIONS: '2',
+      CAPTURE_MAX_SESSIONS_PER_USER: '2',
+      CAPTURE_WARM_CONTEXTS: '1',
+      CAPTURE_PROXY_URL: proxy.url,
+    });
     other = await h.newUser('intruder');
   });
   afterAll(async () => {
@@ -55,7 +63,11 @@ describe.each(await backends())('capture sessions API (%s)', (backend) => {
     const a = await h.api('POST', S);
     const b = await h.api('POST', S, null);
     expect([a.status, b.status]).toEqual([200, 200]);
-    expect(a.json).toMatchObject({ state: 'active', browser_session_id: expect.any(String), iframe_url: expect.stringContaining('/live/') });
+    expect(a.json).toMatchObject({
+      state: 'active',
+      browser_session_id: expect.any(String),
+      iframe_url: expect.stringContaining('/live/'),
+    });
     expect(Object.keys(a.json).sort()).toEqual(['browser_session_id', 'created_at', 'id', 'iframe_url', 'state', 'updated_at']);
     // The limit is 2: a third session is refused at once, clearly.
     const t0 = Date.now();
@@ -82,12 +94,28 @@ describe.each(await backends())('capture sessions API (%s)', (backend) => {
     const now = new Date().toISOString();
     await h.services.db
       .insertInto('capture_sessions')
-      .values({ id: 'orphan-1', user_id: h.userId, state: 'active', browser_session_id: 'gone', use_proxy: 0, start_url: null, recording_key: null, recording_size: null, end_reason: null, created_at: now, updated_at: now })
+      .values({
+        id: 'orphan-1',
+        user_id: h.userId,
+        state: 'active',
+        browser_session_id: 'gone',
+        use_proxy: 0,
+        start_url: null,
+        recording_key: null,
+        recording_size: null,
+        end_reason: null,
+        created_at: now,
+        updated_at: now,
+      })
       .execute();
     const g = await h.api('GET', `${S}/orphan-1`);
     expect(g.json).toMatchObject({ state: 'failed', browser_session_id: null, iframe_url: null });
     expect((await h.api('POST', `${S}/orphan-1/complete`)).status).toBe(409);
-    const row = await h.services.db.selectFrom('capture_sessions').select(['state', 'end_reason']).where('id', '=', 'orphan-1').executeTakeFirst();
+    const row = await h.services.db
+      .selectFrom('capture_sessions')
+      .select(['state', 'end_reason'])
+      .where('id', '=', 'orphan-1')
+      .executeTakeFirst();
     expect(row).toEqual({ state: 'failed', end_reason: 'browser lost (server restarted)' });
   });
 
@@ -144,7 +172,14 @@ describe.each(await backends())('capture sessions API (%s)', (backend) => {
   it('paste: clear 4xx for unknown, foreign and string secrets, totp without seed, inactive session', async () => {
     const mine = (await h.api('POST', '/v1beta/secrets', { name: 'plain', secret_type: 'login', username: 'u', password: 'p' })).json.id;
     const str = (await h.api('POST', '/v1beta/secrets', { name: 'str', secret_type: 'string', value: 'v' })).json.id;
-    const theirs = (await h.api('POST', '/v1beta/secrets', { name: 'x', secret_type: 'login', username: 'u', password: 'p', totp_secret: BOB_TOTP_SEED }, other.key)).json.id;
+    const theirs = (
+      await h.api(
+        'POST',
+        '/v1beta/secrets',
+        { name: 'x', secret_type: 'login', username: 'u', password: 'p', totp_secret: BOB_TOTP_SEED },
+        other.key,
+      )
+    ).json.id;
     const s = (await h.api('POST', S)).json;
     const paste = (body: unknown) => h.api('POST', `${S}/${s.id}/paste`, body);
     expect((await paste({ field: 'password', secret_id: 'nope' })).status).toBe(404);

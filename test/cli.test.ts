@@ -61,7 +61,12 @@ describe('cli', () => {
     expect(ok.status).toBe(200);
     await s1.stop();
     // The key never reached a log line.
-    expect(s1.out.split('\n').filter((l) => l.startsWith('{')).join('\n')).not.toContain(firstKey);
+    expect(
+      s1.out
+        .split('\n')
+        .filter((l) => l.startsWith('{'))
+        .join('\n'),
+    ).not.toContain(firstKey);
 
     const s2 = await serveOnce();
     expect(s2.out).not.toContain('API key');

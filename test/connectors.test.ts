@@ -26,15 +26,28 @@ describe.each(await backends())('connectors (%s)', (backend) => {
     const r = await h.api('POST', '/v1beta/connectors', body());
     expect(r.status, r.text).toBe(200);
     const c = r.json;
-    expect(c).toMatchObject({ display_name: 'Demo search', version: 1, website: 'https://shop.example.com', required_secrets: [{ ...LOGIN_SLOT }] });
+    expect(c).toMatchObject({
+      display_name: 'Demo search',
+      version: 1,
+      website: 'https://shop.example.com',
+      required_secrets: [{ ...LOGIN_SLOT }],
+    });
     expect(c.input_schema).toEqual(SEARCH_INPUT);
     const def2 = httpSearchDefinition('http://127.0.0.1:10');
-    const r2 = await h.api('POST', `/v1beta/connectors/${c.id}/revisions`, { definition: def2, input_schema: SEARCH_INPUT, output_schema: SEARCH_OUTPUT, required_secrets: [LOGIN_SLOT] });
+    const r2 = await h.api('POST', `/v1beta/connectors/${c.id}/revisions`, {
+      definition: def2,
+      input_schema: SEARCH_INPUT,
+      output_schema: SEARCH_OUTPUT,
+      required_secrets: [LOGIN_SLOT],
+    });
     expect(r2.status, r2.text).toBe(200);
     expect(r2.json).toMatchObject({ id: c.id, version: 2, display_name: 'Demo search', purpose: 'Search the demo shop' });
     expect((await h.api('GET', `/v1beta/connectors/${c.id}`)).json.version).toBe(2);
     expect((await h.api('GET', `/v1beta/connectors/${c.id}/definition?version=1`)).json.definition.base_url).toBe('http://127.0.0.1:9');
-    expect((await h.api('GET', `/v1beta/connectors/${c.id}/definition`)).json).toMatchObject({ version: 2, definition: { base_url: 'http://127.0.0.1:10' } });
+    expect((await h.api('GET', `/v1beta/connectors/${c.id}/definition`)).json).toMatchObject({
+      version: 2,
+      definition: { base_url: 'http://127.0.0.1:10' },
+    });
     expect((await h.api('GET', `/v1beta/connectors/${c.id}/definition?version=3`)).status).toBe(404);
     const revs = await h.api('GET', `/v1beta/connectors/${c.id}/revisions`);
     expect(revs.json.data.map((x: any) => x.version)).toEqual([2, 1]);
@@ -72,7 +85,11 @@ describe.each(await backends())('connectors (%s)', (backend) => {
     r = await h.api('POST', '/v1beta/connectors', body({ required_secrets: [{ name: 'account', type: 'string' }] }));
     expect(r.status).toBe(422);
     expect(r.json.detail.map((e: any) => e.loc.join('.'))).toContain('body.definition.login.slot');
-    r = await h.api('POST', '/v1beta/connectors', body({ definition: { format: 'connector-definition/v1', engine: 'script', source: 'export default async (ctx) => { ctx.x( }' } }));
+    r = await h.api(
+      'POST',
+      '/v1beta/connectors',
+      body({ definition: { format: 'connector-definition/v1', engine: 'script', source: 'export default async (ctx) => { ctx.x( }' } }),
+    );
     expect(r.status).toBe(422);
     expect(r.json.detail[0]).toMatchObject({ loc: ['body', 'definition', 'source'], type: 'value_error' });
     r = await h.api('POST', '/v1beta/connectors', body({ input_schema: { type: 'string' } }));
@@ -88,7 +105,14 @@ describe.each(await backends())('connectors (%s)', (backend) => {
 
   it('lists newest first with cursors and filters by domain and subdomains, not look-alikes', async () => {
     const { key } = await h.newUser('lister');
-    const sites = ['https://example.com/a', 'shop.example.com', 'https://notexample.com', 'https://deep.api.example.com:8443/x', null, 'https://example.org'];
+    const sites = [
+      'https://example.com/a',
+      'shop.example.com',
+      'https://notexample.com',
+      'https://deep.api.example.com:8443/x',
+      null,
+      'https://example.org',
+    ];
     const ids: string[] = [];
     for (const website of sites) ids.push((await h.api('POST', '/v1beta/connectors', body({ website }), key)).json.id);
     const walk: string[] = [];
@@ -99,7 +123,10 @@ describe.each(await backends())('connectors (%s)', (backend) => {
       cursor = page.next_cursor;
     } while (cursor);
     expect(walk).toEqual([...ids].reverse());
-    const dom = async (d: string) => (await h.api('GET', `/v1beta/connectors?domain=${encodeURIComponent(d)}`, undefined, key)).json.data.map((c: any) => ids.indexOf(c.id)).sort();
+    const dom = async (d: string) =>
+      (await h.api('GET', `/v1beta/connectors?domain=${encodeURIComponent(d)}`, undefined, key)).json.data
+        .map((c: any) => ids.indexOf(c.id))
+        .sort();
     expect(await dom('example.com')).toEqual([0, 1, 3]);
     expect(await dom('EXAMPLE.com')).toEqual([0, 1, 3]);
     expect(await dom('api.example.com')).toEqual([3]);
@@ -151,7 +178,11 @@ describe('connectors and runs in OpenAPI', () => {
       ];
       for (const [m, p] of ops) expect(doc.paths[p]?.[m], `${m} ${p}`).toBeDefined();
       const ext = ops.filter(([m, p]) => doc.paths[p][m]['x-extension'] === true).map(([m, p]) => `${m} ${p}`);
-      expect(ext).toEqual(['post /v1beta/connectors', 'post /v1beta/connectors/{connector_id}/revisions', 'get /v1beta/connectors/{connector_id}/definition']);
+      expect(ext).toEqual([
+        'post /v1beta/connectors',
+        'post /v1beta/connectors/{connector_id}/revisions',
+        'get /v1beta/connectors/{connector_id}/definition',
+      ]);
       const post = doc.paths['/v1beta/runs'].post;
       expect(Object.keys(post.responses)).toEqual(expect.arrayContaining(['200', '202', '422']));
       const text = JSON.stringify(doc);

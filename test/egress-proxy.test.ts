@@ -21,7 +21,11 @@ describe('egress proxy', () => {
   let rebindLookups = 0;
   const lookup = async (host: string) => {
     if (host === 'rebind.test') return [{ address: rebindLookups++ === 0 ? '127.0.0.1' : '169.254.169.254', family: 4 }];
-    if (host === 'mixed.test') return [{ address: '127.0.0.1', family: 4 }, { address: '169.254.169.254', family: 4 }];
+    if (host === 'mixed.test')
+      return [
+        { address: '127.0.0.1', family: 4 },
+        { address: '169.254.169.254', family: 4 },
+      ];
     if (host === 'fine.test') return [{ address: '127.0.0.1', family: 4 }];
     return [];
   };
@@ -34,7 +38,12 @@ describe('egress proxy', () => {
     await new Promise<void>((r) => site.listen(0, '127.0.0.1', r));
     sitePort = (site.address() as net.AddressInfo).port;
     const policy = new EgressPolicy({ private: 'allow', allow: [], deny: [], reserved: [] });
-    proxy = await startEgressProxy({ pin: (h, p) => resolveChecked(policy, h, p, lookup), precheck: async () => {}, upstream: null, onDenied: (d) => denied.push(d.message) });
+    proxy = await startEgressProxy({
+      pin: (h, p) => resolveChecked(policy, h, p, lookup),
+      precheck: async () => {},
+      upstream: null,
+      onDenied: (d) => denied.push(d.message),
+    });
   });
   afterAll(async () => {
     await proxy?.close();
@@ -84,21 +93,27 @@ describe('egress proxy', () => {
     // The next request is a new lookup, which now answers the metadata address: refused.
     const again = await viaProxy(`http://rebind.test:${sitePort}/b`);
     expect(again.status).toBe(403);
-    expect(again.headers['x-egress-denied']).toBe(`egress denied: rebind.test:${sitePort} (169.254.169.254) is link-local/cloud metadata (always denied)`);
+    expect(again.headers['x-egress-denied']).toBe(
+      `egress denied: rebind.test:${sitePort} (169.254.169.254) is link-local/cloud metadata (always denied)`,
+    );
     expect(seenPaths).not.toContain('/b');
   });
 
   it('refuses a name with any bad answer, over http and CONNECT, and reports it', async () => {
     const before = denied.length;
     expect((await viaProxy(`http://mixed.test:${sitePort}/`)).status).toBe(403);
-    expect(await connect(`mixed.test:${sitePort}`)).toMatch(/^HTTP\/1\.1 403 Forbidden\r\nx-egress-denied: egress denied: mixed\.test:\d+ \(169\.254\.169\.254\) is link-local/);
+    expect(await connect(`mixed.test:${sitePort}`)).toMatch(
+      /^HTTP\/1\.1 403 Forbidden\r\nx-egress-denied: egress denied: mixed\.test:\d+ \(169\.254\.169\.254\) is link-local/,
+    );
     expect(await connect(`169.254.169.254:443`)).toMatch(/^HTTP\/1\.1 403/);
     expect(denied.length).toBe(before + 3);
     expect(await connect(`fine.test:${sitePort}`)).toMatch(/^HTTP\/1\.1 200 OK[\s\S]*hello \/tunnel$/);
   });
 
   it('answers only proxy requests: origin-form and malformed CONNECT targets are 400', async () => {
-    const r = await new Promise<number>((resolve) => http.get({ host: '127.0.0.1', port: proxy.port, path: '/v1beta/secrets' }, (res) => resolve(res.statusCode ?? 0)));
+    const r = await new Promise<number>((resolve) =>
+      http.get({ host: '127.0.0.1', port: proxy.port, path: '/v1beta/secrets' }, (res) => resolve(res.statusCode ?? 0)),
+    );
     expect(r).toBe(400);
     expect(await connect('no-port.test')).toMatch(/^HTTP\/1\.1 400/);
     expect(await connect('a@fine.test:80')).toMatch(/^HTTP\/1\.1 400/);

@@ -22,8 +22,22 @@ describe.each(await backends())('fair scheduling of runs across users (%s)', (ba
     await site?.close();
   });
 
-  const slowDef = () => ({ definition: { format: 'connector-definition/v1', engine: 'http', steps: [{ id: 'wait', url: `${site.url}/api/slow?ms=${SLOW_MS}` }], result: { waited: true } } });
-  const quickDef = () => ({ definition: { format: 'connector-definition/v1', engine: 'http', steps: [{ id: 'wait', url: `${site.url}/api/slow?ms=10` }], result: { quick: true } } });
+  const slowDef = () => ({
+    definition: {
+      format: 'connector-definition/v1',
+      engine: 'http',
+      steps: [{ id: 'wait', url: `${site.url}/api/slow?ms=${SLOW_MS}` }],
+      result: { waited: true },
+    },
+  });
+  const quickDef = () => ({
+    definition: {
+      format: 'connector-definition/v1',
+      engine: 'http',
+      steps: [{ id: 'wait', url: `${site.url}/api/slow?ms=10` }],
+      result: { quick: true },
+    },
+  });
 
   async function setup(env: Record<string, string>) {
     const h = await startHarness(backend, env);
@@ -35,7 +49,16 @@ describe.each(await backends())('fair scheduling of runs across users (%s)', (ba
   }
 
   const countA = async (h: Harness, status: 'pending' | 'running') =>
-    Number((await h.services.db.selectFrom('runs').select((eb) => eb.fn.countAll().as('n')).where('user_id', '=', h.userId).where('status', '=', status).executeTakeFirstOrThrow()).n);
+    Number(
+      (
+        await h.services.db
+          .selectFrom('runs')
+          .select((eb) => eb.fn.countAll().as('n'))
+          .where('user_id', '=', h.userId)
+          .where('status', '=', status)
+          .executeTakeFirstOrThrow()
+      ).n,
+    );
 
   /** B's sync run: its latency, and A's runs still pending when it came back. */
   async function bystanderRun(h: Harness, b: { key: string }, quickId: string) {
@@ -50,7 +73,9 @@ describe.each(await backends())('fair scheduling of runs across users (%s)', (ba
     const { h, b, slow, quick } = await setup({ RUN_CONCURRENCY: '4' });
     expect(h.config.runMaxConcurrencyPerUser).toBe(2); // the default: half of RUN_CONCURRENCY
     for (let i = 0; i < 300; i += 30) {
-      const batch = await Promise.all(Array.from({ length: 30 }, () => h.api('POST', '/v1beta/runs', { connector_id: slow.id, async: true })));
+      const batch = await Promise.all(
+        Array.from({ length: 30 }, () => h.api('POST', '/v1beta/runs', { connector_id: slow.id, async: true })),
+      );
       for (const r of batch) expect(r.status).toBe(202);
     }
     // A's runs execute two at a time at most (300 × 300 ms / 2 = 45 s of backlog).
@@ -71,7 +96,8 @@ describe.each(await backends())('fair scheduling of runs across users (%s)', (ba
 
   it('round-robin alone: with no slot to spare, the next free one goes to the waiting user', async () => {
     const { h, b, slow, quick } = await setup({ RUN_CONCURRENCY: '2', RUN_MAX_CONCURRENCY_PER_USER: '2' });
-    for (let i = 0; i < 100; i += 25) await Promise.all(Array.from({ length: 25 }, () => h.api('POST', '/v1beta/runs', { connector_id: slow.id, async: true })));
+    for (let i = 0; i < 100; i += 25)
+      await Promise.all(Array.from({ length: 25 }, () => h.api('POST', '/v1beta/runs', { connector_id: slow.id, async: true })));
     // Both slots are A's: B waits for one of A's runs (≤ 300 ms), not for A's 100 (~15 s).
     const { ms, pendingA } = await bystanderRun(h, b, quick.id);
     expect(ms).toBeLessThan(4000);
@@ -105,7 +131,10 @@ describe.each(await backends())('fair scheduling of runs across users (%s)', (ba
       finished_at: null,
     });
     for (let k = 0; k < 700; k += 100) {
-      await h.services.db.insertInto('runs').values(Array.from({ length: 100 }, (_, i) => row(h.userId, slow.id, k + i))).execute();
+      await h.services.db
+        .insertInto('runs')
+        .values(Array.from({ length: 100 }, (_, i) => row(h.userId, slow.id, k + i)))
+        .execute();
     }
     const mine = row(b.userId, quick.id, 1000);
     await h.services.db.insertInto('runs').values(mine).execute();

@@ -62,7 +62,14 @@ describe.each(await backends())('list files (%s)', (backend) => {
     }
     // Noise that must never show: a pending file of ours and another user's file.
     await h.api('POST', '/v1beta/files', { name: 'report pending.txt', size_bytes: 1, content_type: 'text/plain' }, key);
-    await h.services.files.saveRunOutput({ userId: h.userId, runId: 'run-a', connectorId: 'conn-1', name: 'report other.txt', contentType: 'text/plain', body: Buffer.from('o') });
+    await h.services.files.saveRunOutput({
+      userId: h.userId,
+      runId: 'run-a',
+      connectorId: 'conn-1',
+      name: 'report other.txt',
+      contentType: 'text/plain',
+      body: Buffer.from('o'),
+    });
   });
   afterAll(async () => h?.close());
 
@@ -88,7 +95,12 @@ describe.each(await backends())('list files (%s)', (backend) => {
     ['source=RUN_OUTPUT&filename=report', (f: F) => f.source === 'RUN_OUTPUT' && f.name.toLowerCase().includes('report')],
   ])('filters by %s', async (qs, pred) => {
     const page = await list(`${qs}&sort=name&order=asc`);
-    expect(page.data.map((f) => f.name)).toEqual(all.filter(pred).map((f) => f.name).sort());
+    expect(page.data.map((f) => f.name)).toEqual(
+      all
+        .filter(pred)
+        .map((f) => f.name)
+        .sort(),
+    );
   });
 
   it('filters by connector_id', async () => {
@@ -121,7 +133,11 @@ describe.each(await backends())('list files (%s)', (backend) => {
     ] as const) {
       const before = ids((await list(`sort=${sort}&order=${order}&limit=100`)).data);
       let n = 0;
-      const seen = ids(await walk(`sort=${sort}&order=${order}`, (step) => (step < 6 ? runOutput(`during-${sort}-${order}-${n++}.txt`, n % 4, 'run-walk', null) : null)));
+      const seen = ids(
+        await walk(`sort=${sort}&order=${order}`, (step) =>
+          step < 6 ? runOutput(`during-${sort}-${order}-${n++}.txt`, n % 4, 'run-walk', null) : null,
+        ),
+      );
       expect(n).toBe(6);
       expect(new Set(seen).size).toBe(seen.length);
       for (const id of before) expect(seen).toContain(id);

@@ -30,7 +30,9 @@ function rawPut(url: string, headers: Record<string, string>, body: string): Pro
   const u = new URL(url);
   return new Promise((resolve) => {
     const sock = net.connect(Number(u.port), u.hostname, () => {
-      const head = Object.entries({ Host: u.host, ...headers }).map(([k, v]) => `${k}: ${v}\r\n`).join('');
+      const head = Object.entries({ Host: u.host, ...headers })
+        .map(([k, v]) => `${k}: ${v}\r\n`)
+        .join('');
       sock.write(`PUT ${u.pathname}${u.search} HTTP/1.1\r\n${head}\r\n${body}`);
       sock.end();
     });
@@ -56,7 +58,9 @@ describe.each(await backends())('signed uploads (%s)', (backend) => {
   }
   function tempFiles(): string[] {
     const walk = (d: string): string[] =>
-      fs.existsSync(d) ? fs.readdirSync(d, { withFileTypes: true }).flatMap((e) => (e.isDirectory() ? walk(path.join(d, e.name)) : [e.name])) : [];
+      fs.existsSync(d)
+        ? fs.readdirSync(d, { withFileTypes: true }).flatMap((e) => (e.isDirectory() ? walk(path.join(d, e.name)) : [e.name]))
+        : [];
     return walk(path.join(h.dataDir, 'blobs')).filter((n) => n.endsWith('.tmp'));
   }
   async function expectNothingStored(p: Pending) {
@@ -85,19 +89,31 @@ describe.each(await backends())('signed uploads (%s)', (backend) => {
 
   it('refuses a body larger than size_bytes (Content-Length) with 413', async () => {
     const p = await create(5);
-    await expectRefused(await fetch(p.upload_url, { method: 'PUT', headers: { 'Content-Type': 'text/plain' }, body: 'hello!' }), 413, /larger than the signed size/);
+    await expectRefused(
+      await fetch(p.upload_url, { method: 'PUT', headers: { 'Content-Type': 'text/plain' }, body: 'hello!' }),
+      413,
+      /larger than the signed size/,
+    );
     await expectNothingStored(p);
   });
 
   it('refuses a body smaller than size_bytes (Content-Length) with 400', async () => {
     const p = await create(5);
-    await expectRefused(await fetch(p.upload_url, { method: 'PUT', headers: { 'Content-Type': 'text/plain' }, body: 'hell' }), 400, /Content-Length must be exactly 5/);
+    await expectRefused(
+      await fetch(p.upload_url, { method: 'PUT', headers: { 'Content-Type': 'text/plain' }, body: 'hell' }),
+      400,
+      /Content-Length must be exactly 5/,
+    );
     await expectNothingStored(p);
   });
 
   it('refuses a chunked body that runs past size_bytes with 413', async () => {
     const p = await create(5);
-    await expectRefused(await putChunked(p.upload_url, 'text/plain', 'hel', 'lo', ' world', 'x'.repeat(1 << 20)), 413, /larger than the signed size/);
+    await expectRefused(
+      await putChunked(p.upload_url, 'text/plain', 'hel', 'lo', ' world', 'x'.repeat(1 << 20)),
+      413,
+      /larger than the signed size/,
+    );
     await expectNothingStored(p);
   });
 
@@ -120,7 +136,11 @@ describe.each(await backends())('signed uploads (%s)', (backend) => {
   it('refuses a Content-Type other than the signed one', async () => {
     const p = await create(5);
     for (const ct of ['text/html', 'text/plain; charset=utf-8', 'TEXT/PLAIN']) {
-      await expectRefused(await fetch(p.upload_url, { method: 'PUT', headers: { ...p.upload_headers, 'Content-Type': ct }, body: 'hello' }), 400, /Content-Type must be exactly "text\/plain"/);
+      await expectRefused(
+        await fetch(p.upload_url, { method: 'PUT', headers: { ...p.upload_headers, 'Content-Type': ct }, body: 'hello' }),
+        400,
+        /Content-Type must be exactly "text\/plain"/,
+      );
     }
     const noType = await rawPut(p.upload_url, { 'Content-Length': '5', Connection: 'close' }, 'hello');
     expect(noType).toMatch(/^HTTP\/1\.1 400 /);
@@ -128,7 +148,14 @@ describe.each(await backends())('signed uploads (%s)', (backend) => {
   });
 
   it.each([
-    ['signature', (u: URL) => u.searchParams.set('signature', u.searchParams.get('signature')!.replace(/^./, (c) => (c === 'A' ? 'B' : 'A')))],
+    [
+      'signature',
+      (u: URL) =>
+        u.searchParams.set(
+          'signature',
+          u.searchParams.get('signature')!.replace(/^./, (c) => (c === 'A' ? 'B' : 'A')),
+        ),
+    ],
     ['expiry', (u: URL) => u.searchParams.set('expires', String(Number(u.searchParams.get('expires')) + 3600))],
     ['size', (u: URL) => u.searchParams.set('size', '6')],
     ['content type', (u: URL) => u.searchParams.set('content_type', 'text/html')],
@@ -143,7 +170,7 @@ describe.each(await backends())('signed uploads (%s)', (backend) => {
     expect(what).toBeTruthy();
   });
 
-  it('refuses a URL whose key was swapped for another file\'s', async () => {
+  it("refuses a URL whose key was swapped for another file's", async () => {
     const a = await create(5);
     const b = await create(5);
     const u = new URL(a.upload_url);
@@ -167,7 +194,9 @@ describe.each(await backends())('signed uploads (%s)', (backend) => {
 
   it('refuses an expired URL with 403', async () => {
     const p = await create(5);
-    const url = (await h.services.blobs.presignPut(blobKey(p.file_id), { contentType: 'text/plain', size: 5, expiresAt: new Date(Date.now() - 1000) })).url;
+    const url = (
+      await h.services.blobs.presignPut(blobKey(p.file_id), { contentType: 'text/plain', size: 5, expiresAt: new Date(Date.now() - 1000) })
+    ).url;
     await expectRefused(await fetch(url, { method: 'PUT', headers: p.upload_headers, body: 'hello' }), 403, /expired/);
     await expectNothingStored(p);
   });

@@ -1,4 +1,4 @@
-// Files API over HTTP (SPEC §4 Files): every endpoint, every 422, cross-user isolation,
+// Files API over HTTP (Files): every endpoint, every 422, cross-user isolation,
 // byte-exact round trips and run outputs. Uploads use real PUTs to upload_url.
 import crypto from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -84,7 +84,13 @@ describe.each(await backends())('files API (%s)', (backend) => {
   it('round-trips a 5 MiB random file byte-exactly with the right CRC32C', async () => {
     const data = crypto.randomBytes(5 * 1024 * 1024 + 17);
     const f = await upload(h, 'big.bin', data);
-    expect(f.complete).toEqual({ file_id: f.id, name: 'big.bin', size_bytes: data.length, content_type: 'application/octet-stream', crc32c: expectedCrc(data) });
+    expect(f.complete).toEqual({
+      file_id: f.id,
+      name: 'big.bin',
+      size_bytes: data.length,
+      content_type: 'application/octet-stream',
+      crc32c: expectedCrc(data),
+    });
     const meta = await h.api('GET', `/v1beta/files/${f.id}`);
     expect(meta.json).toEqual({
       id: f.id,
@@ -113,7 +119,9 @@ describe.each(await backends())('files API (%s)', (backend) => {
     expect(res.status).toBe(200);
     expect(res.headers.get('content-type')).toBe('text/csv; charset=utf-8');
     expect(res.headers.get('content-length')).toBe('8');
-    expect(res.headers.get('content-disposition')).toBe(`attachment; filename="Gr__e _1_.csv"; filename*=UTF-8''Gr%C3%BC%C3%9Fe%20%221%22.csv`);
+    expect(res.headers.get('content-disposition')).toBe(
+      `attachment; filename="Gr__e _1_.csv"; filename*=UTF-8''Gr%C3%BC%C3%9Fe%20%221%22.csv`,
+    );
     expect(res.headers.get('x-content-type-options')).toBe('nosniff');
     expect(await res.text()).toBe('a,b\n1,2\n');
 
@@ -127,7 +135,11 @@ describe.each(await backends())('files API (%s)', (backend) => {
     const u = new URL(du.json.url);
     u.searchParams.set('filename', 'evil.html');
     expect((await fetch(u)).status).toBe(403);
-    const expired = await h.services.blobs.presignGet(`files/${h.userId}/${f.id}`, { expiresAt: new Date(Date.now() - 2000), filename: 'x', contentType: 'text/plain' });
+    const expired = await h.services.blobs.presignGet(`files/${h.userId}/${f.id}`, {
+      expiresAt: new Date(Date.now() - 2000),
+      filename: 'x',
+      contentType: 'text/plain',
+    });
     const er = await fetch(expired);
     expect(er.status).toBe(403);
     expect((await er.json()).detail).toMatch(/expired/);
@@ -163,7 +175,7 @@ describe.each(await backends())('files API (%s)', (backend) => {
     expect(await h.services.blobs.head(`files/${h.userId}/${pend.json.file_id}`)).toBeNull();
   });
 
-  it('answers 404 for unknown, malformed and other users\' file ids', async () => {
+  it("answers 404 for unknown, malformed and other users' file ids", async () => {
     const f = await upload(h, 'mine.txt', Buffer.from('secret bytes'), 'text/plain');
     const pending = await h.api('POST', '/v1beta/files', { name: 'p.txt', size_bytes: 1, content_type: 'text/plain' });
     const b = await h.newUser('bob');
@@ -265,7 +277,11 @@ describe.each(await backends())('files API (%s)', (backend) => {
       ['order=up', ['query', 'order'], 'enum'],
       ['cursor=garbage', ['query', 'cursor'], 'value_error'],
       [`cursor=${Buffer.from('[1,2,3]').toString('base64url')}`, ['query', 'cursor'], 'value_error'],
-      [`cursor=${Buffer.from(JSON.stringify(['size_bytes', 'desc', 'x', 'id'])).toString('base64url')}&sort=size_bytes`, ['query', 'cursor'], 'value_error'],
+      [
+        `cursor=${Buffer.from(JSON.stringify(['size_bytes', 'desc', 'x', 'id'])).toString('base64url')}&sort=size_bytes`,
+        ['query', 'cursor'],
+        'value_error',
+      ],
     ])('list: %s', async (qs, loc, type) => {
       const r = await h.api('GET', `/v1beta/files?${qs}`);
       expect(r.status).toBe(422);
@@ -290,7 +306,13 @@ describe.each(await backends())('files API (%s)', (backend) => {
 
   it('documents the routes in OpenAPI', async () => {
     const doc = (await h.api('GET', '/openapi.json', undefined, null)).json;
-    for (const p of ['/v1beta/files', '/v1beta/files/{file_id}', '/v1beta/files/{file_id}/complete', '/v1beta/files/{file_id}/download_url', '/v1beta/files/{file_id}/download']) {
+    for (const p of [
+      '/v1beta/files',
+      '/v1beta/files/{file_id}',
+      '/v1beta/files/{file_id}/complete',
+      '/v1beta/files/{file_id}/download_url',
+      '/v1beta/files/{file_id}/download',
+    ]) {
       expect(doc.paths[p], p).toBeDefined();
     }
     expect(doc.paths['/v1beta/files/{file_id}/download'].get.responses['307']).toBeDefined();

@@ -47,14 +47,34 @@ interface FuzzRequest {
 }
 
 /** encodeURIComponent that survives lone surrogates (they become U+FFFD, as a URL would make them). */
-const enc = (s: string) => encodeURIComponent(s.replace(/[\uD800-\uDBFF](?![\uDC00-\uDFFF])|(?<![\uD800-\uDBFF])[\uDC00-\uDFFF]/g, '\uFFFD'));
+const enc = (s: string) =>
+  encodeURIComponent(s.replace(/[\uD800-\uDBFF](?![\uDC00-\uDFFF])|(?<![\uD800-\uDBFF])[\uDC00-\uDFFF]/g, '\uFFFD'));
 const deep = (n: number) => '['.repeat(n) + ']'.repeat(n);
 const uuid = fc.uuid();
 
 /** Values that break assumptions: NUL, huge, out-of-range, wrong type, odd Unicode, paths, URLs. */
 const nasty: fc.Arbitrary<unknown> = fc.oneof(
-  { weight: 9, arbitrary: fc.constantFrom('\u0000', 'a\u0000b', '', ' ', '%00', '../../etc/passwd', 'file:///etc/passwd', 'http://169.254.169.254/latest', '\uD800', '😀'.repeat(50), '<script>x</script>', "' OR 1=1 --", '__proto__', 'constructor') },
+  {
+    weight: 9,
+    arbitrary: fc.constantFrom(
+      '\u0000',
+      'a\u0000b',
+      '',
+      ' ',
+      '%00',
+      '../../etc/passwd',
+      'file:///etc/passwd',
+      'http://169.254.169.254/latest',
+      '\uD800',
+      '😀'.repeat(50),
+      '<script>x</script>',
+      "' OR 1=1 --",
+      '__proto__',
+      'constructor',
+    ),
+  },
   { weight: 9, arbitrary: fc.string({ unit: 'binary', maxLength: 40 }) },
+  // biome-ignore lint/correctness/noPrecisionLoss: a number beyond what a double holds is the point
   { weight: 9, arbitrary: fc.constantFrom(2 ** 31, 2 ** 31 - 1, 2 ** 53, -(2 ** 31) - 1, 1e300, -1e300, 0, -1, 1.5, 99999999999999999999) },
   { weight: 3, arbitrary: fc.integer() },
   { weight: 3, arbitrary: fc.double({ noNaN: true, noDefaultInfinity: true }) },
@@ -120,7 +140,21 @@ function bodyArb(op: Op, schemas: Record<string, any>): fc.Arbitrary<string | un
     { weight: 10, arbitrary: fc.constant(undefined) },
     { weight: 10, arbitrary: fc.constant(JSON.stringify(base)) },
     { weight: 20, arbitrary: nasty.map((v) => toJsonText(v)) },
-    { weight: 20, arbitrary: fc.constantFrom('{', '{"a":', '[1,]', 'nul', '"\\u00"', '{"a":1}}', '\u0000', '{"__proto__": {"x": 1}}', deep(10_000), `{"a": "${'\\'.repeat(3)}"}`) },
+    {
+      weight: 20,
+      arbitrary: fc.constantFrom(
+        '{',
+        '{"a":',
+        '[1,]',
+        'nul',
+        '"\\u00"',
+        '{"a":1}}',
+        '\u0000',
+        '{"__proto__": {"x": 1}}',
+        deep(10_000),
+        `{"a": "${'\\'.repeat(3)}"}`,
+      ),
+    },
     { weight: 10, arbitrary: fc.string({ unit: 'binary', maxLength: 200 }) },
     // Rare: a 9.4 MB invalid body (its 422 must stay small).
     { weight: 1, arbitrary: fc.constant(HUGE_BODY) },
@@ -132,17 +166,35 @@ const pathValue = (ids: string[]): fc.Arbitrary<string> =>
     { weight: 3, arbitrary: fc.constantFrom(...ids).map(enc) },
     { weight: 2, arbitrary: uuid },
     { weight: 3, arbitrary: fc.string({ unit: 'binary', minLength: 1, maxLength: 60 }).map(enc) },
-    { weight: 1, arbitrary: fc.constantFrom('%00', 'a%00b', '%zz', '%E0%A4%A', '..%2F..%2Fetc', '%2e%2e', 'a'.repeat(200), 'a'.repeat(201), 'a'.repeat(3000), '%F0%9F%98%80'.repeat(200)) },
+    {
+      weight: 1,
+      arbitrary: fc.constantFrom(
+        '%00',
+        'a%00b',
+        '%zz',
+        '%E0%A4%A',
+        '..%2F..%2Fetc',
+        '%2e%2e',
+        'a'.repeat(200),
+        'a'.repeat(201),
+        'a'.repeat(3000),
+        '%F0%9F%98%80'.repeat(200),
+      ),
+    },
   );
 
 function queryArb(op: Op): fc.Arbitrary<string> {
   const names = Object.keys(op.query);
-  const nameArb = names.length ? fc.oneof({ weight: 4, arbitrary: fc.constantFrom(...names) }, { weight: 1, arbitrary: fc.string({ maxLength: 8 }) }) : fc.string({ maxLength: 8 });
+  const nameArb = names.length
+    ? fc.oneof({ weight: 4, arbitrary: fc.constantFrom(...names) }, { weight: 1, arbitrary: fc.string({ maxLength: 8 }) })
+    : fc.string({ maxLength: 8 });
   const valueArb = fc.oneof(
-    nasty.map((v) => enc(typeof v === 'string' ? v : JSON.stringify(v) ?? '')),
+    nasty.map((v) => enc(typeof v === 'string' ? v : (JSON.stringify(v) ?? ''))),
     fc.constantFrom('%00', '%zz', '1e3', '-0', '2147483648', '99999999999999999999', 'size_bytes', 'asc', 'UPLOAD'),
     // Cursors: forged base64url JSON of every shape.
-    fc.tuple(fc.constantFrom('created_at', 'size_bytes', 'name', 'x'), fc.constantFrom('asc', 'desc', 'x'), nasty, nasty).map((c) => Buffer.from(JSON.stringify(c)).toString('base64url')),
+    fc
+      .tuple(fc.constantFrom('created_at', 'size_bytes', 'name', 'x'), fc.constantFrom('asc', 'desc', 'x'), nasty, nasty)
+      .map((c) => Buffer.from(JSON.stringify(c)).toString('base64url')),
   );
   return fc.array(fc.tuple(nameArb, valueArb), { maxLength: 4 }).map((kv) => kv.map(([k, v]) => `${enc(k)}=${v}`).join('&'));
 }
@@ -150,11 +202,33 @@ function queryArb(op: Op): fc.Arbitrary<string> {
 function requestArb(ops: Op[], schemas: Record<string, any>, ids: string[], key: string): fc.Arbitrary<FuzzRequest> {
   const auth = fc.oneof(
     { weight: 12, arbitrary: fc.constant(`Bearer ${key}`) },
-    { weight: 1, arbitrary: fc.constantFrom('', 'Bearer', 'Bearer x', 'Basic dXNlcjpwYXNz', `Bearer ${key}x`, `bearer   ${key}  `, `Bearer ${'k'.repeat(10_000)}`) },
+    {
+      weight: 1,
+      arbitrary: fc.constantFrom(
+        '',
+        'Bearer',
+        'Bearer x',
+        'Basic dXNlcjpwYXNz',
+        `Bearer ${key}x`,
+        `bearer   ${key}  `,
+        `Bearer ${'k'.repeat(10_000)}`,
+      ),
+    },
   );
   const contentType = fc.oneof(
     { weight: 10, arbitrary: fc.constant('application/json') },
-    { weight: 1, arbitrary: fc.constantFrom('text/plain', 'application/xml', 'application/x-www-form-urlencoded', 'multipart/form-data; boundary=x', 'application/json; charset=latin1', '', 'application/octet-stream') },
+    {
+      weight: 1,
+      arbitrary: fc.constantFrom(
+        'text/plain',
+        'application/xml',
+        'application/x-www-form-urlencoded',
+        'multipart/form-data; boundary=x',
+        'application/json; charset=latin1',
+        '',
+        'application/octet-stream',
+      ),
+    },
   );
   return fc.integer({ min: 0, max: ops.length - 1 }).chain((i) => {
     const op = ops[i];
@@ -165,7 +239,10 @@ function requestArb(ops: Op[], schemas: Record<string, any>, ids: string[], key:
         body: bodyArb(op, schemas),
         auth,
         contentType,
-        method: fc.oneof({ weight: 15, arbitrary: fc.constant(op.method) }, { weight: 1, arbitrary: fc.constantFrom('GET', 'POST', 'PUT', 'PATCH', 'DELETE') }),
+        method: fc.oneof(
+          { weight: 15, arbitrary: fc.constant(op.method) },
+          { weight: 1, arbitrary: fc.constantFrom('GET', 'POST', 'PUT', 'PATCH', 'DELETE') },
+        ),
       })
       .map((r) => {
         let k = 0;
@@ -192,7 +269,10 @@ function checkShape(status: number, contentType: string, text: string, what: str
   if (status === 422) {
     expect(Array.isArray(json.detail), what).toBe(true);
     for (const e of json.detail) {
-      expect(Array.isArray(e.loc) && typeof e.msg === 'string' && typeof e.type === 'string', `${what}: ${JSON.stringify(e).slice(0, 300)}`).toBe(true);
+      expect(
+        Array.isArray(e.loc) && typeof e.msg === 'string' && typeof e.type === 'string',
+        `${what}: ${JSON.stringify(e).slice(0, 300)}`,
+      ).toBe(true);
     }
     expect(text.length, what).toBeLessThanOrEqual(64 * 1024);
   } else {
@@ -227,8 +307,19 @@ describe.each(await backends())('fuzz every route (%s)', (backend) => {
     ops.push({ method: 'GET', path: '/storage/{key}', pathParams: ['key'], query: { expires: {}, sig: {}, fn: {} }, body: null });
     ops.push({ method: 'GET', path: '/live/{id}', pathParams: ['id'], query: { token: {} }, body: null });
     // Real ids, so some requests get past "not found" (and some delete them).
-    const connector = await publish(h, { definition: httpSearchDefinition('http://127.0.0.1:9'), input_schema: SEARCH_INPUT, output_schema: SEARCH_OUTPUT, required_secrets: [LOGIN_SLOT] });
-    const secret = await h.api('POST', '/v1beta/secrets', { name: 's', secret_type: 'login', username: 'u', password: 'p', totp_secret: 'JBSWY3DPEHPK3PXPJBSWY3DP' });
+    const connector = await publish(h, {
+      definition: httpSearchDefinition('http://127.0.0.1:9'),
+      input_schema: SEARCH_INPUT,
+      output_schema: SEARCH_OUTPUT,
+      required_secrets: [LOGIN_SLOT],
+    });
+    const secret = await h.api('POST', '/v1beta/secrets', {
+      name: 's',
+      secret_type: 'login',
+      username: 'u',
+      password: 'p',
+      totp_secret: 'JBSWY3DPEHPK3PXPJBSWY3DP',
+    });
     const file = await h.api('POST', '/v1beta/files', { name: 'f', size_bytes: 3, content_type: 'text/plain' });
     const task = await h.api('POST', '/v1beta/tasks', { display_name: 't', task: 't', website: 'https://example.com' });
     ids = [connector.id, secret.json.id, file.json.file_id, task.json.id, `files/${h.userId}/${file.json.file_id}`];
@@ -241,48 +332,56 @@ describe.each(await backends())('fuzz every route (%s)', (backend) => {
     await h.close();
   }, 60_000);
 
-  it(`thousands of malformed requests: no 5xx, every 4xx is {"detail"}, memory back near its start`, async () => {
-    expect(ops.length).toBeGreaterThan(25);
-    // Warm up (JIT, pools) before the memory baseline.
-    for (let i = 0; i < 50; i++) await h.api('GET', '/v1beta/files?limit=5');
-    const rssBefore = process.memoryUsage().rss;
-    const heapBefore = heapAfterGc();
-    let sent = 0;
-    let clientRefused = 0;
-    const statuses = new Map<number, number>();
-    await fc.assert(
-      fc.asyncProperty(requestArb(ops, schemas, ids, h.key), async (r) => {
-        let res: Response;
-        try {
-          res = await fetch(h.url + r.path, { method: r.method, headers: r.headers, body: r.body, redirect: 'manual' });
-        } catch (e) {
-          // The client itself refused (e.g. an invalid header value): nothing reached the server.
-          if (e instanceof TypeError && !/fetch failed/.test(e.message)) {
-            clientRefused++;
-            return;
+  it(
+    `thousands of malformed requests: no 5xx, every 4xx is {"detail"}, memory back near its start`,
+    async () => {
+      expect(ops.length).toBeGreaterThan(25);
+      // Warm up (JIT, pools) before the memory baseline.
+      for (let i = 0; i < 50; i++) await h.api('GET', '/v1beta/files?limit=5');
+      const rssBefore = process.memoryUsage().rss;
+      const heapBefore = heapAfterGc();
+      let sent = 0;
+      let clientRefused = 0;
+      const statuses = new Map<number, number>();
+      await fc.assert(
+        fc.asyncProperty(requestArb(ops, schemas, ids, h.key), async (r) => {
+          let res: Response;
+          try {
+            res = await fetch(h.url + r.path, { method: r.method, headers: r.headers, body: r.body, redirect: 'manual' });
+          } catch (e) {
+            // The client itself refused (e.g. an invalid header value): nothing reached the server.
+            if (e instanceof TypeError && !/fetch failed/.test(e.message)) {
+              clientRefused++;
+              return;
+            }
+            throw new Error(`connection failed for ${describeReq(r)}: ${(e as Error).message} ${(e as any).cause?.message ?? ''}`);
           }
-          throw new Error(`connection failed for ${describeReq(r)}: ${(e as Error).message} ${(e as any).cause?.message ?? ''}`);
-        }
-        const text = await res.text();
-        sent++;
-        statuses.set(res.status, (statuses.get(res.status) ?? 0) + 1);
-        checkShape(res.status, res.headers.get('content-type') ?? '', text, describeReq(r));
-      }),
-      { numRuns: MAX_RUNS, interruptAfterTimeLimit: TIME_LIMIT_MS, markInterruptAsFailure: false },
-    );
-    console.log(`fuzz (${backend}): ${sent} requests, ${clientRefused} refused by the client, statuses ${JSON.stringify(Object.fromEntries([...statuses].sort()))}`);
-    expect(sent).toBeGreaterThanOrEqual(MIN_REQUESTS);
-    // Every family of answers showed up: the fuzzer got past auth and validation too.
-    for (const s of [200, 401, 404, 422]) expect(statuses.get(s) ?? 0, `status ${s}`).toBeGreaterThan(0);
+          const text = await res.text();
+          sent++;
+          statuses.set(res.status, (statuses.get(res.status) ?? 0) + 1);
+          checkShape(res.status, res.headers.get('content-type') ?? '', text, describeReq(r));
+        }),
+        { numRuns: MAX_RUNS, interruptAfterTimeLimit: TIME_LIMIT_MS, markInterruptAsFailure: false },
+      );
+      console.log(
+        `fuzz (${backend}): ${sent} requests, ${clientRefused} refused by the client, statuses ${JSON.stringify(Object.fromEntries([...statuses].sort()))}`,
+      );
+      expect(sent).toBeGreaterThanOrEqual(MIN_REQUESTS);
+      // Every family of answers showed up: the fuzzer got past auth and validation too.
+      for (const s of [200, 401, 404, 422]) expect(statuses.get(s) ?? 0, `status ${s}`).toBeGreaterThan(0);
 
-    // The server still serves, and its memory is back near the start (no per-request leak).
-    expect((await h.api('GET', '/healthz')).status).toBe(200);
-    await new Promise((r) => setTimeout(r, 500));
-    const mb = (n: number) => (n / 1024 / 1024).toFixed(0);
-    const heapGrown = heapAfterGc() - heapBefore;
-    const rssGrown = process.memoryUsage().rss - rssBefore;
-    console.log(`fuzz (${backend}): heap after GC ${mb(heapBefore)} MB → ${heapGrown >= 0 ? '+' : ''}${mb(heapGrown)} MB; rss ${mb(rssBefore)} MB → +${mb(rssGrown)} MB`);
-    expect(heapGrown).toBeLessThan(64 * 1024 * 1024);
-    expect(rssGrown).toBeLessThan(250 * 1024 * 1024);
-  }, TIME_LIMIT_MS + 60_000);
+      // The server still serves, and its memory is back near the start (no per-request leak).
+      expect((await h.api('GET', '/healthz')).status).toBe(200);
+      await new Promise((r) => setTimeout(r, 500));
+      const mb = (n: number) => (n / 1024 / 1024).toFixed(0);
+      const heapGrown = heapAfterGc() - heapBefore;
+      const rssGrown = process.memoryUsage().rss - rssBefore;
+      console.log(
+        `fuzz (${backend}): heap after GC ${mb(heapBefore)} MB → ${heapGrown >= 0 ? '+' : ''}${mb(heapGrown)} MB; rss ${mb(rssBefore)} MB → +${mb(rssGrown)} MB`,
+      );
+      expect(heapGrown).toBeLessThan(64 * 1024 * 1024);
+      expect(rssGrown).toBeLessThan(250 * 1024 * 1024);
+    },
+    TIME_LIMIT_MS + 60_000,
+  );
 });

@@ -31,7 +31,9 @@ describe('OpenAPI document', () => {
     expect(ops.length).toBeGreaterThanOrEqual(36);
     const ids = ops.map(({ op }) => op.operationId);
     for (const { method, path: p, op } of ops) {
-      expect(op.operationId, `${method} ${p}`).toMatch(/^(list|get|create|update|delete|publish|complete|abandon|paste|retry|start|generate|download)[A-Z][A-Za-z]+$/);
+      expect(op.operationId, `${method} ${p}`).toMatch(
+        /^(list|get|create|update|delete|publish|complete|abandon|paste|retry|start|generate|download)[A-Z][A-Za-z]+$/,
+      );
     }
     expect(new Set(ids).size).toBe(ids.length);
     const byRoute = Object.fromEntries(ops.map(({ method, path: p, op }) => [`${method} ${p}`, op.operationId]));
@@ -49,14 +51,39 @@ describe('OpenAPI document', () => {
   it('names the resources as component schemas and refers to them', () => {
     const names = Object.keys(doc.components.schemas);
     for (const n of [
-      'Run', 'RunError', 'RunLogs', 'TaskBasedRun', 'Connector', 'SecretSlotDefinition', 'File', 'FileDownloadUrl', 'Secret',
-      'TaskBasedSecret', 'CaptureSession', 'SessionCookie', 'Task', 'ValidationError', 'HTTPValidationError', 'ErrorDetail',
-      'ListRunsResponse', 'ListConnectorsResponse', 'ListFilesResponse', 'ListConnectorRevisionsResponse', 'CreateRunRequest',
-      'CreateTaskRunRequest', 'ProxySettings', 'IspProxy', 'ResidentialProxy', 'DeleteConnectorResponse', 'TotpResponse',
+      'Run',
+      'RunError',
+      'RunLogs',
+      'TaskBasedRun',
+      'Connector',
+      'SecretSlotDefinition',
+      'File',
+      'FileDownloadUrl',
+      'Secret',
+      'TaskBasedSecret',
+      'CaptureSession',
+      'SessionCookie',
+      'Task',
+      'ValidationError',
+      'HTTPValidationError',
+      'ErrorDetail',
+      'ListRunsResponse',
+      'ListConnectorsResponse',
+      'ListFilesResponse',
+      'ListConnectorRevisionsResponse',
+      'CreateRunRequest',
+      'CreateTaskRunRequest',
+      'ProxySettings',
+      'IspProxy',
+      'ResidentialProxy',
+      'DeleteConnectorResponse',
+      'TotpResponse',
     ]) {
       expect(names, n).toContain(n);
     }
-    expect(doc.paths['/v1beta/runs/{run_id}'].get.responses['200'].content['application/json'].schema).toEqual({ $ref: '#/components/schemas/Run' });
+    expect(doc.paths['/v1beta/runs/{run_id}'].get.responses['200'].content['application/json'].schema).toEqual({
+      $ref: '#/components/schemas/Run',
+    });
     expect(doc.components.schemas.ListRunsResponse.properties.data.items).toEqual({ $ref: '#/components/schemas/Run' });
     expect(doc.components.schemas.Run.properties.error.anyOf).toContainEqual({ $ref: '#/components/schemas/RunError' });
     // No titled schema is left inline in an operation: a generator would invent a name for it.
@@ -93,14 +120,18 @@ describe('OpenAPI document', () => {
   it('documents typed error responses on every operation', () => {
     const { responses } = doc.components;
     expect(deref(doc, responses.ValidationFailed.content['application/json'].schema).title).toBe('HTTPValidationError');
-    for (const n of ['Unauthorized', 'NotFound', 'Conflict']) expect(responses[n].content['application/json'].schema).toEqual({ $ref: '#/components/schemas/ErrorDetail' });
+    for (const n of ['Unauthorized', 'NotFound', 'Conflict'])
+      expect(responses[n].content['application/json'].schema).toEqual({ $ref: '#/components/schemas/ErrorDetail' });
     for (const { method, path: p, op } of operations(doc)) {
       const at = `${method} ${p}`;
       expect(op.responses['401'], at).toEqual({ $ref: '#/components/responses/Unauthorized' });
       expect(op.responses['422'], at).toEqual({ $ref: '#/components/responses/ValidationFailed' });
       if (p.includes('{')) expect(op.responses['404'], at).toEqual({ $ref: '#/components/responses/NotFound' });
       if (op.requestBody) expect(Object.keys(op.responses), at).toEqual(expect.arrayContaining(['413', '415']));
-      expect(Object.keys(op.responses).some((s) => /^[23]\d\d$/.test(s)), at).toBe(true);
+      expect(
+        Object.keys(op.responses).some((s) => /^[23]\d\d$/.test(s)),
+        at,
+      ).toBe(true);
       for (const [status, res] of Object.entries<any>(op.responses)) {
         expect(deref(doc, res).description, `${at} ${status}`).not.toMatch(/^(Default Response)?$/);
       }
@@ -124,7 +155,10 @@ describe('OpenAPI document', () => {
     expect(Object.keys(json(createRun.requestBody).examples)).toEqual(['CreateRunRequest', 'CreateTaskRunRequest']);
     expect(json(createRun.responses['202']).example.status).toBe('pending');
     expect(json(doc.paths['/v1beta/runs/{run_id}'].get.responses['200']).example).toMatchObject({ status: 'success' });
-    expect(json(doc.paths['/v1beta/files'].post.requestBody).example).toMatchObject({ name: expect.any(String), size_bytes: expect.any(Number) });
+    expect(json(doc.paths['/v1beta/files'].post.requestBody).example).toMatchObject({
+      name: expect.any(String),
+      size_bytes: expect.any(Number),
+    });
     expect(doc.components.schemas.Connector.examples).toHaveLength(1);
     expect(json(doc.components.responses.ValidationFailed).example.detail[0].loc).toEqual(['body', 'connector_id']);
   });
@@ -137,9 +171,10 @@ describe('OpenAPI document', () => {
       const cli = path.join(ROOT, 'node_modules', '@redocly', 'cli', 'bin', 'cli.js');
       // No telemetry, no update check: the lint must not need the network.
       const env = { ...process.env, REDOCLY_TELEMETRY: 'off', REDOCLY_SUPPRESS_UPDATE_NOTICE: 'true', NO_COLOR: '1' };
-      const res = await run(process.execPath, [cli, 'lint', file, '--config', path.join(ROOT, 'redocly.yaml'), '--format=json'], { env, maxBuffer: 16 * 1024 * 1024 }).catch(
-        (e) => e as { stdout: string; stderr: string },
-      );
+      const res = await run(process.execPath, [cli, 'lint', file, '--config', path.join(ROOT, 'redocly.yaml'), '--format=json'], {
+        env,
+        maxBuffer: 16 * 1024 * 1024,
+      }).catch((e) => e as { stdout: string; stderr: string });
       const report = JSON.parse(res.stdout);
       const problems = report.problems.map((p: any) => `${p.ruleId}: ${p.message} at ${p.location?.[0]?.pointer}`);
       expect(problems).toEqual([]);
@@ -150,9 +185,10 @@ describe('OpenAPI document', () => {
       delete bad.paths['/v1beta/runs'].get.operationId;
       bad.paths['/v1beta/runs/{run_id}'].get.responses['200'].content['application/json'].example.status = 'exploded';
       fs.writeFileSync(file, JSON.stringify(bad));
-      const res2 = await run(process.execPath, [cli, 'lint', file, '--config', path.join(ROOT, 'redocly.yaml'), '--format=json'], { env, maxBuffer: 16 * 1024 * 1024 }).catch(
-        (e) => e as { stdout: string; stderr: string },
-      );
+      const res2 = await run(process.execPath, [cli, 'lint', file, '--config', path.join(ROOT, 'redocly.yaml'), '--format=json'], {
+        env,
+        maxBuffer: 16 * 1024 * 1024,
+      }).catch((e) => e as { stdout: string; stderr: string });
       const rules = JSON.parse(res2.stdout).problems.map((p: any) => p.ruleId);
       expect(rules).toEqual(expect.arrayContaining(['operation-operationId', 'no-invalid-media-type-examples']));
     } finally {

@@ -20,10 +20,20 @@ describe.each(list)('prepared queries (%s)', (backend) => {
 
   beforeAll(async () => {
     dir = fs.mkdtempSync(path.join(os.tmpdir(), 'cs-prep-'));
-    h = await connect<Database>({ url: backend === 'postgres' ? PG_URL : null, sqlitePath: path.join(dir, 'db.sqlite'), pgSchema: backend === 'postgres' ? schema : undefined });
+    h = await connect<Database>({
+      url: backend === 'postgres' ? PG_URL : null,
+      sqlitePath: path.join(dir, 'db.sqlite'),
+      pgSchema: backend === 'postgres' ? schema : undefined,
+    });
     await migrateMetadata(h.db, backend === 'postgres' ? schema : undefined);
     const now = new Date().toISOString();
-    await h.db.insertInto('users').values([{ id: 'u1', name: 'one', created_at: now }, { id: 'u2', name: 'two', created_at: now }]).execute();
+    await h.db
+      .insertInto('users')
+      .values([
+        { id: 'u1', name: 'one', created_at: now },
+        { id: 'u2', name: 'two', created_at: now },
+      ])
+      .execute();
   });
   afterAll(async () => {
     if (backend === 'postgres') await dropSchema(h.db, schema);
@@ -50,7 +60,10 @@ describe.each(list)('prepared queries (%s)', (backend) => {
         await trx.insertInto('users').values({ id: 'u3', name: 'three', created_at: new Date().toISOString() }).execute();
         // A concurrent request reading while the transaction is open (SQLite: same connection).
         const pending = byId('u3');
-        seenInside = backend === 'postgres' ? await pending : await Promise.race([pending, new Promise<unknown[]>((r) => setTimeout(() => r(['waited']), 50))]);
+        seenInside =
+          backend === 'postgres'
+            ? await pending
+            : await Promise.race([pending, new Promise<unknown[]>((r) => setTimeout(() => r(['waited']), 50))]);
         throw new Error('roll back');
       })
       .catch(() => {});

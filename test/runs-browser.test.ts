@@ -10,7 +10,10 @@ const OUTPUT = {
   type: 'object',
   properties: {
     summary: { type: 'string' },
-    items: { type: 'array', items: { type: 'object', properties: { id: { type: 'integer' }, name: { type: 'string' } }, required: ['id', 'name'] } },
+    items: {
+      type: 'array',
+      items: { type: 'object', properties: { id: { type: 'integer' }, name: { type: 'string' } }, required: ['id', 'name'] },
+    },
   },
   required: ['summary', 'items'],
 };
@@ -26,7 +29,12 @@ describe('browser connector runs', () => {
     site = await startDemoSite();
     // Many TOTP logins in a row (each would wait for a fresh 30 s step): single-use codes are test/totp-single-use.test.ts's.
     h = await startHarness('sqlite', { TOTP_CODE_REUSE: 'allow' });
-    connector = await publish(h, { definition: browserSearchDefinition(site.url), input_schema: INPUT, output_schema: OUTPUT, required_secrets: [LOGIN_SLOT] });
+    connector = await publish(h, {
+      definition: browserSearchDefinition(site.url),
+      input_schema: INPUT,
+      output_schema: OUTPUT,
+      required_secrets: [LOGIN_SLOT],
+    });
     bob = await loginSecret(h, 'bob', 'builder', BOB_TOTP_SEED);
   });
   afterAll(async () => {
@@ -80,7 +88,12 @@ describe('browser connector runs', () => {
       ],
       result: { names: '{{vars.names}}' },
     };
-    const c = await publish(h, { definition: def, input_schema: INPUT, output_schema: { type: 'object', properties: { names: { type: 'array', minItems: 1 } } }, required_secrets: [LOGIN_SLOT] });
+    const c = await publish(h, {
+      definition: def,
+      input_schema: INPUT,
+      output_schema: { type: 'object', properties: { names: { type: 'array', minItems: 1 } } },
+      required_secrets: [LOGIN_SLOT],
+    });
     const r = await run(h, { connector_id: c.id, arguments: { query: 'gamma' }, secret_bindings: { account: bob } });
     expect(r.status, JSON.stringify(r.error) + (await logsOf(h, r.id))).toBe('success');
     expect(r.result.names.length).toBe(5);

@@ -34,9 +34,20 @@ describe.each(await backends())('http connector runs (%s)', (backend) => {
   });
 
   it('logs in with TOTP, pages through the search and returns typed results (sync, 200)', async () => {
-    const r = await h.api('POST', '/v1beta/runs', { connector_id: connector.id, arguments: { query: 'gamma', page_size: 3 }, secret_bindings: { account: bob } });
+    const r = await h.api('POST', '/v1beta/runs', {
+      connector_id: connector.id,
+      arguments: { query: 'gamma', page_size: 3 },
+      secret_bindings: { account: bob },
+    });
     expect(r.status, r.text).toBe(200);
-    expect(r.json).toMatchObject({ status: 'success', connector_version: 1, result_stored: true, error: null, has_logs: true, secret_bindings: { account: bob } });
+    expect(r.json).toMatchObject({
+      status: 'success',
+      connector_version: 1,
+      result_stored: true,
+      error: null,
+      has_logs: true,
+      secret_bindings: { account: bob },
+    });
     expect(r.json.result.total).toBe(8);
     expect(r.json.result.items.map((i: any) => i.id)).toEqual([3, 8, 13, 18, 23, 28, 33, 38]);
     expect(r.json.result.items[0]).toEqual({ id: 3, name: 'Gamma Gizmo', price: 11.99, in_stock: false });
@@ -48,7 +59,12 @@ describe.each(await backends())('http connector runs (%s)', (backend) => {
   });
 
   it('runs async (202 pending, then success) and with per-run secret_values', async () => {
-    const r = await h.api('POST', '/v1beta/runs', { connector_id: connector.id, arguments: { query: 'alpha widget' }, secret_values: { account: { username: 'alice', password: 'wonderland' } }, async: true });
+    const r = await h.api('POST', '/v1beta/runs', {
+      connector_id: connector.id,
+      arguments: { query: 'alpha widget' },
+      secret_values: { account: { username: 'alice', password: 'wonderland' } },
+      async: true,
+    });
     expect(r.status, r.text).toBe(202);
     expect(r.json).toMatchObject({ status: 'pending', result: null, finished_at: null });
     const done = await waitRun(h, r.json.id);
@@ -61,7 +77,12 @@ describe.each(await backends())('http connector runs (%s)', (backend) => {
     // The site drops every session right after the login chain's last request.
     const def = httpSearchDefinition(site.url);
     def.steps.unshift({ id: 'expire', method: 'POST', url: '/__control', body: { json: { expire_sessions: true } } } as any);
-    const c = await publish(h, { definition: def, input_schema: SEARCH_INPUT, output_schema: SEARCH_OUTPUT, required_secrets: [LOGIN_SLOT] });
+    const c = await publish(h, {
+      definition: def,
+      input_schema: SEARCH_INPUT,
+      output_schema: SEARCH_OUTPUT,
+      required_secrets: [LOGIN_SLOT],
+    });
     const r = await run(h, { connector_id: c.id, arguments: { query: 'delta' }, secret_bindings: { account: alice } });
     expect(r.status, JSON.stringify(r.error)).toBe('success');
     expect(r.result.total).toBe(8);
@@ -85,11 +106,21 @@ describe.each(await backends())('http connector runs (%s)', (backend) => {
     expect(r.error.type).toBe('anti_bot');
     await fetch(`${site.url}/__reset`, { method: 'POST' });
     // Argument rejected by the site (limit > 50 → 400).
-    const loose = await publish(h, { definition: httpSearchDefinition(site.url), input_schema: { type: 'object', properties: { query: { type: 'string' }, page_size: { type: 'integer' } } }, output_schema: SEARCH_OUTPUT, required_secrets: [LOGIN_SLOT] });
+    const loose = await publish(h, {
+      definition: httpSearchDefinition(site.url),
+      input_schema: { type: 'object', properties: { query: { type: 'string' }, page_size: { type: 'integer' } } },
+      output_schema: SEARCH_OUTPUT,
+      required_secrets: [LOGIN_SLOT],
+    });
     r = await run(h, { connector_id: loose.id, arguments: { query: 'x', page_size: 500 }, secret_bindings: { account: alice } });
     expect(r.error).toMatchObject({ type: 'invalid_input', retryable: false });
     // Unreachable host.
-    const dead = await publish(h, { definition: httpSearchDefinition('http://127.0.0.1:9'), input_schema: SEARCH_INPUT, output_schema: SEARCH_OUTPUT, required_secrets: [LOGIN_SLOT] });
+    const dead = await publish(h, {
+      definition: httpSearchDefinition('http://127.0.0.1:9'),
+      input_schema: SEARCH_INPUT,
+      output_schema: SEARCH_OUTPUT,
+      required_secrets: [LOGIN_SLOT],
+    });
     r = await run(h, { connector_id: dead.id, arguments: { query: 'x' }, secret_bindings: { account: alice } });
     expect(r.error).toMatchObject({ type: 'site_unavailable', retryable: true, details: { code: 'ECONNREFUSED' } });
   });
@@ -97,13 +128,23 @@ describe.each(await backends())('http connector runs (%s)', (backend) => {
   it('output_schema violations and missing extracts are site_changed with details', async () => {
     const def: any = httpSearchDefinition(site.url);
     def.result.items.to.price = '{{it.name}}'; // a string where the schema wants a number
-    const c = await publish(h, { definition: def, input_schema: SEARCH_INPUT, output_schema: SEARCH_OUTPUT, required_secrets: [LOGIN_SLOT] });
+    const c = await publish(h, {
+      definition: def,
+      input_schema: SEARCH_INPUT,
+      output_schema: SEARCH_OUTPUT,
+      required_secrets: [LOGIN_SLOT],
+    });
     let r = await run(h, { connector_id: c.id, arguments: { query: 'beta' }, secret_bindings: { account: alice } });
     expect(r.error.type).toBe('site_changed');
     expect(r.error.details.errors[0]).toMatchObject({ path: '/items/0/price', keyword: 'type' });
     const def2: any = httpSearchDefinition(site.url);
     def2.steps[0].extract.total.path = '$.count_of_items';
-    const c2 = await publish(h, { definition: def2, input_schema: SEARCH_INPUT, output_schema: SEARCH_OUTPUT, required_secrets: [LOGIN_SLOT] });
+    const c2 = await publish(h, {
+      definition: def2,
+      input_schema: SEARCH_INPUT,
+      output_schema: SEARCH_OUTPUT,
+      required_secrets: [LOGIN_SLOT],
+    });
     r = await run(h, { connector_id: c2.id, arguments: { query: 'beta' }, secret_bindings: { account: alice } });
     expect(r.error).toMatchObject({ type: 'site_changed', details: { extractor: 'search.extract.total' } });
   });
@@ -143,7 +184,13 @@ describe.each(await backends())('http connector runs (%s)', (backend) => {
           paginate: { mode: 'cursor', param: 'cursor', next: { from: 'json', path: '$.next_cursor', required: false } },
         },
       ],
-      result: { id: '{{vars.id}}', location: '{{vars.location}}', name: '{{vars.name}}', price: '{{vars.price}}', alpha_ids: '{{vars.ids}}' },
+      result: {
+        id: '{{vars.id}}',
+        location: '{{vars.location}}',
+        name: '{{vars.name}}',
+        price: '{{vars.price}}',
+        alpha_ids: '{{vars.ids}}',
+      },
     };
     const c = await publish(h, {
       definition: def,
@@ -152,18 +199,34 @@ describe.each(await backends())('http connector runs (%s)', (backend) => {
     });
     const r = await run(h, { connector_id: c.id, arguments: { name: 'Alpha Anvil', price: 19.5 }, secret_bindings: { account: alice } });
     expect(r.status, JSON.stringify(r.error)).toBe('success');
-    expect(r.result).toEqual({ id: 41, location: '/items/41', name: 'Alpha Anvil', price: 19.5, alpha_ids: [1, 6, 11, 16, 21, 26, 31, 36, 41] });
+    expect(r.result).toEqual({
+      id: 41,
+      location: '/items/41',
+      name: 'Alpha Anvil',
+      price: 19.5,
+      alpha_ids: [1, 6, 11, 16, 21, 26, 31, 36, 41],
+    });
     expect((await logsOf(h, r.id)).match(/GET [^\n]*\/api\/items/g)).toHaveLength(3);
     const bad = await run(h, { connector_id: c.id, arguments: { name: 'Broken', price: -5 }, secret_bindings: { account: alice } });
     expect(bad.error).toMatchObject({ type: 'invalid_input', message: 'The shop rejected the item', details: { status: 422 } });
   });
 
   it('pins the version at creation: runs keep their version across a revision; listing filters by version', async () => {
-    const c = await publish(h, { definition: httpSearchDefinition(site.url), input_schema: SEARCH_INPUT, output_schema: SEARCH_OUTPUT, required_secrets: [LOGIN_SLOT] });
+    const c = await publish(h, {
+      definition: httpSearchDefinition(site.url),
+      input_schema: SEARCH_INPUT,
+      output_schema: SEARCH_OUTPUT,
+      required_secrets: [LOGIN_SLOT],
+    });
     const v1 = await run(h, { connector_id: c.id, arguments: { query: 'kettle' }, secret_bindings: { account: alice }, async: true });
     const def2: any = httpSearchDefinition(site.url);
     def2.result = { total: '{{vars.total}}', items: [] };
-    const rev = await h.api('POST', `/v1beta/connectors/${c.id}/revisions`, { definition: def2, input_schema: SEARCH_INPUT, output_schema: SEARCH_OUTPUT, required_secrets: [LOGIN_SLOT] });
+    const rev = await h.api('POST', `/v1beta/connectors/${c.id}/revisions`, {
+      definition: def2,
+      input_schema: SEARCH_INPUT,
+      output_schema: SEARCH_OUTPUT,
+      required_secrets: [LOGIN_SLOT],
+    });
     expect(rev.json.version).toBe(2);
     const v2 = await run(h, { connector_id: c.id, arguments: { query: 'kettle' }, secret_bindings: { account: alice } });
     const v1done = await waitRun(h, v1.id);
@@ -178,7 +241,11 @@ describe.each(await backends())('http connector runs (%s)', (backend) => {
     await h.api('DELETE', `/v1beta/connectors/${c.id}`);
     expect((await h.api('GET', `/v1beta/runs/${v2.id}`)).json.status).toBe('success');
     expect((await h.api('GET', `/v1beta/runs?connector_id=${c.id}&version=1`)).json.data.length).toBe(1);
-    const refused = await h.api('POST', '/v1beta/runs', { connector_id: c.id, arguments: { query: 'x' }, secret_bindings: { account: alice } });
+    const refused = await h.api('POST', '/v1beta/runs', {
+      connector_id: c.id,
+      arguments: { query: 'x' },
+      secret_bindings: { account: alice },
+    });
     expect(refused.status).toBe(409);
   });
 });

@@ -18,10 +18,19 @@ async function startRecordingProxy(tag: string): Promise<RecordingProxy> {
   const server = http.createServer((req, res) => {
     seen.push(`${req.method} ${req.url}`);
     const target = new URL(req.url!);
-    const up = http.request({ host: target.hostname, port: target.port, path: target.pathname + target.search, method: req.method, headers: { ...req.headers, 'x-via-proxy': tag } }, (r) => {
-      res.writeHead(r.statusCode ?? 502, r.headers);
-      r.pipe(res);
-    });
+    const up = http.request(
+      {
+        host: target.hostname,
+        port: target.port,
+        path: target.pathname + target.search,
+        method: req.method,
+        headers: { ...req.headers, 'x-via-proxy': tag },
+      },
+      (r) => {
+        res.writeHead(r.statusCode ?? 502, r.headers);
+        r.pipe(res);
+      },
+    );
     up.on('error', () => res.writeHead(502).end());
     req.pipe(up);
   });
@@ -70,7 +79,10 @@ describe('proxy routing', () => {
       definition: {
         format: 'connector-definition/v1',
         engine: 'browser',
-        steps: [{ action: 'navigate', url: `${site.url}/` }, { action: 'extract', values: { title: { from: 'css', selector: 'title' } } }],
+        steps: [
+          { action: 'navigate', url: `${site.url}/` },
+          { action: 'extract', values: { title: { from: 'css', selector: 'title' } } },
+        ],
         result: { title: '{{vars.title}}' },
       },
     });

@@ -10,7 +10,17 @@ import { startDemoSite } from '../examples/demo-site/server.js';
 import { TERMINAL } from './helpers/runs.js';
 
 const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'cs-restart-'));
-const env = { ...process.env, DATA_DIR: dataDir, PORT: '0', LOG_LEVEL: 'info', DATABASE_URL: '', MASTER_KEY: '', RUN_CONCURRENCY: '1' };
+// Short leases: the next process finds the dead one's runs within seconds.
+const env = {
+  ...process.env,
+  DATA_DIR: dataDir,
+  PORT: '0',
+  LOG_LEVEL: 'info',
+  DATABASE_URL: '',
+  MASTER_KEY: '',
+  RUN_CONCURRENCY: '1',
+  RUN_LEASE_S: '2',
+};
 
 async function serve(): Promise<{ proc: ChildProcess; url: string; out: () => string }> {
   const proc = spawn(process.execPath, ['--import', 'tsx', 'src/start/cli.ts', 'serve'], { env, stdio: ['ignore', 'pipe', 'pipe'] });
@@ -50,7 +60,11 @@ describe('restart recovery', () => {
     procs.push(a.proc);
     const key = /API key \(shown once, store it now\): (\S+)/.exec(a.out())![1];
     const api = async (base: string, method: string, p: string, body?: unknown) => {
-      const r = await fetch(base + p, { method, headers: { authorization: `Bearer ${key}`, 'content-type': 'application/json' }, body: body === undefined ? undefined : JSON.stringify(body) });
+      const r = await fetch(base + p, {
+        method,
+        headers: { authorization: `Bearer ${key}`, 'content-type': 'application/json' },
+        body: body === undefined ? undefined : JSON.stringify(body),
+      });
       return r.json() as Promise<any>;
     };
     const publish = (ms: number, slots: unknown[] = []) =>
@@ -60,7 +74,12 @@ describe('restart recovery', () => {
         input_schema: { type: 'object' },
         output_schema: {},
         required_secrets: slots,
-        definition: { format: 'connector-definition/v1', engine: 'http', steps: [{ id: 'wait', url: `${site.url}/api/slow?ms=${ms}`, extract: { w: { from: 'json', path: '$.waited_ms' } } }], result: { waited: '{{vars.w}}' } },
+        definition: {
+          format: 'connector-definition/v1',
+          engine: 'http',
+          steps: [{ id: 'wait', url: `${site.url}/api/slow?ms=${ms}`, extract: { w: { from: 'json', path: '$.waited_ms' } } }],
+          result: { waited: '{{vars.w}}' },
+        },
       });
     const slow = await publish(30_000);
     const quick = await publish(10);
@@ -72,7 +91,11 @@ describe('restart recovery', () => {
     }
     const r2 = await api(a.url, 'POST', '/v1beta/runs', { connector_id: quick.id, async: true });
     const r3 = await api(a.url, 'POST', '/v1beta/runs', { connector_id: quick.id, async: true });
-    const r4 = await api(a.url, 'POST', '/v1beta/runs', { connector_id: withValue.id, async: true, secret_values: { token: { value: 'ephemeral' } } });
+    const r4 = await api(a.url, 'POST', '/v1beta/runs', {
+      connector_id: withValue.id,
+      async: true,
+      secret_values: { token: { value: 'ephemeral' } },
+    });
     expect([r2.status, r3.status, r4.status]).toEqual(['pending', 'pending', 'pending']);
     expect((await api(a.url, 'GET', `/v1beta/runs/${r1.id}`)).status).toBe('running');
 
@@ -105,14 +128,21 @@ describe('graceful shutdown', () => {
     const { startHarness } = await import('./helpers/harness.js');
     const { publish } = await import('./helpers/runs.js');
     const h = await startHarness('sqlite', { RUN_CONCURRENCY: '1' });
-    const c = await publish(h, { definition: { format: 'connector-definition/v1', engine: 'script', source: 'export default async () => { await new Promise((r) => setTimeout(r, 30000)); return {}; }' } });
+    const c = await publish(h, {
+      definition: {
+        format: 'connector-definition/v1',
+        engine: 'script',
+        source: 'export default async () => { await new Promise((r) => setTimeout(r, 30000)); return {}; }',
+      },
+    });
     const first = (await h.api('POST', '/v1beta/runs', { connector_id: c.id, async: true })).json;
     // Running in a sandbox (not just claimed): the pool knows its worker.
     for (let i = 0; i < 400 && !h.services.runtime.pool.pidOf(first.id); i++) await new Promise((r) => setTimeout(r, 25));
     expect(h.services.runtime.pool.pidOf(first.id)).toBeTypeOf('number');
     const sync = h.api('POST', '/v1beta/runs', { connector_id: c.id });
     await new Promise((r) => setTimeout(r, 200));
-    const closing = h.app.close();
+    // The server's shutdown order: loops first (runs end, sync callers answered), then HTTP.
+    const closing = h.services.stop().then(() => h.app.close());
     const answered = await sync;
     await closing;
     expect(answered.status).toBe(200);

@@ -6,7 +6,10 @@ import { startDemoSite, BOB_TOTP_SEED } from '../examples/demo-site/server.js';
 import { backends, startHarness, type Harness } from './helpers/harness.js';
 import { loginSecret, logsOf, publish, run, waitRun } from './helpers/runs.js';
 
-const script = (source: string, extra: Record<string, unknown> = {}) => ({ definition: { format: 'connector-definition/v1', engine: 'script', source }, ...extra });
+const script = (source: string, extra: Record<string, unknown> = {}) => ({
+  definition: { format: 'connector-definition/v1', engine: 'script', source },
+  ...extra,
+});
 
 describe.each(await backends())('script connectors and the sandbox (%s)', (backend) => {
   let h: Harness;
@@ -45,7 +48,9 @@ describe.each(await backends())('script connectors and the sandbox (%s)', (backe
     expect(r.status, JSON.stringify(r.error)).toBe('success');
     expect(r.result).toMatchObject({ plan: 'pro', balance: 1024, run: r.id });
     const files = (await h.api('GET', `/v1beta/files?run_id=${r.id}`)).json.data;
-    expect(files).toEqual([expect.objectContaining({ id: r.result.file_id, source: 'RUN_OUTPUT', run_id: r.id, name: 'gamma.csv', content_type: 'text/csv' })]);
+    expect(files).toEqual([
+      expect.objectContaining({ id: r.result.file_id, source: 'RUN_OUTPUT', run_id: r.id, name: 'gamma.csv', content_type: 'text/csv' }),
+    ]);
     const dl = await h.api('GET', `/v1beta/files/${files[0].id}/download_url`);
     const csv = await (await fetch(dl.json.url)).text();
     expect(csv.trim().split('\r\n')).toHaveLength(9);
@@ -54,9 +59,17 @@ describe.each(await backends())('script connectors and the sandbox (%s)', (backe
   });
 
   it('fail() and thrown exceptions become RunErrors', async () => {
-    const failing = await publish(h, script(`export default async (ctx) => ctx.fail('invalid_input', 'no such order', { retryable: false, details: { order: ctx.args.order } })`));
+    const failing = await publish(
+      h,
+      script(
+        `export default async (ctx) => ctx.fail('invalid_input', 'no such order', { retryable: false, details: { order: ctx.args.order } })`,
+      ),
+    );
     let r = await run(h, { connector_id: failing.id, arguments: { order: 42 } });
-    expect(r).toMatchObject({ status: 'connector_error', error: { type: 'invalid_input', message: 'no such order', retryable: false, exception: null, details: { order: 42 } } });
+    expect(r).toMatchObject({
+      status: 'connector_error',
+      error: { type: 'invalid_input', message: 'no such order', retryable: false, exception: null, details: { order: 42 } },
+    });
     const throwing = await publish(h, script(`export default async () => { null.x; }`));
     r = await run(h, { connector_id: throwing.id });
     expect(r.error).toMatchObject({ type: 'unhandled', exception: 'TypeError', retryable: null });
@@ -77,7 +90,18 @@ describe.each(await backends())('script connectors and the sandbox (%s)', (backe
     );
     const r = await run(h, { connector_id: c.id });
     expect(r.status, JSON.stringify(r.error)).toBe('success');
-    expect(r.result).toEqual({ process: 'undefined', require: 'undefined', fetch: 'undefined', Buffer: 'undefined', module: 'undefined', XMLHttpRequest: 'undefined', WebSocket: 'undefined', std: 'undefined', os: 'undefined', import: expect.stringMatching(/Error/) });
+    expect(r.result).toEqual({
+      process: 'undefined',
+      require: 'undefined',
+      fetch: 'undefined',
+      Buffer: 'undefined',
+      module: 'undefined',
+      XMLHttpRequest: 'undefined',
+      WebSocket: 'undefined',
+      std: 'undefined',
+      os: 'undefined',
+      import: expect.stringMatching(/Error/),
+    });
   });
 
   it('a sandbox killed mid-run ends connector_error/crash, and the pool recovers', async () => {
@@ -100,7 +124,10 @@ describe.each(await backends())('script connectors and the sandbox (%s)', (backe
   it('a heap blow-up is a crash too', async () => {
     const c = await publish(h, script(`export default async () => { const a = []; for (;;) a.push(new Array(1e6).fill(1)); }`));
     const r = await run(h, { connector_id: c.id, max_timeout_s: 60 });
-    expect(r).toMatchObject({ status: 'connector_error', error: { type: 'crash', message: 'the script exceeded its memory limit (SCRIPT_MEMORY_MB=64)' } });
+    expect(r).toMatchObject({
+      status: 'connector_error',
+      error: { type: 'crash', message: 'the script exceeded its memory limit (SCRIPT_MEMORY_MB=64)' },
+    });
   }, 60_000);
 
   it('times out: the attempt is killed and the run ends timed_out', async () => {
@@ -110,7 +137,12 @@ describe.each(await backends())('script connectors and the sandbox (%s)', (backe
     expect(r).toMatchObject({ status: 'timed_out', error: null, result: null });
     expect(Date.now() - t0).toBeLessThan(5000);
     const slow = await publish(h, {
-      definition: { format: 'connector-definition/v1', engine: 'http', steps: [{ id: 'slow', url: `${site.url}/api/slow`, query: { ms: '5000' } }], result: {} },
+      definition: {
+        format: 'connector-definition/v1',
+        engine: 'http',
+        steps: [{ id: 'slow', url: `${site.url}/api/slow`, query: { ms: '5000' } }],
+        result: {},
+      },
     });
     expect((await run(h, { connector_id: slow.id, max_timeout_s: 1 })).status).toBe('timed_out');
     expect(await logsOf(h, r.id)).toMatch(/timed out after 1 s/);
@@ -146,7 +178,10 @@ describe.each(await backends())('script connectors and the sandbox (%s)', (backe
   });
 
   it('caps the stored logs (RUN_LOG_MAX_BYTES) and says so', async () => {
-    const c = await publish(h, script(`export default async (ctx) => { for (let i = 0; i < 3000; i++) ctx.log('line ' + i + ' ' + 'x'.repeat(500)); return {}; }`));
+    const c = await publish(
+      h,
+      script(`export default async (ctx) => { for (let i = 0; i < 3000; i++) ctx.log('line ' + i + ' ' + 'x'.repeat(500)); return {}; }`),
+    );
     const r = await run(h, { connector_id: c.id });
     expect(r).toMatchObject({ status: 'success', has_logs: true });
     const logs = await logsOf(h, r.id);
@@ -156,7 +191,10 @@ describe.each(await backends())('script connectors and the sandbox (%s)', (backe
   });
 
   it('a client that disconnects from a sync run does not cancel it', async () => {
-    const c = await publish(h, script(`export default async (ctx) => { await new Promise((r) => setTimeout(r, 700)); return { done: true }; }`));
+    const c = await publish(
+      h,
+      script(`export default async (ctx) => { await new Promise((r) => setTimeout(r, 700)); return { done: true }; }`),
+    );
     const ac = new AbortController();
     const pending = fetch(`${h.url}/v1beta/runs`, {
       method: 'POST',
@@ -179,7 +217,12 @@ describe('the execution limit (RUN_MAX_RESULT_BYTES)', () => {
     const h = await startHarness('sqlite', { RUN_MAX_RESULT_BYTES: '2000000' });
     try {
       const bulk = await publish(h, {
-        definition: { format: 'connector-definition/v1', engine: 'http', steps: [{ id: 'bulk', url: `${site.url}/api/bulk?kb=3000`, extract: { doc: { from: 'json', path: '$' } } }], result: '{{vars.doc}}' },
+        definition: {
+          format: 'connector-definition/v1',
+          engine: 'http',
+          steps: [{ id: 'bulk', url: `${site.url}/api/bulk?kb=3000`, extract: { doc: { from: 'json', path: '$' } } }],
+          result: '{{vars.doc}}',
+        },
       });
       const r = await run(h, { connector_id: bulk.id });
       expect(r).toMatchObject({ status: 'result_too_large', result: null, error: null });

@@ -14,11 +14,19 @@ import { loginSecret, logsOf, publish, run, waitRun } from './helpers/runs.js';
 
 const hex = () => crypto.randomBytes(12).toString('hex');
 const BASE32 = 'ABCDEFGHIJKLMNOPQRSTUVWXYZ234567';
-const S = { user: `usr-${hex()}`, pass: `pw+&/${hex()}`, seed: Array.from(crypto.randomBytes(32), (b) => BASE32[b & 31]).join(''), runPass: `rp-${hex()}`, runValue: `rv-${hex()}` };
+const S = {
+  user: `usr-${hex()}`,
+  pass: `pw+&/${hex()}`,
+  seed: Array.from(crypto.randomBytes(32), (b) => BASE32[b & 31]).join(''),
+  runPass: `rp-${hex()}`,
+  runValue: `rv-${hex()}`,
+};
 const EPHEMERAL = [S.runPass, S.runValue];
 
 function filesUnder(dir: string): string[] {
-  return fs.readdirSync(dir, { withFileTypes: true }).flatMap((e) => (e.isDirectory() ? filesUnder(path.join(dir, e.name)) : [path.join(dir, e.name)]));
+  return fs
+    .readdirSync(dir, { withFileTypes: true })
+    .flatMap((e) => (e.isDirectory() ? filesUnder(path.join(dir, e.name)) : [path.join(dir, e.name)]));
 }
 
 describe.each(await backends())('run secrets and creation rules (%s)', (backend) => {
@@ -43,7 +51,17 @@ describe.each(await backends())('run secrets and creation rules (%s)', (backend)
           return { ok: true };
         }`,
       },
-      input_schema: { type: 'object', properties: { base: { type: 'string' }, explode: { type: 'boolean', default: false }, leak: { type: 'boolean' }, n: { type: 'integer', minimum: 1 } }, required: ['base'], additionalProperties: false },
+      input_schema: {
+        type: 'object',
+        properties: {
+          base: { type: 'string' },
+          explode: { type: 'boolean', default: false },
+          leak: { type: 'boolean' },
+          n: { type: 'integer', minimum: 1 },
+        },
+        required: ['base'],
+        additionalProperties: false,
+      },
       required_secrets: [
         { name: 'bank', type: 'login', supports_totp: true },
         { name: 'other', type: 'login' },
@@ -78,12 +96,19 @@ describe.each(await backends())('run secrets and creation rules (%s)', (backend)
     expect(bad.error.details).toEqual({ token: '[redacted]' });
   });
 
-  it('redacts the run\'s credentials from its result (usernames stay), stored or not', async () => {
+  it("redacts the run's credentials from its result (usernames stay), stored or not", async () => {
     for (const async of [false, true]) {
       const r = await run(h, { connector_id: c.id, arguments: { base: site.url, leak: true }, async, ...(await secretsBody()) });
       const done = async ? await waitRun(h, r.id) : r;
       expect(done.status, JSON.stringify(done.error)).toBe('success');
-      expect(done.result).toEqual({ ok: true, pass: '[redacted]', note: 'token=[redacted]!', user: S.user, list: ['[redacted]'], '[redacted]': 1 });
+      expect(done.result).toEqual({
+        ok: true,
+        pass: '[redacted]',
+        note: 'token=[redacted]!',
+        user: S.user,
+        list: ['[redacted]'],
+        '[redacted]': 1,
+      });
       const again = (await h.api('GET', `/v1beta/runs/${r.id}`)).json;
       expect(again.result).toEqual(done.result);
       expect(JSON.stringify(again)).not.toContain(S.pass);
@@ -99,9 +124,16 @@ describe.each(await backends())('run secrets and creation rules (%s)', (backend)
     const hay: string[] = [h.logs.join('\n')];
     for (const f of filesUnder(h.dataDir)) hay.push(fs.readFileSync(f).toString('latin1'));
     if (backend === 'postgres') {
-      const { rows: [cur] } = await sql<{ s: string }>`select current_schema() as s`.execute(h.services.db);
-      const { rows: tables } = await sql<{ t: string }>`select table_name as t from information_schema.tables where table_schema = ${cur.s} and table_type = 'BASE TABLE'`.execute(h.services.db);
-      for (const { t } of tables) hay.push(JSON.stringify((await sql`select x::text as r from ${sql.id(cur.s, t)} x`.execute(h.services.db)).rows));
+      const {
+        rows: [cur],
+      } = await sql<{ s: string }>`select current_schema() as s`.execute(h.services.db);
+      const { rows: tables } = await sql<{
+        t: string;
+      }>`select table_name as t from information_schema.tables where table_schema = ${cur.s} and table_type = 'BASE TABLE'`.execute(
+        h.services.db,
+      );
+      for (const { t } of tables)
+        hay.push(JSON.stringify((await sql`select x::text as r from ${sql.id(cur.s, t)} x`.execute(h.services.db)).rows));
     }
     const all = hay.join('\n');
     expect(all).toContain(a.id);
@@ -136,7 +168,10 @@ describe.each(await backends())('run secrets and creation rules (%s)', (backend)
     };
     expect(await locs({ secret_bindings: { bank } })).toEqual(['body.secret_bindings.other:missing', 'body.secret_bindings.token:missing']);
     expect(
-      await locs({ secret_bindings: { bank, token: bank, nope: bank }, secret_values: { other: { value: S.runValue }, bank: { username: 'u', password: S.runPass } } }),
+      await locs({
+        secret_bindings: { bank, token: bank, nope: bank },
+        secret_values: { other: { value: S.runValue }, bank: { username: 'u', password: S.runPass } },
+      }),
     ).toEqual([
       'body.secret_bindings.nope:value_error',
       'body.secret_values.bank:value_error',
@@ -145,18 +180,27 @@ describe.each(await backends())('run secrets and creation rules (%s)', (backend)
       'body.secret_values.other.password:missing',
       'body.secret_bindings.token:value_error',
     ]);
-    expect(await locs({ secret_bindings: { bank: foreign, other: str, token: str } })).toEqual(['body.secret_bindings.bank:value_error', 'body.secret_bindings.other:value_error']);
-    expect(await locs({ secret_bindings: { bank }, secret_values: { other: { username: 'u', password: 5 }, token: { value: S.runValue, extra: S.runPass } } })).toEqual(
-      expect.arrayContaining(['body.secret_values.other.password:string_type', 'body.secret_values.token.extra:extra_forbidden']),
-    );
+    expect(await locs({ secret_bindings: { bank: foreign, other: str, token: str } })).toEqual([
+      'body.secret_bindings.bank:value_error',
+      'body.secret_bindings.other:value_error',
+    ]);
+    expect(
+      await locs({
+        secret_bindings: { bank },
+        secret_values: { other: { username: 'u', password: 5 }, token: { value: S.runValue, extra: S.runPass } },
+      }),
+    ).toEqual(expect.arrayContaining(['body.secret_values.other.password:string_type', 'body.secret_values.token.extra:extra_forbidden']));
   });
 
   it('validates proxy_settings, max_timeout_s and the connector', async () => {
     const base = { connector_id: c.id, arguments: { base: site.url }, ...(await secretsBody()) };
-    const one = async (b: Record<string, unknown>) => (await h.api('POST', '/v1beta/runs', { ...base, ...b })).json.detail.map((e: any) => `${e.loc.join('.')}:${e.type}`);
+    const one = async (b: Record<string, unknown>) =>
+      (await h.api('POST', '/v1beta/runs', { ...base, ...b })).json.detail.map((e: any) => `${e.loc.join('.')}:${e.type}`);
     expect(await one({ proxy_settings: { type: 'isp', location: 'de' } })).toEqual(['body.proxy_settings.location:enum']);
     expect(await one({ proxy_settings: { type: 'residential', location: 'zz' } })).toEqual(['body.proxy_settings.location:enum']);
-    expect(await one({ proxy_settings: { type: 'residential', location: 'de', port: 1 } })).toEqual(['body.proxy_settings.port:extra_forbidden']);
+    expect(await one({ proxy_settings: { type: 'residential', location: 'de', port: 1 } })).toEqual([
+      'body.proxy_settings.port:extra_forbidden',
+    ]);
     expect(await one({ proxy_settings: { type: 'datacenter', location: 'us' } })).toEqual(['body.proxy_settings.type:union_tag_invalid']);
     expect(await one({ proxy_settings: { type: 'isp' } })).toEqual(['body.proxy_settings.location:missing']);
     // Valid settings, but this deployment maps no proxy for them.

@@ -137,7 +137,11 @@ describe.each(await backends())('secret sentinels (%s)', (backend) => {
       totp_secret: S.totp,
     });
     expect(r.status).toBe(200);
-    const s2 = await call('create string after delete', 'POST', '/v1beta/secrets', { name: 'kept2', secret_type: 'string', value: S.value });
+    const s2 = await call('create string after delete', 'POST', '/v1beta/secrets', {
+      name: 'kept2',
+      secret_type: 'string',
+      value: S.value,
+    });
     expect(s2.status).toBe(200);
   });
 
@@ -170,9 +174,13 @@ describe.each(await backends())('secret sentinels (%s)', (backend) => {
   });
 
   it.runIf(backend === 'postgres')('finds no sentinel in any row of the schema', async () => {
-    const { rows: [cur] } = await sql<{ s: string }>`select current_schema() as s`.execute(h.services.db);
+    const {
+      rows: [cur],
+    } = await sql<{ s: string }>`select current_schema() as s`.execute(h.services.db);
     const { rows: tables } = await sql<{ t: string }>`
-      select table_name as t from information_schema.tables where table_schema = ${cur.s} and table_type = 'BASE TABLE'`.execute(h.services.db);
+      select table_name as t from information_schema.tables where table_schema = ${cur.s} and table_type = 'BASE TABLE'`.execute(
+      h.services.db,
+    );
     const names = tables.map((t) => t.t);
     expect(names).toEqual(expect.arrayContaining(['secrets', 'vault_entries', 'users']));
     let rowsSeen = 0;

@@ -177,7 +177,12 @@ describe.each(await backends())('secrets (%s)', (backend) => {
     });
 
     it('requires a key on every route', async () => {
-      for (const [m, p] of [['GET', '/v1beta/secrets'], ['POST', '/v1beta/secrets'], ['POST', '/v1beta/secrets/x/totp'], ['DELETE', '/v1beta/secrets/x']]) {
+      for (const [m, p] of [
+        ['GET', '/v1beta/secrets'],
+        ['POST', '/v1beta/secrets'],
+        ['POST', '/v1beta/secrets/x/totp'],
+        ['DELETE', '/v1beta/secrets/x'],
+      ]) {
         const r = await h.api(m, p, m === 'POST' ? {} : undefined, null);
         expect(r.status).toBe(401);
       }

@@ -20,7 +20,14 @@ describe.each(await backends())('bad bytes and ranges (%s)', (backend) => {
   let connectorId: string;
   beforeAll(async () => {
     h = await startHarness(backend);
-    connectorId = (await publish(h, { definition: httpSearchDefinition('http://127.0.0.1:9'), input_schema: SEARCH_INPUT, output_schema: SEARCH_OUTPUT, required_secrets: [LOGIN_SLOT] })).id;
+    connectorId = (
+      await publish(h, {
+        definition: httpSearchDefinition('http://127.0.0.1:9'),
+        input_schema: SEARCH_INPUT,
+        output_schema: SEARCH_OUTPUT,
+        required_secrets: [LOGIN_SLOT],
+      })
+    ).id;
   });
   afterAll(async () => h?.close());
 
@@ -61,9 +68,18 @@ describe.each(await backends())('bad bytes and ranges (%s)', (backend) => {
     await expect422('POST', '/v1beta/secrets', ['body', 'name'], { name: 'a\u0000', secret_type: 'string', value: 'v' });
     await expect422('POST', '/v1beta/files', ['body', 'name'], { name: 'f\u0000.txt', size_bytes: 1, content_type: 'text/plain' });
     await expect422('POST', '/v1beta/runs', ['body', 'connector_id'], { connector_id: `${connectorId}\u0000` });
-    await expect422('POST', '/v1beta/runs', ['body', 'arguments', 'deep', 0, 'k'], { connector_id: connectorId, arguments: { deep: [{ k: 'v\u0000' }] } });
-    await expect422('POST', '/v1beta/runs', ['body', 'arguments', 'bad\u0000key'], { connector_id: connectorId, arguments: { 'bad\u0000key': 1 } });
-    await expect422('POST', '/v1beta/runs', ['body', 'secret_bindings', 'slot'], { connector_id: connectorId, secret_bindings: { slot: `${UUID}\u0000` } });
+    await expect422('POST', '/v1beta/runs', ['body', 'arguments', 'deep', 0, 'k'], {
+      connector_id: connectorId,
+      arguments: { deep: [{ k: 'v\u0000' }] },
+    });
+    await expect422('POST', '/v1beta/runs', ['body', 'arguments', 'bad\u0000key'], {
+      connector_id: connectorId,
+      arguments: { 'bad\u0000key': 1 },
+    });
+    await expect422('POST', '/v1beta/runs', ['body', 'secret_bindings', 'slot'], {
+      connector_id: connectorId,
+      secret_bindings: { slot: `${UUID}\u0000` },
+    });
     await expect422('PATCH', `/v1beta/connectors/${connectorId}`, ['body', 'display_name'], { display_name: 'n\u0000' });
     await expect422('POST', '/v1beta/connectors', ['body', 'purpose'], { display_name: 'd', purpose: 'p\u0000', definition: {} });
     await expect422('POST', '/v1beta/tasks', ['body', 'task'], { task: 't\u0000', website: 'https://example.com' });
@@ -80,10 +96,20 @@ describe.each(await backends())('bad bytes and ranges (%s)', (backend) => {
   it('integers beyond the column range: 422 less_than_equal / greater_than_equal at the loc', async () => {
     const le = (limit: number) => ({ type: 'less_than_equal', ctx: { le: limit } });
     await expect422('GET', `/v1beta/runs?connector_id=${connectorId}&version=2147483648`, ['query', 'version'], undefined, le(2147483647));
-    await expect422('GET', `/v1beta/connectors/${connectorId}/definition?version=2147483648`, ['query', 'version'], undefined, le(2147483647));
-    await expect422('GET', `/v1beta/connectors/${connectorId}/definition?version=-2147483649`, ['query', 'version'], undefined, { type: 'greater_than_equal' });
+    await expect422(
+      'GET',
+      `/v1beta/connectors/${connectorId}/definition?version=2147483648`,
+      ['query', 'version'],
+      undefined,
+      le(2147483647),
+    );
+    await expect422('GET', `/v1beta/connectors/${connectorId}/definition?version=-2147483649`, ['query', 'version'], undefined, {
+      type: 'greater_than_equal',
+    });
     await expect422('GET', '/v1beta/files?limit=99999999999999999999', ['query', 'limit'], undefined, le(100));
-    await expect422('POST', '/v1beta/files', ['body', 'size_bytes'], `{"name":"a","size_bytes":1e300,"content_type":"a/b"}`, { type: 'less_than_equal' });
+    await expect422('POST', '/v1beta/files', ['body', 'size_bytes'], `{"name":"a","size_bytes":1e300,"content_type":"a/b"}`, {
+      type: 'less_than_equal',
+    });
     await expect422('POST', '/v1beta/runs', ['body', 'max_timeout_s'], { connector_id: connectorId, max_timeout_s: 2 ** 53 }, le(3600));
     // In range: still fine.
     expect((await h.api('GET', `/v1beta/runs?connector_id=${connectorId}&version=2147483647`)).status).toBe(200);
@@ -91,12 +117,34 @@ describe.each(await backends())('bad bytes and ranges (%s)', (backend) => {
 
   it('forged cursors (wrong kind, out of range, NUL) are 422 at ["query","cursor"]', async () => {
     for (const value of [1e300, 1.5, 'abc', -(2 ** 60)]) {
-      await expect422('GET', `/v1beta/files?sort=size_bytes&order=desc&cursor=${cursorOf(['size_bytes', 'desc', value, 'x'])}`, ['query', 'cursor'], undefined, { type: 'value_error' });
+      await expect422(
+        'GET',
+        `/v1beta/files?sort=size_bytes&order=desc&cursor=${cursorOf(['size_bytes', 'desc', value, 'x'])}`,
+        ['query', 'cursor'],
+        undefined,
+        { type: 'value_error' },
+      );
     }
-    await expect422('GET', `/v1beta/files?cursor=${cursorOf(['created_at', 'desc', '2020\u0000', 'x'])}`, ['query', 'cursor'], undefined, { type: 'value_error' });
-    await expect422('GET', `/v1beta/files?cursor=${cursorOf(['created_at', 'desc', '2020', 'x\u0000'])}`, ['query', 'cursor'], undefined, { type: 'value_error' });
-    await expect422('GET', `/v1beta/runs?connector_id=${connectorId}&cursor=${cursorOf(['created_at', 'desc', 5, 'x'])}`, ['query', 'cursor'], undefined, { type: 'value_error' });
-    await expect422('GET', `/v1beta/connectors?cursor=${cursorOf(['created_at', 'desc', 'x\u0000', 'y'])}`, ['query', 'cursor'], undefined, { type: 'value_error' });
+    await expect422('GET', `/v1beta/files?cursor=${cursorOf(['created_at', 'desc', '2020\u0000', 'x'])}`, ['query', 'cursor'], undefined, {
+      type: 'value_error',
+    });
+    await expect422('GET', `/v1beta/files?cursor=${cursorOf(['created_at', 'desc', '2020', 'x\u0000'])}`, ['query', 'cursor'], undefined, {
+      type: 'value_error',
+    });
+    await expect422(
+      'GET',
+      `/v1beta/runs?connector_id=${connectorId}&cursor=${cursorOf(['created_at', 'desc', 5, 'x'])}`,
+      ['query', 'cursor'],
+      undefined,
+      { type: 'value_error' },
+    );
+    await expect422(
+      'GET',
+      `/v1beta/connectors?cursor=${cursorOf(['created_at', 'desc', 'x\u0000', 'y'])}`,
+      ['query', 'cursor'],
+      undefined,
+      { type: 'value_error' },
+    );
     // A real size_bytes cursor still works.
     const ok = await h.api('GET', `/v1beta/files?sort=size_bytes&order=desc&cursor=${cursorOf(['size_bytes', 'desc', 10, 'x'])}`);
     expect(ok.status).toBe(200);
@@ -105,7 +153,15 @@ describe.each(await backends())('bad bytes and ranges (%s)', (backend) => {
   it('DELETE racing POST /secrets/{id}/totp: every answer is 200 or 404, never 500', async () => {
     const statuses = new Set<number>();
     for (let i = 0; i < 40; i++) {
-      const s = (await h.api('POST', '/v1beta/secrets', { name: `r${i}`, secret_type: 'login', username: 'u', password: 'p', totp_secret: 'JBSWY3DPEHPK3PXPJBSWY3DP' })).json;
+      const s = (
+        await h.api('POST', '/v1beta/secrets', {
+          name: `r${i}`,
+          secret_type: 'login',
+          username: 'u',
+          password: 'p',
+          totp_secret: 'JBSWY3DPEHPK3PXPJBSWY3DP',
+        })
+      ).json;
       const totps = Array.from({ length: 4 }, () => h.api('POST', `/v1beta/secrets/${s.id}/totp`));
       const del = h.api('DELETE', `/v1beta/secrets/${s.id}`);
       const more = Array.from({ length: 4 }, () => h.api('POST', `/v1beta/secrets/${s.id}/totp`));

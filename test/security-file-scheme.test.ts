@@ -20,7 +20,9 @@ const PASSWD = /root:x?:0:0/;
 async function startSite() {
   const server = http.createServer((req, res) => {
     const u = new URL(req.url ?? '/', 'http://x');
-    res.writeHead(200, { 'content-type': 'text/html' }).end(u.searchParams.get('html') ?? '<!doctype html><title>plain</title><body>plain page</body>');
+    res
+      .writeHead(200, { 'content-type': 'text/html' })
+      .end(u.searchParams.get('html') ?? '<!doctype html><title>plain</title><body>plain page</body>');
   });
   await new Promise<void>((r) => server.listen(0, '127.0.0.1', r));
   const url = `http://127.0.0.1:${(server.address() as net.AddressInfo).port}`;
@@ -60,15 +62,35 @@ describe('file:// and other non-web schemes', () => {
     definition: {
       format: 'connector-definition/v1',
       engine: 'browser',
-      steps: [{ action: 'navigate', url }, ...extra, { action: 'extract', values: { text: { from: 'css', selector: 'html', required: false }, url: { from: 'url' } } }],
+      steps: [
+        { action: 'navigate', url },
+        ...extra,
+        { action: 'extract', values: { text: { from: 'css', selector: 'html', required: false }, url: { from: 'url' } } },
+      ],
       result: { text: '{{vars.text}}', url: '{{vars.url}}' },
     },
   });
 
   it('a browser connector navigating to file:///etc/passwd or into DATA_DIR fails with the egress message and returns nothing', async () => {
-    for (const url of ['file:///etc/passwd', `file://${h.dataDir}/`, `file://${sentinelFile}`, 'FILE:///etc/passwd', 'view-source:file:///etc/passwd', 'chrome://version', 'data:text/html,<h1>x</h1>']) {
+    for (const url of [
+      'file:///etc/passwd',
+      `file://${h.dataDir}/`,
+      `file://${sentinelFile}`,
+      'FILE:///etc/passwd',
+      'view-source:file:///etc/passwd',
+      'chrome://version',
+      'data:text/html,<h1>x</h1>',
+    ]) {
       const r = await run(h, { connector_id: (await publish(h, navigateDef(url))).id });
-      expect(r, url).toMatchObject({ status: 'connector_error', result: null, error: { type: 'invalid_input', retryable: false, message: expect.stringMatching(/^egress denied: [a-z-]+: URLs are not allowed \(only http, https and about:blank\)$/) } });
+      expect(r, url).toMatchObject({
+        status: 'connector_error',
+        result: null,
+        error: {
+          type: 'invalid_input',
+          retryable: false,
+          message: expect.stringMatching(/^egress denied: [a-z-]+: URLs are not allowed \(only http, https and about:blank\)$/),
+        },
+      });
       const all = await everything(r);
       expect(all).not.toMatch(PASSWD);
       expect(all).not.toContain(sentinel);
@@ -86,7 +108,17 @@ describe('file:// and other non-web schemes', () => {
         setTimeout(() => { location = 'file://${sentinelFile}'; }, 100);
         setTimeout(() => { const d = document.createElement('div'); d.id = 'done'; document.body.appendChild(d); }, 400);
       </script></body>`;
-    const r = await run(h, { connector_id: (await publish(h, navigateDef(site.page(html), [{ action: 'wait', ms: 800 }, { action: 'wait', selector: '#done', state: 'attached' }]))).id });
+    const r = await run(h, {
+      connector_id: (
+        await publish(
+          h,
+          navigateDef(site.page(html), [
+            { action: 'wait', ms: 800 },
+            { action: 'wait', selector: '#done', state: 'attached' },
+          ]),
+        )
+      ).id,
+    });
     // The page stayed where it was (Chromium refuses the renderer's file: navigations) and only its own content came back.
     expect(r.status, JSON.stringify(r.error)).toBe('success');
     expect(r.result.url).toMatch(/^http:\/\/127\.0\.0\.1:\d+\/\?html=/);
@@ -117,7 +149,14 @@ describe('file:// and other non-web schemes', () => {
         }`,
       },
     });
-    const urls = ['file:///etc/passwd', `file://${sentinelFile}`, 'view-source:file:///etc/passwd', 'chrome://version', 'javascript:1', 'about:blank'];
+    const urls = [
+      'file:///etc/passwd',
+      `file://${sentinelFile}`,
+      'view-source:file:///etc/passwd',
+      'chrome://version',
+      'javascript:1',
+      'about:blank',
+    ];
     const r = await run(h, { connector_id: c.id, arguments: { urls, page: site.page('<!doctype html><body>plain page</body>') } });
     expect(r.status, JSON.stringify(r.error)).toBe('success');
     for (const u of urls.slice(0, -1)) expect(r.result[u], u).toMatch(/^egress denied: [a-z-]+: URLs are not allowed/);
@@ -139,7 +178,9 @@ describe('file:// and other non-web schemes', () => {
       expect(r.status, bad).toBe(422);
       expect(r.json.detail[0].loc, bad).toEqual(['body', 'start_url']);
     }
-    expect((await h.api('POST', S, { start_url: `http://localhost:${port}/healthz` })).json.detail[0].msg).toMatch(/^Value error, egress denied: localhost:\d+ \(.+\) is this service's own API \(always denied\)$/);
+    expect((await h.api('POST', S, { start_url: `http://localhost:${port}/healthz` })).json.detail[0].msg).toMatch(
+      /^Value error, egress denied: localhost:\d+ \(.+\) is this service's own API \(always denied\)$/,
+    );
 
     // A page that reaches for the API on its own, then a person typing file: and API URLs.
     const html = `<!doctype html><title>start</title><body>start page<img src="http://127.0.0.1:${port}/v1beta/secrets?probe=${nonce}&k=img"><script>fetch('http://localhost:${port}/v1beta/secrets?probe=${nonce}&k=fetch').catch(() => {})</script></body>`;
@@ -157,12 +198,16 @@ describe('file:// and other non-web schemes', () => {
     for (const scheme of ['http', 'https']) {
       viewer.send({ t: 'navigate', url: `${scheme}://127.0.0.1:${port}/v1beta/secrets?probe=${nonce}&k=typed` });
       await expect.poll(() => viewer.msgs.filter((m) => m.t === 'denied').length, { timeout: 10_000 }).toBe(scheme === 'http' ? 1 : 2);
-      expect(viewer.msgs.filter((m) => m.t === 'denied').at(-1).detail).toBe(`egress denied: 127.0.0.1:${port} is this service's own API (always denied)`);
+      expect(viewer.msgs.filter((m) => m.t === 'denied').at(-1).detail).toBe(
+        `egress denied: 127.0.0.1:${port} is this service's own API (always denied)`,
+      );
       expect(live.page.url()).toMatch(/^http:\/\/127\.0\.0\.1:\d+\/\?html=/);
     }
     // A link on the page to the API: the page can follow it, the context's proxy refuses it with the reason.
     await live.page.evaluate(`location = 'http://localhost:${port}/v1beta/secrets?probe=${nonce}&k=link'`);
-    await expect.poll(() => live.page.content(), { timeout: 10_000 }).toMatch(/egress denied: localhost:\d+ \(.+\) is this service's own API \(always denied\)/);
+    await expect
+      .poll(() => live.page.content(), { timeout: 10_000 })
+      .toMatch(/egress denied: localhost:\d+ \(.+\) is this service's own API \(always denied\)/);
     viewer.ws.close();
     const done = await h.api('POST', `${S}/${created.json.id}/complete`);
     expect([200, 202], done.text).toContain(done.status);

@@ -22,7 +22,9 @@ interface Pending {
 
 function tempFiles(h: Harness): string[] {
   const walk = (d: string): string[] =>
-    fs.existsSync(d) ? fs.readdirSync(d, { withFileTypes: true }).flatMap((e) => (e.isDirectory() ? walk(path.join(d, e.name)) : [e.name])) : [];
+    fs.existsSync(d)
+      ? fs.readdirSync(d, { withFileTypes: true }).flatMap((e) => (e.isDirectory() ? walk(path.join(d, e.name)) : [e.name]))
+      : [];
   return walk(path.join(h.dataDir, 'blobs')).filter((n) => n.endsWith('.tmp'));
 }
 
@@ -133,7 +135,9 @@ describe('slow clients are cut (HTTP_* timeouts, MAX_CONCURRENT_UPLOADS)', () =>
 
   it('a JSON POST shorter than its Content-Length gets 408 {"detail"} after the body idle timeout', async () => {
     const c = await rawConnect(h.url);
-    await c.write(head('POST', '/v1beta/secrets', { Authorization: `Bearer ${h.key}`, 'Content-Type': 'application/json', 'Content-Length': 1000 }));
+    await c.write(
+      head('POST', '/v1beta/secrets', { Authorization: `Bearer ${h.key}`, 'Content-Type': 'application/json', 'Content-Length': 1000 }),
+    );
     await c.write('{"name": "x",');
     const r = await c.result(10_000);
     expect(r.closed).toBe(true);
@@ -161,7 +165,13 @@ describe('slow clients are cut (HTTP_* timeouts, MAX_CONCURRENT_UPLOADS)', () =>
 
   it('a body the server never reads (413 from Content-Length) does not trip the idle timer later', async () => {
     const c = await rawConnect(h.url);
-    await c.write(head('POST', '/v1beta/secrets', { Authorization: `Bearer ${h.key}`, 'Content-Type': 'application/json', 'Content-Length': 11 * 1024 * 1024 }));
+    await c.write(
+      head('POST', '/v1beta/secrets', {
+        Authorization: `Bearer ${h.key}`,
+        'Content-Type': 'application/json',
+        'Content-Length': 11 * 1024 * 1024,
+      }),
+    );
     await c.write('{"name": "x", ');
     // Keep the connection open past the body idle timeout (2 s): the server must stay up.
     await sleep(3000);
@@ -277,16 +287,25 @@ describe('every 4xx before a route runs is {"detail"}', () => {
     expect(isDetail(absurd.json)).toBe(true);
   });
 
-  it("Node's parser errors: 431 headers too large, 400 malformed request, 400 bad Content-Length, all {\"detail\"}", async () => {
+  it('Node\'s parser errors: 431 headers too large, 400 malformed request, 400 bad Content-Length, all {"detail"}', async () => {
     const big = await rawExchange(h.url, head('GET', '/healthz', { 'X-Big': 'a'.repeat(40_000) }), 3000);
     expect([big.status, isDetail(big.json), big.closed]).toEqual([431, true, true]);
     const garbage = await rawExchange(h.url, 'GARBAGE\r\n\r\n', 3000);
     expect([garbage.status, isDetail(garbage.json), garbage.closed]).toEqual([400, true, true]);
-    const badLen = await rawExchange(h.url, head('POST', '/v1beta/secrets', { ...auth(), 'Content-Type': 'application/json', 'Content-Length': 'abc' }), 3000);
+    const badLen = await rawExchange(
+      h.url,
+      head('POST', '/v1beta/secrets', { ...auth(), 'Content-Type': 'application/json', 'Content-Length': 'abc' }),
+      3000,
+    );
     expect([badLen.status, isDetail(badLen.json)]).toEqual([400, true]);
     const both = await rawExchange(
       h.url,
-      head('POST', '/v1beta/secrets', { ...auth(), 'Content-Type': 'application/json', 'Content-Length': 5, 'Transfer-Encoding': 'chunked' }) + '0\r\n\r\n',
+      `${head('POST', '/v1beta/secrets', {
+        ...auth(),
+        'Content-Type': 'application/json',
+        'Content-Length': 5,
+        'Transfer-Encoding': 'chunked',
+      })}0\r\n\r\n`,
       3000,
     );
     expect([both.status, isDetail(both.json)]).toEqual([400, true]);
@@ -300,7 +319,11 @@ describe('every 4xx before a route runs is {"detail"}', () => {
     });
     expect(huge.status).toBe(413);
     expect(isDetail(await huge.json())).toBe(true);
-    const text = await fetch(`${h.url}/v1beta/secrets`, { method: 'POST', headers: { ...auth(), 'content-type': 'application/xml' }, body: '<a/>' });
+    const text = await fetch(`${h.url}/v1beta/secrets`, {
+      method: 'POST',
+      headers: { ...auth(), 'content-type': 'application/xml' },
+      body: '<a/>',
+    });
     expect(text.status).toBe(415);
     expect(isDetail(await text.json())).toBe(true);
   });
@@ -318,7 +341,11 @@ describe('every 4xx before a route runs is {"detail"}', () => {
       expect(r.json.detail[0].ctx.error).toMatch(/nested deeper than 128/);
     }
     // 100 levels is fine (legitimate nesting), and its echo in a 422 is summarised.
-    const ok = await h.api('POST', '/v1beta/files', `{"name": ${'['.repeat(100)}${']'.repeat(100)}, "size_bytes": 1, "content_type": "a/b"}`);
+    const ok = await h.api(
+      'POST',
+      '/v1beta/files',
+      `{"name": ${'['.repeat(100)}${']'.repeat(100)}, "size_bytes": 1, "content_type": "a/b"}`,
+    );
     expect(ok.status).toBe(422);
     expect(ok.json.detail[0]).toMatchObject({ loc: ['body', 'name'], type: 'string_type' });
     expect(JSON.stringify(ok.json).length).toBeLessThan(500);
@@ -334,7 +361,11 @@ describe('every 4xx before a route runs is {"detail"}', () => {
 
     // Thousands of errors (one per binding) and a big extra field: all found, 50 reported, small.
     const bindings = Object.fromEntries(Array.from({ length: 5000 }, (_, i) => [`slot${i}`, i]));
-    const many = await h.api('POST', '/v1beta/runs', { connector_id: 'x', secret_bindings: bindings, extra: Array(3000).fill('z'.repeat(1000)) });
+    const many = await h.api('POST', '/v1beta/runs', {
+      connector_id: 'x',
+      secret_bindings: bindings,
+      extra: Array(3000).fill('z'.repeat(1000)),
+    });
     expect(many.status).toBe(422);
     expect(many.json.detail).toHaveLength(50);
     expect(many.text.length).toBeLessThan(64 * 1024);

@@ -7,9 +7,12 @@ import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { backends, startHarness, type Harness } from './helpers/harness.js';
 import { logsOf, publish, run, waitRun } from './helpers/runs.js';
-import { LINE_MAX_BYTES } from '../src/runtime/log-cap.js';
+import { LINE_MAX_BYTES } from '../src/runtime/shared/log-cap.js';
 
-const script = (source: string, extra: Record<string, unknown> = {}) => ({ definition: { format: 'connector-definition/v1', engine: 'script', source }, ...extra });
+const script = (source: string, extra: Record<string, unknown> = {}) => ({
+  definition: { format: 'connector-definition/v1', engine: 'script', source },
+  ...extra,
+});
 const MB = 1024 * 1024;
 const LOG_CAP = 1_000_000;
 
@@ -70,7 +73,12 @@ describe.each(await backends())('run limits (%s)', (backend) => {
 
   /** A slow honest script run, and its worker process (tests forge messages on its channel). */
   async function slowRunWithWorker() {
-    const c = await publish(h, script(`export default async (ctx) => { ctx.log('honest line'); await new Promise((r) => setTimeout(r, 1500)); return { slept: true }; }`));
+    const c = await publish(
+      h,
+      script(
+        `export default async (ctx) => { ctx.log('honest line'); await new Promise((r) => setTimeout(r, 1500)); return { slept: true }; }`,
+      ),
+    );
     const r = await run(h, { connector_id: c.id, async: true });
     let proc: import('node:child_process').ChildProcess | undefined;
     for (let i = 0; i < 400 && !proc; i++) {
@@ -123,7 +131,12 @@ describe.each(await backends())('run limits (%s)', (backend) => {
   }, 60_000);
 
   it("a flood that then hangs: the timeout still lands in the log (the platform's lines have room), with the dropped count", async () => {
-    const c = await publish(h, script(`export default async (ctx) => { for (let i = 0; i < 5000; i++) ctx.log('flood ' + i + ' ' + 'x'.repeat(1000)); await new Promise((r) => setTimeout(r, 60000)); }`));
+    const c = await publish(
+      h,
+      script(
+        `export default async (ctx) => { for (let i = 0; i < 5000; i++) ctx.log('flood ' + i + ' ' + 'x'.repeat(1000)); await new Promise((r) => setTimeout(r, 60000)); }`,
+      ),
+    );
     const r = await run(h, { connector_id: c.id, max_timeout_s: 2 });
     expect(r.status).toBe('timed_out');
     const logs = await logsOf(h, r.id);
@@ -135,7 +148,7 @@ describe.each(await backends())('run limits (%s)', (backend) => {
   }, 60_000);
 
   it('a secret across a line cut, or longer than a line, is redacted whole, never left as a prefix', async () => {
-    const secret = Array.from({ length: 5000 }, (_, i) => String.fromCharCode(97 + ((i * 7) % 26))).join('') + '!Q';
+    const secret = `${Array.from({ length: 5000 }, (_, i) => String.fromCharCode(97 + ((i * 7) % 26))).join('')}!Q`;
     const c = await publish(
       h,
       script(
@@ -162,12 +175,19 @@ describe.each(await backends())('run limits (%s)', (backend) => {
 
   it('output files: a 200 MB file is refused whole, the run ends connector_error naming the setting', async () => {
     const { userId, key } = await h.newUser('hoarder');
-    const c = await publish(h, script(`export default async (ctx) => { await ctx.files.save('big.bin', new Uint8Array(${200 * MB})); return { saved: true }; }`), key);
+    const c = await publish(
+      h,
+      script(`export default async (ctx) => { await ctx.files.save('big.bin', new Uint8Array(${200 * MB})); return { saved: true }; }`),
+      key,
+    );
     const rss0 = process.memoryUsage().rss;
     let peak = rss0;
     const sampler = setInterval(() => (peak = Math.max(peak, process.memoryUsage().rss)), 10);
     const r = await run(h, { connector_id: c.id, max_timeout_s: 120 }, key).finally(() => clearInterval(sampler));
-    expect(r).toMatchObject({ status: 'connector_error', error: { type: 'unhandled', retryable: false, details: { setting: 'RUN_OUTPUT_MAX_FILE_BYTES', limit: 50 * MB } } });
+    expect(r).toMatchObject({
+      status: 'connector_error',
+      error: { type: 'unhandled', retryable: false, details: { setting: 'RUN_OUTPUT_MAX_FILE_BYTES', limit: 50 * MB } },
+    });
     // The sandbox announced the size instead of shipping 200 MB over the channel.
     expect(peak - rss0).toBeLessThan(150 * MB);
     expect(r.error.message).toMatch(/RUN_OUTPUT_MAX_FILE_BYTES/);
@@ -190,7 +210,11 @@ describe.each(await backends())('run limits (%s)', (backend) => {
       key,
     );
     const r = await run(h, { connector_id: c.id, max_timeout_s: 120 }, key);
-    expect(r).toMatchObject({ status: 'connector_error', result: null, error: { type: 'unhandled', details: { setting: 'RUN_OUTPUT_MAX_BYTES' } } });
+    expect(r).toMatchObject({
+      status: 'connector_error',
+      result: null,
+      error: { type: 'unhandled', details: { setting: 'RUN_OUTPUT_MAX_BYTES' } },
+    });
     expect(r.error.message).toMatch(/RUN_OUTPUT_MAX_BYTES \(104857600 bytes/);
     const files = (await h.api('GET', `/v1beta/files?run_id=${r.id}&limit=100`, undefined, key)).json.data;
     expect(files.map((f: any) => f.name).sort()).toEqual(['part0', 'part1', 'part2', 'part3', 'part4']);
@@ -204,7 +228,11 @@ describe.each(await backends())('run limits (%s)', (backend) => {
 
   it('output files: the server checks what a hostile worker sends (forged files.save RPCs)', async () => {
     const { userId, key } = await h.newUser('forger');
-    const c = await publish(h, script(`export default async () => { await new Promise((r) => setTimeout(r, 3000)); return { slept: true }; }`), key);
+    const c = await publish(
+      h,
+      script(`export default async () => { await new Promise((r) => setTimeout(r, 3000)); return { slept: true }; }`),
+      key,
+    );
     const forge = async (params: Record<string, unknown>) => {
       const r = await run(h, { connector_id: c.id, async: true }, key);
       let proc: import('node:child_process').ChildProcess | undefined;
@@ -223,15 +251,24 @@ describe.each(await backends())('run limits (%s)', (backend) => {
     expect(await forge({ name: 'liar', size: 10, contentType: 'x/y' })).toMatchObject({ status: 'success', result: { slept: true } });
     // Bytes that are not bytes: parameters an honest worker never sends (it checks them first),
     // so the worker is stopped and the run ends crash (rpc-policy.ts).
-    for (const params of [{ name: 'num', data: 12345, contentType: 'x/y' }, { name: 'obj', data: { length: 1e12 }, contentType: 'x/y' }]) {
-      expect(await forge(params)).toMatchObject({ status: 'connector_error', error: { type: 'crash', message: expect.stringMatching(/invalid parameters for files\.save/) } });
+    for (const params of [
+      { name: 'num', data: 12345, contentType: 'x/y' },
+      { name: 'obj', data: { length: 1e12 }, contentType: 'x/y' },
+    ]) {
+      expect(await forge(params)).toMatchObject({
+        status: 'connector_error',
+        error: { type: 'crash', message: expect.stringMatching(/invalid parameters for files\.save/) },
+      });
     }
     expect((await h.api('GET', '/v1beta/files?limit=100', undefined, key)).json.data).toEqual([]);
     expect(blobFiles(h, userId)).toEqual({ visible: [], temp: [] });
   }, 90_000);
 
   it('output files: one more than RUN_OUTPUT_MAX_FILES ends the run', async () => {
-    const c = await publish(h, script(`export default async (ctx) => { for (let i = 0; i < 25; i++) await ctx.files.save('f' + i + '.txt', 'x'); return {}; }`));
+    const c = await publish(
+      h,
+      script(`export default async (ctx) => { for (let i = 0; i < 25; i++) await ctx.files.save('f' + i + '.txt', 'x'); return {}; }`),
+    );
     const r = await run(h, { connector_id: c.id });
     expect(r).toMatchObject({ status: 'connector_error', error: { details: { setting: 'RUN_OUTPUT_MAX_FILES', limit: 20 } } });
     expect((await h.api('GET', `/v1beta/files?run_id=${r.id}&limit=100`)).json.data).toHaveLength(20);

@@ -33,14 +33,26 @@ describe('browser fallback from the action log (sqlite)', () => {
   };
 
   it('a search form submitted as a page load, then a click into the first hit: browser engine, new query', async () => {
-    const r = await synthesizeFrom(h, fixtureHar('capture/d-list-detail', site.url), { hints: { secrets: { account: alice }, prefer_browser: true } });
+    const r = await synthesizeFrom(h, fixtureHar('capture/d-list-detail', site.url), {
+      hints: { secrets: { account: alice }, prefer_browser: true },
+    });
     expect(r.status, r.text).toBe(200);
     const def = await definition(r.json.id);
     expect(def.engine).toBe('browser');
     expect(JSON.stringify(def)).not.toMatch(/wonderland|\{\{secret:/);
     expect(def.meta.decisions.engine).toMatchObject({ engine: 'browser', why: 'hints.prefer_browser is set' });
     expect(def.meta.validation).toMatchObject({ replayed: true, changed_argument: 'q' });
-    expect(def.steps.map((s: any) => s.action)).toEqual(['navigate', 'type', 'click', 'wait', 'extract', 'extract', 'click', 'wait', 'extract']);
+    expect(def.steps.map((s: any) => s.action)).toEqual([
+      'navigate',
+      'type',
+      'click',
+      'wait',
+      'extract',
+      'extract',
+      'click',
+      'wait',
+      'extract',
+    ]);
     expect(def.steps[1]).toMatchObject({ selector: '[data-testid="search-input"]', text: '{{args.q}}' });
     // The hit is clicked by its place in the list, not by the recorded name ("Delta Lantern").
     expect(def.steps[6].selector).not.toMatch(/delta/i);
@@ -51,7 +63,9 @@ describe('browser fallback from the action log (sqlite)', () => {
   });
 
   it('a full-page POST form (typed fields, a select, a checkbox) creates a new item through the browser', async () => {
-    const r = await synthesizeFrom(h, fixtureHar('capture/c-create', site.url), { hints: { secrets: { account: alice }, prefer_browser: true, allow_side_effects: true } });
+    const r = await synthesizeFrom(h, fixtureHar('capture/c-create', site.url), {
+      hints: { secrets: { account: alice }, prefer_browser: true, allow_side_effects: true },
+    });
     expect(r.status, r.text).toBe(200);
     const def = await definition(r.json.id);
     expect(def.engine).toBe('browser');
@@ -60,7 +74,13 @@ describe('browser fallback from the action log (sqlite)', () => {
     expect(def.steps.filter((s: any) => s.action === 'select')).toEqual([expect.objectContaining({ value: '{{args.category}}' })]);
     const made = site.state.items.length;
     const out = await go(r.json.id, { name: 'Garden Gnome', category: 'garden', price: 9.25, description: 'Small and cheerful' });
-    expect(out).toMatchObject({ name: 'Garden Gnome', category: 'garden', price: 9.25, description: 'Small and cheerful', in_stock: 'yes' });
+    expect(out).toMatchObject({
+      name: 'Garden Gnome',
+      category: 'garden',
+      price: 9.25,
+      description: 'Small and cheerful',
+      in_stock: 'yes',
+    });
     expect(site.state.items.length).toBe(made + 1);
     expect(site.state.items.at(-1)).toMatchObject({ id: out.id, name: 'Garden Gnome', in_stock: true });
   });
@@ -99,7 +119,9 @@ describe.each(await backends())('prefer_browser without an action log (%s)', (ba
 
   it('an uploaded HAR (no action log) with prefer_browser is a 422 at stage browser, nothing published', async () => {
     const before = (await h.api('GET', '/v1beta/connectors')).json;
-    const r = await synthesizeFrom(h, fixtureHar('d-list-detail', site.url), { hints: { secrets: { account: alice }, prefer_browser: true } });
+    const r = await synthesizeFrom(h, fixtureHar('d-list-detail', site.url), {
+      hints: { secrets: { account: alice }, prefer_browser: true },
+    });
     expect(r.status, r.text).toBe(422);
     expect(r.json.detail[0]).toMatchObject({ loc: ['body', 'recording_file_id'], ctx: { stage: 'browser' } });
     expect(r.json.detail[0].msg).toMatch(/prefer_browser.*no action log/);

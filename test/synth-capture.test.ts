@@ -64,7 +64,8 @@ describe('synthesis from a capture session (sqlite)', () => {
     await new Promise((r) => ws.once('open', r));
     await at(`${site.url}/login`);
     await ref.goto(`${site.url}/login`);
-    const paste = async (field: string) => expect((await h.api('POST', `/v1beta/capture_sessions/${s.id}/paste`, { field, secret_id: bob })).status).toBe(204);
+    const paste = async (field: string) =>
+      expect((await h.api('POST', `/v1beta/capture_sessions/${s.id}/paste`, { field, secret_id: bob })).status).toBe(204);
     await click('#username');
     await paste('username');
     await click('#password');
@@ -97,10 +98,16 @@ describe('synthesis from a capture session (sqlite)', () => {
     await click('[data-testid=load-more]');
     await sleep(700);
     expect((await h.api('POST', `/v1beta/capture_sessions/${s.id}/complete`)).status).toBe(202);
-    await expect.poll(async () => (await h.api('GET', `/v1beta/capture_sessions/${s.id}`)).json.state, { timeout: 15_000 }).toBe('completed');
+    await expect
+      .poll(async () => (await h.api('GET', `/v1beta/capture_sessions/${s.id}`)).json.state, { timeout: 15_000 })
+      .toBe('completed');
     const rec = await h.api('GET', `/v1beta/capture_sessions/${s.id}/recording`);
     expect(rec.text).not.toContain('builder');
-    if (process.env.RECORD_FIXTURES === '1') fs.writeFileSync(path.join(__dirname, 'fixtures/capture/search-totp.har.json'), JSON.stringify(rec.json, null, 1).split(site.url).join('http://127.0.0.1:47811'));
+    if (process.env.RECORD_FIXTURES === '1')
+      fs.writeFileSync(
+        path.join(__dirname, 'fixtures/capture/search-totp.har.json'),
+        JSON.stringify(rec.json, null, 1).split(site.url).join('http://127.0.0.1:47811'),
+      );
 
     // Synthesis needs no hints: the typed query and the pasted secrets come from the action log.
     const c = await h.api('POST', '/v1beta/connectors', { display_name: 'search', purpose: 'search the shop', capture_session_id: s.id });
@@ -119,7 +126,12 @@ describe('synthesis from a capture session (sqlite)', () => {
     expect(out.result.items.every((i: any) => i.name.startsWith('Epsilon '))).toBe(true);
 
     // The same recording as a browser connector (sites that block non-browser clients).
-    const b = await h.api('POST', '/v1beta/connectors', { display_name: 'search (browser)', purpose: 'search the shop', capture_session_id: s.id, hints: { prefer_browser: true } });
+    const b = await h.api('POST', '/v1beta/connectors', {
+      display_name: 'search (browser)',
+      purpose: 'search the shop',
+      capture_session_id: s.id,
+      hints: { prefer_browser: true },
+    });
     expect(b.status, b.text).toBe(200);
     const bout = await run(h, { connector_id: b.json.id, arguments: { q: 'beta' }, secret_bindings: { account: bob } });
     expect(bout.status, JSON.stringify(bout.error)).toBe('success');

@@ -35,12 +35,22 @@ describe.each(await backends())('synthesis on real pages over the API (%s)', (ba
     const def = (await h.api('GET', `/v1beta/connectors/${r.json.id}/definition`)).json.definition;
     expect(def.meta.validation).toMatchObject({ replayed: true });
     expect(def.meta.notes).toMatch(/result rules considered/);
-    expect(def.meta.decisions).toMatchObject({ target: { request: expect.stringContaining('id=fruit:catalogue') }, result: { kind: 'html', rule: expect.stringMatching(/^table .*header cells/) }, login: [] });
+    expect(def.meta.decisions).toMatchObject({
+      target: { request: expect.stringContaining('id=fruit:catalogue') },
+      result: { kind: 'html', rule: expect.stringMatching(/^table .*header cells/) },
+      login: [],
+    });
     expect(JSON.stringify(def.steps)).not.toMatch(/"selector":"[^"]*\.(inline|row|col)/); // no class names
     const out = await run(h, { connector_id: r.json.id });
     expect(out.status, JSON.stringify(out.error)).toBe('success');
     expect(out.result.items).toHaveLength(5);
-    expect(out.result.items[1]).toEqual({ fruit: 'Banana', fruit_url: '/doku.php?id=fruit:banana', colour: 'Yellow', price_per_kg: 0.35, stock: 900 });
+    expect(out.result.items[1]).toEqual({
+      fruit: 'Banana',
+      fruit_url: '/doku.php?id=fruit:banana',
+      colour: 'Yellow',
+      price_per_kg: 0.35,
+      stock: 900,
+    });
   });
 
   it('hinted result values the page does not show: 422 at stage output naming them, nothing published', async () => {

@@ -35,7 +35,11 @@ describe.each(await backends())('task synthesis lease (%s)', (backend) => {
 
   beforeAll(async () => {
     dir = fs.mkdtempSync(path.join(os.tmpdir(), 'cs-lease-'));
-    h = await connect<Database>({ url: backend === 'postgres' ? PG_URL : null, sqlitePath: path.join(dir, 'db.sqlite'), pgSchema: backend === 'postgres' ? schema : undefined });
+    h = await connect<Database>({
+      url: backend === 'postgres' ? PG_URL : null,
+      sqlitePath: path.join(dir, 'db.sqlite'),
+      pgSchema: backend === 'postgres' ? schema : undefined,
+    });
     await migrateMetadata(h.db, backend === 'postgres' ? schema : undefined);
     await h.db.insertInto('users').values({ id: 'u1', name: 'one', created_at: new Date().toISOString() }).execute();
   });
@@ -70,7 +74,8 @@ describe.each(await backends())('task synthesis lease (%s)', (backend) => {
       })
       .execute();
   };
-  const stateOf = (id: string) => h.db.selectFrom('tasks').select(['current_state', 'connector_id', 'synthesis_lease']).where('id', '=', id).executeTakeFirstOrThrow();
+  const stateOf = (id: string) =>
+    h.db.selectFrom('tasks').select(['current_state', 'connector_id', 'synthesis_lease']).where('id', '=', id).executeTakeFirstOrThrow();
 
   it('synthesizes a completed session once when two processes sweep at the same time', async () => {
     calls.length = 0;
@@ -93,6 +98,10 @@ describe.each(await backends())('task synthesis lease (%s)', (backend) => {
     await c.settleWaiting();
     expect(calls).toEqual(['c']);
     expect((await stateOf('0190aaaa-0000-7000-8000-000000000002')).current_state).toBe('waiting_for_manual_completion');
-    expect(await stateOf('0190aaaa-0000-7000-8000-000000000003')).toEqual({ current_state: 'ready', connector_id: 'c-c', synthesis_lease: null });
+    expect(await stateOf('0190aaaa-0000-7000-8000-000000000003')).toEqual({
+      current_state: 'ready',
+      connector_id: 'c-c',
+      synthesis_lease: null,
+    });
   });
 });

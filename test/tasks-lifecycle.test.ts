@@ -39,7 +39,10 @@ describe.each(await backends())('task lifecycle (%s)', (backend) => {
 
   it('fails on an abandoned session, retries back to not_ready, and starts again', async () => {
     const t = await newTask();
-    const start = await h.api('POST', `/v1beta/tasks/${t.id}/start-manual-session`, { use_proxy: false, cookies: [{ name: 'pref', value: 'dark' }] });
+    const start = await h.api('POST', `/v1beta/tasks/${t.id}/start-manual-session`, {
+      use_proxy: false,
+      cookies: [{ name: 'pref', value: 'dark' }],
+    });
     expect(start.status, start.text).toBe(200);
     expect(start.json.iframe_url).toMatch(/^http:\/\/127\.0\.0\.1:\d+\/live\//);
     const sessionId = start.json.session_id;
@@ -53,7 +56,10 @@ describe.each(await backends())('task lifecycle (%s)', (backend) => {
     expect(again.json.detail).toContain(sessionId);
 
     expect((await h.api('POST', `/v1beta/capture_sessions/${sessionId}/abandon`)).status).toBe(200);
-    const failed = await until(() => h.api('GET', `/v1beta/tasks/${t.id}`), (r) => r.json.current_state !== 'waiting_for_manual_completion');
+    const failed = await until(
+      () => h.api('GET', `/v1beta/tasks/${t.id}`),
+      (r) => r.json.current_state !== 'waiting_for_manual_completion',
+    );
     expect(failed.json).toMatchObject({ current_state: 'failed', failure_info: { category: 'session_abandoned' } });
     expect(failed.json.failure_info.message).toMatch(/new manual session/);
 
@@ -75,7 +81,11 @@ describe.each(await backends())('task lifecycle (%s)', (backend) => {
     const start = await h.api('POST', `/v1beta/tasks/${t.id}/start-manual-session`);
     await sleep(500);
     expect((await h.api('POST', `/v1beta/capture_sessions/${start.json.session_id}/complete`)).status).toBe(202);
-    const failed = await until(() => h.api('GET', `/v1beta/tasks/${t.id}`), (r) => r.json.current_state !== 'waiting_for_manual_completion', 30_000);
+    const failed = await until(
+      () => h.api('GET', `/v1beta/tasks/${t.id}`),
+      (r) => r.json.current_state !== 'waiting_for_manual_completion',
+      30_000,
+    );
     expect(failed.json.current_state).toBe('failed');
     expect(failed.json.failure_info.category).toBe('no_target_found');
     expect(failed.json.failure_info.message).toMatch(/record the task again/);
@@ -93,7 +103,8 @@ describe.each(await backends())('task lifecycle (%s)', (backend) => {
     await h.api('POST', `/v1beta/capture_sessions/${start.json.session_id}/abandon`);
     // The sweeper settles it; read the row directly so the read itself does not do the work.
     const row = await until(
-      () => h.services.db.selectFrom('tasks').select(['current_state', 'failure_category']).where('id', '=', t.id).executeTakeFirstOrThrow(),
+      () =>
+        h.services.db.selectFrom('tasks').select(['current_state', 'failure_category']).where('id', '=', t.id).executeTakeFirstOrThrow(),
       (r) => r.current_state === 'failed',
     );
     expect(row).toEqual({ current_state: 'failed', failure_category: 'session_abandoned' });
@@ -101,9 +112,15 @@ describe.each(await backends())('task lifecycle (%s)', (backend) => {
 
   it('validates the manual-session body and keeps other users out', async () => {
     const t = await newTask();
-    const bad = await h.api('POST', `/v1beta/tasks/${t.id}/start-manual-session`, { use_proxy: 'yes', cookies: [{ value: 'x' }], extra: 1 });
+    const bad = await h.api('POST', `/v1beta/tasks/${t.id}/start-manual-session`, {
+      use_proxy: 'yes',
+      cookies: [{ value: 'x' }],
+      extra: 1,
+    });
     expect(bad.status).toBe(422);
-    expect(bad.json.detail.map((d: any) => d.loc.join('.'))).toEqual(expect.arrayContaining(['body.use_proxy', 'body.cookies.0.name', 'body.extra']));
+    expect(bad.json.detail.map((d: any) => d.loc.join('.'))).toEqual(
+      expect.arrayContaining(['body.use_proxy', 'body.cookies.0.name', 'body.extra']),
+    );
     const other = await h.newUser('intruder');
     expect((await h.api('POST', `/v1beta/tasks/${t.id}/start-manual-session`, undefined, other.key)).status).toBe(404);
     expect((await h.api('GET', `/v1beta/tasks/${t.id}`)).json.current_state).toBe('not_ready');
@@ -135,7 +152,13 @@ describe('task lifecycle through the live view (sqlite)', () => {
   const at = (u: string) => expect.poll(() => person.url(), { timeout: 10_000 }).toBe(u);
 
   it('creates a task, records it in a manual session, becomes ready and runs with new arguments', async () => {
-    const t = (await h.api('POST', '/v1beta/tasks', { display_name: 'Shop search', task: 'Sign in and search the shop; return the matching items', website: `${site.url}/login` })).json;
+    const t = (
+      await h.api('POST', '/v1beta/tasks', {
+        display_name: 'Shop search',
+        task: 'Sign in and search the shop; return the matching items',
+        website: `${site.url}/login`,
+      })
+    ).json;
     expect(t.current_state).toBe('not_ready');
     const notReady = await h.api('POST', '/v1beta/runs', { task_id: t.id, arguments: { q: 'beta' } });
     expect(notReady.status).toBe(409);
@@ -146,7 +169,8 @@ describe('task lifecycle through the live view (sqlite)', () => {
     const { click, press } = person;
     await at(`${site.url}/login`);
     await ref.goto(`${site.url}/login`);
-    const paste = async (field: string) => expect((await h.api('POST', `/v1beta/capture_sessions/${m.json.session_id}/paste`, { field, secret_id: alice })).status).toBe(204);
+    const paste = async (field: string) =>
+      expect((await h.api('POST', `/v1beta/capture_sessions/${m.json.session_id}/paste`, { field, secret_id: alice })).status).toBe(204);
     await click('#username');
     await paste('username');
     await click('#password');

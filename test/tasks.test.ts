@@ -23,7 +23,11 @@ describe.each(await backends())('tasks (%s)', (backend) => {
 
   it('creates a not_ready task that echoes its creation parameters', async () => {
     const s = await h.api('POST', '/v1beta/secrets', { name: 'shop', secret_type: 'login', username: 'alice', password: 'wonderland' });
-    const r = await h.api('POST', '/v1beta/tasks', task({ secrets: [{ secret_uuid: s.json.id, description: 'shop login' }], secret_bindings: { shop: s.json.id } }));
+    const r = await h.api(
+      'POST',
+      '/v1beta/tasks',
+      task({ secrets: [{ secret_uuid: s.json.id, description: 'shop login' }], secret_bindings: { shop: s.json.id } }),
+    );
     expect(r.status, r.text).toBe(200);
     expect(r.json).toMatchObject({
       current_state: 'not_ready',
@@ -32,7 +36,11 @@ describe.each(await backends())('tasks (%s)', (backend) => {
       input_schema: null,
       output_schema: null,
       required_secrets: [],
-      creation: { auto_generate_schemas: true, secrets: [{ secret_uuid: s.json.id, description: 'shop login' }], secret_bindings: { shop: s.json.id } },
+      creation: {
+        auto_generate_schemas: true,
+        secrets: [{ secret_uuid: s.json.id, description: 'shop login' }],
+        secret_bindings: { shop: s.json.id },
+      },
     });
     expect(r.json.id).toMatch(/^[0-9a-f-]{36}$/);
     expect(r.json.failure_info).toBeUndefined();
@@ -54,7 +62,12 @@ describe.each(await backends())('tasks (%s)', (backend) => {
     const locs = r.json.detail.map((d: any) => d.loc.join('.'));
     expect(locs).toEqual(expect.arrayContaining(['body.display_name', 'body.task', 'body.website', 'body.extra']));
     const types = Object.fromEntries(r.json.detail.map((d: any) => [d.loc.join('.'), d.type]));
-    expect(types).toMatchObject({ 'body.display_name': 'string_too_short', 'body.task': 'missing', 'body.website': 'string_too_long', 'body.extra': 'extra_forbidden' });
+    expect(types).toMatchObject({
+      'body.display_name': 'string_too_short',
+      'body.task': 'missing',
+      'body.website': 'string_too_long',
+      'body.extra': 'extra_forbidden',
+    });
 
     const notUri = await h.api('POST', '/v1beta/tasks', task({ website: 'not a url' }));
     expect(notUri.status).toBe(422);
@@ -62,7 +75,10 @@ describe.each(await backends())('tasks (%s)', (backend) => {
 
     const badSchemas = await h.api('POST', '/v1beta/tasks', task({ input_schema: '{not json', output_schema: '[1]' }));
     expect(badSchemas.status).toBe(422);
-    expect(badSchemas.json.detail.map((d: any) => d.loc)).toEqual([['body', 'input_schema'], ['body', 'output_schema']]);
+    expect(badSchemas.json.detail.map((d: any) => d.loc)).toEqual([
+      ['body', 'input_schema'],
+      ['body', 'output_schema'],
+    ]);
     const notASchema = await h.api('POST', '/v1beta/tasks', task({ input_schema: JSON.stringify({ type: 'no-such-type' }) }));
     expect(notASchema.status).toBe(422);
     expect(notASchema.json.detail[0].msg).toMatch(/not a valid JSON Schema/);
@@ -72,9 +88,16 @@ describe.each(await backends())('tasks (%s)', (backend) => {
     const other = await h.newUser('stranger');
     const theirs = await h.api('POST', '/v1beta/secrets', { name: 'x', secret_type: 'string', value: 'v' }, other.key);
     const unknown = '0190aaaa-0000-7000-8000-000000000000';
-    const r = await h.api('POST', '/v1beta/tasks', task({ secrets: [{ secret_uuid: theirs.json.id, description: 'd' }], secret_bindings: { shop: unknown } }));
+    const r = await h.api(
+      'POST',
+      '/v1beta/tasks',
+      task({ secrets: [{ secret_uuid: theirs.json.id, description: 'd' }], secret_bindings: { shop: unknown } }),
+    );
     expect(r.status).toBe(422);
-    expect(r.json.detail.map((d: any) => d.loc)).toEqual([['body', 'secrets', 0, 'secret_uuid'], ['body', 'secret_bindings', 'shop']]);
+    expect(r.json.detail.map((d: any) => d.loc)).toEqual([
+      ['body', 'secrets', 0, 'secret_uuid'],
+      ['body', 'secret_bindings', 'shop'],
+    ]);
     const notUuid = await h.api('POST', '/v1beta/tasks', task({ secrets: [{ secret_uuid: 'abc', description: 'd' }] }));
     expect(notUuid.status).toBe(422);
     expect(notUuid.json.detail[0].loc).toEqual(['body', 'secrets', 0, 'secret_uuid']);
@@ -108,7 +131,12 @@ describe.each(await backends())('tasks (%s)', (backend) => {
   it('answers 422 at ["path","id"] for non-UUID ids and 404 for unknown or another user’s task', async () => {
     const mine = (await h.api('POST', '/v1beta/tasks', task())).json.id;
     const other = await h.newUser('other');
-    for (const [method, suffix] of [['GET', ''], ['DELETE', ''], ['POST', '/retry'], ['POST', '/start-manual-session']] as const) {
+    for (const [method, suffix] of [
+      ['GET', ''],
+      ['DELETE', ''],
+      ['POST', '/retry'],
+      ['POST', '/start-manual-session'],
+    ] as const) {
       const bad = await h.api(method, `/v1beta/tasks/not-a-uuid${suffix}`);
       expect(bad.status, `${method} ${suffix}`).toBe(422);
       expect(bad.json.detail[0]).toMatchObject({ loc: ['path', 'id'], type: 'uuid_parsing' });
@@ -156,7 +184,9 @@ describe.each(await backends())('tasks (%s)', (backend) => {
     expect(r.json.detail).toMatch(/not_ready/);
     const bad = await h.api('POST', '/v1beta/runs', { task_id: 'nope', arguments: [], extra: 1 });
     expect(bad.status).toBe(422);
-    expect(bad.json.detail.map((d: any) => d.loc.join('.'))).toEqual(expect.arrayContaining(['body.task_id', 'body.arguments', 'body.extra']));
+    expect(bad.json.detail.map((d: any) => d.loc.join('.'))).toEqual(
+      expect.arrayContaining(['body.task_id', 'body.arguments', 'body.extra']),
+    );
     expect((await h.api('POST', '/v1beta/runs', { task_id: '0190aaaa-0000-7000-8000-000000000000' })).status).toBe(404);
     // Neither id: the connector shape's own error.
     const neither = await h.api('POST', '/v1beta/runs', { arguments: {} });

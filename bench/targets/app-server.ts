@@ -12,6 +12,7 @@ const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'cs-bench-'));
 const config = loadConfig({ ...process.env, DATA_DIR: dataDir, PORT: '0', LOG_LEVEL: 'warn' });
 const services = await createServices(config);
 const app = await buildApp(services, { logger: makeLogger('warn') });
+await services.start();
 await app.listen({ host: '127.0.0.1', port: 0 });
 const addr = app.server.address();
 const port = typeof addr === 'object' && addr ? addr.port : 0;
@@ -29,10 +30,13 @@ const init = await (
 ).json();
 const put = await fetch(init.upload_url, { method: 'PUT', headers: init.upload_headers, body: bytes });
 if (!put.ok) throw new Error(`upload failed: ${put.status}`);
-const done = await fetch(`${config.publicBaseUrl}/v1beta/files/${init.file_id}/complete`, { method: 'POST', headers: { authorization: auth.authorization } });
+const done = await fetch(`${config.publicBaseUrl}/v1beta/files/${init.file_id}/complete`, {
+  method: 'POST',
+  headers: { authorization: auth.authorization },
+});
 if (!done.ok) throw new Error(`complete failed: ${done.status}`);
 
-process.stdout.write(JSON.stringify({ port, key: boot.key, fileId: init.file_id }) + '\n');
+process.stdout.write(`${JSON.stringify({ port, key: boot.key, fileId: init.file_id })}\n`);
 const stop = async () => {
   await app.close();
   await services.close();

@@ -15,4 +15,4 @@ const body = {
 app.get('/v1beta/files/:id', async () => body);
 await app.listen({ host: '127.0.0.1', port: 0 });
 const addr = app.server.address();
-process.stdout.write(JSON.stringify({ port: typeof addr === 'object' && addr ? addr.port : 0 }) + '\n');
+process.stdout.write(`${JSON.stringify({ port: typeof addr === 'object' && addr ? addr.port : 0 })}\n`);

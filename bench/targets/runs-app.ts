@@ -15,6 +15,7 @@ const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'cs-bench-runs-'));
 const config = loadConfig({ ...process.env, DATA_DIR: dataDir, PORT: '0', LOG_LEVEL: 'warn' });
 const services = await createServices(config);
 const app = await buildApp(services, { logger: makeLogger('warn') });
+await services.start();
 await app.listen({ host: '127.0.0.1', port: 0 });
 const port = (app.server.address() as { port: number }).port;
 config.publicBaseUrl = `http://127.0.0.1:${port}`;
@@ -22,7 +23,13 @@ const site = await startDemoSite();
 const boot = (await services.users.bootstrap())!;
 const u = boot.user.id;
 const pub = (body: Record<string, unknown>) =>
-  services.connectors.publish(u, { display_name: 'bench', purpose: 'bench', input_schema: { type: 'object' }, output_schema: {}, ...body } as never);
+  services.connectors.publish(u, {
+    display_name: 'bench',
+    purpose: 'bench',
+    input_schema: { type: 'object' },
+    output_schema: {},
+    ...body,
+  } as never);
 const one = await pub({
   definition: {
     format: 'connector-definition/v1',
@@ -32,10 +39,16 @@ const one = await pub({
   },
 });
 const flowHttp = await pub({ definition: httpSearchDefinition(site.url), input_schema: SEARCH_INPUT, required_secrets: [LOGIN_SLOT] });
-const flowBrowser = await pub({ definition: browserSearchDefinition(site.url), input_schema: { type: 'object' }, required_secrets: [LOGIN_SLOT] });
+const flowBrowser = await pub({
+  definition: browserSearchDefinition(site.url),
+  input_schema: { type: 'object' },
+  required_secrets: [LOGIN_SLOT],
+});
 const alice = await services.secrets.create(u, { name: 'alice', secret_type: 'login', username: 'alice', password: 'wonderland' });
 
-process.stdout.write(JSON.stringify({ port, key: boot.key, one: one.id, flowHttp: flowHttp.id, flowBrowser: flowBrowser.id, alice: alice.id }) + '\n');
+process.stdout.write(
+  `${JSON.stringify({ port, key: boot.key, one: one.id, flowHttp: flowHttp.id, flowBrowser: flowBrowser.id, alice: alice.id })}\n`,
+);
 const stop = async () => {
   await app.close();
   await services.close();

@@ -69,9 +69,7 @@ export function seedItems(): Item[] {
       price: Math.round(((id * 37) % 100) * 100 + 99) / 100,
       in_stock: id % 3 !== 0,
       created_at: new Date(SEED_EPOCH + (id - 1) * 25 * 3600_000).toISOString(),
-      description: `A ${word.toLowerCase()}-grade ${noun.toLowerCase()} for the ${
-        CATEGORIES[(id - 1) % CATEGORIES.length]
-      } shelf.`,
+      description: `A ${word.toLowerCase()}-grade ${noun.toLowerCase()} for the ${CATEGORIES[(id - 1) % CATEGORIES.length]} shelf.`,
     });
   }
   return items;

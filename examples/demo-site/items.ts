@@ -1,17 +1,7 @@
 // The catalogue behind the session: HTML list/detail pages, the JSON search API (page/limit and
 // cursor flavours), the create-item form, the CSV export and the account page.
 import { CATEGORIES, type Item } from './data.js';
-import {
-  HttpError,
-  isJsonRequest,
-  readFields,
-  redirect,
-  sendHtml,
-  sendJson,
-  setCookie,
-  type Ctx,
-  type Route,
-} from './http.js';
+import { HttpError, isJsonRequest, readFields, redirect, sendHtml, sendJson, setCookie, type Ctx, type Route } from './http.js';
 import { accountPage, itemPage, itemsPage, layout, messagePage, newItemPage } from './pages.js';
 import { userOf } from './state.js';
 import { searchPageScript } from './scripts.js';
@@ -136,14 +126,18 @@ export const itemRoutes: Route[] = [
         ctx.url.searchParams.delete('page');
         view = pageOf(ctx, 10);
       }
-      sendHtml(ctx.res, 200, itemsPage(userOf(ctx.state, ctx.session!), {
-        q: view.q,
-        page: view.page,
-        items: view.items,
-        total: view.total,
-        hasMore: view.has_more,
-        changedMarkup: ctx.state.toggles.changed_markup,
-      }));
+      sendHtml(
+        ctx.res,
+        200,
+        itemsPage(userOf(ctx.state, ctx.session!), {
+          q: view.q,
+          page: view.page,
+          items: view.items,
+          total: view.total,
+          hasMore: view.has_more,
+          changedMarkup: ctx.state.toggles.changed_markup,
+        }),
+      );
     },
   },
   {
@@ -227,7 +221,7 @@ export const itemRoutes: Route[] = [
       const items = searchItems(ctx.state.items, ctx.url.searchParams.get('q') ?? '');
       const cols = ['id', 'name', 'category', 'price', 'in_stock', 'created_at'] as const;
       const lines = [cols.join(','), ...items.map((it) => cols.map((c) => csvCell(it[c])).join(','))];
-      const csv = lines.join('\r\n') + '\r\n'; // RFC 4180 line endings
+      const csv = `${lines.join('\r\n')}\r\n`; // RFC 4180 line endings
       ctx.res.writeHead(200, {
         'content-type': 'text/csv; charset=utf-8',
         'content-disposition': 'attachment; filename="items.csv"',

@@ -54,8 +54,7 @@ export function homePage(user: User | null): string {
   );
 }
 
-const errorLine = (error?: string) =>
-  error ? `<p class="error" role="alert" data-testid="form-error">${e(error)}</p>` : '';
+const errorLine = (error?: string) => (error ? `<p class="error" role="alert" data-testid="form-error">${e(error)}</p>` : '');
 
 export function loginPage(csrf: string, next: string, error?: string): string {
   return layout(
@@ -152,9 +151,7 @@ export function itemPage(user: User, it: Item, changedMarkup: boolean): string {
 }
 
 export function newItemPage(user: User, csrf: string, error?: string, values: Record<string, string> = {}): string {
-  const options = CATEGORIES.map(
-    (c) => `<option value="${c}"${values.category === c ? ' selected' : ''}>${c}</option>`,
-  ).join('');
+  const options = CATEGORIES.map((c) => `<option value="${c}"${values.category === c ? ' selected' : ''}>${c}</option>`).join('');
   return layout(
     'New item',
     `${errorLine(error)}

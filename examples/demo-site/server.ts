@@ -61,7 +61,9 @@ async function dispatch(state: DemoState, req: IncomingMessage, res: ServerRespo
   const found = candidates.find((c) => c.r.method === method);
   if (!found) {
     if (candidates.length) res.setHeader('allow', [...new Set(candidates.map((c) => c.r.method))].join(', '));
-    return candidates.length ? sendError(ctx, 405, 'method_not_allowed', 'Method not allowed.') : sendError(ctx, 404, 'not_found', 'No such page.');
+    return candidates.length
+      ? sendError(ctx, 405, 'method_not_allowed', 'Method not allowed.')
+      : sendError(ctx, 404, 'not_found', 'No such page.');
   }
   const route = found.r;
   ctx.params = found.params!;

@@ -4,7 +4,7 @@ import type { BrowserContext, Page, Route } from 'playwright-core';
 import type { BrowserPool, Slot } from './pool.js';
 import { LiveView } from './live-view.js';
 import { SessionRecorder } from './recording/recorder.js';
-import type { Har, SecretField } from './recording/types.js';
+import type { Har, SecretField } from '../formats/recording/types.js';
 
 export interface CookieInput {
   name: string;
@@ -63,10 +63,11 @@ export class CaptureRuntime {
           const id = recorder.pageId(page);
           if (id) recorder.action(page, { type: 'tab', event, tab: id, target: null });
         },
-        refuse: (url) => slot.guard.checkNavigation(url).then(
-          () => null,
-          (e: Error) => (e.name === 'EgressDenied' ? e.message : null),
-        ),
+        refuse: (url) =>
+          slot.guard.checkNavigation(url).then(
+            () => null,
+            (e: Error) => (e.name === 'EgressDenied' ? e.message : null),
+          ),
       });
       rt = new CaptureRuntime(pool, slot, recorder, live);
       const runtime = rt;
@@ -78,7 +79,9 @@ export class CaptureRuntime {
       const now = o.cookies.filter((c) => c.domain || o.startUrl);
       const later = o.cookies.filter((c) => !c.domain && !o.startUrl);
       if (now.length) {
-        await slot.context.addCookies(now.map((c) => toPlaywrightCookie(c, c.domain ? { domain: c.domain, path: c.path ?? '/' } : { url: o.startUrl! })));
+        await slot.context.addCookies(
+          now.map((c) => toPlaywrightCookie(c, c.domain ? { domain: c.domain, path: c.path ?? '/' } : { url: o.startUrl! })),
+        );
       }
       if (later.length) await setOnFirstNavigation(slot.context, later);
       recorder.watchContext(slot.context);
@@ -129,7 +132,11 @@ export class CaptureRuntime {
   async finish(state: string, creatorVersion: string): Promise<Har> {
     await this.live.end(state);
     // Let the fields' last values reach the recorder before the context goes away.
-    await Promise.all(this.slot.context.pages().map((p) => p.evaluate('document.activeElement && document.activeElement.blur && document.activeElement.blur()').catch(() => {})));
+    await Promise.all(
+      this.slot.context
+        .pages()
+        .map((p) => p.evaluate('document.activeElement && document.activeElement.blur && document.activeElement.blur()').catch(() => {})),
+    );
     await new Promise((r) => setTimeout(r, 50));
     await this.recorder.stop();
     try {
@@ -167,7 +174,7 @@ function toPlaywrightCookie(c: CookieInput, where: { domain: string; path: strin
 }
 
 /**
- * SPEC makes SessionCookie.domain optional. A cookie given without a domain and without a
+ * SessionCookie.domain is optional in the API. A cookie given without a domain and without a
  * start_url is host-only for the first site the session navigates to (as a Set-Cookie without
  * Domain would be): the first http(s) navigation request is held until the cookies are set
  * for its host, so that very request already carries them. Then the interception is removed.

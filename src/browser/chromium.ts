@@ -1,6 +1,7 @@
 // The one way this service gets a Chromium: Debian's /usr/bin/chromium launched by
 // playwright-core (never a downloaded browser), or a remote fleet over CDP (BROWSER_CDP_URL).
 // Capture sessions (the browser pool) and browser-engine runs both come through here.
+import fs from 'node:fs';
 import { chromium, type Browser, type LaunchOptions } from 'playwright-core';
 
 export const CHROMIUM_PATH = process.env.CHROMIUM_PATH || '/usr/bin/chromium';
@@ -29,15 +30,52 @@ export interface ChromiumOptions {
   extraArgs?: string[];
 }
 
+/** PIDs of local browsers launched here (playwright's Browser doesn't expose its process). */
+const pids = new WeakMap<Browser, number>();
+/**
+ * Local launches of this process, one at a time: a new browser's PID is the chromium child that
+ * was not there before, which is unambiguous only while no other launch is under way.
+ */
+let launches: Promise<unknown> = Promise.resolve();
+
 /** Launches (or connects to) a browser. The caller owns it and must close it. */
 export async function openChromium(opts: ChromiumOptions = {}): Promise<Browser> {
   if (opts.cdpUrl) return chromium.connectOverCDP(opts.cdpUrl);
-  return chromium.launch({
-    executablePath: CHROMIUM_PATH,
-    headless: opts.headless ?? true,
-    args: [...CHROMIUM_ARGS, ...(opts.extraArgs ?? [])],
-    // Per-context proxies need a launch-level proxy on some Chromium builds; 'per-context' is
-    // playwright's documented placeholder that enables them without routing anything.
-    proxy: opts.proxy ?? { server: 'per-context' },
+  const launched = launches.then(async () => {
+    const before = childChromiumPids();
+    const b = await chromium.launch({
+      executablePath: CHROMIUM_PATH,
+      headless: opts.headless ?? true,
+      args: [...CHROMIUM_ARGS, ...(opts.extraArgs ?? [])],
+      // Per-context proxies need a launch-level proxy on some Chromium builds; 'per-context' is
+      // playwright's documented placeholder that enables them without routing anything.
+      proxy: opts.proxy ?? { server: 'per-context' },
+    });
+    const pid = [...childChromiumPids()].find((p) => !before.has(p));
+    if (pid) pids.set(b, pid);
+    return b;
   });
+  launches = launched.catch(() => {});
+  return launched;
+}
+
+/** The PID of a browser launched by openChromium (null for a remote one). */
+export function browserPid(b: Browser): number | null {
+  return pids.get(b) ?? null;
+}
+
+function childChromiumPids(): Set<number> {
+  const out = new Set<number>();
+  for (const d of fs.readdirSync('/proc')) {
+    if (!/^\d+$/.test(d)) continue;
+    try {
+      const stat = fs.readFileSync(`/proc/${d}/stat`, 'utf8');
+      const ppid = Number(stat.slice(stat.lastIndexOf(')') + 2).split(' ')[1]);
+      if (ppid !== process.pid) continue;
+      if (/chrom/i.test(fs.readFileSync(`/proc/${d}/cmdline`, 'utf8'))) out.add(Number(d));
+    } catch {
+      /* gone */
+    }
+  }
+  return out;
 }

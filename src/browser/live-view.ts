@@ -109,7 +109,13 @@ export class LiveView {
       const cdp = await this.shown.context().newCDPSession(this.shown);
       this.cdp = cdp;
       (cdp as any).on('Page.screencastFrame', (e: { data: string; sessionId: number }) => this.onFrame(cdp, e));
-      await cdp.send('Page.startScreencast', { format: 'jpeg', quality: this.quality, maxWidth: this.viewport.width, maxHeight: this.viewport.height, everyNthFrame: 1 });
+      await cdp.send('Page.startScreencast', {
+        format: 'jpeg',
+        quality: this.quality,
+        maxWidth: this.viewport.width,
+        maxHeight: this.viewport.height,
+        everyNthFrame: 1,
+      });
     } catch {
       this.casting = false;
     }

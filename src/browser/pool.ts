@@ -2,9 +2,8 @@
 // per session, a few contexts kept pre-warmed (context + recorder binding + init script + first
 // tab) so creating a session doesn't pay for them. A crashed browser is relaunched; the leases
 // that lived in it are reported through onCrash.
-import fs from 'node:fs';
 import type { Browser, BrowserContext, CDPSession, Page } from 'playwright-core';
-import { openChromium } from './chromium.js';
+import { browserPid, openChromium } from './chromium.js';
 import { ACTION_SCRIPT, RECORD_BINDING } from './recording/action-script.js';
 import { newId } from '../lib/ids.js';
 import type { Egress } from '../egress/egress.js';
@@ -38,21 +37,6 @@ export interface Slot {
 export class CapacityError extends Error {}
 
 /** PIDs of Chromium processes that are direct children of this process. */
-function childChromiumPids(): Set<number> {
-  const out = new Set<number>();
-  for (const d of fs.readdirSync('/proc')) {
-    if (!/^\d+$/.test(d)) continue;
-    try {
-      const stat = fs.readFileSync(`/proc/${d}/stat`, 'utf8');
-      const ppid = Number(stat.slice(stat.lastIndexOf(')') + 2).split(' ')[1]);
-      if (ppid !== process.pid) continue;
-      if (/chrom/i.test(fs.readFileSync(`/proc/${d}/cmdline`, 'utf8'))) out.add(Number(d));
-    } catch {
-      /* gone */
-    }
-  }
-  return out;
-}
 
 /** Longest release() waits for a context to close. */
 const RELEASE_WAIT_MS = 3000;
@@ -92,9 +76,8 @@ export class BrowserPool {
     if (this.browser) return Promise.resolve(this.browser);
     if (this.closed) return Promise.reject(new Error('browser pool is closed'));
     this.launching ??= (async () => {
-      const before = this.opts.cdpUrl ? new Set<number>() : childChromiumPids();
       const b = await openChromium({ cdpUrl: this.opts.cdpUrl });
-      if (!this.opts.cdpUrl) this.pid = [...childChromiumPids()].find((p) => !before.has(p)) ?? null;
+      this.pid = browserPid(b);
       b.on('disconnected', () => this.onDisconnected(b));
       this.browser = b;
       return b;
@@ -186,7 +169,10 @@ export class BrowserPool {
     slot.onAction = null;
     slot.onCrash = null;
     this.leases.delete(slot.id);
-    const closing = slot.context.close().catch(() => {}).then(() => slot.guard.close());
+    const closing = slot.context
+      .close()
+      .catch(() => {})
+      .then(() => slot.guard.close());
     let timer: NodeJS.Timeout | undefined;
     await Promise.race([closing, new Promise<void>((r) => (timer = setTimeout(r, RELEASE_WAIT_MS)))]);
     clearTimeout(timer);

@@ -114,7 +114,11 @@ export class ContextGuard {
     if (nav) throw new EgressDenied('proxy', nav);
     const last = this.denials.filter((d) => d.seq > mark).pop();
     if (last && page.mainFrame().url().startsWith('chrome-error:')) throw new EgressDenied('proxy', last.message);
-    const bad = page.frames().find((f) => !SHOWABLE.test(f.url()))?.url() ?? this.badFrame;
+    const bad =
+      page
+        .frames()
+        .find((f) => !SHOWABLE.test(f.url()))
+        ?.url() ?? this.badFrame;
     this.badFrame = null;
     if (bad) {
       void page.goto('about:blank').catch(() => {});

@@ -31,14 +31,21 @@ export class Egress {
 
   static async fromConfig(config: Config): Promise<Egress> {
     const lists: Record<string, string[]> = {};
-    for (const [env, v] of [['EGRESS_ALLOW', config.egressAllow], ['EGRESS_DENY', config.egressDeny]] as const) {
+    for (const [env, v] of [
+      ['EGRESS_ALLOW', config.egressAllow],
+      ['EGRESS_DENY', config.egressDeny],
+    ] as const) {
       try {
         lists[env] = parseList(v);
       } catch (e) {
         throw new ConfigError(`Invalid configuration:\n- ${env}: ${(e as Error).message}`);
       }
     }
-    return new Egress({ private: config.egressPrivate, allow: lists.EGRESS_ALLOW, deny: lists.EGRESS_DENY }, await databaseEndpoints(config.databaseUrl), () => config.publicBaseUrl);
+    return new Egress(
+      { private: config.egressPrivate, allow: lists.EGRESS_ALLOW, deny: lists.EGRESS_DENY },
+      await databaseEndpoints(config.databaseUrl),
+      () => config.publicBaseUrl,
+    );
   }
 
   /** Registers an address the HTTP server listens on (after listen: PORT=0 picks the port then). */

@@ -56,7 +56,10 @@ export interface Target {
   ip?: string;
 }
 
-type Entry = { text: string; port: number | null } & ({ kind: 'cidr'; range: [Addr, number] } | { kind: 'host'; name: string; suffix: boolean });
+type Entry = { text: string; port: number | null } & (
+  | { kind: 'cidr'; range: [Addr, number] }
+  | { kind: 'host'; name: string; suffix: boolean }
+);
 
 const METADATA = 'link-local/cloud metadata';
 const ALWAYS_RANGES: [cidr: string, rule: string, what: string][] = [
@@ -73,7 +76,14 @@ const ALWAYS_RANGES: [cidr: string, rule: string, what: string][] = [
   ['ff00::/8', 'multicast', 'multicast/broadcast'],
 ];
 const ALWAYS = ALWAYS_RANGES.map(([cidr, rule, what]) => ({ range: parseRange(cidr), rule, what }));
-const METADATA_NAMES = ['metadata.google.internal', 'metadata.goog', 'metadata', 'instance-data', 'instance-data.ec2.internal', 'metadata.azure.internal'];
+const METADATA_NAMES = [
+  'metadata.google.internal',
+  'metadata.goog',
+  'metadata',
+  'instance-data',
+  'instance-data.ec2.internal',
+  'metadata.azure.internal',
+];
 
 export const DEFAULT_RULES: EgressRules = { private: 'allow', allow: [], deny: [], reserved: [] };
 
@@ -104,7 +114,8 @@ export function parseEntry(raw: string): Entry {
     if ((m = /^\[([0-9a-f:.]+)\](?:\/(\d{1,3}))?(?::(\d+))?$/.exec(s))) {
       return { kind: 'cidr', text, range: parseRange(`${m[1]}/${m[2] ?? 128}`), port: port(m[3]) };
     }
-    if ((m = /^([0-9a-f:.]+)\/(\d{1,3})(?::(\d+))?$/.exec(s))) return { kind: 'cidr', text, range: parseRange(`${m[1]}/${m[2]}`), port: port(m[3]) };
+    if ((m = /^([0-9a-f:.]+)\/(\d{1,3})(?::(\d+))?$/.exec(s)))
+      return { kind: 'cidr', text, range: parseRange(`${m[1]}/${m[2]}`), port: port(m[3]) };
     if (s.includes(':') && ipaddr.IPv6.isValid(s)) return { kind: 'cidr', text, range: parseRange(`${s}/128`), port: null };
     if ((m = /^(\d+\.\d+\.\d+\.\d+)(?::(\d+))?$/.exec(s)) && ipaddr.IPv4.isValidFourPartDecimal(m[1])) {
       return { kind: 'cidr', text, range: parseRange(`${m[1]}/32`), port: port(m[2]) };
@@ -133,7 +144,11 @@ export function parseIp(s: string): Addr | null {
   return null;
 }
 
-const normalHost = (h: string) => h.toLowerCase().replace(/^\[|\]$/g, '').replace(/\.$/, '');
+const normalHost = (h: string) =>
+  h
+    .toLowerCase()
+    .replace(/^\[|\]$/g, '')
+    .replace(/\.$/, '');
 
 /** IPv4 addresses embedded in NAT64 / 6to4 IPv6 addresses (they reach the IPv4 host through a gateway). */
 function embedded(a: Addr): ipaddr.IPv4[] {
@@ -169,7 +184,11 @@ export class EgressPolicy {
       return { ok: false, rule: 'scheme', message: `egress denied: '${String(url).slice(0, 200)}' is not a valid URL` };
     }
     if (!schemes.includes(u.protocol)) {
-      return { ok: false, rule: 'scheme', message: `egress denied: ${u.protocol} URLs are not allowed (only ${schemes.map((s) => s.replace(':', '')).join(', ')})` };
+      return {
+        ok: false,
+        rule: 'scheme',
+        message: `egress denied: ${u.protocol} URLs are not allowed (only ${schemes.map((s) => s.replace(':', '')).join(', ')})`,
+      };
     }
     const host = normalHost(u.hostname);
     const p = Number(u.port || DEFAULT_PORTS[u.protocol]);
@@ -185,7 +204,11 @@ export class EgressPolicy {
     const ip = ipText !== undefined ? parseIp(ipText) : null;
     if (ipText !== undefined && !ip) return { ok: false, rule: 'address', message: `egress denied: ${ipText} is not an IP address` };
     const shown = `${host.includes(':') ? `[${host}]` : host}:${t.port}${ip && !literal ? ` (${ip})` : ''}`;
-    const always = (what: string, rule: string): Decision => ({ ok: false, rule: `always:${rule}`, message: `egress denied: ${shown} is ${what} (always denied)` });
+    const always = (what: string, rule: string): Decision => ({
+      ok: false,
+      rule: `always:${rule}`,
+      message: `egress denied: ${shown} is ${what} (always denied)`,
+    });
 
     if (!literal && METADATA_NAMES.includes(host)) return always(METADATA, 'metadata');
     for (const a of ip ? [ip, ...embedded(ip)] : []) for (const r of ALWAYS) if (inRange(a, r.range)) return always(r.what, r.rule);
@@ -195,7 +218,11 @@ export class EgressPolicy {
     const denied = this.deny.find((e) => matches(e, host, ip, t.port));
     if (denied) return { ok: false, rule: 'EGRESS_DENY', message: `egress denied: ${shown} matches EGRESS_DENY entry '${denied.text}'` };
     if (ip && this.rules.private === 'deny' && ip.range() !== 'unicast') {
-      return { ok: false, rule: 'EGRESS_PRIVATE', message: `egress denied: ${shown} is a private/loopback address (${ip.range()}; EGRESS_PRIVATE=deny)` };
+      return {
+        ok: false,
+        rule: 'EGRESS_PRIVATE',
+        message: `egress denied: ${shown} is a private/loopback address (${ip.range()}; EGRESS_PRIVATE=deny)`,
+      };
     }
     return { ok: true };
   }

@@ -32,7 +32,17 @@ export interface EgressProxy {
 }
 
 /** Headers that describe one hop, not the request (RFC 9110 §7.6.1), plus the proxy's own. */
-const HOP = new Set(['connection', 'keep-alive', 'proxy-connection', 'proxy-authorization', 'proxy-authenticate', 'te', 'trailer', 'transfer-encoding', 'upgrade']);
+const HOP = new Set([
+  'connection',
+  'keep-alive',
+  'proxy-connection',
+  'proxy-authorization',
+  'proxy-authenticate',
+  'te',
+  'trailer',
+  'transfer-encoding',
+  'upgrade',
+]);
 const CONNECT_TIMEOUT_MS = 30_000;
 export const DENIED_HEADER = 'x-egress-denied';
 
@@ -50,7 +60,9 @@ function target(authority: string): { host: string; port: number } | null {
 
 function upstreamAuth(up: URL): Record<string, string> {
   if (!up.username) return {};
-  return { 'proxy-authorization': `Basic ${Buffer.from(`${decodeURIComponent(up.username)}:${decodeURIComponent(up.password)}`).toString('base64')}` };
+  return {
+    'proxy-authorization': `Basic ${Buffer.from(`${decodeURIComponent(up.username)}:${decodeURIComponent(up.password)}`).toString('base64')}`,
+  };
 }
 
 /** Header values must be latin-1 without CR/LF. */
@@ -72,7 +84,11 @@ export async function startEgressProxy(o: ProxyOptions): Promise<EgressProxy> {
       o.onDenied?.({ host, port, message: e.message });
       return { status: 403, headers: { [DENIED_HEADER]: headerSafe(e.message) }, body: e.message };
     }
-    return { status: 502, headers: {}, body: `proxy could not reach ${host}:${port}: ${(e as { code?: string }).code ?? (e as Error).message}` };
+    return {
+      status: 502,
+      headers: {},
+      body: `proxy could not reach ${host}:${port}: ${(e as { code?: string }).code ?? (e as Error).message}`,
+    };
   };
 
   // http:// — absolute-form requests.
@@ -84,7 +100,8 @@ export async function startEgressProxy(o: ProxyOptions): Promise<EgressProxy> {
     } catch {
       return res.writeHead(400, { 'content-type': 'text/plain' }).end('this is a forward proxy: absolute-form http:// requests only');
     }
-    if (url.protocol !== 'http:') return res.writeHead(400, { 'content-type': 'text/plain' }).end('only http:// is proxied in absolute form; use CONNECT');
+    if (url.protocol !== 'http:')
+      return res.writeHead(400, { 'content-type': 'text/plain' }).end('only http:// is proxied in absolute form; use CONNECT');
     const host = url.hostname.replace(/^\[|\]$/g, '');
     const port = Number(url.port || 80);
     let pinned: { address: string; family: number } | null = null;
@@ -100,9 +117,25 @@ export async function startEgressProxy(o: ProxyOptions): Promise<EgressProxy> {
     headers.host = url.host;
     const fwd = http.request(
       up
-        ? { host: up.hostname, port: up.port || 80, method: req.method, path: url.href, headers: { ...headers, ...upstreamAuth(up) }, agent }
+        ? {
+            host: up.hostname,
+            port: up.port || 80,
+            method: req.method,
+            path: url.href,
+            headers: { ...headers, ...upstreamAuth(up) },
+            agent,
+          }
         : // Connect to the checked address; the Host header keeps the name.
-          { host: pinned!.address, family: pinned!.family, port, method: req.method, path: url.pathname + url.search, headers, agent, setHost: false },
+          {
+            host: pinned!.address,
+            family: pinned!.family,
+            port,
+            method: req.method,
+            path: url.pathname + url.search,
+            headers,
+            agent,
+            setHost: false,
+          },
       (r) => {
         const out: http.OutgoingHttpHeaders = {};
         // x-egress-denied comes from this proxy only: a site can't fake a denial.
@@ -134,7 +167,9 @@ export async function startEgressProxy(o: ProxyOptions): Promise<EgressProxy> {
     const fail = (e: unknown) => {
       if (client.destroyed) return;
       const r = refuse(e, t.host, t.port);
-      const extra = Object.entries(r.headers).map(([k, v]) => `${k}: ${v}\r\n`).join('');
+      const extra = Object.entries(r.headers)
+        .map(([k, v]) => `${k}: ${v}\r\n`)
+        .join('');
       client.end(`HTTP/1.1 ${r.status} ${r.status === 403 ? 'Forbidden' : 'Bad Gateway'}\r\n${extra}content-length: 0\r\n\r\n`);
     };
     const splice = (remote: Duplex, remoteHead?: Buffer) => {
@@ -151,7 +186,14 @@ export async function startEgressProxy(o: ProxyOptions): Promise<EgressProxy> {
       if (up) {
         await o.precheck(t.host, t.port);
         const authority = `${t.host.includes(':') ? `[${t.host}]` : t.host}:${t.port}`;
-        const c = http.request({ host: up.hostname, port: up.port || 80, method: 'CONNECT', path: authority, headers: { host: authority, ...upstreamAuth(up) }, timeout: CONNECT_TIMEOUT_MS });
+        const c = http.request({
+          host: up.hostname,
+          port: up.port || 80,
+          method: 'CONNECT',
+          path: authority,
+          headers: { host: authority, ...upstreamAuth(up) },
+          timeout: CONNECT_TIMEOUT_MS,
+        });
         c.once('connect', (res, socket, upHead) => {
           if (res.statusCode !== 200) {
             socket.destroy();

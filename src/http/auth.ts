@@ -1,7 +1,9 @@
 // Bearer-key authentication for every /v1beta route.
 import type { FastifyInstance, FastifyRequest } from 'fastify';
 import { HttpError } from './errors.js';
-import type { UsersService } from '../modules/users/service.js';
+
+/** Resolves a presented bearer token to its user id, or null (unknown or revoked); at once when it can. */
+export type VerifyApiKey = (token: string) => string | null | Promise<string | null>;
 
 declare module 'fastify' {
   interface FastifyRequest {
@@ -11,15 +13,21 @@ declare module 'fastify' {
 
 const challenge = { 'WWW-Authenticate': 'Bearer' };
 
-export function registerAuth(app: FastifyInstance, users: UsersService): void {
+export function registerAuth(app: FastifyInstance, verify: VerifyApiKey): void {
   app.decorateRequest('userId', '');
-  app.addHook('onRequest', async (req: FastifyRequest) => {
+  // Callback-style: a key verified before is answered from memory, without a promise per request.
+  app.addHook('onRequest', (req: FastifyRequest, _reply, done) => {
     const h = req.headers.authorization;
-    if (!h) throw new HttpError(401, 'Not authenticated', challenge);
+    if (!h) return done(new HttpError(401, 'Not authenticated', challenge));
     const m = /^Bearer\s+(\S+)\s*$/i.exec(h);
-    if (!m) throw new HttpError(401, 'Invalid authorization header: expected "Bearer <API key>"', challenge);
-    const userId = await users.authenticate(m[1]);
-    if (!userId) throw new HttpError(401, 'Invalid or revoked API key', challenge);
-    req.userId = userId;
+    if (!m) return done(new HttpError(401, 'Invalid authorization header: expected "Bearer <API key>"', challenge));
+    const accept = (userId: string | null) => {
+      if (!userId) return done(new HttpError(401, 'Invalid or revoked API key', challenge));
+      req.userId = userId;
+      done();
+    };
+    const r = verify(m[1]);
+    if (r instanceof Promise) r.then(accept, done);
+    else accept(r);
   });
 }

@@ -5,7 +5,9 @@ import type { FastifyInstance } from 'fastify';
 import { HttpError } from './errors.js';
 
 export const bodyIdleError = (seconds: number) =>
-  new HttpError(408, `Request timeout: no body data received for ${seconds} s; the connection is closed and nothing was stored`, { connection: 'close' });
+  new HttpError(408, `Request timeout: no body data received for ${seconds} s; the connection is closed and nothing was stored`, {
+    connection: 'close',
+  });
 
 /**
  * Calls `onIdle` once when `stream` delivers no data for `ms` before it ends or closes.
@@ -45,8 +47,8 @@ const hasBody = (h: Record<string, unknown>) =>
  * to carry that answer; `connection: close` then ends it (the rest of the body is discarded).
  */
 export function registerBodyIdleTimeout(app: FastifyInstance, seconds: number): void {
-  app.addHook('preParsing', async (req, reply, payload) => {
-    if (!hasBody(req.headers)) return payload;
+  app.addHook('preParsing', (req, reply, payload, done) => {
+    if (!hasBody(req.headers)) return done(null, payload);
     const out = new PassThrough();
     // The body may never be read (e.g. 413 decided from Content-Length): then nobody listens
     // on `out` when the timer fires, and an unhandled 'error' would crash the process.
@@ -65,7 +67,7 @@ export function registerBodyIdleTimeout(app: FastifyInstance, seconds: number): 
     reply.raw.once('finish', stop);
     reply.raw.once('close', stop);
     payload.pipe(out);
-    return out;
+    done(null, out);
   });
 }
 
@@ -75,8 +77,8 @@ export function registerBodyIdleTimeout(app: FastifyInstance, seconds: number): 
  * that stalls there holds the socket until the overall request timeout, without any API key.
  */
 export function registerCloseUnreadBodies(app: FastifyInstance): void {
-  app.addHook('onSend', async (req, reply, payload) => {
+  app.addHook('onSend', (req, reply, payload, done) => {
     if (hasBody(req.headers) && !req.raw.complete) reply.header('connection', 'close');
-    return payload;
+    done(null, payload);
   });
 }

@@ -67,8 +67,10 @@ function clientErrorHandler(err: NodeJS.ErrnoException & { bytesParsed?: number 
 
 /** Router-level errors (bad percent-encoding, absurdly long path parameter). */
 function frameworkErrors(err: FastifyError, _req: FastifyRequest, reply: FastifyReply) {
-  if (err.code === 'FST_ERR_MAX_PARAM_LENGTH') return reply.code(414).send({ detail: 'URI too long: a path parameter is longer than any valid id' });
-  if (err.code === 'FST_ERR_BAD_URL') return reply.code(400).send({ detail: 'Bad request: the URL path is not valid percent-encoded UTF-8' });
+  if (err.code === 'FST_ERR_MAX_PARAM_LENGTH')
+    return reply.code(414).send({ detail: 'URI too long: a path parameter is longer than any valid id' });
+  if (err.code === 'FST_ERR_BAD_URL')
+    return reply.code(400).send({ detail: 'Bad request: the URL path is not valid percent-encoded UTF-8' });
   const status = typeof err.statusCode === 'number' && err.statusCode >= 400 && err.statusCode < 500 ? err.statusCode : 400;
   return reply.code(status).send({ detail: 'Bad request' });
 }

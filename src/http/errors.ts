@@ -1,17 +1,23 @@
-// Error shapes: 422 in FastAPI/pydantic v2 form (SPEC §7), everything else {"detail": "..."}.
-import type { ErrorObject } from 'ajv';
+// How errors leave the service over HTTP: domain errors (src/lib/errors.ts) mapped to statuses in
+// one table; 422 bodies in FastAPI/pydantic v2 form, capped and with credentials never echoed;
+// every other error as {"detail": "..."}.
+import { DomainError, InvalidInput, type ErrorCode, type Loc, type Problem } from '../lib/errors.js';
 
-export type Loc = (string | number)[];
+export type { Loc };
+export type ValidationEntry = Problem;
+export { ajvToEntries } from '../lib/json-schema-problems.js';
 
-export interface ValidationEntry {
-  loc: Loc;
-  msg: string;
-  type: string;
-  input?: unknown;
-  ctx?: Record<string, unknown>;
-}
+/** The one place a domain error code becomes an HTTP status. */
+export const STATUS_OF: Record<ErrorCode, number> = {
+  not_found: 404,
+  conflict: 409,
+  invalid_input: 422,
+  too_many_requests: 429,
+  unavailable: 503,
+  internal: 500,
+};
 
-/** An error with an HTTP status and a human-readable detail; thrown by services. */
+/** An error of the HTTP layer itself (auth, transport, signed URLs): a status and a detail. */
 export class HttpError extends Error {
   constructor(
     readonly statusCode: number,
@@ -22,194 +28,16 @@ export class HttpError extends Error {
   }
 }
 
-/** A 422 raised by a service rule (not by schema validation). */
-export class RequestValidationError extends Error {
-  constructor(readonly entries: ValidationEntry[]) {
-    super(entries.map((e) => `${e.loc.join('.')}: ${e.msg}`).join('; '));
-  }
+/** Status, headers and body of a domain error (validation problems are sent by the 422 path). */
+export function domainErrorResponse(e: DomainError): { status: number; headers: Record<string, string>; detail: string } {
+  return {
+    status: STATUS_OF[e.code],
+    headers: e.retryAfterS !== undefined ? { 'Retry-After': String(e.retryAfterS) } : {},
+    detail: e.message,
+  };
 }
 
-export const notFound = (what: string) => new HttpError(404, `${what} not found`);
-
-export function validationError(loc: Loc, msg: string, type = 'value_error', extra: Partial<ValidationEntry> = {}) {
-  return new RequestValidationError([{ loc, msg, type, ...extra }]);
-}
-
-const PART_LOC: Record<string, string> = { body: 'body', querystring: 'query', params: 'path', headers: 'header' };
-
-function get(data: unknown, path: Loc): unknown {
-  let cur: any = data;
-  for (const k of path) {
-    if (cur === null || cur === undefined) return undefined;
-    cur = cur[k as any];
-  }
-  return cur;
-}
-
-/** '/a/0/b' → ['a', 0, 'b'] with indices as numbers where the data holds an array. */
-function pointerToLoc(pointer: string, data: unknown): Loc {
-  if (!pointer) return [];
-  const loc: Loc = [];
-  let cur: any = data;
-  for (const raw of pointer.slice(1).split('/')) {
-    const key = raw.replace(/~1/g, '/').replace(/~0/g, '~');
-    const k: string | number = Array.isArray(cur) && /^\d+$/.test(key) ? Number(key) : key;
-    loc.push(k);
-    cur = cur === null || cur === undefined ? undefined : cur[k as any];
-  }
-  return loc;
-}
-
-function pyRepr(v: unknown): string {
-  return typeof v === 'string' ? `'${v}'` : String(v);
-}
-
-function orList(values: unknown[]): string {
-  const r = values.map(pyRepr);
-  return r.length <= 1 ? r.join('') : `${r.slice(0, -1).join(', ')} or ${r[r.length - 1]}`;
-}
-
-function typeError(expected: string, input: unknown, part: string): Pick<ValidationEntry, 'type' | 'msg'> {
-  const fromString = typeof input === 'string' && part !== 'body';
-  switch (expected) {
-    case 'integer':
-      if (typeof input === 'number') return { type: 'int_from_float', msg: 'Input should be a valid integer, got a number with a fractional part' };
-      if (typeof input === 'string') return { type: 'int_parsing', msg: 'Input should be a valid integer, unable to parse string as an integer' };
-      return { type: 'int_type', msg: 'Input should be a valid integer' };
-    case 'number':
-      return typeof input === 'string'
-        ? { type: 'float_parsing', msg: 'Input should be a valid number, unable to parse string as a number' }
-        : { type: 'float_type', msg: 'Input should be a valid number' };
-    case 'boolean':
-      return fromString
-        ? { type: 'bool_parsing', msg: 'Input should be a valid boolean, unable to interpret input' }
-        : { type: 'bool_type', msg: 'Input should be a valid boolean' };
-    case 'object':
-      return { type: 'dict_type', msg: 'Input should be a valid dictionary' };
-    case 'array':
-      return { type: 'list_type', msg: 'Input should be a valid list' };
-    case 'null':
-      return { type: 'none_required', msg: 'Input should be None' };
-    default:
-      return { type: 'string_type', msg: 'Input should be a valid string' };
-  }
-}
-
-const FORMAT_ERRORS: Record<string, Pick<ValidationEntry, 'type' | 'msg'>> = {
-  uuid: { type: 'uuid_parsing', msg: 'Input should be a valid UUID' },
-  'date-time': { type: 'datetime_parsing', msg: 'Input should be a valid datetime' },
-  date: { type: 'date_parsing', msg: 'Input should be a valid date' },
-  uri: { type: 'url_parsing', msg: 'Input should be a valid URL' },
-  email: { type: 'value_error', msg: 'value is not a valid email address' },
-};
-
-/** Maps one ajv error onto a pydantic-style entry, or null for summary errors we drop. */
-function mapAjvError(e: ErrorObject, part: string, data: unknown): ValidationEntry | null {
-  const base = [PART_LOC[part] ?? part, ...pointerToLoc(e.instancePath, data)];
-  const input = get(data, base.slice(1));
-  const p = e.params as Record<string, any>;
-  switch (e.keyword) {
-    case 'required':
-      return { loc: [...base, p.missingProperty], msg: 'Field required', type: 'missing', input: input ?? null };
-    case 'additionalProperties':
-      return {
-        loc: [...base, p.additionalProperty],
-        msg: 'Extra inputs are not permitted',
-        type: 'extra_forbidden',
-        input: get(input, [p.additionalProperty]),
-      };
-    case 'type': {
-      const expected = String(p.type).split(',').find((t) => t !== 'null') ?? 'string';
-      if (base.length === 1 && part === 'body' && (input === undefined || input === null)) {
-        return { loc: base, msg: 'Field required', type: 'missing', input: null };
-      }
-      return { loc: base, input, ...typeError(expected, input, part) };
-    }
-    case 'minimum':
-      return { loc: base, input, type: 'greater_than_equal', msg: `Input should be greater than or equal to ${p.limit}`, ctx: { ge: p.limit } };
-    case 'exclusiveMinimum':
-      return { loc: base, input, type: 'greater_than', msg: `Input should be greater than ${p.limit}`, ctx: { gt: p.limit } };
-    case 'maximum':
-      return { loc: base, input, type: 'less_than_equal', msg: `Input should be less than or equal to ${p.limit}`, ctx: { le: p.limit } };
-    case 'exclusiveMaximum':
-      return { loc: base, input, type: 'less_than', msg: `Input should be less than ${p.limit}`, ctx: { lt: p.limit } };
-    case 'minLength':
-      return {
-        loc: base,
-        input,
-        type: 'string_too_short',
-        msg: `String should have at least ${p.limit} character${p.limit === 1 ? '' : 's'}`,
-        ctx: { min_length: p.limit },
-      };
-    case 'maxLength':
-      return {
-        loc: base,
-        input,
-        type: 'string_too_long',
-        msg: `String should have at most ${p.limit} character${p.limit === 1 ? '' : 's'}`,
-        ctx: { max_length: p.limit },
-      };
-    case 'minItems':
-      return { loc: base, input, type: 'too_short', msg: `List should have at least ${p.limit} items`, ctx: { min_length: p.limit } };
-    case 'maxItems':
-      return { loc: base, input, type: 'too_long', msg: `List should have at most ${p.limit} items`, ctx: { max_length: p.limit } };
-    case 'minProperties':
-      return { loc: base, input, type: 'too_short', msg: `Object should have at least ${p.limit} properties`, ctx: { min_length: p.limit } };
-    case 'enum': {
-      const expected = orList(p.allowedValues);
-      return { loc: base, input, type: 'enum', msg: `Input should be ${expected}`, ctx: { expected } };
-    }
-    case 'const':
-      return { loc: base, input, type: 'literal_error', msg: `Input should be ${pyRepr(p.allowedValue)}`, ctx: { expected: pyRepr(p.allowedValue) } };
-    case 'nulByte':
-      // Our own rule (validation.ts): reported as pydantic reports a `constr(pattern=...)` miss.
-      return { loc: base, input, type: 'string_pattern_mismatch', msg: `String should match pattern '${p.pattern}'`, ctx: { pattern: p.pattern } };
-    case 'pattern':
-      return { loc: base, input, type: 'string_pattern_mismatch', msg: `String should match pattern '${p.pattern}'`, ctx: { pattern: p.pattern } };
-    case 'format': {
-      const f = FORMAT_ERRORS[p.format] ?? { type: 'value_error', msg: `Input should be a valid ${p.format}` };
-      return { loc: base, input, ...f };
-    }
-    case 'discriminator':
-      if (p.error === 'tag' && p.tagValue === undefined) {
-        return { loc: [...base, p.tag], input, type: 'missing', msg: 'Field required' };
-      }
-      return {
-        loc: [...base, p.tag],
-        input: p.tagValue,
-        type: 'union_tag_invalid',
-        msg: `Input tag ${pyRepr(p.tagValue)} found using '${p.tag}' does not match any of the expected tags`,
-        ctx: { discriminator: `'${p.tag}'`, tag: String(p.tagValue) },
-      };
-    case 'if':
-    case 'anyOf':
-    case 'oneOf':
-    case 'allOf':
-    case 'not':
-      return null;
-    default:
-      return { loc: base, input, type: 'value_error', msg: e.message ?? 'Invalid value' };
-  }
-}
-
-/** Converts ajv errors of one request part into pydantic-shaped entries, one per location. */
-export function ajvToEntries(errors: ErrorObject[], part: string, data: unknown): ValidationEntry[] {
-  const seen = new Set<string>();
-  const out: ValidationEntry[] = [];
-  for (const e of errors) {
-    const entry = mapAjvError(e, part, data);
-    if (!entry) continue;
-    const key = JSON.stringify(entry.loc);
-    if (seen.has(key)) continue;
-    seen.add(key);
-    out.push(entry);
-  }
-  if (!out.length && errors.length) {
-    const e = errors[0];
-    out.push({ loc: [PART_LOC[part] ?? part, ...pointerToLoc(e.instancePath, data)], msg: e.message ?? 'Invalid value', type: 'value_error' });
-  }
-  return out;
-}
+export { DomainError, InvalidInput };
 
 /**
  * Drops `input` where it could hold a credential: entries located at/under a sensitive
@@ -221,7 +49,11 @@ export function redactEntries(entries: ValidationEntry[], sensitive: readonly st
   const scrub = (v: unknown): unknown => {
     if (Array.isArray(v)) return v.map(scrub);
     if (v && typeof v === 'object') {
-      return Object.fromEntries(Object.entries(v).filter(([k]) => !isSensitive(k)).map(([k, x]) => [k, scrub(x)]));
+      return Object.fromEntries(
+        Object.entries(v)
+          .filter(([k]) => !isSensitive(k))
+          .map(([k, x]) => [k, scrub(x)]),
+      );
     }
     return v;
   };
@@ -254,7 +86,8 @@ export function truncateInput(v: unknown, depth = 0): unknown {
     const keys = Object.keys(v);
     if (depth >= L.depth) return `{…} (${keys.length} keys)`;
     const out: Record<string, unknown> = {};
-    for (const k of keys.slice(0, L.keys)) out[truncateInput(k, L.depth) as string] = truncateInput((v as Record<string, unknown>)[k], depth + 1);
+    for (const k of keys.slice(0, L.keys))
+      out[truncateInput(k, L.depth) as string] = truncateInput((v as Record<string, unknown>)[k], depth + 1);
     if (keys.length > L.keys) out['…'] = `${keys.length - L.keys} more keys`;
     return out;
   }

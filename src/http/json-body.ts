@@ -2,8 +2,8 @@
 // decides whether that is allowed), malformed JSON is a 422 `json_invalid` — never a 400/500.
 import type { FastifyInstance } from 'fastify';
 import sjson from 'secure-json-parse';
-import { RequestValidationError } from './errors.js';
-import { NUL_FREE_BODIES } from './validation.js';
+import { InvalidInput } from '../lib/errors.js';
+import { NUL_FREE_BODIES } from '../lib/json-schema.js';
 
 export function registerJsonParser(app: FastifyInstance): void {
   app.removeContentTypeParser('application/json');
@@ -12,7 +12,17 @@ export function registerJsonParser(app: FastifyInstance): void {
     if (text.trim() === '') return done(null, undefined);
     const deep = depthExceeded(text, MAX_JSON_DEPTH);
     if (deep >= 0) {
-      return done(new RequestValidationError([{ loc: ['body', deep], msg: 'JSON decode error', type: 'json_invalid', ctx: { error: `JSON nested deeper than ${MAX_JSON_DEPTH} levels` } }]), undefined);
+      return done(
+        new InvalidInput([
+          {
+            loc: ['body', deep],
+            msg: 'JSON decode error',
+            type: 'json_invalid',
+            ctx: { error: `JSON nested deeper than ${MAX_JSON_DEPTH} levels` },
+          },
+        ]),
+        undefined,
+      );
     }
     try {
       const body = sjson.parse(text, { protoAction: 'remove', constructorAction: 'remove' });
@@ -23,7 +33,12 @@ export function registerJsonParser(app: FastifyInstance): void {
       const pos = Number(/position (\d+)/.exec(message)?.[1] ?? 0);
       // No `input` echo and no parser message that quotes the text: it may hold a credential
       // (secrets routes). V8 quotes the body (`"…" is not valid JSON`) or the bad token.
-      done(new RequestValidationError([{ loc: ['body', pos], msg: 'JSON decode error', type: 'json_invalid', ctx: { error: describeJsonError(message) } }]), undefined);
+      done(
+        new InvalidInput([
+          { loc: ['body', pos], msg: 'JSON decode error', type: 'json_invalid', ctx: { error: describeJsonError(message) } },
+        ]),
+        undefined,
+      );
     }
   });
 }

@@ -9,23 +9,48 @@ type Json = Record<string, any>;
 
 /** Shared error responses, by status. 422 carries the validation entries, the rest a detail string. */
 const ERROR_RESPONSES: Record<string, { name: string; description: string; schema: string; example: unknown }> = {
-  '401': { name: 'Unauthorized', description: 'Missing or invalid API key.', schema: 'ErrorDetail', example: { detail: 'Invalid or revoked API key' } },
-  '404': { name: 'NotFound', description: 'No such resource among the caller’s own.', schema: 'ErrorDetail', example: { detail: 'Run not found' } },
+  '401': {
+    name: 'Unauthorized',
+    description: 'Missing or invalid API key.',
+    schema: 'ErrorDetail',
+    example: { detail: 'Invalid or revoked API key' },
+  },
+  '404': {
+    name: 'NotFound',
+    description: 'No such resource among the caller’s own.',
+    schema: 'ErrorDetail',
+    example: { detail: 'Run not found' },
+  },
   '409': {
     name: 'Conflict',
     description: 'The resource is not in a state that allows this operation.',
     schema: 'ErrorDetail',
     example: { detail: 'Capture session is completed; only an active session can be completed' },
   },
-  '413': { name: 'PayloadTooLarge', description: 'The request body is larger than the server accepts.', schema: 'ErrorDetail', example: { detail: 'Request body too large' } },
-  '415': { name: 'UnsupportedMediaType', description: 'The request body is not application/json.', schema: 'ErrorDetail', example: { detail: 'Unsupported media type text/plain; send application/json' } },
+  '413': {
+    name: 'PayloadTooLarge',
+    description: 'The request body is larger than the server accepts.',
+    schema: 'ErrorDetail',
+    example: { detail: 'Request body too large' },
+  },
+  '415': {
+    name: 'UnsupportedMediaType',
+    description: 'The request body is not application/json.',
+    schema: 'ErrorDetail',
+    example: { detail: 'Unsupported media type text/plain; send application/json' },
+  },
   '422': {
     name: 'ValidationFailed',
     description: 'Invalid path, query or body: one entry per problem.',
     schema: 'HTTPValidationError',
     example: { detail: [{ loc: ['body', 'connector_id'], msg: 'Field required', type: 'missing', input: {} }] },
   },
-  '429': { name: 'TooManyRequests', description: 'A capacity limit is reached; retry later.', schema: 'ErrorDetail', example: { detail: 'Too many live capture sessions' } },
+  '429': {
+    name: 'TooManyRequests',
+    description: 'A capacity limit is reached; retry later.',
+    schema: 'ErrorDetail',
+    example: { detail: 'Too many live capture sessions' },
+  },
   '503': {
     name: 'ServiceUnavailable',
     description: 'A dependency (browser, vault) is unavailable or the server is shutting down.',
@@ -34,10 +59,17 @@ const ERROR_RESPONSES: Record<string, { name: string; description: string; schem
   },
 };
 
-const SUCCESS_TEXT: Record<string, string> = { '200': 'OK', '201': 'Created', '202': 'Accepted', '204': 'No content', '307': 'Temporary redirect' };
+const SUCCESS_TEXT: Record<string, string> = {
+  '200': 'OK',
+  '201': 'Created',
+  '202': 'Accepted',
+  '204': 'No content',
+  '307': 'Temporary redirect',
+};
 const METHODS = ['get', 'put', 'post', 'delete', 'patch', 'options', 'head', 'trace'];
 const ref = (name: string) => ({ $ref: `#/components/schemas/${name}` });
-const refName = (s: unknown) => (s && typeof s === 'object' && typeof (s as Json).$ref === 'string' ? (s as Json).$ref.split('/').pop() : undefined);
+const refName = (s: unknown) =>
+  s && typeof s === 'object' && typeof (s as Json).$ref === 'string' ? (s as Json).$ref.split('/').pop() : undefined;
 
 /** JSON text with sorted keys: two schemas are "the same" when this is equal. */
 function canonical(v: unknown): string {
@@ -103,7 +135,8 @@ function attachExample(media: Json, override: unknown): void {
   const s = media.schema;
   const name = refName(s);
   if (name && SCHEMA_EXAMPLES[name] !== undefined) media.example = SCHEMA_EXAMPLES[name];
-  else if (s?.type === 'array' && SCHEMA_EXAMPLES[refName(s.items) ?? ''] !== undefined) media.example = [SCHEMA_EXAMPLES[refName(s.items)!]];
+  else if (s?.type === 'array' && SCHEMA_EXAMPLES[refName(s.items) ?? ''] !== undefined)
+    media.example = [SCHEMA_EXAMPLES[refName(s.items)!]];
   else if (Array.isArray(s?.oneOf)) {
     const names = s.oneOf.map(refName).filter((n: string | undefined) => n && SCHEMA_EXAMPLES[n] !== undefined);
     if (names.length) media.examples = Object.fromEntries(names.map((n: string) => [n, { summary: n, value: SCHEMA_EXAMPLES[n] }]));
@@ -151,6 +184,10 @@ export function nameComponents(input: Json): Json {
       .filter((e) => used.has(`#/components/responses/${e.name}`))
       .map((e) => [e.name, { description: e.description, content: { 'application/json': { schema: ref(e.schema), example: e.example } } }]),
   );
-  doc.components.schemas = Object.fromEntries(Object.keys(schemas).sort().map((k) => [k, schemas[k]]));
+  doc.components.schemas = Object.fromEntries(
+    Object.keys(schemas)
+      .sort()
+      .map((k) => [k, schemas[k]]),
+  );
   return doc;
 }

@@ -1,5 +1,5 @@
 // OpenAPI document generated from the route schemas (GET /openapi.json) and Swagger UI at /docs.
-// Operations and fields that SPEC.md does not define carry `x-extension: true`.
+// Operations and fields beyond the published /v1beta contract carry `x-extension: true`.
 import type { FastifyInstance } from 'fastify';
 import swagger from '@fastify/swagger';
 import swaggerUi from '@fastify/swagger-ui';
@@ -42,7 +42,7 @@ export async function registerOpenApi(app: FastifyInstance, publicBaseUrl: strin
     transformObject: ({ openapiObject }: any) => {
       for (const ops of Object.values(openapiObject.paths ?? {}) as any[]) {
         for (const op of Object.values(ops ?? {}) as any[]) {
-          if (op && op['x-optional-body']) {
+          if (op?.['x-optional-body']) {
             if (op.requestBody) op.requestBody.required = false;
             delete op['x-optional-body'];
           }

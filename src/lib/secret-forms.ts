@@ -57,7 +57,12 @@ function percentChar(c: string): string {
   if (c === ' ') options.push('\\+');
   const cp = c.codePointAt(0)!;
   // escape(): %uXXXX for anything above Latin-1 (UTF-16 units).
-  if (cp > 0xff) options.push(utf16Units(c).map((u) => `%[uU]${anyCase(hex4(u))}`).join(''));
+  if (cp > 0xff)
+    options.push(
+      utf16Units(c)
+        .map((u) => `%[uU]${anyCase(hex4(u))}`)
+        .join(''),
+    );
   else if (cp > 0x7f) options.push(`%${anyCase(hex2(cp))}`);
   return alt(options);
 }
@@ -68,15 +73,36 @@ function utf16Units(c: string): number[] {
   return out;
 }
 
-const JSON_SHORT: Record<string, string> = { '"': '\\\\"', '\\': '\\\\\\\\', '/': '\\\\/', '\b': '\\\\b', '\f': '\\\\f', '\n': '\\\\n', '\r': '\\\\r', '\t': '\\\\t' };
+const JSON_SHORT: Record<string, string> = {
+  '"': '\\\\"',
+  '\\': '\\\\\\\\',
+  '/': '\\\\/',
+  '\b': '\\\\b',
+  '\f': '\\\\f',
+  '\n': '\\\\n',
+  '\r': '\\\\r',
+  '\t': '\\\\t',
+};
 
 function jsonChar(c: string): string {
-  const options = [escRe(c), utf16Units(c).map((u) => `\\\\[uU]${anyCase(hex4(u))}`).join('')];
+  const options = [
+    escRe(c),
+    utf16Units(c)
+      .map((u) => `\\\\[uU]${anyCase(hex4(u))}`)
+      .join(''),
+  ];
   if (JSON_SHORT[c]) options.push(JSON_SHORT[c]);
   return alt(options);
 }
 
-const HTML_NAMED: Record<string, string[]> = { '&': ['&amp;'], '<': ['&lt;'], '>': ['&gt;'], '"': ['&quot;'], "'": ['&apos;'], '\u00a0': ['&nbsp;'] };
+const HTML_NAMED: Record<string, string[]> = {
+  '&': ['&amp;'],
+  '<': ['&lt;'],
+  '>': ['&gt;'],
+  '"': ['&quot;'],
+  "'": ['&apos;'],
+  '\u00a0': ['&nbsp;'],
+};
 
 function htmlChar(c: string): string {
   const cp = c.codePointAt(0)!;
@@ -92,7 +118,9 @@ export function base64Cores(value: string): string[] {
   const bytes = Buffer.from(value, 'utf8');
   const out: string[] = [];
   for (let k = 0; k < 3; k++) {
-    const enc = Buffer.concat([Buffer.alloc(k), bytes]).toString('base64').replace(/=+$/, '');
+    const enc = Buffer.concat([Buffer.alloc(k), bytes])
+      .toString('base64')
+      .replace(/=+$/, '');
     const start = k === 0 ? 0 : Math.ceil((k * 8) / 6); // chars touched by the k prefix bytes
     const end = Math.floor(((k + bytes.length) * 8) / 6); // chars fully determined by known bytes
     const core = enc.slice(start, end);
@@ -161,7 +189,11 @@ const BASIC_RE = /\b(Basic)(\s+|%20|\+)([A-Za-z0-9+/_-]{4,}={0,2})/gi;
  * `Basic <base64>` tokens whose decoded text contains a value, for values too short to leave a
  * base64 core: `replace` gets the decoded credentials and returns the token to put instead.
  */
-export function basicAuthTokens(text: string, matches: (decoded: string) => boolean, replace: (decoded: string, token: string) => string): string {
+export function basicAuthTokens(
+  text: string,
+  matches: (decoded: string) => boolean,
+  replace: (decoded: string, token: string) => string,
+): string {
   if (!/basic/i.test(text)) return text;
   return text.replace(BASIC_RE, (token, word: string, sep: string, b64: string) => {
     const decoded = Buffer.from(b64.replace(/-/g, '+').replace(/_/g, '/'), 'base64').toString('utf8');

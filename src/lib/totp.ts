@@ -9,7 +9,10 @@ export const MIN_BASE32_CHARS = 16;
 
 /** Authenticator apps show seeds grouped, lower-case or padded: strip spaces/dashes and '='. */
 export function normalizeBase32(s: string): string {
-  return s.replace(/[\s-]+/g, '').replace(/=+$/, '').toUpperCase();
+  return s
+    .replace(/[\s-]+/g, '')
+    .replace(/=+$/, '')
+    .toUpperCase();
 }
 
 /** The normalized seed, or null when it is not a usable base32 TOTP seed. */

@@ -1,21 +1,21 @@
 // The run runtime as one unit: proxy map, version cache, sandbox pool, browser host, executor and
-// the embedded queue. Started when the HTTP app is ready, stopped when it closes.
+// the embedded queue, built from its ports (ports.ts). Started and stopped by Services.start/stop.
 import type { Kysely } from 'kysely';
 import type { Config } from '../config.js';
 import type { Database } from '../adapters/db/schema.js';
-import type { ConnectorsService } from '../modules/connectors/service.js';
-import type { FilesService } from '../modules/files/service.js';
-import type { SecretsService } from '../modules/secrets/service.js';
-import { BrowserHost } from './browser-host.js';
-import { EmbeddedDispatcher, type RunQueue } from './dispatcher.js';
-import { RunExecutor } from './executor.js';
-import { WorkerPool } from './pool.js';
-import { sandboxBundle } from './bundle.js';
-import { resolveSandboxUser } from './sandbox-user.js';
-import { ProxyMap } from './proxies.js';
-import { VersionCache } from './version-cache.js';
+import type { RunOutputSink, SecretResolver, VersionSource } from './ports.js';
+import { BrowserHost } from './host/browser-host.js';
+import { EmbeddedDispatcher, type RunQueue } from './host/dispatcher.js';
+import { RunExecutor, type Finished } from './host/executor.js';
+import { RunStore, type RunRow } from './host/run-store.js';
+import type { SlotValue } from './worker/engines/context.js';
+import { WorkerPool } from './host/pool.js';
+import { sandboxBundle } from './host/bundle.js';
+import { resolveSandboxUser } from './host/sandbox-user.js';
+import { ProxyMap } from './host/proxies.js';
+import { VersionCache } from './host/version-cache.js';
 import type { Egress } from '../egress/egress.js';
-import { TotpLedger } from './totp-ledger.js';
+import { TotpLedger } from './host/totp-ledger.js';
 
 export interface Runtime {
   proxies: ProxyMap;
@@ -28,13 +28,28 @@ export interface Runtime {
   egress: Egress;
   /** Single-use TOTP codes for runs and validation replays. */
   totp: TotpLedger;
+  /** Every SQL statement on runs and their logs. */
+  store: RunStore;
+  /**
+   * Starts a run: stores its `pending` row, keeps its per-run secret values in memory, hands it to
+   * the queue. A sync launch resolves with the terminal state; an async one at once with null.
+   */
+  launch(row: RunRow, ephemeral: Record<string, SlotValue>, sync: boolean): Promise<Finished | null>;
   start(): Promise<void>;
   stop(): Promise<void>;
 }
 
 export function createRuntime(
   config: Config,
-  deps: { db: Kysely<Database>; connectors: ConnectorsService; secrets: SecretsService; files: FilesService; egress: Egress; log?: { error(o: object, m: string): void } },
+  deps: {
+    db: Kysely<Database>;
+    connectors: VersionSource;
+    secrets: SecretResolver;
+    files: RunOutputSink;
+    egress: Egress;
+    log?: { error(o: object, m: string): void };
+    workerEntry?: string;
+  },
 ): Runtime {
   const proxies = new ProxyMap(config.proxyUrls);
   const versions = new VersionCache(deps.connectors);
@@ -46,11 +61,13 @@ export function createRuntime(
     outputMaxFileBytes: config.runOutputMaxFileBytes,
     scriptMemoryMb: config.scriptMemoryMb,
     user: resolveSandboxUser(config),
+    entry: deps.workerEntry,
   });
   const totp = new TotpLedger(deps.db, config.totpCodeReuse === 'wait');
   const browser = new BrowserHost({ cdpUrl: config.browserCdpUrl, egress: deps.egress });
+  const store = new RunStore(deps.db);
   const executor = new RunExecutor({
-    db: deps.db,
+    store,
     pool,
     browser,
     versions,
@@ -63,7 +80,13 @@ export function createRuntime(
     output: { maxFiles: config.runOutputMaxFiles, maxBytes: config.runOutputMaxBytes, maxFileBytes: config.runOutputMaxFileBytes },
     log: deps.log ?? { error: (o, m) => console.error(m, o) },
   });
-  const queue = new EmbeddedDispatcher({ db: deps.db, executor, concurrency: config.runConcurrency, perUser: config.runMaxConcurrencyPerUser });
+  const queue = new EmbeddedDispatcher({
+    store,
+    executor,
+    concurrency: config.runConcurrency,
+    perUser: config.runMaxConcurrencyPerUser,
+    leaseS: config.runLeaseS,
+  });
   let started: Promise<void> | null = null;
   return {
     proxies,
@@ -74,8 +97,26 @@ export function createRuntime(
     queue,
     egress: deps.egress,
     totp,
+    store,
+    async launch(row, ephemeral, sync) {
+      // A run with secret_values is leased from its creation: only this process can run it.
+      if (row.ephemeral_secrets) row = { ...row, lease_until: new Date(Date.now() + config.runLeaseS * 1000).toISOString() };
+      await store.insert(row);
+      executor.holdRow(row);
+      if (row.ephemeral_secrets) executor.holdSecrets(row.id, ephemeral);
+      // Waiting starts before the run is queued: it can't finish unseen.
+      const done = sync ? executor.waitFor(row.id) : null;
+      queue.submit(row.id, row.user_id, sync);
+      return done;
+    },
     // The sandbox bundle is built in the background at start, so the first run doesn't wait for it.
-    start: () => (started ??= (void sandboxBundle().catch(() => {}), queue.start())),
+    start() {
+      if (!started) {
+        void sandboxBundle().catch(() => {});
+        started = queue.start();
+      }
+      return started;
+    },
     async stop() {
       if (!started) return;
       executor.shuttingDown = true;

@@ -82,7 +82,9 @@ export async function main(argv: string[]): Promise<void> {
     case 'keys list':
       return withServices(cfg, async (s) => {
         for (const k of await s.users.listKeys(values.user)) {
-          console.log(`${k.id}  user=${k.user_id}  ${k.prefix}…  ${k.name}  created=${k.created_at}${k.revoked_at ? `  revoked=${k.revoked_at}` : ''}`);
+          console.log(
+            `${k.id}  user=${k.user_id}  ${k.prefix}…  ${k.name}  created=${k.created_at}${k.revoked_at ? `  revoked=${k.revoked_at}` : ''}`,
+          );
         }
       });
     case 'keys revoke':

@@ -1,6 +1,6 @@
 // `serve`: open everything, print the first key once on an empty database, listen, stop cleanly.
 import { makeLogger } from '../lib/logger.js';
-import type { Config } from '../config.js';
+import { listeningOn, type Config } from '../config.js';
 import { createServices } from '../services.js';
 import { buildApp } from '../app.js';
 
@@ -19,20 +19,20 @@ export async function serve(cfg: Config): Promise<void> {
     );
   }
   const app = await buildApp(services, { logger });
+  await services.start();
   await app.listen({ host: cfg.host, port: cfg.port });
   const addr = app.server.address();
-  if (!process.env.PUBLIC_BASE_URL && typeof addr === 'object' && addr) {
-    cfg.publicBaseUrl = `http://${cfg.host.includes(':') ? `[${cfg.host}]` : cfg.host}:${addr.port}`;
-  }
+  if (typeof addr === 'object' && addr) listeningOn(cfg, addr.port);
   logger.info({ url: cfg.publicBaseUrl, db: services.dbKind, dataDir: cfg.dataDir }, 'connector service listening');
-  // Capture sessions start from pre-warmed browser contexts: launch Chromium now, not on the first request.
-  void services.captureSessions.pool.prewarm().catch((err) => logger.warn({ err }, 'browser pre-warm failed; capture sessions will retry'));
 
   let closing = false;
   const stop = async (signal: string) => {
     if (closing) return;
     closing = true;
     logger.info({ signal }, 'shutting down');
+    // Loops first: runs in flight end and waiting sync callers get their answer before the
+    // server waits for in-flight requests.
+    await services.stop();
     await app.close();
     await services.close();
     process.exit(0);

@@ -17,13 +17,23 @@ const STOP = new Set(['the', 'and', 'for', 'with', 'from', 'into', 'that', 'this
 
 /** Words of the purpose that also name an endpoint ("search the catalogue" → /api/search) add a point. */
 function byPurpose(cands: Candidate[], purpose: string): Candidate[] {
-  const words = purpose.toLowerCase().split(/[^a-z0-9]+/).filter((w) => w.length >= 4 && !STOP.has(w));
+  const words = purpose
+    .toLowerCase()
+    .split(/[^a-z0-9]+/)
+    .filter((w) => w.length >= 4 && !STOP.has(w));
   if (!words.length) return cands;
   return cands
     .map((c) => {
       const path = new URL(c.exchange.url).pathname.toLowerCase();
       const hit = words.filter((w) => path.includes(w) || path.includes(w.replace(/e?s$/, '')));
-      return hit.length ? { ...c, score: c.score + 1, evidence: c.evidence + 1, reasons: [...c.reasons, `+1 the purpose mentions ${hit.map((w) => JSON.stringify(w)).join(', ')}`] } : c;
+      return hit.length
+        ? {
+            ...c,
+            score: c.score + 1,
+            evidence: c.evidence + 1,
+            reasons: [...c.reasons, `+1 the purpose mentions ${hit.map((w) => JSON.stringify(w)).join(', ')}`],
+          }
+        : c;
     })
     .sort((a, b) => b.score - a.score || b.exchange.index - a.exchange.index);
 }

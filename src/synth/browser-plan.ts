@@ -3,8 +3,8 @@
 // extracts from the live DOM with the extractors chosen for the recorded page (output.ts), so
 // a browser run returns what the http plan would. Pure: the caller decides when to use it.
 import * as cheerio from 'cheerio';
-import type { Action, ElementInfo } from '../browser/recording/types.js';
-import type { BrowserDefinition, BrowserStep, Extractor, JsonTemplate } from '../runtime/definition/types.js';
+import type { Action, ElementInfo } from '../formats/recording/types.js';
+import type { BrowserDefinition, BrowserStep, Extractor, JsonTemplate } from '../formats/definition/types.js';
 import type { SecretPlan } from './secrets.js';
 import type { ArgValue } from './substitute.js';
 import type { Exchange, Recording } from './types.js';
@@ -26,7 +26,9 @@ export interface BrowserPlanInput {
   meta: BrowserDefinition['meta'];
 }
 
-export type BrowserPlan = { ok: true; definition: BrowserDefinition; usedArgs: Set<string>; usedSlots: Set<string>; steps: number } | { ok: false; reason: string };
+export type BrowserPlan =
+  | { ok: true; definition: BrowserDefinition; usedArgs: Set<string>; usedSlots: Set<string>; steps: number }
+  | { ok: false; reason: string };
 
 const PLACEHOLDER = /\{\{secret:([^:}]+):(\w+)\}\}/g;
 const FOCUS_ONLY = new Set(['textarea', 'select', 'label', 'option', 'html', 'body']);
@@ -67,10 +69,17 @@ export function buildBrowserPlan(inp: BrowserPlanInput): BrowserPlan {
 
 function build(inp: BrowserPlanInput): BrowserPlan {
   const { rec, points, args, secrets } = inp;
-  if (!rec.actions.length) throw new NoPlan('the recording has no action log (an uploaded HAR holds traffic only: what was typed and clicked, and where, is unknown); record the flow in a capture session');
+  if (!rec.actions.length)
+    throw new NoPlan(
+      'the recording has no action log (an uploaded HAR holds traffic only: what was typed and clicked, and where, is unknown); record the flow in a capture session',
+    );
   for (const p of points) {
-    if (!isDocument(p.exchange)) throw new NoPlan(`the result comes from a background request (${p.exchange.method} ${p.exchange.url}, ${p.exchange.mime || 'no type'}), not from a page the browser shows`);
-    if (Object.values(p.extract).some((x) => x.from === 'body' || x.from === 'header' || x.from === 'cookie' || x.from === 'json')) throw new NoPlan(`the result of ${p.exchange.method} ${p.exchange.url} is not read from the page's HTML (a download or JSON)`);
+    if (!isDocument(p.exchange))
+      throw new NoPlan(
+        `the result comes from a background request (${p.exchange.method} ${p.exchange.url}, ${p.exchange.mime || 'no type'}), not from a page the browser shows`,
+      );
+    if (Object.values(p.extract).some((x) => x.from === 'body' || x.from === 'header' || x.from === 'cookie' || x.from === 'json'))
+      throw new NoPlan(`the result of ${p.exchange.method} ${p.exchange.url} is not read from the page's HTML (a download or JSON)`);
   }
   const actions = [...rec.actions].sort((a, b) => a.seq - b.seq);
   const seqOf = (id: string | null) => (id ? (actions.find((a) => a.id === id)?.seq ?? 0) : 0);
@@ -121,23 +130,31 @@ function build(inp: BrowserPlanInput): BrowserPlan {
   };
   const selectorOf = (a: Action, el: ElementInfo | null | undefined) => {
     const s = cssSelector(el, avoid);
-    if (!s) throw new NoPlan(`no CSS selector the recorder noted for the element of action ${a.id} (${a.type} on ${el?.tag ?? 'nothing'}) is unique and free of recorded data`);
+    if (!s)
+      throw new NoPlan(
+        `no CSS selector the recorder noted for the element of action ${a.id} (${a.type} on ${el?.tag ?? 'nothing'}) is unique and free of recorded data`,
+      );
     return s;
   };
   const isSecret = (v: string) => new RegExp(PLACEHOLDER.source).test(v) || needles.some((n) => n.needle === v);
-  const carriesSecret = (a: Action) => (a.type === 'fill' && isSecret(a.value)) || (a.type === 'submit' && a.fields.some((f) => isSecret(f.value)));
+  const carriesSecret = (a: Action) =>
+    (a.type === 'fill' && isSecret(a.value)) || (a.type === 'submit' && a.fields.some((f) => isSecret(f.value)));
 
   // Login: from the start up to the last form submit that carries a secret (then TOTP steps too).
   const lastSecret = flow.reduce((k, a, i) => (carriesSecret(a) ? i : k), -1);
   let loginEnd = -1;
   if (lastSecret >= 0) {
     loginEnd = flow.findIndex((a, i) => i >= lastSecret && a.type === 'submit');
-    if (loginEnd < 0) loginEnd = flow.findIndex((a, i) => i > lastSecret && (a.type === 'click' || (a.type === 'key' && a.key === 'Enter')));
+    if (loginEnd < 0)
+      loginEnd = flow.findIndex((a, i) => i > lastSecret && (a.type === 'click' || (a.type === 'key' && a.key === 'Enter')));
     if (loginEnd < 0) throw new NoPlan('the sign-in form with the secrets was never submitted');
     // A result shown by the sign-in itself (the page it landed on) is opened again after the login.
     pointSeq.forEach((s, i) => {
       if (s > flow[loginEnd].seq) return;
-      if (points[i].exchange.method !== 'GET') throw new NoPlan(`secrets are typed into the form whose submit is the result (${points[i].exchange.method} ${points[i].exchange.url}); no sign-in separate from the task to replay`);
+      if (points[i].exchange.method !== 'GET')
+        throw new NoPlan(
+          `secrets are typed into the form whose submit is the result (${points[i].exchange.method} ${points[i].exchange.url}); no sign-in separate from the task to replay`,
+        );
       pointSeq[i] = 0;
     });
   }
@@ -147,25 +164,36 @@ function build(inp: BrowserPlanInput): BrowserPlan {
     /** Drops an earlier edit of the same field when nothing happened in between: the last value wins. */
     const replaceEdit = (action: 'type' | 'select', sel: string) => {
       let k = out.length - 1;
-      while (k >= 0 && out[k].action !== 'click' && out[k].action !== 'navigate' && !(out[k].action === action && (out[k] as { selector?: string }).selector === sel)) k--;
+      while (
+        k >= 0 &&
+        out[k].action !== 'click' &&
+        out[k].action !== 'navigate' &&
+        !(out[k].action === action && (out[k] as { selector?: string }).selector === sel)
+      )
+        k--;
       if (k >= 0 && out[k].action === action) out.splice(k, 1);
     };
     const first = part.find((a) => a.type !== 'navigate' || a.cause === 'typed' || a.cause === 'start');
-    if (first && first.type !== 'navigate') out.push({ action: 'navigate', url: template(first.url, true).text, note: 'the page the person was on' });
+    if (first && first.type !== 'navigate')
+      out.push({ action: 'navigate', url: template(first.url, true).text, note: 'the page the person was on' });
     let lastField: string | null = null;
     for (const [i, a] of part.entries()) {
       const next = part.slice(i + 1).find((b) => b.type !== 'key' && b.type !== 'submit');
       const navigates = next?.type === 'navigate' && next.cause === 'page';
       switch (a.type) {
         case 'navigate':
-          if (a.cause === 'typed' || a.cause === 'start' || a.cause === 'reload') out.push({ action: 'navigate', url: template(a.to, true).text, note: `typed into the address bar (${a.id})` });
+          if (a.cause === 'typed' || a.cause === 'start' || a.cause === 'reload')
+            out.push({ action: 'navigate', url: template(a.to, true).text, note: `typed into the address bar (${a.id})` });
           break;
         case 'fill': {
           const sel = selectorOf(a, a.target);
           replaceEdit('type', sel);
           const v = template(a.value);
           // A password typed by hand that no slot claims would be written into the plan: refuse.
-          if (!v.secret && (a.secret || a.target?.type === 'password' || /password|one-time-code/.test(a.target?.autocomplete ?? ''))) throw new NoPlan(`a value typed into a password or one-time-code field (action ${a.id}) is not a known secret; paste it from the vault or name it in hints.secrets`);
+          if (!v.secret && (a.secret || a.target?.type === 'password' || /password|one-time-code/.test(a.target?.autocomplete ?? '')))
+            throw new NoPlan(
+              `a value typed into a password or one-time-code field (action ${a.id}) is not a known secret; paste it from the vault or name it in hints.secrets`,
+            );
           out.push({ action: 'type', selector: sel, text: v.text, note: `fill (${a.id})` });
           lastField = sel;
           break;
@@ -182,11 +210,23 @@ function build(inp: BrowserPlanInput): BrowserPlan {
           break;
         case 'click': {
           const t = a.target;
-          if (!t || FOCUS_ONLY.has(t.tag) || (t.tag === 'input' && !['submit', 'button', 'image', 'reset'].includes(t.type ?? 'text'))) break;
+          if (!t || FOCUS_ONLY.has(t.tag) || (t.tag === 'input' && !['submit', 'button', 'image', 'reset'].includes(t.type ?? 'text')))
+            break;
           const sel = selectorOf(a, t);
           // Clicking into a result (a list's first hit): with no such element the run has nothing
           // to open; say so as an extractor finding nothing, like the http plan's id extractor.
-          if (out.at(-1)?.action === 'extract') out.push({ action: 'extract', values: { [`opened_${a.id}`]: { from: 'css', selector: sel, attr: 'href', note: 'the element the person clicked to open the next page' } } });
+          if (out.at(-1)?.action === 'extract')
+            out.push({
+              action: 'extract',
+              values: {
+                [`opened_${a.id}`]: {
+                  from: 'css',
+                  selector: sel,
+                  attr: 'href',
+                  note: 'the element the person clicked to open the next page',
+                },
+              },
+            });
           out.push({ action: 'click', selector: sel, note: `click (${a.id})` });
           if (navigates) out.push({ action: 'wait', load: 'load', note: 'the click loads a page' });
           break;
@@ -195,8 +235,10 @@ function build(inp: BrowserPlanInput): BrowserPlan {
           // Usually the button click (or Enter, recorded as a click) that submitted it is already a step.
           const prior = out.at(-1)?.action === 'wait' ? out.at(-2) : out.at(-1);
           if (prior?.action === 'click' && !String(prior.note).startsWith('check')) break;
-          if (a.submitter) out.push({ action: 'click', selector: selectorOf(a, a.submitter), note: `submit the form ${a.form.css} (${a.id})` });
-          else if (lastField) out.push({ action: 'press', key: 'Enter', selector: lastField, note: `submit the form ${a.form.css} with Enter (${a.id})` });
+          if (a.submitter)
+            out.push({ action: 'click', selector: selectorOf(a, a.submitter), note: `submit the form ${a.form.css} (${a.id})` });
+          else if (lastField)
+            out.push({ action: 'press', key: 'Enter', selector: lastField, note: `submit the form ${a.form.css} with Enter (${a.id})` });
           else throw new NoPlan(`form ${a.form.css} was submitted without a button or a typed field (action ${a.id})`);
           out.push({ action: 'wait', load: 'load', note: 'the form submit loads a page' });
           break;
@@ -215,7 +257,15 @@ function build(inp: BrowserPlanInput): BrowserPlan {
       }
       for (const p of extractAt.get(a.seq) ?? []) {
         if (out.at(-1)?.action !== 'wait') out.push({ action: 'wait', load: 'load', note: 'the page of the result' });
-        out.push({ action: 'extract', values: p.extract, note: `what the recorded page ${p.exchange.finalUrl} showed`, provenance: { entries: [p.exchange.id.replace(/~final$/, '')], reason: 'extraction chosen on the recorded page, run on the live DOM' } });
+        out.push({
+          action: 'extract',
+          values: p.extract,
+          note: `what the recorded page ${p.exchange.finalUrl} showed`,
+          provenance: {
+            entries: [p.exchange.id.replace(/~final$/, '')],
+            reason: 'extraction chosen on the recorded page, run on the live DOM',
+          },
+        });
       }
     }
     return out;
@@ -231,14 +281,27 @@ function build(inp: BrowserPlanInput): BrowserPlan {
   const steps = emit(mainActions, extractAt);
   if (before.length) {
     const start = before[0].exchange.finalUrl;
-    steps.unshift({ action: 'navigate', url: template(start, true).text, note: 'the page of the result' }, ...before.map((p) => ({ action: 'extract' as const, values: p.extract })));
+    steps.unshift(
+      { action: 'navigate', url: template(start, true).text, note: 'the page of the result' },
+      ...before.map((p) => ({ action: 'extract' as const, values: p.extract })),
+    );
   }
   if (!steps.some((s) => s.action === 'extract')) throw new NoPlan('the page of the result is not reached by any recorded action');
   if (!steps.some((s) => s.action === 'navigate')) {
     // The flow began on the page a sign-in landed on: open it again after the login.
-    steps.unshift({ action: 'navigate', url: template(mainActions[0]?.url ?? points[0].exchange.finalUrl, true).text, note: 'the page the person was on after signing in' });
+    steps.unshift({
+      action: 'navigate',
+      url: template(mainActions[0]?.url ?? points[0].exchange.finalUrl, true).text,
+      note: 'the page the person was on after signing in',
+    });
   }
-  const loginForms = [...new Set(flow.slice(0, loginEnd + 1).flatMap((a) => (a.type === 'submit' && a.form.id && /^[A-Za-z][\w-]*$/.test(a.form.id) ? [`#${a.form.id}`] : [])))];
+  const loginForms = [
+    ...new Set(
+      flow
+        .slice(0, loginEnd + 1)
+        .flatMap((a) => (a.type === 'submit' && a.form.id && /^[A-Za-z][\w-]*$/.test(a.form.id) ? [`#${a.form.id}`] : [])),
+    ),
+  ];
   const slot = [...usedSlots].find((s) => secrets.slots.find((x) => x.name === s)?.type === 'login');
   if (login.length && !slot) throw new NoPlan('the sign-in uses no login secret slot');
   const definition: BrowserDefinition = {
@@ -246,7 +309,16 @@ function build(inp: BrowserPlanInput): BrowserPlan {
     engine: 'browser',
     meta: inp.meta,
     ...(login.length ? { login: { slot: slot!, steps: login, note: 'the sign-in the person did, replayed in the page' } } : {}),
-    ...(loginForms.length ? { detect: { login_page: loginForms.map((css) => ({ css, note: 'a sign-in form of the recorded login: seeing it later means the session ended' })) } } : {}),
+    ...(loginForms.length
+      ? {
+          detect: {
+            login_page: loginForms.map((css) => ({
+              css,
+              note: 'a sign-in form of the recorded login: seeing it later means the session ended',
+            })),
+          },
+        }
+      : {}),
     steps,
     result: inp.result,
   };

@@ -10,7 +10,8 @@ import { inferMerged, type Schema } from './schema-infer.js';
 /** The options both sides use: header row → keys, numbers and booleans typed, ragged rows kept. */
 export const CSV_OPTIONS = { columns: true, skip_empty_lines: true, cast: true, relax_column_count: true, bom: true, trim: true } as const;
 
-export const isCsv = (contentType: string, filename: string) => /text\/csv|comma-separated|application\/csv|excel/i.test(contentType) || /\.csv$/i.test(filename);
+export const isCsv = (contentType: string, filename: string) =>
+  /text\/csv|comma-separated|application\/csv|excel/i.test(contentType) || /\.csv$/i.test(filename);
 
 /** Records of a recorded CSV file and their schema, or null when it does not parse as CSV. */
 export function csvRows(text: string): { rows: Record<string, unknown>[]; schema: Schema } | null {

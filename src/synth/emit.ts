@@ -1,6 +1,6 @@
 // Stage 7a: resolved exchanges → http steps. Literals stay literal, arguments/secrets/vars become
 // template holes, and every step says where it came from (note + provenance).
-import type { Extractor, HttpStep, JsonTemplate } from '../runtime/definition/types.js';
+import type { Extractor, HttpStep, JsonTemplate } from '../formats/definition/types.js';
 import { parseJson } from './slots.js';
 import type { ResolvedSlot } from './trace.js';
 import type { Exchange } from './types.js';
@@ -66,7 +66,8 @@ export function buildStep(x: Exchange, resolved: ResolvedSlot[], o: StepOptions)
     else if (s.where === 'text') text = t;
     else if (s.where === 'json' && jsonOut) {
       const keepsType = s.jsonType !== 'string' && t !== s.value;
-      const literal = s.jsonType === 'number' ? Number(s.value) : s.jsonType === 'boolean' ? s.value === 'true' : s.jsonType === 'null' ? null : s.value;
+      const literal =
+        s.jsonType === 'number' ? Number(s.value) : s.jsonType === 'boolean' ? s.value === 'true' : s.jsonType === 'null' ? null : s.value;
       setPath(jsonOut, s.jsonPath!, t === s.value ? literal : keepsType ? t : t);
     }
   }
@@ -97,7 +98,10 @@ export function buildStep(x: Exchange, resolved: ResolvedSlot[], o: StepOptions)
               : [],
         ),
       };
-    } else if (/x-www-form-urlencoded/i.test(x.body.mime)) step.body = repeated(form) ? { text: pairsText(form), content_type: 'application/x-www-form-urlencoded' } : { form: Object.fromEntries(form) };
+    } else if (/x-www-form-urlencoded/i.test(x.body.mime))
+      step.body = repeated(form)
+        ? { text: pairsText(form), content_type: 'application/x-www-form-urlencoded' }
+        : { form: Object.fromEntries(form) };
     else if (jsonOut !== undefined) step.body = { json: jsonOut as JsonTemplate };
     else if (text !== null) step.body = { text, content_type: x.body.mime || 'text/plain' };
   }

@@ -35,7 +35,19 @@ export const lastActionTime = (rec: Recording) => {
 
 /** The page a login POST landed on, as its own GET (so a target is never inside the login chain). */
 export function landing(x: Exchange): Exchange {
-  return { ...x, id: `${x.id}~final`, after: x.id, index: x.index + 0.5, method: 'GET', url: x.finalUrl, body: null, reqCookies: x.setCookies.filter((c) => c.value).map((c) => ({ name: c.name, value: c.value })), reqHeaders: x.reqHeaders.filter((h) => /^accept$/i.test(h.name)), setCookies: [], hops: [] };
+  return {
+    ...x,
+    id: `${x.id}~final`,
+    after: x.id,
+    index: x.index + 0.5,
+    method: 'GET',
+    url: x.finalUrl,
+    body: null,
+    reqCookies: x.setCookies.filter((c) => c.value).map((c) => ({ name: c.name, value: c.value })),
+    reqHeaders: x.reqHeaders.filter((h) => /^accept$/i.test(h.name)),
+    setCookies: [],
+    hops: [],
+  };
 }
 
 export const isPlainObject = (v: unknown) => !!v && typeof v === 'object' && !Array.isArray(v);
@@ -53,7 +65,8 @@ export function prefixed(o: ReturnType<typeof buildOutput>, p: string): ReturnTy
  */
 export function findDetail(list: Exchange, all: Exchange[], carriers: Set<string>): Exchange | null {
   for (const y of all) {
-    if (y.index <= list.index || y.method !== 'GET' || carriers.has(y.id) || y.status >= 400 || !(isHtml(y) || /json/.test(y.mime))) continue;
+    if (y.index <= list.index || y.method !== 'GET' || carriers.has(y.id) || y.status >= 400 || !(isHtml(y) || /json/.test(y.mime)))
+      continue;
     const u = new URL(y.url);
     const vals = [...u.pathname.split('/').filter((s) => /\d/.test(s)), ...[...u.searchParams.values()].filter((v) => /\d/.test(v))];
     if (vals.some((v) => findIn(list, v, { strongOnly: true }))) return y;
@@ -67,4 +80,3 @@ export function flatValues(v: unknown): string[] {
   if (typeof v === 'object') return Object.values(v as object).flatMap(flatValues);
   return [String(v)];
 }
-

@@ -2,8 +2,8 @@
 // a download becomes "http plan + files.save"; a target whose request is computed in page JS
 // becomes "log in and submit the page's own form in a browser, capture the response".
 import * as cheerio from 'cheerio';
-import type { Action, ElementInfo } from '../browser/recording/types.js';
-import type { ConnectorDefinition, HttpDefinition, HttpStep } from '../runtime/definition/types.js';
+import type { Action, ElementInfo } from '../formats/recording/types.js';
+import type { ConnectorDefinition, HttpDefinition, HttpStep } from '../formats/definition/types.js';
 import { csvRows, isCsv } from './csv.js';
 import { reqHeader } from './normalize.js';
 import type { Output } from './output.js';
@@ -43,18 +43,40 @@ function cssToRegex(def: HttpDefinition, chain: Chain, byId: Map<string, Exchang
 
 function replaceVar(def: HttpDefinition, name: string, value: string) {
   const re = new RegExp(`\\{\\{\\s*vars\\.${name}(\\s*\\|[^}]*)?\\s*\\}\\}`, 'g');
-  const walk = (o: any): any => (typeof o === 'string' ? o.replace(re, value) : Array.isArray(o) ? o.map(walk) : o && typeof o === 'object' ? Object.fromEntries(Object.entries(o).map(([k, v]) => [k, walk(v)])) : o);
+  const walk = (o: any): any =>
+    typeof o === 'string'
+      ? o.replace(re, value)
+      : Array.isArray(o)
+        ? o.map(walk)
+        : o && typeof o === 'object'
+          ? Object.fromEntries(Object.entries(o).map(([k, v]) => [k, walk(v)]))
+          : o;
   for (const list of [def.login?.steps ?? [], def.steps]) list.forEach((s, i) => (list[i] = walk(s) as HttpStep));
 }
 
-export function downloadFallback(def: HttpDefinition, out: Output, chain: Chain, byId: Map<string, Exchange>, warnings: string[], recorded?: string): { definition: ConnectorDefinition; schema: Schema } {
+export function downloadFallback(
+  def: HttpDefinition,
+  out: Output,
+  chain: Chain,
+  byId: Map<string, Exchange>,
+  warnings: string[],
+  recorded?: string,
+): { definition: ConnectorDefinition; schema: Schema } {
   const r = out.result as { filename: string; content_type: string };
   const plan = cssToRegex(def, chain, byId, warnings);
   // Rows typed from the recorded file when the HAR holds it (Playwright keeps no download bodies).
-  const csv = isCsv(r.content_type, r.filename) ? ((recorded ? csvRows(recorded) : null) ?? { schema: { type: 'array', items: { type: 'object' } } as Schema }) : null;
+  const csv = isCsv(r.content_type, r.filename)
+    ? ((recorded ? csvRows(recorded) : null) ?? { schema: { type: 'array', items: { type: 'object' } } as Schema })
+    : null;
   const base: Schema = {
     type: 'object',
-    properties: { file_id: { type: 'string' }, filename: { type: 'string' }, content_type: { type: 'string' }, size_bytes: { type: 'integer' }, lines: { type: 'integer' } },
+    properties: {
+      file_id: { type: 'string' },
+      filename: { type: 'string' },
+      content_type: { type: 'string' },
+      size_bytes: { type: 'integer' },
+      lines: { type: 'integer' },
+    },
     required: ['file_id', 'filename', 'content_type', 'size_bytes', 'lines'],
   };
   return {
@@ -80,7 +102,14 @@ const recorded = (el: ElementInfo | null | undefined) => el?.selectors?.find((x)
 
 /** Selector of the field `name` of form `form` as the person used it (fill/paste/click actions). */
 function actionField(actions: Action[], name: string, form: string): string | null {
-  const a = [...actions].reverse().find((x) => (x.type === 'fill' || x.type === 'paste' || x.type === 'select') && x.target?.name === name && (!x.target.form || x.target.form.css === form || `#${x.target.form.id}` === form));
+  const a = [...actions]
+    .reverse()
+    .find(
+      (x) =>
+        (x.type === 'fill' || x.type === 'paste' || x.type === 'select') &&
+        x.target?.name === name &&
+        (!x.target.form || x.target.form.css === form || `#${x.target.form.id}` === form),
+    );
   return recorded(a?.target);
 }
 
@@ -91,7 +120,14 @@ function actionSubmit(actions: Action[], form: string): string | null {
 
 const submitOf = ($: cheerio.CheerioAPI, form: string) => ($(`${form} [type=submit]`).length ? `${form} [type=submit]` : `${form} button`);
 
-export function browserFallback(def: HttpDefinition, out: Output, target: Exchange, all: Exchange[], warnings: string[], actions: Action[] = []): ConnectorDefinition | null {
+export function browserFallback(
+  def: HttpDefinition,
+  out: Output,
+  target: Exchange,
+  all: Exchange[],
+  warnings: string[],
+  actions: Action[] = [],
+): ConnectorDefinition | null {
   const pages = all.filter((x) => x.text && /html/.test(x.mime) && x.index < target.index);
   const pageWithForm = (action: string, before: number) => {
     for (const p of [...pages].filter((x) => x.index < before).reverse()) {
@@ -107,8 +143,15 @@ export function browserFallback(def: HttpDefinition, out: Output, target: Exchan
     const action = new URL(s.url, def.base_url as string).href;
     const found = pageWithForm(action, Infinity);
     if (!found) return null;
-    const fields = Object.entries(s.body.form).filter(([, v]) => /\{\{\s*secrets\./.test(v)).map(([k, v]) => ({ selector: actionField(actions, k, found.form) ?? `${found.form} [name=${cssq(k)}]`, value: v }));
-    login.push({ url: login.length ? null : found.page.finalUrl, form: found.form, fields, submit: actionSubmit(actions, found.form) ?? submitOf(found.$, found.form) });
+    const fields = Object.entries(s.body.form)
+      .filter(([, v]) => /\{\{\s*secrets\./.test(v))
+      .map(([k, v]) => ({ selector: actionField(actions, k, found.form) ?? `${found.form} [name=${cssq(k)}]`, value: v }));
+    login.push({
+      url: login.length ? null : found.page.finalUrl,
+      form: found.form,
+      fields,
+      submit: actionSubmit(actions, found.form) ?? submitOf(found.$, found.form),
+    });
   }
   // The page that issued the target request, and the form the person typed into.
   const referer = reqHeader(target, 'referer');
@@ -116,7 +159,9 @@ export function browserFallback(def: HttpDefinition, out: Output, target: Exchan
   if (!page) return null;
   const $ = cheerio.load(page.text!);
   const step = def.steps.find((s) => s.url === new URL(target.url).pathname || s.url === target.url);
-  const argSlots = Object.entries({ ...(step?.query ?? {}), ...(step?.body?.form ?? {}) }).filter(([, v]) => /\{\{\s*args\./.test(String(v)));
+  const argSlots = Object.entries({ ...(step?.query ?? {}), ...(step?.body?.form ?? {}) }).filter(([, v]) =>
+    /\{\{\s*args\./.test(String(v)),
+  );
   const inputs = argSlots
     .map(([k, v]) => {
       const el = $(`[name=${cssq(k)}]`).first();

@@ -2,10 +2,10 @@
 // (data-field / itemprop / data-prop / dd after dt), or a list of records from repeated rows.
 // Values are typed from the recorded text so the output schema is useful.
 import * as cheerio from 'cheerio';
-import type { CssExtractor, CssField, ValueType } from '../runtime/definition/types.js';
+import type { CssExtractor, CssField, ValueType } from '../formats/definition/types.js';
 import type { Schema } from './schema-infer.js';
 import { stringFormat, typeOf } from './values.js';
-import { extractValue, View } from '../runtime/engines/extract.js';
+import { extractValue, View } from '../runtime/worker/engines/extract.js';
 import { nextPageLink, structuralCandidates } from './html-structure.js';
 
 export interface HtmlExtraction {
@@ -27,7 +27,11 @@ function typed(text: string): { type?: ValueType; schema: Schema; value: unknown
   return { schema: f && f !== 'uri' ? { type: 'string', format: f } : { type: 'string' }, value: text };
 }
 
-function fieldOf($: cheerio.CheerioAPI, el: cheerio.Cheerio<any>, selector: string | undefined): { field: CssField; schema: Schema; value: unknown } {
+function fieldOf(
+  _$: cheerio.CheerioAPI,
+  el: cheerio.Cheerio<any>,
+  selector: string | undefined,
+): { field: CssField; schema: Schema; value: unknown } {
   const dt = el.attr('datetime');
   const text = dt ?? el.text().trim().replace(/\s+/g, ' ');
   const t = typed(text);
@@ -42,7 +46,10 @@ function detail($: cheerio.CheerioAPI, hints: string[]): HtmlExtraction | null {
     if (els.length < 1) continue;
     // The common container: the nearest ancestor with an id holding all fields.
     const first = els.first();
-    const box = first.parents('[id]').filter((_, p) => $(p).find(`[${a}]`).length === els.length).first();
+    const box = first
+      .parents('[id]')
+      .filter((_, p) => $(p).find(`[${a}]`).length === els.length)
+      .first();
     const root = box.length ? `#${box.attr('id')}` : 'body';
     const fields: Record<string, CssField> = {};
     const props: Record<string, Schema> = {};
@@ -115,7 +122,10 @@ function list($: cheerio.CheerioAPI, hints: string[]): HtmlExtraction | null {
   return {
     kind: 'list',
     extractor: { from: 'css', selector: best.sel, all: true, required: false, fields },
-    schema: { type: 'array', items: { type: 'object', properties: props, required: Object.keys(props).filter((k) => fields[k].required !== false) } },
+    schema: {
+      type: 'array',
+      items: { type: 'object', properties: props, required: Object.keys(props).filter((k) => fields[k].required !== false) },
+    },
     sample: [sample],
     why: `${best.els.length} repeated rows ${best.sel}`,
   };
@@ -160,16 +170,33 @@ export function extractHtml(html: string, hints: string[] = [], typed: string[] 
   };
   for (const c of conv) consider(c, 30);
   for (const s of structuralCandidates(html)) {
-    const size = s.kind === 'list' ? Math.min(s.records, 25) * 0.4 + Math.min(s.fieldCount, 8) * (s.records >= 3 ? 1 : 0.5) : /main content block/.test(s.why) ? 1 : Math.min(s.fieldCount, 12);
+    const size =
+      s.kind === 'list'
+        ? Math.min(s.records, 25) * 0.4 + Math.min(s.fieldCount, 8) * (s.records >= 3 ? 1 : 0.5)
+        : /main content block/.test(s.why)
+          ? 1
+          : Math.min(s.fieldCount, 12);
     consider({ kind: s.kind, extractor: s.extractor, schema: s.schema, sample: null, why: s.why }, size + (s.main ? 5 : 0));
   }
   cands.sort((a, b) => b.score - a.score);
   const best = cands[0];
   if (!best) return null;
-  return { ...best.c, missing: best.missing, next: best.c.kind === 'list' ? nextPageLink($) : null, considered: cands.slice(0, 5).map((x) => `${Math.round(x.score)}: ${x.c.why}`) };
+  return {
+    ...best.c,
+    missing: best.missing,
+    next: best.c.kind === 'list' ? nextPageLink($) : null,
+    considered: cands.slice(0, 5).map((x) => `${Math.round(x.score)}: ${x.c.why}`),
+  };
 }
 
-const flatValues = (v: unknown): string[] => (v === null || v === undefined ? [] : Array.isArray(v) ? v.flatMap(flatValues) : typeof v === 'object' ? Object.values(v as object).flatMap(flatValues) : [String(v)]);
+const flatValues = (v: unknown): string[] =>
+  v === null || v === undefined
+    ? []
+    : Array.isArray(v)
+      ? v.flatMap(flatValues)
+      : typeof v === 'object'
+        ? Object.values(v as object).flatMap(flatValues)
+        : [String(v)];
 
 /** The element that marks a login page (a form with a password or one-time-code input). */
 export function loginPageMarkers(html: string): string[] {

@@ -6,7 +6,7 @@
 // Selectors are structural (tag + position under a stable id, or under <body>) and label-text
 // based; class names are never used to select (they are hashed or utility classes on many sites).
 import * as cheerio from 'cheerio';
-import type { CssExtractor, CssField, ValueType } from '../runtime/definition/types.js';
+import type { CssExtractor, CssField, ValueType } from '../formats/definition/types.js';
 import type { Schema } from './schema-infer.js';
 import { argName, stringFormat, typeOf } from './values.js';
 
@@ -24,11 +24,16 @@ export interface StructuralCandidate {
 }
 
 type El = cheerio.Cheerio<any>;
-const SKIP = 'head, script, style, noscript, template, svg, nav, header, footer, aside, select, [role=navigation], [role=banner], [aria-hidden=true]';
+const SKIP =
+  'head, script, style, noscript, template, svg, nav, header, footer, aside, select, [role=navigation], [role=banner], [aria-hidden=true]';
 const cssq = (s: string) => JSON.stringify(s);
 const clean = (s: string) => s.replace(/\s+/g, ' ').trim();
 /** An id that a template wrote (not a per-render counter or a hash). */
-const stableId = (id: string | undefined) => !!id && /^[A-Za-z][\w-]*$/.test(id) && !/\d{3,}|[0-9a-f]{8,}/i.test(id) && !/^(ember|react|ng|vue|svelte|radix|headlessui|mui|rc)[-_]/i.test(id);
+const stableId = (id: string | undefined) =>
+  !!id &&
+  /^[A-Za-z][\w-]*$/.test(id) &&
+  !/\d{3,}|[0-9a-f]{8,}/i.test(id) &&
+  !/^(ember|react|ng|vue|svelte|radix|headlessui|mui|rc)[-_]/i.test(id);
 const tagOf = (e: El) => (e.prop('tagName') ?? '').toLowerCase();
 
 function typed(text: string): { type?: ValueType; schema: Schema } {
@@ -39,7 +44,7 @@ function typed(text: string): { type?: ValueType; schema: Schema } {
   return { schema: f && f !== 'uri' ? { type: 'string', format: f } : { type: 'string' } };
 }
 
-const nullable = (s: Schema): Schema => ({ ...s, type: [s.type as string, 'null'] } as Schema);
+const nullable = (s: Schema): Schema => ({ ...s, type: [s.type as string, 'null'] }) as Schema;
 
 /** Structural selector of `el`: from the nearest stable id (or body), tag + :nth-of-type where needed. */
 export function pathOf($: cheerio.CheerioAPI, el: El): string {
@@ -77,7 +82,7 @@ function relPath(root: El, el: El): string {
     parts.unshift(same.length > 1 ? `${tag}:nth-of-type(${same.index(cur) + 1})` : tag);
     cur = cur.parent();
   }
-  return '> ' + parts.join(' > ');
+  return `> ${parts.join(' > ')}`;
 }
 
 /** The first selector (relative to `root`, descendant) whose first match is `el`, else its tag path. */
@@ -88,14 +93,23 @@ function shortRel(root: El, el: El, tries: string[]): string {
 
 /** Page chrome: navigation, asides, hidden parts, and the page's own header/footer — not an article's. */
 const inChrome = (e: El) => {
-  if (e.closest('head, script, style, noscript, template, svg, nav, aside, select, [role=navigation], [role=banner], [aria-hidden=true]').length) return true;
+  if (
+    e.closest('head, script, style, noscript, template, svg, nav, aside, select, [role=navigation], [role=banner], [aria-hidden=true]')
+      .length
+  )
+    return true;
   const hf = e.closest('header, footer');
   return hf.length > 0 && !hf.parent().closest('article, main, section, [role=main]').length;
 };
-const inMain = (e: El) => e.closest('main, [role=main], article').length > 0 || !e.closest('header, nav, aside, footer, [role=navigation], [role=banner], [role=contentinfo]').length;
+const inMain = (e: El) =>
+  e.closest('main, [role=main], article').length > 0 ||
+  !e.closest('header, nav, aside, footer, [role=navigation], [role=banner], [role=contentinfo]').length;
 
 function fieldName(raw: string, taken: Set<string>, fallback: string): string {
-  let t = clean(raw).replace(/[:*]+$/, '').trim().slice(0, 40);
+  let t = clean(raw)
+    .replace(/[:*]+$/, '')
+    .trim()
+    .slice(0, 40);
   if (/^(#|no\.?|nr\.?|№)$/i.test(t)) t = 'id';
   return argName(t && /[a-z]/i.test(t) ? t : fallback, taken);
 }
@@ -104,13 +118,18 @@ function fieldName(raw: string, taken: Set<string>, fallback: string): string {
 
 function headerCells($: cheerio.CheerioAPI, table: El): string[] | null {
   // The thead row with th cells and the most text (a second row may hold filter inputs).
-  let row = table
-    .find('> thead > tr')
-    .filter((_, r) => $(r).children('th').length > 0)
-    .toArray()
-    .map((r) => $(r))
-    .sort((a, b) => clean(b.text()).length - clean(a.text()).length)[0] ?? table.find('> thead > tr').last();
-  if (!row.length) row = table.find('> tbody > tr').first().filter((_, r) => $(r).children('td').length === 0 && $(r).children('th').length > 0);
+  let row =
+    table
+      .find('> thead > tr')
+      .filter((_, r) => $(r).children('th').length > 0)
+      .toArray()
+      .map((r) => $(r))
+      .sort((a, b) => clean(b.text()).length - clean(a.text()).length)[0] ?? table.find('> thead > tr').last();
+  if (!row.length)
+    row = table
+      .find('> tbody > tr')
+      .first()
+      .filter((_, r) => $(r).children('td').length === 0 && $(r).children('th').length > 0);
   if (!row.length) return null;
   // Expand colspans so header positions line up with body cells.
   const out: string[] = [];
@@ -140,12 +159,21 @@ function isPairTable($: cheerio.CheerioAPI, table: El): boolean {
   if (!rows.length || !rows.toArray().every((r) => $(r).children().length === 2)) return false;
   const head = headerCells($, table);
   const thLabels = rows.toArray().every((r) => tagOf($(r).children().first()) === 'th');
-  const kvHeader = !!head && head.length === 2 && /^(property|attribute|field|key|name|setting|option|label|item)$/i.test(head[0]) && /^(value|details?|data|setting|content)$/i.test(head[1]);
+  const kvHeader =
+    !!head &&
+    head.length === 2 &&
+    /^(property|attribute|field|key|name|setting|option|label|item)$/i.test(head[0]) &&
+    /^(value|details?|data|setting|content)$/i.test(head[1]);
   return thLabels || kvHeader || (!head && rows.length >= 2);
 }
 
 /** One field per row of a label/value table; the row is found by its label text (rows may move). */
-function pairFields($: cheerio.CheerioAPI, table: El, root: El | null, taken: Set<string>): { fields: Record<string, CssField>; props: Record<string, Schema> } {
+function pairFields(
+  $: cheerio.CheerioAPI,
+  table: El,
+  root: El | null,
+  taken: Set<string>,
+): { fields: Record<string, CssField>; props: Record<string, Schema> } {
   const fields: Record<string, CssField> = {};
   const props: Record<string, Schema> = {};
   const rows = dataRows($, table);
@@ -184,7 +212,17 @@ function tables($: cheerio.CheerioAPI): StructuralCandidate[] {
     const width = Math.max(...rows.toArray().map((r) => $(r).children('td, th').length));
     if (isPairTable($, table)) {
       const { fields, props } = pairFields($, table, null, new Set<string>());
-      if (Object.keys(fields).length) out.push({ kind: 'detail', extractor: { from: 'css', selector: sel, fields }, schema: { type: 'object', properties: props, required: Object.keys(props) }, why: `label/value table ${sel} (${Object.keys(fields).length} rows)`, text: clean(table.text()), records: 1, fieldCount: Object.keys(fields).length, main: inMain(table) });
+      if (Object.keys(fields).length)
+        out.push({
+          kind: 'detail',
+          extractor: { from: 'css', selector: sel, fields },
+          schema: { type: 'object', properties: props, required: Object.keys(props) },
+          why: `label/value table ${sel} (${Object.keys(fields).length} rows)`,
+          text: clean(table.text()),
+          records: 1,
+          fieldCount: Object.keys(fields).length,
+          main: inMain(table),
+        });
       return;
     }
     if (width < 2 && !head) return;
@@ -215,7 +253,9 @@ function tables($: cheerio.CheerioAPI): StructuralCandidate[] {
       // A link that is the same in every row (an action) is not data.
       if (hrefs.some(Boolean) && !(rowArr.length >= 3 && new Set(hrefs).size === 1)) {
         const u = argName(`${name}_url`, taken);
-        fields[u] = byHeader ? { column: head![k], selector: 'a[href]', attr: 'href', required: false } : { selector: `> :nth-child(${k + 1}) a[href]`, attr: 'href', required: false };
+        fields[u] = byHeader
+          ? { column: head![k], selector: 'a[href]', attr: 'href', required: false }
+          : { selector: `> :nth-child(${k + 1}) a[href]`, attr: 'href', required: false };
         props[u] = nullable({ type: 'string' });
       }
     }
@@ -223,7 +263,9 @@ function tables($: cheerio.CheerioAPI): StructuralCandidate[] {
     // Rows of the records' width only (a colspan footer row in another tbody is no record); with
     // header-mapped columns, rows at least that wide (a site may add columns).
     const allByHeader = Object.values(fields).every((f) => f.column !== undefined);
-    const rowSel = allByHeader ? `${sel} > tbody > tr:has(> td):has(> :nth-child(${width}))` : `${sel} > tbody > tr:has(> td):has(> :nth-child(${width})):not(:has(> :nth-child(${width + 1})))`;
+    const rowSel = allByHeader
+      ? `${sel} > tbody > tr:has(> td):has(> :nth-child(${width}))`
+      : `${sel} > tbody > tr:has(> td):has(> :nth-child(${width})):not(:has(> :nth-child(${width + 1})))`;
     out.push({
       kind: 'list',
       extractor: { from: 'css', selector: rowSel, all: true, required: false, fields },
@@ -241,7 +283,12 @@ function tables($: cheerio.CheerioAPI): StructuralCandidate[] {
 // ------------------------------------------------------------------------ repeated records
 
 /** Tag + the tags of its element children: siblings of one record type share it. */
-const signature = ($: cheerio.CheerioAPI, e: El) => `${tagOf(e)}(${e.children().toArray().map((c) => tagOf($(c))).join(',')})`;
+const signature = ($: cheerio.CheerioAPI, e: El) =>
+  `${tagOf(e)}(${e
+    .children()
+    .toArray()
+    .map((c) => tagOf($(c)))
+    .join(',')})`;
 
 interface Leaf {
   path: string;
@@ -258,13 +305,29 @@ function leavesOf($: cheerio.CheerioAPI, rec: El): Leaf[] {
     if (/^(script|style|svg|button|input|select|textarea)$/.test(tag)) return;
     if (!e.is(rec)) {
       const path = relPath(rec, e);
-      const nameHint = e.attr('itemprop') ?? e.attr('data-field') ?? (e.attr('class') ?? '').split(/\s+/).find((c) => /^[a-z][a-z_-]{2,20}$/i.test(c) && !/^(col|row|left|right|center|bold|small|big|flex|grid|p|m|text)([-_]|$)/i.test(c)) ?? '';
+      const nameHint =
+        e.attr('itemprop') ??
+        e.attr('data-field') ??
+        (e.attr('class') ?? '')
+          .split(/\s+/)
+          .find(
+            (c) => /^[a-z][a-z_-]{2,20}$/i.test(c) && !/^(col|row|left|right|center|bold|small|big|flex|grid|p|m|text)([-_]|$)/i.test(c),
+          ) ??
+        '';
       if (tag === 'a' && e.attr('href')) out.push({ path, attr: 'href', kind: 'link', hint: nameHint });
       if (tag === 'time' && e.attr('datetime')) out.push({ path, attr: 'datetime', kind: 'time', hint: 'date' });
       if (tag === 'img' && e.attr('src')) out.push({ path, attr: 'src', kind: 'img', hint: 'image' });
-      const own = clean(e.contents().toArray().filter((n: any) => n.type === 'text').map((n: any) => n.data ?? '').join(' '));
+      const own = clean(
+        e
+          .contents()
+          .toArray()
+          .filter((n: any) => n.type === 'text')
+          .map((n: any) => n.data ?? '')
+          .join(' '),
+      );
       const kids = e.children().length;
-      if (own || (kids === 0 && clean(e.text()))) out.push({ path, kind: 'text', hint: tag === 'a' ? 'title' : /^h[1-6]$/.test(tag) ? 'title' : nameHint });
+      if (own || (kids === 0 && clean(e.text())))
+        out.push({ path, kind: 'text', hint: tag === 'a' ? 'title' : /^h[1-6]$/.test(tag) ? 'title' : nameHint });
       if (tag === 'a' && own) return; // the link's text is its value; don't split it further
     }
     e.children().each((_, c) => visit($(c)));
@@ -300,7 +363,8 @@ function repeated($: cheerio.CheerioAPI): StructuralCandidate[] {
       // Record fields: leaf paths of the first record that most records also have.
       const perRec = members.map((m) => leavesOf($, m));
       const counts = new Map<string, number>();
-      for (const ls of perRec) for (const key of new Set(ls.map((l) => `${l.path}@${l.attr ?? ''}`))) counts.set(key, (counts.get(key) ?? 0) + 1);
+      for (const ls of perRec)
+        for (const key of new Set(ls.map((l) => `${l.path}@${l.attr ?? ''}`))) counts.set(key, (counts.get(key) ?? 0) + 1);
       const fields: Record<string, CssField> = {};
       const props: Record<string, Schema> = {};
       const taken = new Set<string>();
@@ -310,17 +374,35 @@ function repeated($: cheerio.CheerioAPI): StructuralCandidate[] {
         if (n < Math.max(2, Math.ceil(members.length / 2))) continue;
         const vals = members.map((m) => {
           const t = m.find(leaf.path).first();
-          return t.length ? clean(leaf.attr ? t.attr(leaf.attr) ?? '' : t.text()) : '';
+          return t.length ? clean(leaf.attr ? (t.attr(leaf.attr) ?? '') : t.text()) : '';
         });
         // Template parts (the same text in every record: labels, separators) are not data.
         if (new Set(vals).size === 1 && members.length >= 3) continue;
         if (!vals[0]) continue;
-        const base = leaf.kind === 'link' ? (leaf.hint ? `${leaf.hint}_url` : 'url') : leaf.kind === 'time' ? 'date' : leaf.kind === 'img' ? 'image' : leaf.hint || 'text';
+        const base =
+          leaf.kind === 'link'
+            ? leaf.hint
+              ? `${leaf.hint}_url`
+              : 'url'
+            : leaf.kind === 'time'
+              ? 'date'
+              : leaf.kind === 'img'
+                ? 'image'
+                : leaf.hint || 'text';
         const name = argName(base, taken);
         const ty = leaf.kind === 'text' ? typed(vals[0]) : { schema: { type: 'string' } as Schema };
         const all = n === members.length;
-        fields[name] = { selector: leaf.path, ...(leaf.attr ? { attr: leaf.attr } : {}), ...(ty.type && vals.every((v) => typed(v).type === ty.type) ? { type: ty.type } : {}), ...(all ? {} : { required: false }) };
-        props[name] = all ? (fields[name].type ? ty.schema : { type: 'string' }) : nullable(fields[name].type ? ty.schema : { type: 'string' });
+        fields[name] = {
+          selector: leaf.path,
+          ...(leaf.attr ? { attr: leaf.attr } : {}),
+          ...(ty.type && vals.every((v) => typed(v).type === ty.type) ? { type: ty.type } : {}),
+          ...(all ? {} : { required: false }),
+        };
+        props[name] = all
+          ? fields[name].type
+            ? ty.schema
+            : { type: 'string' }
+          : nullable(fields[name].type ? ty.schema : { type: 'string' });
       }
       const count = Object.keys(fields).length;
       if (!count) continue;
@@ -330,7 +412,10 @@ function repeated($: cheerio.CheerioAPI): StructuralCandidate[] {
       out.push({
         kind: 'list',
         extractor: { from: 'css', selector: sel, all: true, required: false, fields },
-        schema: { type: 'array', items: { type: 'object', properties: props, required: Object.keys(props).filter((k) => fields[k].required !== false) } },
+        schema: {
+          type: 'array',
+          items: { type: 'object', properties: props, required: Object.keys(props).filter((k) => fields[k].required !== false) },
+        },
         why: `${members.length} repeated ${signature($, members[0])} records under ${pathOf($, parent)} (${Object.keys(fields).join(', ')})`,
         text: clean(members.map((m) => m.text()).join(' ')),
         records: members.length,
@@ -353,7 +438,10 @@ function detailBlock($: cheerio.CheerioAPI): StructuralCandidate[] {
   const fields: Record<string, CssField> = {};
   const props: Record<string, Schema> = {};
   const taken = new Set<string>();
-  const h1 = main.find('h1').filter((_, e) => !inChrome($(e))).first();
+  const h1 = main
+    .find('h1')
+    .filter((_, e) => !inChrome($(e)))
+    .first();
   const heading = h1.length ? h1 : main.find('h2').first();
   if (heading.length && clean(heading.text())) {
     fields.title = { selector: shortRel(main, heading, [tagOf(heading)]), required: false };
@@ -378,7 +466,14 @@ function detailBlock($: cheerio.CheerioAPI): StructuralCandidate[] {
       if (!value) return;
       const name = fieldName(label, taken, `field_${i + 1}`);
       const ty = typed(value);
-      fields[name] = { selector: shortRel(main, $(dt).next('dd'), [`dt:contains(${cssq(label)}) + dd`, `${relPath(main, dl)} dt:contains(${cssq(label)}) + dd`]), ...(ty.type ? { type: ty.type } : {}), required: false };
+      fields[name] = {
+        selector: shortRel(main, $(dt).next('dd'), [
+          `dt:contains(${cssq(label)}) + dd`,
+          `${relPath(main, dl)} dt:contains(${cssq(label)}) + dd`,
+        ]),
+        ...(ty.type ? { type: ty.type } : {}),
+        required: false,
+      };
       props[name] = nullable(ty.schema);
     });
   });
@@ -396,7 +491,14 @@ function detailBlock($: cheerio.CheerioAPI): StructuralCandidate[] {
   // template, not a field of one record.
   const labelCount = new Map<string, number>();
   main.find('*').each((_, e) => {
-    const own = clean($(e).contents().toArray().filter((n: any) => n.type === 'text').map((n: any) => n.data ?? '').join(' '));
+    const own = clean(
+      $(e)
+        .contents()
+        .toArray()
+        .filter((n: any) => n.type === 'text')
+        .map((n: any) => n.data ?? '')
+        .join(' '),
+    );
     const m = /^([^:]{1,40}):/.exec(own || clean($(e).text()));
     if (m && $(e).children().length <= 3) labelCount.set(m[1].trim().toLowerCase(), (labelCount.get(m[1].trim().toLowerCase()) ?? 0) + 1);
   });
@@ -405,34 +507,84 @@ function detailBlock($: cheerio.CheerioAPI): StructuralCandidate[] {
     const el = $(e);
     const label = clean(el.text());
     const val = el.next();
-    if (inChrome(el) || !/^[^:]{1,40}:$/.test(label) || !once(label) || /"/.test(label) || !val.length || el.find('input, select, textarea').length || val.find('input, select, textarea, table, dl').length) return;
+    if (
+      inChrome(el) ||
+      !/^[^:]{1,40}:$/.test(label) ||
+      !once(label) ||
+      /"/.test(label) ||
+      !val.length ||
+      el.find('input, select, textarea').length ||
+      val.find('input, select, textarea, table, dl').length
+    )
+      return;
     const value = clean(val.text());
     if (!value || value.length > 300) return;
     const name = fieldName(label, taken, 'value');
     const ty = typed(value);
     const tag = tagOf(el);
-    fields[name] = { selector: shortRel(main, val, [`${tag}:contains(${cssq(label)}) + ${tagOf(val)}`]), ...(ty.type ? { type: ty.type } : {}), required: false };
+    fields[name] = {
+      selector: shortRel(main, val, [`${tag}:contains(${cssq(label)}) + ${tagOf(val)}`]),
+      ...(ty.type ? { type: ty.type } : {}),
+      required: false,
+    };
     props[name] = nullable(ty.schema);
     paired.add(e);
   });
   // "Label: value" in one element (a paragraph or list item with little markup).
   main.find('p, li, div, span').each((_, e) => {
     const el = $(e);
-    if (inChrome(el) || el.children('p, div, ul, ol, table, dl, li').length || el.find('*').toArray().some((c) => paired.has(c)) || paired.has(e)) return;
+    if (
+      inChrome(el) ||
+      el.children('p, div, ul, ol, table, dl, li').length ||
+      el
+        .find('*')
+        .toArray()
+        .some((c) => paired.has(c)) ||
+      paired.has(e)
+    )
+      return;
     const text = clean(el.text());
     const m = /^([A-Za-z][\w .()/-]{0,38}?)\s*:\s+(\S.{0,300})$/.exec(text);
     if (!m || /https?$/i.test(m[1]) || !once(m[1])) return;
     const name = fieldName(m[1], taken, 'value');
     const ty = typed(m[2]);
     const esc = m[1].replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
-    fields[name] = { selector: /"/.test(m[1]) ? relPath(main, el) : shortRel(main, el, [`${tagOf(el)}:contains(${cssq(m[1] + ':')})`]), pattern: `^\\s*${esc}\\s*:\\s*(.*)$`, ...(ty.type ? { type: ty.type } : {}), required: false };
+    fields[name] = {
+      selector: /"/.test(m[1]) ? relPath(main, el) : shortRel(main, el, [`${tagOf(el)}:contains(${cssq(`${m[1]}:`)})`]),
+      pattern: `^\\s*${esc}\\s*:\\s*(.*)$`,
+      ...(ty.type ? { type: ty.type } : {}),
+      required: false,
+    };
     props[name] = nullable(ty.schema);
   });
   const pairs = Object.keys(fields).filter((k) => k !== 'title').length;
-  if (pairs) out.push({ kind: 'detail', extractor: { from: 'css', selector: root, fields }, schema: { type: 'object', properties: props, required: Object.keys(props) }, why: `detail block ${root}: ${pairs} label/value pair(s)${fields.title ? ' and its heading' : ''}`, text: clean(main.text()), records: 1, fieldCount: Object.keys(fields).length, main: true });
+  if (pairs)
+    out.push({
+      kind: 'detail',
+      extractor: { from: 'css', selector: root, fields },
+      schema: { type: 'object', properties: props, required: Object.keys(props) },
+      why: `detail block ${root}: ${pairs} label/value pair(s)${fields.title ? ' and its heading' : ''}`,
+      text: clean(main.text()),
+      records: 1,
+      fieldCount: Object.keys(fields).length,
+      main: true,
+    });
   // The main content block as a whole: its heading and its text (an article, a wiki page).
   const tfields: Record<string, CssField> = { ...(fields.title ? { title: fields.title } : {}), content: {} };
-  out.push({ kind: 'detail', extractor: { from: 'css', selector: root, fields: tfields }, schema: { type: 'object', properties: { ...(fields.title ? { title: nullable({ type: 'string' }) } : {}), content: { type: 'string' } }, required: [...(fields.title ? ['title'] : []), 'content'] }, why: `main content block ${root} (heading and text)`, text: clean(main.text()), records: 1, fieldCount: Object.keys(tfields).length, main: true });
+  out.push({
+    kind: 'detail',
+    extractor: { from: 'css', selector: root, fields: tfields },
+    schema: {
+      type: 'object',
+      properties: { ...(fields.title ? { title: nullable({ type: 'string' }) } : {}), content: { type: 'string' } },
+      required: [...(fields.title ? ['title'] : []), 'content'],
+    },
+    why: `main content block ${root} (heading and text)`,
+    text: clean(main.text()),
+    records: 1,
+    fieldCount: Object.keys(tfields).length,
+    main: true,
+  });
   return out;
 }
 
@@ -451,7 +603,11 @@ export function mainBlock($: cheerio.CheerioAPI): El | null {
   let cur = body;
   // Descend while one child still holds most of the text.
   for (;;) {
-    const kids = cur.children().toArray().map((c) => $(c)).filter((c) => !c.is(SKIP));
+    const kids = cur
+      .children()
+      .toArray()
+      .map((c) => $(c))
+      .filter((c) => !c.is(SKIP));
     const best = kids.map((k) => ({ k, n: textWithoutChrome($, k) })).sort((a, b) => b.n - a.n)[0];
     if (!best || best.n < total * 0.6 || /^(p|span|a|li|td|h\d)$/.test(tagOf(best.k))) break;
     cur = best.k;
@@ -459,7 +615,7 @@ export function mainBlock($: cheerio.CheerioAPI): El | null {
   return cur;
 }
 
-function textWithoutChrome($: cheerio.CheerioAPI, e: El): number {
+function textWithoutChrome(_$: cheerio.CheerioAPI, e: El): number {
   const c = e.clone();
   c.find(SKIP).remove();
   return clean(c.text()).length;

@@ -1,9 +1,9 @@
 // The synthesizer: a recording (capture-session HAR or plain HAR) + hints → a connector-definition/v1
 // http plan with input/output schemas and secret slots. Pure: no I/O; secret values arrive
 // resolved in `secretValues` and never leave (checked before returning).
-import type { Har } from '../browser/recording/types.js';
-import type { ConnectorDefinition, Extractor, HttpDefinition, HttpStep, SecretSlot } from '../runtime/definition/types.js';
-import { validateDefinition } from '../runtime/definition/validate.js';
+import type { Har } from '../formats/recording/types.js';
+import type { ConnectorDefinition, Extractor, HttpDefinition, HttpStep, SecretSlot } from '../formats/definition/types.js';
+import { validateDefinition } from '../formats/definition/validate.js';
 import { deterministicAdvisor, type SynthAdvisor } from './advisor.js';
 import { diffRecordings } from './diff.js';
 import { buildStep } from './emit.js';
@@ -80,23 +80,53 @@ export function synthesize(inp: SynthInput): SynthResult {
   }
   const noise = filterNoise(rec.exchanges);
   const xs = noise.kept;
-  if (!xs.length) throw new SynthError([{ stage: 'noise', message: `the recording has no request that could be a target (${noise.dropped.length} static/analytics/failed requests only)` }]);
+  if (!xs.length)
+    throw new SynthError([
+      {
+        stage: 'noise',
+        message: `the recording has no request that could be a target (${noise.dropped.length} static/analytics/failed requests only)`,
+      },
+    ]);
   const warnings: string[] = [];
   const secrets = planSecrets(rec, xs, hints, inp.secretValues ?? {});
   const args = argumentValues(rec, hints, advisor, purpose);
-  const carries = (x: Exchange, n: SecretNeedle) => (n.key || n.exact ? requestSlots(x).some((s) => (!n.key || s.key === n.key) && s.value === n.needle) : n.needle.length >= 2 && JSON.stringify([x.url, x.body?.text, x.body?.params, x.reqHeaders]).includes(n.needle));
-  const carriers = new Set(xs.filter((x) => secrets.needlesFor(x).some((n) => carries(x, n)) || /\{\{secret:/.test(JSON.stringify([x.url, x.body?.text, x.reqHeaders]))).map((x) => x.id));
+  const carries = (x: Exchange, n: SecretNeedle) =>
+    n.key || n.exact
+      ? requestSlots(x).some((s) => (!n.key || s.key === n.key) && s.value === n.needle)
+      : n.needle.length >= 2 && JSON.stringify([x.url, x.body?.text, x.body?.params, x.reqHeaders]).includes(n.needle);
+  const carriers = new Set(
+    xs
+      .filter(
+        (x) => secrets.needlesFor(x).some((n) => carries(x, n)) || /\{\{secret:/.test(JSON.stringify([x.url, x.body?.text, x.reqHeaders])),
+      )
+      .map((x) => x.id),
+  );
   const resultValues = hints.result === undefined ? [] : flatValues(hints.result);
   // Where a login POST landed is a candidate of its own (fetched again after the login chain).
   const all = [...xs, ...xs.filter((x) => carriers.has(x.id) && x.hops.length && x.text).map(landing)].sort((a, b) => a.index - b.index);
-  let cands = scoreTargets(all, { argValues: args.map((a) => a.example.toLowerCase()), resultValues, secretCarriers: carriers, lastActionTime: lastActionTime(rec) });
+  let cands = scoreTargets(all, {
+    argValues: args.map((a) => a.example.toLowerCase()),
+    resultValues,
+    secretCarriers: carriers,
+    lastActionTime: lastActionTime(rec),
+  });
   cands = advisor.rankTargets(cands, { purpose });
   const best: Candidate | undefined = cands[0];
   // Being the last request is no reason on its own (a session that only opened a sign-in page).
-  if (!best || best.score <= 0 || best.evidence <= 0) throw new SynthError([{ stage: 'target', message: `no request looks like the task's target (best: ${best ? `${best.exchange.method} ${best.exchange.url} scored ${best.score}: ${best.reasons.join('; ')}` : 'none'}); give hints.arguments or hints.result with values that appear in the target request/response` }]);
+  if (!best || best.score <= 0 || best.evidence <= 0)
+    throw new SynthError([
+      {
+        stage: 'target',
+        message: `no request looks like the task's target (best: ${best ? `${best.exchange.method} ${best.exchange.url} scored ${best.score}: ${best.reasons.join('; ')}` : 'none'}); give hints.arguments or hints.result with values that appear in the target request/response`,
+      },
+    ]);
   let { paging, samples } = detectPaging(best.exchange, all);
   // The person named the page parameter as an argument ({"page": 2}): one page per run, theirs to choose.
-  const pageArg = paging ? args.find((a) => samples.some((x) => new URL(x.url).searchParams.get(paging!.param) === a.example && hints.arguments?.[a.name] !== undefined)) : undefined;
+  const pageArg = paging
+    ? args.find((a) =>
+        samples.some((x) => new URL(x.url).searchParams.get(paging!.param) === a.example && hints.arguments?.[a.name] !== undefined),
+      )
+    : undefined;
   if (paging && pageArg) {
     samples = [samples.find((x) => new URL(x.url).searchParams.get(paging!.param) === pageArg.example)!];
     paging = null;
@@ -108,16 +138,34 @@ export function synthesize(inp: SynthInput): SynthResult {
   // Every request carrying a secret joins the chain (a login may keep state on the server
   // that no value in the traffic shows, e.g. a password step before a TOTP step).
   const loginCarriers = xs.filter((x) => carriers.has(x.id) && x.index < first.index);
-  const chain = traceChain({ all, start: [first, ...(detail ? [detail] : []), ...loginCarriers], args, secrets, pagingParam: paging ? { exchange: first.id, param: paging.param } : undefined, constants: diff?.constants, dynamics: diff?.dynamics });
+  const chain = traceChain({
+    all,
+    start: [first, ...(detail ? [detail] : []), ...loginCarriers],
+    args,
+    secrets,
+    pagingParam: paging ? { exchange: first.id, param: paging.param } : undefined,
+    constants: diff?.constants,
+    dynamics: diff?.dynamics,
+  });
   warnings.push(...chain.warnings);
   for (const id of chain.steps.keys()) {
     const x = all.find((y) => y.id === id);
-    for (const p of x?.body?.params ?? []) if (p.fileName !== undefined && p.value === undefined) warnings.push(`file part '${p.name}' (${p.fileName}) of ${x!.method} ${x!.url} is binary and not in the recording: the connector sends the other parts only; add the file by hand`);
+    for (const p of x?.body?.params ?? [])
+      if (p.fileName !== undefined && p.value === undefined)
+        warnings.push(
+          `file part '${p.name}' (${p.fileName}) of ${x!.method} ${x!.url} is binary and not in the recording: the connector sends the other parts only; add the file by hand`,
+        );
   }
   // A request whose body is not in the recording would be replayed empty: say so instead.
   const bodiless = [...chain.steps.keys()].map((id) => all.find((x) => x.id === id)).filter((x) => x?.body?.missing);
   if (bodiless.length) {
-    throw new SynthError(bodiless.map((x) => ({ stage: 'read', exchange: x!.id, message: `${x!.method} ${x!.url} sent a ${x!.body!.mime.split(';')[0]} body that the recording does not hold (browsers record no bytes for form data that carries a file); the connector would post an empty form. Record the upload with a tool that keeps request bodies, or write this step by hand` })));
+    throw new SynthError(
+      bodiless.map((x) => ({
+        stage: 'read',
+        exchange: x!.id,
+        message: `${x!.method} ${x!.url} sent a ${x!.body!.mime.split(';')[0]} body that the recording does not hold (browsers record no bytes for form data that carries a file); the connector would post an empty form. Record the upload with a tool that keeps request bodies, or write this step by hand`,
+      })),
+    );
   }
 
   // Arguments typed but not found in what the plan replays.
@@ -125,7 +173,9 @@ export function synthesize(inp: SynthInput): SynthResult {
     if (chain.usedArgs.has(a.name)) continue;
     const raw = JSON.stringify(inp.recording);
     const anywhere = encodings(a.example).some((e) => raw.toLowerCase().includes(e.form.toLowerCase()));
-    warnings.push(`argument ${a.name} (${JSON.stringify(a.example)}) ${anywhere ? 'appears in the recording but not in any request the connector replays' : 'was typed but appears in no request'}; it is not part of the connector`);
+    warnings.push(
+      `argument ${a.name} (${JSON.stringify(a.example)}) ${anywhere ? 'appears in the recording but not in any request the connector replays' : 'was typed but appears in no request'}; it is not part of the connector`,
+    );
   }
 
   // Split the chain: login sub-chain = secret carriers (login slots) and everything they need.
@@ -149,25 +199,53 @@ export function synthesize(inp: SynthInput): SynthResult {
   const reads = first.method === 'GET' || first.method === 'HEAD';
   const missing = outputMissing(out, first, resultValues);
   const emptyProblems: string[] = [];
-  if (reads && out.kind === 'none') emptyProblems.push(`the target ${first.method} ${first.url} returns no data the connector could extract (only status and URL); a connector returning a status code is a stub`);
-  if (missing.length) emptyProblems.push(`the result rule (${out.why}) does not produce the hinted result value(s) ${missing.map((m) => JSON.stringify(preview(m))).join(', ')} on the recorded response`);
+  if (reads && out.kind === 'none')
+    emptyProblems.push(
+      `the target ${first.method} ${first.url} returns no data the connector could extract (only status and URL); a connector returning a status code is a stub`,
+    );
+  if (missing.length)
+    emptyProblems.push(
+      `the result rule (${out.why}) does not produce the hinted result value(s) ${missing.map((m) => JSON.stringify(preview(m))).join(', ')} on the recorded response`,
+    );
   if (emptyProblems.length && !hints.allow_empty_result) {
-    throw new SynthError(emptyProblems.map((m) => ({ stage: 'output', message: `${m}; give hints.result with values the page shows, record the page that shows them, or set hints.allow_empty_result to publish anyway`, exchange: first.id })));
+    throw new SynthError(
+      emptyProblems.map((m) => ({
+        stage: 'output',
+        message: `${m}; give hints.result with values the page shows, record the page that shows them, or set hints.allow_empty_result to publish anyway`,
+        exchange: first.id,
+      })),
+    );
   }
   for (const m of emptyProblems) warnings.push(`published with hints.allow_empty_result: ${m}`);
   const detailOut = detail ? prefixed(buildOutput([detail], false, resultValues), 'detail_') : null;
-  const targetExtract = new Map<string, Record<string, Extractor>>([[first.id, out.extract], ...(detail && detailOut ? [[detail.id, detailOut.extract] as [string, Record<string, Extractor>]] : [])]);
-  const resultTpl = detailOut ? { ...(isPlainObject(out.result) ? (out.result as object) : { data: out.result }), detail: detailOut.result } : out.result;
+  const targetExtract = new Map<string, Record<string, Extractor>>([
+    [first.id, out.extract],
+    ...(detail && detailOut ? [[detail.id, detailOut.extract] as [string, Record<string, Extractor>]] : []),
+  ]);
+  const resultTpl = detailOut
+    ? { ...(isPlainObject(out.result) ? (out.result as object) : { data: out.result }), detail: detailOut.result }
+    : out.result;
   const outSchema: Schema = detailOut
     ? out.schema.type === 'object' && out.schema.properties && isPlainObject(out.result)
-      ? { ...out.schema, properties: { ...out.schema.properties, detail: detailOut.schema }, required: [...(out.schema.required ?? []), 'detail'] }
+      ? {
+          ...out.schema,
+          properties: { ...out.schema.properties, detail: detailOut.schema },
+          required: [...(out.schema.required ?? []), 'detail'],
+        }
       : { type: 'object', properties: { data: out.schema, detail: detailOut.schema }, required: ['data', 'detail'] }
     : out.schema;
   const origin = new URL(first.url).origin;
   const extractsFor = new Map<string, Record<string, Extractor>>();
   for (const v of chain.vars) {
     const m = extractsFor.get(v.producer) ?? {};
-    m[v.name] = { ...v.extractor, note: `traced: ${v.how}`, provenance: { entries: [v.producer.replace(/~final$/, '')], reason: `the recorded value was sent later; found in this response (${v.how})` } };
+    m[v.name] = {
+      ...v.extractor,
+      note: `traced: ${v.how}`,
+      provenance: {
+        entries: [v.producer.replace(/~final$/, '')],
+        reason: `the recorded value was sent later; found in this response (${v.how})`,
+      },
+    };
     extractsFor.set(v.producer, m);
   }
   const provenanceBase = { ...(inp.source ?? {}) };
@@ -175,7 +253,13 @@ export function synthesize(inp: SynthInput): SynthResult {
   const mkStep = (id: string, role: string): HttpStep => {
     const x = byId.get(id)!;
     const path = new URL(x.url).pathname;
-    let sid = `${x.method.toLowerCase()}_${path.split('/').filter(Boolean).filter((s) => !/\d/.test(s)).join('_') || 'root'}`.replace(/[^\w-]/g, '_');
+    let sid = `${x.method.toLowerCase()}_${
+      path
+        .split('/')
+        .filter(Boolean)
+        .filter((s) => !/\d/.test(s))
+        .join('_') || 'root'
+    }`.replace(/[^\w-]/g, '_');
     for (let i = 2; stepIds.has(sid); i++) sid = `${sid.replace(/_\d+$/, '')}_${i}`;
     stepIds.add(sid);
     const isTarget = id === first.id;
@@ -187,27 +271,71 @@ export function synthesize(inp: SynthInput): SynthResult {
       baseOrigin: origin,
       extract,
       note: reasons.join('; '),
-      provenance: { ...provenanceBase, entries: [x.id.replace(/~final$/, ''), ...x.hops], reason: isTarget ? best!.reasons.join('; ') : reasons.join('; '), ...(isTarget ? { confidence: Math.min(1, Math.max(0.1, best!.score / 15)) } : {}) },
+      provenance: {
+        ...provenanceBase,
+        entries: [x.id.replace(/~final$/, ''), ...x.hops],
+        reason: isTarget ? best!.reasons.join('; ') : reasons.join('; '),
+        ...(isTarget ? { confidence: Math.min(1, Math.max(0.1, best!.score / 15)) } : {}),
+      },
     });
     if (isTarget && paging) {
       step.paginate =
         paging.mode === 'page'
-          ? { mode: 'page', param: paging.param, start: paging.start, stop_when_empty: 'items', max_pages: 50, note: `the recording shows ${paging.param} counting up over ${samples.length} calls` }
-          : { mode: 'cursor', param: paging.param, next: { from: 'json', path: '$' + paging.nextPath.map((p) => (typeof p === 'number' ? `[${p}]` : `.${p}`)).join(''), required: false }, stop_when_empty: 'items', max_pages: 50, note: `the recording passes ${paging.param} from the previous response` };
+          ? {
+              mode: 'page',
+              param: paging.param,
+              start: paging.start,
+              stop_when_empty: 'items',
+              max_pages: 50,
+              note: `the recording shows ${paging.param} counting up over ${samples.length} calls`,
+            }
+          : {
+              mode: 'cursor',
+              param: paging.param,
+              next: {
+                from: 'json',
+                path: `$${paging.nextPath.map((p) => (typeof p === 'number' ? `[${p}]` : `.${p}`)).join('')}`,
+                required: false,
+              },
+              stop_when_empty: 'items',
+              max_pages: 50,
+              note: `the recording passes ${paging.param} from the previous response`,
+            };
       const hasMore = JSON.parse(first.text ?? '{}')?.has_more;
       if (typeof hasMore === 'boolean') {
-        step.extract = { ...step.extract, has_more: { from: 'json', path: '$.has_more', type: 'boolean', required: false, default: false } };
+        step.extract = {
+          ...step.extract,
+          has_more: { from: 'json', path: '$.has_more', type: 'boolean', required: false, default: false },
+        };
         step.paginate.stop_when_false = 'has_more';
       }
     }
     return step;
   };
   const loginSteps = chainIds.filter((id) => loginIds.has(id)).map((id) => mkStep(id, 'login sub-chain'));
-  const steps = chainIds.filter((id) => !loginIds.has(id)).map((id) => mkStep(id, id === first.id ? 'target' : id === detail?.id ? 'detail target: follows an id from the list' : 'produces values for later steps'));
-  const markers = [...new Set(chainIds.filter((id) => loginIds.has(id)).flatMap((id) => (isHtml(byId.get(id)!) && byId.get(id)!.text ? loginPageMarkers(byId.get(id)!.text!) : [])))];
+  const steps = chainIds
+    .filter((id) => !loginIds.has(id))
+    .map((id) =>
+      mkStep(
+        id,
+        id === first.id ? 'target' : id === detail?.id ? 'detail target: follows an id from the list' : 'produces values for later steps',
+      ),
+    );
+  const markers = [
+    ...new Set(
+      chainIds
+        .filter((id) => loginIds.has(id))
+        .flatMap((id) => (isHtml(byId.get(id)!) && byId.get(id)!.text ? loginPageMarkers(byId.get(id)!.text!) : [])),
+    ),
+  ];
   // What each stage decided and why, so a user can see why the connector returns what it returns.
   const decisions: Record<string, unknown> = {
-    target: { request: `${first.method} ${first.url}`, reasons: best.reasons, ...(paging ? { pagination: paging.mode } : {}), ...(detail ? { detail: `${detail.method} ${detail.url}` } : {}) },
+    target: {
+      request: `${first.method} ${first.url}`,
+      reasons: best.reasons,
+      ...(paging ? { pagination: paging.mode } : {}),
+      ...(detail ? { detail: `${detail.method} ${detail.url}` } : {}),
+    },
     arguments: args.filter((a) => chain.usedArgs.has(a.name)).map((a) => ({ name: a.name, example: a.example })),
     result: { kind: out.kind, rule: out.why, ...(out.considered?.length ? { considered: out.considered } : {}) },
     login: chainIds.filter((id) => loginIds.has(id)).map((id) => `${byId.get(id)!.method} ${byId.get(id)!.url}`),
@@ -222,11 +350,29 @@ export function synthesize(inp: SynthInput): SynthResult {
       ...provenanceBase,
       ...(hints.notes ? { hints: hints.notes } : {}),
       decisions,
-      notes: [`target: ${best.exchange.method} ${best.exchange.url} (${out.why})`, ...(out.considered?.length ? [`result rules considered (score: rule): ${out.considered.join(' | ')}`] : []), ...warnings].join('\n'),
+      notes: [
+        `target: ${best.exchange.method} ${best.exchange.url} (${out.why})`,
+        ...(out.considered?.length ? [`result rules considered (score: rule): ${out.considered.join(' | ')}`] : []),
+        ...warnings,
+      ].join('\n'),
     },
     base_url: origin,
-    ...(loginSlot && loginSteps.length ? { login: { slot: loginSlot.name, steps: loginSteps, note: 'requests that carry the login secret, and the requests they take values and cookies from' } } : {}),
-    ...(markers.length ? { detect: { login_page: markers.map((css) => ({ css, note: 'a sign-in form of the login chain: seeing it later means the session ended' })) } } : {}),
+    ...(loginSlot && loginSteps.length
+      ? {
+          login: {
+            slot: loginSlot.name,
+            steps: loginSteps,
+            note: 'requests that carry the login secret, and the requests they take values and cookies from',
+          },
+        }
+      : {}),
+    ...(markers.length
+      ? {
+          detect: {
+            login_page: markers.map((css) => ({ css, note: 'a sign-in form of the login chain: seeing it later means the session ended' })),
+          },
+        }
+      : {}),
     steps,
     result: resultTpl,
   };
@@ -238,15 +384,25 @@ export function synthesize(inp: SynthInput): SynthResult {
   let slotsUsed = chain.usedSecrets;
   let browserUnavailable: string | undefined;
   const wantBrowser = !!(inp.forceBrowser || hints.prefer_browser);
-  decisions.engine = { engine: 'http', why: 'every value the requests need is traced or given, and no browser was asked for (hints.prefer_browser)' };
+  decisions.engine = {
+    engine: 'http',
+    why: 'every value the requests need is traced or given, and no browser was asked for (hints.prefer_browser)',
+  };
   if (chain.problems.length || wantBrowser) {
-    const why = chain.problems.length ? `HTTP replay can't work: ${chain.problems[0].message}` : hints.prefer_browser ? 'hints.prefer_browser is set' : (inp.browserReason ?? 'a browser connector was asked for');
+    const why = chain.problems.length
+      ? `HTTP replay can't work: ${chain.problems[0].message}`
+      : hints.prefer_browser
+        ? 'hints.prefer_browser is set'
+        : (inp.browserReason ?? 'a browser connector was asked for');
     // A page flow replays the action log in the browser engine; a result that came from the page's
     // own background JSON request is captured from inside the page by a browser script.
     const data = [...outputValues(out, first), ...(detail && detailOut ? outputValues(detailOut, detail) : [])];
     // A page with no data (a form that only confirms): the browser knows no status code, only the URL it landed on.
     const bare = out.kind === 'none' && !detail;
-    const points = [{ exchange: first, extract: bare ? { url: { from: 'url' as const, note: 'the page the flow ended on' } } : out.extract }, ...(detail && detailOut ? [{ exchange: detail, extract: detailOut.extract }] : [])];
+    const points = [
+      { exchange: first, extract: bare ? { url: { from: 'url' as const, note: 'the page the flow ended on' } } : out.extract },
+      ...(detail && detailOut ? [{ exchange: detail, extract: detailOut.extract }] : []),
+    ];
     const plan = buildBrowserPlan({ rec, points, result: bare ? { url: '{{vars.url}}' } : resultTpl, args, secrets, data, meta: def.meta });
     // (The script reads the captured response as JSON: never for a page or a download.)
     const script = plan.ok || out.kind !== 'json' ? null : browserFallback(def, out, first, all, warnings, rec.actions);
@@ -254,18 +410,41 @@ export function synthesize(inp: SynthInput): SynthResult {
       [definition, fallback, usedArgs, slotsUsed] = [plan.definition, 'browser', plan.usedArgs, plan.usedSlots];
       if (bare) outputSchema = { type: 'object', properties: { url: { type: 'string' } }, required: ['url'] };
       decisions.arguments = args.filter((a) => usedArgs.has(a.name)).map((a) => ({ name: a.name, example: a.example }));
-      decisions.login = (plan.definition.login?.steps ?? []).flatMap((st) => (st.action === 'type' || st.action === 'click' || st.action === 'navigate' ? [`${st.action} ${'selector' in st ? st.selector : st.url}`] : []));
-      decisions.engine = { engine: 'browser', why, plan: `replays the action log in a browser (${plan.steps} steps) and extracts from the page's DOM with the rule above` };
+      decisions.login = (plan.definition.login?.steps ?? []).flatMap((st) =>
+        st.action === 'type' || st.action === 'click' || st.action === 'navigate'
+          ? [`${st.action} ${'selector' in st ? st.selector : st.url}`]
+          : [],
+      );
+      decisions.engine = {
+        engine: 'browser',
+        why,
+        plan: `replays the action log in a browser (${plan.steps} steps) and extracts from the page's DOM with the rule above`,
+      };
     } else if (script) {
       [definition, fallback] = [script, 'browser'];
-      decisions.engine = { engine: 'script', why, plan: `the result comes from the page's background request: a browser script fills the page's form and captures that response (no browser-engine plan: ${plan.reason})` };
+      decisions.engine = {
+        engine: 'script',
+        why,
+        plan: `the result comes from the page's background request: a browser script fills the page's form and captures that response (no browser-engine plan: ${plan.reason})`,
+      };
     } else {
       browserUnavailable = plan.reason;
-      if (wantBrowser) throw new SynthError([{ stage: 'browser', exchange: first.id, message: `${why}, but no browser connector can be built: ${plan.reason}${hints.prefer_browser ? '; without prefer_browser the connector would use HTTP' : ''}` }]);
+      if (wantBrowser)
+        throw new SynthError([
+          {
+            stage: 'browser',
+            exchange: first.id,
+            message: `${why}, but no browser connector can be built: ${plan.reason}${hints.prefer_browser ? '; without prefer_browser the connector would use HTTP' : ''}`,
+          },
+        ]);
     }
   } else if (out.kind === 'download' && !detail) {
     const f = downloadFallback(def, out, chain, byId, warnings, first.text);
-    decisions.engine = { engine: 'script', why: `the target is a download (${out.why})`, plan: 'the http plan run by a script that saves the body as a run output file' };
+    decisions.engine = {
+      engine: 'script',
+      why: `the target is a download (${out.why})`,
+      plan: 'the http plan run by a script that saves the body as a run output file',
+    };
     [definition, outputSchema, fallback] = [f.definition, f.schema, 'download-script'];
   }
   const usedSlots = secrets.slots.filter((s) => slotsUsed.has(s.name));
@@ -275,10 +454,17 @@ export function synthesize(inp: SynthInput): SynthResult {
     const hinted = hints.arguments?.[a.name];
     const t = typeOf(hinted !== undefined ? hinted : a.example);
     const where = [...chain.steps.values()].flat().find((r) => r.res.kind === 'template' && r.res.args.includes(a.name))?.slot;
-    input_schema.properties[a.name] = { ...t, examples: [t.type === 'integer' || t.type === 'number' ? Number(a.example) : t.type === 'boolean' ? a.example === 'true' : a.example], description: advisor.describeArgument(a.name, { field: where?.key ?? a.name, example: a.example, where: where?.where ?? 'request' }) };
+    input_schema.properties[a.name] = {
+      ...t,
+      examples: [t.type === 'integer' || t.type === 'number' ? Number(a.example) : t.type === 'boolean' ? a.example === 'true' : a.example],
+      description: advisor.describeArgument(a.name, { field: where?.key ?? a.name, example: a.example, where: where?.where ?? 'request' }),
+    };
     input_schema.required.push(a.name);
   }
-  const computed = chain.problems.map((p) => ({ exchange: p.exchange, message: p.message + (browserUnavailable ? `; no browser connector either: ${browserUnavailable}` : '') }));
+  const computed = chain.problems.map((p) => ({
+    exchange: p.exchange,
+    message: p.message + (browserUnavailable ? `; no browser connector either: ${browserUnavailable}` : ''),
+  }));
   // Replaying changes the site when a target (not a login or producer step) is not a read.
   const sideEffects = [first, ...(detail ? [detail] : [])].some((x) => x.method !== 'GET' && x.method !== 'HEAD');
   const result: SynthResult = {
@@ -287,7 +473,12 @@ export function synthesize(inp: SynthInput): SynthResult {
     output_schema: outputSchema,
     required_secrets: usedSlots,
     report: {
-      targets: samples.map((s) => ({ id: s.id, url: s.url, score: cands.find((c) => c.exchange.id === s.id)?.score ?? best!.score, reasons: cands.find((c) => c.exchange.id === s.id)?.reasons ?? best!.reasons })),
+      targets: samples.map((s) => ({
+        id: s.id,
+        url: s.url,
+        score: cands.find((c) => c.exchange.id === s.id)?.score ?? best!.score,
+        reasons: cands.find((c) => c.exchange.id === s.id)?.reasons ?? best!.reasons,
+      })),
       candidates: cands.slice(0, 8).map((c) => ({ id: c.exchange.id, url: c.exchange.url, score: c.score })),
       dropped: noise.dropped.length,
       warnings,
@@ -301,10 +492,15 @@ export function synthesize(inp: SynthInput): SynthResult {
     },
   };
   const typedLogins = secrets.typedLogins();
-  inp.onRecordedSecrets?.(Object.fromEntries(Object.entries(typedLogins).map(([k, v]) => [k, { type: 'login' as const, ...v, totp_secret: null }])));
+  inp.onRecordedSecrets?.(
+    Object.fromEntries(Object.entries(typedLogins).map(([k, v]) => [k, { type: 'login' as const, ...v, totp_secret: null }])),
+  );
   assertNoSecrets(result, allNeedles(secrets, all));
   const problems = validateDefinition(definition, { inputSchema: input_schema, requiredSecrets: usedSlots }, ['definition']);
-  if (problems.length) throw new SynthError(problems.map((p) => ({ stage: 'emit', message: `internal: emitted definition invalid at ${p.loc.join('.')}: ${p.msg}` })));
+  if (problems.length)
+    throw new SynthError(
+      problems.map((p) => ({ stage: 'emit', message: `internal: emitted definition invalid at ${p.loc.join('.')}: ${p.msg}` })),
+    );
   return result;
 }
 
@@ -312,5 +508,8 @@ export function synthesize(inp: SynthInput): SynthResult {
 function assertNoSecrets(r: SynthResult, needles: string[]) {
   const text = JSON.stringify(r);
   const leaked = needles.filter((n) => n.length >= 4 && text.includes(n));
-  if (leaked.length) throw new SynthError([{ stage: 'secrets', message: `a secret value would appear in the connector (${leaked.length} occurrence(s)); refusing to publish` }]);
+  if (leaked.length)
+    throw new SynthError([
+      { stage: 'secrets', message: `a secret value would appear in the connector (${leaked.length} occurrence(s)); refusing to publish` },
+    ]);
 }

@@ -1,7 +1,7 @@
 // Multipart bodies as HAR files carry them: Playwright's recordHar (and DevTools for FormData)
 // store the raw text with an empty `params` list, so the parts are read back here by the
 // boundary named in the content type. File parts keep their filename and content type.
-import type { HarPostParam } from '../browser/recording/types.js';
+import type { HarPostParam } from '../formats/recording/types.js';
 
 /** The boundary of a multipart content type, or null. */
 export function boundaryOf(contentType: string): string | null {

@@ -3,11 +3,26 @@
 // documents stay (they hold CSRF tokens and ids) even when they will not be targets.
 import type { Exchange } from './types.js';
 
-const ASSET_TYPES = new Set(['image', 'font', 'media', 'stylesheet', 'script', 'manifest', 'texttrack', 'ping', 'cspviolationreport', 'preflight', 'websocket', 'eventsource']);
+const ASSET_TYPES = new Set([
+  'image',
+  'font',
+  'media',
+  'stylesheet',
+  'script',
+  'manifest',
+  'texttrack',
+  'ping',
+  'cspviolationreport',
+  'preflight',
+  'websocket',
+  'eventsource',
+]);
 const ASSET_EXT = /\.(png|jpe?g|gif|webp|avif|svg|ico|bmp|woff2?|ttf|otf|eot|mp4|webm|mp3|ogg|wav|css|js|mjs|map)(\?|$)/i;
 const ASSET_MIME = /^(image|font|audio|video)\/|^text\/css|javascript|application\/wasm/;
-const TRACKER_HOST = /(^|\.)(google-analytics|googletagmanager|doubleclick|googlesyndication|facebook\.net|segment\.(io|com)|mixpanel|hotjar|sentry\.io|newrelic|nr-data|datadoghq|amplitude|fullstory|clarity\.ms|intercom|hubspot|optimizely|adservice|scorecardresearch|bat\.bing)\./i;
-const TRACKER_PATH = /\/(collect|analytics|telemetry|beacon|track(ing)?|pixel|metrics|rum|log-event|events?)(\/|\?|$)|\/__(webpack|vite)|\/favicon\.ico/i;
+const TRACKER_HOST =
+  /(^|\.)(google-analytics|googletagmanager|doubleclick|googlesyndication|facebook\.net|segment\.(io|com)|mixpanel|hotjar|sentry\.io|newrelic|nr-data|datadoghq|amplitude|fullstory|clarity\.ms|intercom|hubspot|optimizely|adservice|scorecardresearch|bat\.bing)\./i;
+const TRACKER_PATH =
+  /\/(collect|analytics|telemetry|beacon|track(ing)?|pixel|metrics|rum|log-event|events?)(\/|\?|$)|\/__(webpack|vite)|\/favicon\.ico/i;
 
 export interface NoiseResult {
   kept: Exchange[];

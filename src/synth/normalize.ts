@@ -1,6 +1,6 @@
 // Stage 0: read a HAR (ours or anyone's) into Exchanges. Redirect hops are folded into the request
 // that started them: an engine following redirects sees exactly that (request, final response).
-import type { Action, Har, HarEntry } from '../browser/recording/types.js';
+import type { Action, Har, HarEntry } from '../formats/recording/types.js';
 import { parseMultipart } from './multipart.js';
 import type { Exchange, Recording } from './types.js';
 
@@ -68,12 +68,25 @@ export function foldRedirects(all: Exchange[]): Exchange[] {
     const merged: Exchange = { ...x };
     while (cur.status >= 300 && cur.status < 400 && cur.redirectURL) {
       const target = new URL(cur.redirectURL, cur.url).href;
-      const next = all.find((y) => y.index > cur.index && !consumed.has(y.id) && y.id !== x.id && (y.redirectedFrom ? y.redirectedFrom === cur.id : y.url === target));
+      const next = all.find(
+        (y) =>
+          y.index > cur.index &&
+          !consumed.has(y.id) &&
+          y.id !== x.id &&
+          (y.redirectedFrom ? y.redirectedFrom === cur.id : y.url === target),
+      );
       if (!next) break;
       consumed.add(next.id);
       merged.hops.push(next.id);
       merged.setCookies = [...merged.setCookies, ...next.setCookies];
-      Object.assign(merged, { status: next.status, resHeaders: next.resHeaders, mime: next.mime, text: next.text, finalUrl: next.url, redirectURL: next.redirectURL });
+      Object.assign(merged, {
+        status: next.status,
+        resHeaders: next.resHeaders,
+        mime: next.mime,
+        text: next.text,
+        finalUrl: next.url,
+        redirectURL: next.redirectURL,
+      });
       cur = next;
     }
     if (merged.hops.length) merged.redirectURL = cur.redirectURL;

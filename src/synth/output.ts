@@ -2,8 +2,8 @@
 // collects, or the subtree holding the example result values from hints; HTML targets: CSS
 // extraction of a detail block or a list of records; downloads: the body text with its type.
 // The output schema is inferred from every recorded sample of the target endpoint.
-import type { Extractor, JsonTemplate } from '../runtime/definition/types.js';
-import { extractValue, View } from '../runtime/engines/extract.js';
+import type { Extractor, JsonTemplate } from '../formats/definition/types.js';
+import { extractValue, View } from '../runtime/worker/engines/extract.js';
 import { extractHtml } from './html-extract.js';
 import { isHtml, isJson, resHeader } from './normalize.js';
 import { inferMerged, inferSchema, type Schema } from './schema-infer.js';
@@ -23,14 +23,16 @@ export interface Output {
   considered?: string[];
 }
 
-const jp = (path: (string | number)[]) => '$' + path.map((p) => (typeof p === 'number' ? `[${p}]` : /^[A-Za-z_$][\w$]*$/.test(p) ? `.${p}` : `[${JSON.stringify(p)}]`)).join('');
+const jp = (path: (string | number)[]) =>
+  `$${path.map((p) => (typeof p === 'number' ? `[${p}]` : /^[A-Za-z_$][\w$]*$/.test(p) ? `.${p}` : `[${JSON.stringify(p)}]`)).join('')}`;
 
 /** Path of the largest array of objects in a JSON value (the records), or null. */
 function recordsPath(v: unknown, at: (string | number)[] = []): { path: (string | number)[]; size: number } | null {
   let best: { path: (string | number)[]; size: number } | null = null;
   const visit = (x: unknown, p: (string | number)[]) => {
     if (Array.isArray(x)) {
-      if (x.length && x.every((e) => e && typeof e === 'object' && !Array.isArray(e)) && (!best || x.length > best.size)) best = { path: p, size: x.length };
+      if (x.length && x.every((e) => e && typeof e === 'object' && !Array.isArray(e)) && (!best || x.length > best.size))
+        best = { path: p, size: x.length };
       x.forEach((e, i) => visit(e, [...p, i]));
     } else if (x && typeof x === 'object') for (const [k, e] of Object.entries(x)) visit(e, [...p, k]);
   };
@@ -42,7 +44,9 @@ function recordsPath(v: unknown, at: (string | number)[] = []): { path: (string 
 function projection(body: unknown, hints: string[]): (string | number | '*')[] | null {
   if (!hints.length) return null;
   const leaves = jsonLeaves(body);
-  const paths = hints.map((h) => leaves.find((l) => String(l.value).toLowerCase() === h.toLowerCase())?.path).filter((p): p is (string | number)[] => !!p);
+  const paths = hints
+    .map((h) => leaves.find((l) => String(l.value).toLowerCase() === h.toLowerCase())?.path)
+    .filter((p): p is (string | number)[] => !!p);
   if (!paths.length) return null;
   const common: (string | number)[] = [];
   for (let i = 0; paths.every((p) => i < p.length - 1 && p[i] === paths[0][i]); i++) common.push(paths[0][i]);
@@ -61,7 +65,7 @@ export function buildOutput(samples: Exchange[], paging: boolean, resultHints: s
     const proj = projection(bodies[0], resultHints);
     const rec = recordsPath(bodies[0]);
     if (paging || (proj && proj.at(-1) === '*')) {
-      const base = proj && proj.at(-1) === '*' ? (proj.slice(0, -1) as (string | number)[]) : rec?.path ?? [];
+      const base = proj && proj.at(-1) === '*' ? (proj.slice(0, -1) as (string | number)[]) : (rec?.path ?? []);
       const items = bodies.flatMap((b) => (dig(b, base) as unknown[]) ?? []);
       return {
         extract: { items: { from: 'json', path: `${jp(base)}[*]`, all: true, required: false, note: 'records of every page' } },
@@ -76,7 +80,9 @@ export function buildOutput(samples: Exchange[], paging: boolean, resultHints: s
     const schema = inferMerged(sub);
     const isObj = schema.type === 'object';
     return {
-      extract: { data: { from: 'json', path: jp(path), note: 'the response body' + (path.length ? ' subtree holding the hinted values' : '') } },
+      extract: {
+        data: { from: 'json', path: jp(path), note: `the response body${path.length ? ' subtree holding the hinted values' : ''}` },
+      },
       result: isObj ? '{{vars.data}}' : { data: '{{vars.data}}' },
       schema: isObj ? schema : { type: 'object', properties: { data: schema }, required: ['data'] },
       kind: 'json',
@@ -89,7 +95,11 @@ export function buildOutput(samples: Exchange[], paging: boolean, resultHints: s
     return {
       extract: { content: { from: 'body', note: 'the downloaded document' } },
       result: { filename: name, content_type: ct.split(';')[0], content: '{{vars.content}}' },
-      schema: { type: 'object', properties: { filename: { type: 'string' }, content_type: { type: 'string' }, content: { type: 'string' } }, required: ['filename', 'content_type', 'content'] },
+      schema: {
+        type: 'object',
+        properties: { filename: { type: 'string' }, content_type: { type: 'string' }, content: { type: 'string' } },
+        required: ['filename', 'content_type', 'content'],
+      },
       kind: 'download',
       why: `download ${name} (${ct})`,
     };
@@ -99,13 +109,20 @@ export function buildOutput(samples: Exchange[], paging: boolean, resultHints: s
     if (h) {
       const ex: Extractor = { ...h.extractor, note: h.why };
       const extra = { missing: h.missing, considered: h.considered };
-      if (h.kind === 'detail') return { extract: { record: ex }, result: '{{vars.record}}', schema: h.schema, why: h.why, kind: 'html', ...extra };
+      if (h.kind === 'detail')
+        return { extract: { record: ex }, result: '{{vars.record}}', schema: h.schema, why: h.why, kind: 'html', ...extra };
       // A next-page link is returned with the records (links as fields): the caller can follow it.
-      const next: Record<string, Extractor> = h.next ? { next_page_url: { from: 'css', selector: h.next, attr: 'href', required: false, note: 'link to the next page of results' } } : {};
+      const next: Record<string, Extractor> = h.next
+        ? { next_page_url: { from: 'css', selector: h.next, attr: 'href', required: false, note: 'link to the next page of results' } }
+        : {};
       return {
         extract: { items: ex, ...next },
         result: { items: '{{vars.items}}', ...(h.next ? { next_page_url: '{{vars.next_page_url}}' } : {}) },
-        schema: { type: 'object', properties: { items: h.schema, ...(h.next ? { next_page_url: { type: ['string', 'null'] } as Schema } : {}) }, required: ['items'] },
+        schema: {
+          type: 'object',
+          properties: { items: h.schema, ...(h.next ? { next_page_url: { type: ['string', 'null'] } as Schema } : {}) },
+          required: ['items'],
+        },
         why: h.why,
         kind: 'html',
         ...extra,
@@ -136,9 +153,21 @@ export function outputMissing(out: Output, t: Exchange, hints: string[]): string
 
 /** Every non-empty leaf the output's extractors produce on the recorded response (lower case). */
 export function outputValues(out: Output, t: Exchange): string[] {
-  const view = new View({ url: t.finalUrl, status: t.status, text: t.text ?? '', headers: Object.fromEntries(t.resHeaders.map((h) => [h.name.toLowerCase(), h.value])) });
+  const view = new View({
+    url: t.finalUrl,
+    status: t.status,
+    text: t.text ?? '',
+    headers: Object.fromEntries(t.resHeaders.map((h) => [h.name.toLowerCase(), h.value])),
+  });
   const values: string[] = [];
-  const flat = (v: unknown): void => (v === null || v === undefined ? undefined : Array.isArray(v) ? v.forEach(flat) : typeof v === 'object' ? Object.values(v as object).forEach(flat) : void values.push(String(v).toLowerCase()));
+  const flat = (v: unknown): void =>
+    v === null || v === undefined
+      ? undefined
+      : Array.isArray(v)
+        ? v.forEach(flat)
+        : typeof v === 'object'
+          ? Object.values(v as object).forEach(flat)
+          : void values.push(String(v).toLowerCase());
   for (const [k, x] of Object.entries(out.extract)) {
     if (x.from === 'status' || x.from === 'url') continue;
     try {

@@ -2,7 +2,7 @@
 // extractor that reads it again on replay: cookie jar / cookie, JSON leaf, response header, HTML
 // hidden input, meta tag, element attribute or text, and a bounded regex as the last resort.
 import * as cheerio from 'cheerio';
-import type { Extractor } from '../runtime/definition/types.js';
+import type { Extractor } from '../formats/definition/types.js';
 import { isHtml, isJson } from './normalize.js';
 import { jsonLeaves, parseJson } from './slots.js';
 import type { Exchange } from './types.js';
@@ -39,7 +39,7 @@ export function escapedForms(value: string): { form: string; decode: NonNullable
 const cssq = (s: string) => JSON.stringify(s);
 
 function jsonPathOf(path: (string | number)[]): string {
-  return '$' + path.map((p) => (typeof p === 'number' ? `[${p}]` : /^[A-Za-z_$][\w$]*$/.test(p) ? `.${p}` : `[${JSON.stringify(p)}]`)).join('');
+  return `$${path.map((p) => (typeof p === 'number' ? `[${p}]` : /^[A-Za-z_$][\w$]*$/.test(p) ? `.${p}` : `[${JSON.stringify(p)}]`)).join('')}`;
 }
 
 /** Exact occurrences in `x`'s response. `strongOnly`: only id-like evidence (for short values). */
@@ -51,12 +51,24 @@ export function findIn(x: Exchange, value: string, opts: { strongOnly?: boolean;
   if (ce) return { extractor: { from: 'cookie', name: ce.name }, rank: 1, how: `Set-Cookie ${ce.name} (URL-encoded)`, decode: 'urldecode' };
   if (isJson(x)) {
     const leaves = jsonLeaves(parseJson(x.text));
-    const hit = leaves.find((l) => l.value !== null && typeof l.value !== 'object' && String(l.value) === value && (!opts.strongOnly || /id$/i.test(String(l.path.at(-1)))));
-    if (hit) return { extractor: { from: 'json', path: jsonPathOf(hit.path), ...(typeof hit.value === 'number' ? { type: 'json' as const } : {}) }, rank: 0, how: `JSON ${jsonPathOf(hit.path)}` };
+    const hit = leaves.find(
+      (l) =>
+        l.value !== null &&
+        typeof l.value !== 'object' &&
+        String(l.value) === value &&
+        (!opts.strongOnly || /id$/i.test(String(l.path.at(-1)))),
+    );
+    if (hit)
+      return {
+        extractor: { from: 'json', path: jsonPathOf(hit.path), ...(typeof hit.value === 'number' ? { type: 'json' as const } : {}) },
+        rank: 0,
+        how: `JSON ${jsonPathOf(hit.path)}`,
+      };
   }
   if (!opts.strongOnly) {
     for (const h of x.resHeaders) {
-      if (!/^(set-cookie|date|etag|last-modified|content-length|expires)$/i.test(h.name) && h.value === value) return { extractor: { from: 'header', name: h.name.toLowerCase() }, rank: 2, how: `header ${h.name}` };
+      if (!/^(set-cookie|date|etag|last-modified|content-length|expires)$/i.test(h.name) && h.value === value)
+        return { extractor: { from: 'header', name: h.name.toLowerCase() }, rank: 2, how: `header ${h.name}` };
     }
   }
   if (isHtml(x) && x.text) return findInHtml(x.text, value, opts);
@@ -70,7 +82,13 @@ function findInText(text: string, value: string): Found | null {
   if (re) return { extractor: { from: 'regex', pattern: re.pattern }, rank: 3, how: `regex after ${JSON.stringify(re.before)}` };
   for (const e of escapedForms(value)) {
     const r = regexFor(text, e.form, true);
-    if (r) return { extractor: { from: 'regex', pattern: r.pattern }, rank: 3, how: `regex after ${JSON.stringify(r.before)} (escaped, decoded on use)`, decode: e.decode };
+    if (r)
+      return {
+        extractor: { from: 'regex', pattern: r.pattern },
+        rank: 3,
+        how: `regex after ${JSON.stringify(r.before)} (escaped, decoded on use)`,
+        decode: e.decode,
+      };
   }
   return null;
 }
@@ -98,15 +116,24 @@ function uniqueSelector($: cheerio.CheerioAPI, el: cheerio.Cheerio<any>): string
 function findInHtml(html: string, value: string, opts: { strongOnly?: boolean; consumerPath?: string }): Found | null {
   const $ = cheerio.load(html);
   if (!opts.strongOnly) {
-    const input = $('input').filter((_, e) => $(e).attr('value') === value).first();
+    const input = $('input')
+      .filter((_, e) => $(e).attr('value') === value)
+      .first();
     if (input.length) {
       const sel = uniqueSelector($, input);
       if (sel) return { extractor: { from: 'css', selector: sel, attr: 'value' }, rank: 1, how: `HTML input ${sel}` };
     }
-    const meta = $('meta').filter((_, e) => $(e).attr('content') === value).first();
+    const meta = $('meta')
+      .filter((_, e) => $(e).attr('content') === value)
+      .first();
     if (meta.length) {
       const n = meta.attr('name') ?? meta.attr('property');
-      if (n) return { extractor: { from: 'css', selector: `meta[${meta.attr('name') ? 'name' : 'property'}=${cssq(n)}]`, attr: 'content' }, rank: 1, how: `HTML meta ${n}` };
+      if (n)
+        return {
+          extractor: { from: 'css', selector: `meta[${meta.attr('name') ? 'name' : 'property'}=${cssq(n)}]`, attr: 'content' },
+          rank: 1,
+          how: `HTML meta ${n}`,
+        };
     }
   }
   // An attribute holding exactly the value, on the first element of its kind (ids in lists).

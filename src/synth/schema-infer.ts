@@ -50,9 +50,11 @@ export function mergeSchemas(a: Schema, b: Schema): Schema {
       const aObj = ta.includes('object');
       const bObj = tb.includes('object');
       const props: Record<string, Schema> = {};
-      for (const k of new Set([...Object.keys(pa), ...Object.keys(pb)])) props[k] = pa[k] && pb[k] ? mergeSchemas(pa[k], pb[k]) : (pa[k] ?? pb[k]);
+      for (const k of new Set([...Object.keys(pa), ...Object.keys(pb)]))
+        props[k] = pa[k] && pb[k] ? mergeSchemas(pa[k], pb[k]) : (pa[k] ?? pb[k]);
       out.properties = props;
-      const req = aObj && bObj ? (a.required ?? []).filter((k: string) => (b.required ?? []).includes(k)) : (aObj ? a.required : b.required) ?? [];
+      const req =
+        aObj && bObj ? (a.required ?? []).filter((k: string) => (b.required ?? []).includes(k)) : ((aObj ? a.required : b.required) ?? []);
       out.required = req;
     } else if (nonNull[0] === 'array') {
       const ia = a.items;

@@ -2,7 +2,7 @@
 // - downloads: run the http plan with ctx.http and save the body as a run output file;
 // - values computed in page JS: log in and submit the page's own form in a browser, capture the
 //   response of the target request from inside the page, and return it.
-import type { HttpDefinition, HttpStep, ScriptDefinition } from '../runtime/definition/types.js';
+import type { HttpDefinition, HttpStep, ScriptDefinition } from '../formats/definition/types.js';
 import { CSV_OPTIONS, csvParserSource } from './csv.js';
 import { SCRIPT_RUNTIME } from './script-runtime.js';
 
@@ -11,13 +11,24 @@ const header = (plan: unknown, what: string) =>
 
 /** Plain http plan minus annotations (the script ignores them). */
 function bare(steps: HttpStep[]): HttpStep[] {
-  return steps.map(({ note: _n, provenance: _p, ...s }) => ({ ...s, extract: s.extract ? Object.fromEntries(Object.entries(s.extract).map(([k, { note: _x, ...e }]) => [k, e])) : undefined }) as HttpStep);
+  return steps.map(
+    ({ note: _n, provenance: _p, ...s }) =>
+      ({
+        ...s,
+        extract: s.extract ? Object.fromEntries(Object.entries(s.extract).map(([k, { note: _x, ...e }]) => [k, e])) : undefined,
+      }) as HttpStep,
+  );
 }
 
-export function downloadScript(def: HttpDefinition, file: { filename: string; contentType: string; extract: string; csv?: boolean }): ScriptDefinition {
+export function downloadScript(
+  def: HttpDefinition,
+  file: { filename: string; contentType: string; extract: string; csv?: boolean },
+): ScriptDefinition {
   const plan = { base_url: def.base_url, steps: bare([...(def.login?.steps ?? []), ...def.steps]), file };
   // A CSV export also returns its rows, parsed by csv-parse's own build carried in the script.
-  const csv = file.csv ? `\n// csv-parse (MIT), its self-contained sync build\n${csvParserSource()}\nconst CSV_OPTIONS = ${JSON.stringify(CSV_OPTIONS)};\n` : '';
+  const csv = file.csv
+    ? `\n// csv-parse (MIT), its self-contained sync build\n${csvParserSource()}\nconst CSV_OPTIONS = ${JSON.stringify(CSV_OPTIONS)};\n`
+    : '';
   const source =
     header(plan, 'download connector (http plan + files.save)') +
     csv +

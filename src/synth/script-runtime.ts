@@ -10,7 +10,7 @@ function lookup(scope, path, ctx) {
   for (const k of path) { if (cur === null || cur === undefined) return undefined; cur = cur[k]; }
   return cur;
 }
-// Template filters synthesis emits (same meaning as src/runtime/definition/template.ts).
+// Template filters synthesis emits (same meaning as src/formats/definition/template.ts).
 function jsUnescape(s) {
   return s.replace(/\\(u[0-9a-fA-F]{4}|x[0-9a-fA-F]{2}|.)/g, (_m, e) => (e[0] === 'u' || e[0] === 'x') && e.length > 1 ? String.fromCharCode(parseInt(e.slice(1), 16)) : ({ n: '\n', r: '\r', t: '\t', b: '\b', f: '\f', v: '\v', '0': '\0' })[e] ?? e);
 }

@@ -2,9 +2,9 @@
 // of stored secrets named in hints.secrets (resolved in the server, TOTP codes computed for the
 // time of each request), and passwords / one-time codes typed by hand into password-like fields.
 import * as cheerio from 'cheerio';
-import { TOTP, Secret } from 'otpauth';
-import type { SecretField } from '../browser/recording/types.js';
-import type { SecretSlot } from '../runtime/definition/types.js';
+import { TOTP_PERIOD_S, totpCode } from '../lib/totp.js';
+import type { SecretField } from '../formats/recording/types.js';
+import type { SecretSlot } from '../formats/definition/types.js';
 import { requestSlots } from './slots.js';
 import { plainUsername, type SecretNeedle } from './substitute.js';
 import type { Exchange, Hints, Recording, SecretValues } from './types.js';
@@ -23,11 +23,17 @@ function pagePasswordFields(xs: Exchange[]): Map<string, string | null> {
     if (!/html/.test(x.mime) || !x.text || !/type=["']?password/i.test(x.text)) continue;
     const $ = cheerio.load(x.text);
     $('form').each((_, f) => {
-      const inputs = $(f).find('input').toArray().map((e) => $(e));
+      const inputs = $(f)
+        .find('input')
+        .toArray()
+        .map((e) => $(e));
       inputs.forEach((inp, i) => {
         const name = inp.attr('name');
         if ((inp.attr('type') ?? '').toLowerCase() !== 'password' || !name) return;
-        const user = inputs.slice(0, i).reverse().find((u) => /^(text|email|tel|)$/i.test(u.attr('type') ?? '') && u.attr('name'));
+        const user = inputs
+          .slice(0, i)
+          .reverse()
+          .find((u) => /^(text|email|tel|)$/i.test(u.attr('type') ?? '') && u.attr('name'));
         out.set(name, user?.attr('name') ?? null);
       });
     });
@@ -49,8 +55,7 @@ export interface SecretPlan {
 }
 
 function totpCodes(seed: string, atMs: number): string[] {
-  const t = new TOTP({ secret: Secret.fromBase32(seed), digits: 6, period: 30, algorithm: 'SHA1' });
-  return [-2, -1, 0, 1].map((d) => t.generate({ timestamp: atMs + d * 30_000 }));
+  return [-2, -1, 0, 1].map((d) => totpCode(seed, atMs + d * TOTP_PERIOD_S * 1000));
 }
 
 export function planSecrets(rec: Recording, xs: Exchange[], hints: Hints, values: SecretValues): SecretPlan {
@@ -61,9 +66,17 @@ export function planSecrets(rec: Recording, xs: Exchange[], hints: Hints, values
   const totpSeeds: { slot: string; seed: string }[] = [];
   for (const [slot, v] of Object.entries(values)) {
     if (v.type === 'login') {
-      slots.set(slot, { name: slot, type: 'login', supports_totp: false, description: `Login used to sign in (recorded as a stored secret)` });
-      fixed.push({ slot, field: 'username', needle: v.username, ...(plainUsername(v.username) ? { exact: true } : {}) }, { slot, field: 'password', needle: v.password });
-      if (v.totpSeed) totpSeeds.push({ slot, seed: v.totpSeed });
+      slots.set(slot, {
+        name: slot,
+        type: 'login',
+        supports_totp: false,
+        description: `Login used to sign in (recorded as a stored secret)`,
+      });
+      fixed.push(
+        { slot, field: 'username', needle: v.username, ...(plainUsername(v.username) ? { exact: true } : {}) },
+        { slot, field: 'password', needle: v.password },
+      );
+      if (v.totp_secret) totpSeeds.push({ slot, seed: v.totp_secret });
     } else {
       slots.set(slot, { name: slot, type: 'string', description: 'Secret value used by the site (recorded as a stored secret)' });
       fixed.push({ slot, field: 'value', needle: v.value });
@@ -72,7 +85,9 @@ export function planSecrets(rec: Recording, xs: Exchange[], hints: Hints, values
   // Pasted secrets (capture): one login slot per secret id.
   // A recording made on another server (uploaded) pastes secret ids unknown here: they bind to
   // the hinted login slots no paste claimed, in order.
-  const free = [...slots.values()].filter((s) => s.type === 'login' && !rec.pasted.some((p) => byId.get(p.secret_id) === s.name)).map((s) => s.name);
+  const free = [...slots.values()]
+    .filter((s) => s.type === 'login' && !rec.pasted.some((p) => byId.get(p.secret_id) === s.name))
+    .map((s) => s.name);
   for (const p of rec.pasted) {
     let slot = byId.get(p.secret_id);
     if (!slot && free.length) {
@@ -83,7 +98,12 @@ export function planSecrets(rec: Recording, xs: Exchange[], hints: Hints, values
       slot = slots.size === 0 ? 'account' : `login_${slots.size + 1}`;
       byId.set(p.secret_id, slot);
     }
-    const s = slots.get(slot) ?? { name: slot, type: 'login' as const, supports_totp: false, description: 'Login pasted during the capture session' };
+    const s = slots.get(slot) ?? {
+      name: slot,
+      type: 'login' as const,
+      supports_totp: false,
+      description: 'Login pasted during the capture session',
+    };
     if (p.field === 'totp') s.supports_totp = true;
     slots.set(slot, s);
   }
@@ -98,15 +118,30 @@ export function planSecrets(rec: Recording, xs: Exchange[], hints: Hints, values
   const userKeys = new Set([...pagePw.values()].filter((k): k is string => !!k));
   for (const n of fixed) {
     if (!n.exact) continue;
-    const field = xs.flatMap((x) => requestSlots(x)).find((s) => s.where !== 'query' && s.where !== 'path' && s.value === n.needle && (userKeys.has(s.key) || USER_FIELD.test(s.key.split('.').at(-1)!)));
+    const field = xs
+      .flatMap((x) => requestSlots(x))
+      .find(
+        (s) =>
+          s.where !== 'query' &&
+          s.where !== 'path' &&
+          s.value === n.needle &&
+          (userKeys.has(s.key) || USER_FIELD.test(s.key.split('.').at(-1)!)),
+      );
     if (field) n.key = field.key;
   }
   for (const x of xs) {
     const fields = requestSlots(x).filter((s) => s.where === 'form' || s.where === 'json' || s.where === 'multipart');
-    const pw = fields.find((s) => (PASSWORD_FIELD.test(s.key.split('.').at(-1)!) || pagePw.has(s.key)) && s.value && !known.has(s.value) && !/\{\{secret:/.test(s.value));
+    const pw = fields.find(
+      (s) =>
+        (PASSWORD_FIELD.test(s.key.split('.').at(-1)!) || pagePw.has(s.key)) &&
+        s.value &&
+        !known.has(s.value) &&
+        !/\{\{secret:/.test(s.value),
+    );
     if (pw) {
       typedSlot = [...slots.values()].find((s) => s.type === 'login')?.name ?? 'account';
-      if (!slots.has(typedSlot)) slots.set(typedSlot, { name: typedSlot, type: 'login', supports_totp: false, description: 'Login typed into the sign-in form' });
+      if (!slots.has(typedSlot))
+        slots.set(typedSlot, { name: typedSlot, type: 'login', supports_totp: false, description: 'Login typed into the sign-in form' });
       typed.push({ slot: typedSlot, field: 'password', needle: pw.value });
       const userName = pagePw.get(pw.key);
       const user = fields.find((s) => (userName ? s.key === userName : USER_FIELD.test(s.key.split('.').at(-1)!)) && s.value);
@@ -152,5 +187,14 @@ export function planSecrets(rec: Recording, xs: Exchange[], hints: Hints, values
 /** Every secret literal a plan could contain (for the final no-leak check). */
 export function allNeedles(plan: SecretPlan, xs: Exchange[]): string[] {
   // A typed username is checked where it was typed (its field), not as a substring anywhere.
-  return [...new Set(xs.flatMap((x) => plan.needlesFor(x).filter((n) => !n.key && !n.exact).map((n) => n.needle)))].filter((n) => n.length >= 2);
+  return [
+    ...new Set(
+      xs.flatMap((x) =>
+        plan
+          .needlesFor(x)
+          .filter((n) => !n.key && !n.exact)
+          .map((n) => n.needle),
+      ),
+    ),
+  ].filter((n) => n.length >= 2);
 }

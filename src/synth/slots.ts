@@ -5,7 +5,8 @@ import type { Exchange, Slot } from './types.js';
 import { formDecode } from './values.js';
 
 /** Headers the browser or the HTTP client sets by itself; never part of a plan. */
-const MANAGED = /^(host|connection|keep-alive|content-length|content-type|cookie|accept-encoding|accept-language|user-agent|referer|origin|cache-control|pragma|upgrade-insecure-requests|te|priority|dnt|if-none-match|if-modified-since|sec-.*|:.*)$/i;
+const MANAGED =
+  /^(host|connection|keep-alive|content-length|content-type|cookie|accept-encoding|accept-language|user-agent|referer|origin|cache-control|pragma|upgrade-insecure-requests|te|priority|dnt|if-none-match|if-modified-since|sec-.*|:.*)$/i;
 
 export const isManagedHeader = (name: string) => MANAGED.test(name);
 
@@ -27,17 +28,18 @@ export function parseJson(text: string | undefined): unknown {
 export function requestSlots(x: Exchange): Slot[] {
   const out: Slot[] = [];
   const u = new URL(x.url);
-  u.pathname
-    .split('/')
-    .forEach((seg, i) => seg && out.push({ exchange: x.id, where: 'path', key: String(i), value: formDecode(seg) }));
+  u.pathname.split('/').forEach((seg, i) => seg && out.push({ exchange: x.id, where: 'path', key: String(i), value: formDecode(seg) }));
   let qi = 0;
   for (const [k, v] of u.searchParams) out.push({ exchange: x.id, where: 'query', key: k, value: v, pos: qi++ });
-  for (const h of x.reqHeaders) if (!isManagedHeader(h.name) && !/^accept$/i.test(h.name)) out.push({ exchange: x.id, where: 'header', key: h.name.toLowerCase(), value: h.value });
+  for (const h of x.reqHeaders)
+    if (!isManagedHeader(h.name) && !/^accept$/i.test(h.name))
+      out.push({ exchange: x.id, where: 'header', key: h.name.toLowerCase(), value: h.value });
   const b = x.body;
   if (b) {
     if (/multipart\/form-data/i.test(b.mime)) {
       (b.params ?? []).forEach((p, pos) => {
-        if (p.value !== undefined && p.fileName === undefined) out.push({ exchange: x.id, where: 'multipart', key: p.name, value: p.value, pos });
+        if (p.value !== undefined && p.fileName === undefined)
+          out.push({ exchange: x.id, where: 'multipart', key: p.name, value: p.value, pos });
       });
     } else if (/x-www-form-urlencoded/i.test(b.mime)) {
       const params = b.params?.length ? b.params.map((p) => [p.name, p.value ?? ''] as const) : [...new URLSearchParams(b.text ?? '')];
@@ -47,7 +49,14 @@ export function requestSlots(x: Exchange): Slot[] {
       if (j !== undefined) {
         for (const leaf of jsonLeaves(j)) {
           const t = leaf.value === null ? 'null' : (typeof leaf.value as 'string' | 'number' | 'boolean');
-          out.push({ exchange: x.id, where: 'json', key: leaf.path.join('.'), jsonPath: leaf.path, value: leaf.value === null ? '' : String(leaf.value), jsonType: t });
+          out.push({
+            exchange: x.id,
+            where: 'json',
+            key: leaf.path.join('.'),
+            jsonPath: leaf.path,
+            value: leaf.value === null ? '' : String(leaf.value),
+            jsonType: t,
+          });
         }
       } else if (b.text) out.push({ exchange: x.id, where: 'text', key: 'body', value: b.text });
     } else if (b.text) out.push({ exchange: x.id, where: 'text', key: 'body', value: b.text });

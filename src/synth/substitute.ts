@@ -1,8 +1,8 @@
 // Arguments and secrets inside one literal: exact (case-folded) matches become the whole
 // template (so the JSON type is kept), substrings become template fragments. Secrets first,
 // so a password that happens to contain an argument value is never half-templated.
-import { SECRET_PLACEHOLDER_RE } from '../browser/recording/types.js';
-import type { SecretField } from '../browser/recording/types.js';
+import { SECRET_PLACEHOLDER_RE } from '../formats/recording/types.js';
+import type { SecretField } from '../formats/recording/types.js';
 
 export interface ArgValue {
   name: string;
@@ -25,7 +25,8 @@ export interface SecretNeedle {
 }
 
 /** The needles that apply to one request field. */
-export const needlesForField = (needles: SecretNeedle[], key: string, value: string) => needles.filter((n) => (n.key ? n.key === key && n.needle === value : n.exact ? n.needle === value : true));
+export const needlesForField = (needles: SecretNeedle[], key: string, value: string) =>
+  needles.filter((n) => (n.key ? n.key === key && n.needle === value : n.exact ? n.needle === value : true));
 
 /** A username too short or plain to be recognised inside longer text (cookies, URLs, `do=admin`). */
 export const plainUsername = (u: string) => u.length < 10 || /^[a-z]+$/i.test(u);
@@ -40,7 +41,12 @@ export interface Substituted {
 
 const esc = (s: string) => s.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
 
-export function substitute(value: string, args: ArgValue[], secrets: SecretNeedle[], slotOfSecretId: (id: string, f: SecretField) => string | null): Substituted {
+export function substitute(
+  value: string,
+  args: ArgValue[],
+  secrets: SecretNeedle[],
+  slotOfSecretId: (id: string, f: SecretField) => string | null,
+): Substituted {
   const used = { args: [] as string[], secrets: [] as { slot: string; field: string }[] };
   // 1. capture placeholders
   let t = value.replace(SECRET_PLACEHOLDER_RE, (m, id: string, f: SecretField) => {

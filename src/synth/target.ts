@@ -25,7 +25,8 @@ export interface TargetFacts {
   lastActionTime: number | null;
 }
 
-export const isDownload = (x: Exchange) => /attachment/i.test(resHeader(x, 'content-disposition') ?? '') || /text\/csv|application\/(pdf|octet-stream|vnd\.|zip)/.test(x.mime);
+export const isDownload = (x: Exchange) =>
+  /attachment/i.test(resHeader(x, 'content-disposition') ?? '') || /text\/csv|application\/(pdf|octet-stream|vnd\.|zip)/.test(x.mime);
 export const endpointKey = (x: Exchange) => {
   const u = new URL(x.url);
   return `${x.method} ${u.origin}${u.pathname}`;
@@ -42,18 +43,27 @@ function requestText(x: Exchange): string {
 }
 
 /** A page navigation (the browser's own form submit), not a script's fetch/XHR. */
-export const isNavigationRequest = (x: Exchange) => x.isNavigation || x.resourceType === 'document' || /navigate/i.test(reqHeader(x, 'sec-fetch-mode') ?? '') || reqHeader(x, 'sec-fetch-dest') === 'document';
+export const isNavigationRequest = (x: Exchange) =>
+  x.isNavigation ||
+  x.resourceType === 'document' ||
+  /navigate/i.test(reqHeader(x, 'sec-fetch-mode') ?? '') ||
+  reqHeader(x, 'sec-fetch-dest') === 'document';
 
 const typedIn = (x: Exchange, argValues: string[]) => {
   const rt = requestText(x);
-  return argValues.filter((v) => v.length >= 1 && (rt.includes(v) || (/ /.test(v.trim()) && ['_', '-'].some((sep) => rt.includes(v.trim().split(/\s+/).join(sep))))));
+  return argValues.filter(
+    (v) =>
+      v.length >= 1 && (rt.includes(v) || (/ /.test(v.trim()) && ['_', '-'].some((sep) => rt.includes(v.trim().split(/\s+/).join(sep))))),
+  );
 };
 
 export function scoreTargets(xs: Exchange[], f: TargetFacts): Candidate[] {
   const n = xs.length;
   // Form submits that carry typed values: a background XHR with the same values (autosave,
   // preview, live validation) is not the point of the flow.
-  const submits = xs.filter((x) => x.method !== 'GET' && !f.secretCarriers.has(x.id) && isNavigationRequest(x)).map((x) => new Set(typedIn(x, f.argValues)));
+  const submits = xs
+    .filter((x) => x.method !== 'GET' && !f.secretCarriers.has(x.id) && isNavigationRequest(x))
+    .map((x) => new Set(typedIn(x, f.argValues)));
   return xs
     .map((x, pos) => {
       const reasons: string[] = [];
@@ -73,17 +83,23 @@ export function scoreTargets(xs: Exchange[], f: TargetFacts): Candidate[] {
       if (typed.length) add(4, `request carries typed value(s) ${typed.map((v) => JSON.stringify(v)).join(', ')}`);
       if (x.method !== 'GET' && typed.length && !f.secretCarriers.has(x.id)) {
         if (isNavigationRequest(x)) add(2, 'the form submit (a page navigation)');
-        else if (submits.some((set) => typed.every((v) => set.has(v)))) add(-5, 'a background request carrying the same typed values as a form submit (autosave/preview)');
+        else if (submits.some((set) => typed.every((v) => set.has(v))))
+          add(-5, 'a background request carrying the same typed values as a form submit (autosave/preview)');
       }
       const body = (x.text ?? '').toLowerCase();
       const res = f.resultValues.filter((v) => body.includes(v.toLowerCase()));
-      if (res.length) add(6 * (res.length / f.resultValues.length), `response contains expected result value(s) ${res.map((v) => JSON.stringify(v)).join(', ')}`);
+      if (res.length)
+        add(
+          6 * (res.length / f.resultValues.length),
+          `response contains expected result value(s) ${res.map((v) => JSON.stringify(v)).join(', ')}`,
+        );
       if (f.secretCarriers.has(x.id)) add(-8, 'login traffic (carries a secret)');
       // A POST is the point of the flow when it carries what the person typed or follows their last action.
-      if (x.method !== 'GET' && !f.secretCarriers.has(x.id) && (typed.length || (f.lastActionTime !== null && x.time >= f.lastActionTime))) add(2, `state-changing ${x.method} after a submit`);
+      if (x.method !== 'GET' && !f.secretCarriers.has(x.id) && (typed.length || (f.lastActionTime !== null && x.time >= f.lastActionTime)))
+        add(2, `state-changing ${x.method} after a submit`);
       if (f.lastActionTime !== null && x.time >= f.lastActionTime) add(2, 'after the last meaningful action');
       const evidence = Math.round(score * 10) / 10;
-      add(Math.round((3 * (pos + 1)) / n * 10) / 10, `recency (${pos + 1} of ${n})`);
+      add(Math.round(((3 * (pos + 1)) / n) * 10) / 10, `recency (${pos + 1} of ${n})`);
       return { exchange: x, score: Math.round(score * 10) / 10, evidence, reasons };
     })
     .sort((a, b) => b.score - a.score || b.exchange.index - a.exchange.index);

@@ -2,7 +2,7 @@
 // argument, a secret, a constant, or a value extracted from an EARLIER response (traced backwards
 // in time only). Producers join the chain and are resolved the same way, recursively. Cookies are
 // left to the jar, but the responses that set them join the chain so the jar gets them.
-import type { Extractor } from '../runtime/definition/types.js';
+import type { Extractor } from '../formats/definition/types.js';
 import { findIn, type Found } from './producers.js';
 import { requestSlots } from './slots.js';
 import { needlesForField, substitute, type ArgValue } from './substitute.js';
@@ -59,7 +59,16 @@ export interface TraceInput {
 }
 
 export function traceChain(inp: TraceInput): Chain {
-  const chain: Chain = { steps: new Map(), vars: [], cookieProducers: new Map(), problems: [], warnings: [], usedArgs: new Set(), usedSecrets: new Set(), deps: new Map() };
+  const chain: Chain = {
+    steps: new Map(),
+    vars: [],
+    cookieProducers: new Map(),
+    problems: [],
+    warnings: [],
+    usedArgs: new Set(),
+    usedSecrets: new Set(),
+    deps: new Map(),
+  };
   const dep = (x: string, y: string) => (chain.deps.get(x) ?? chain.deps.set(x, new Set()).get(x)!).add(y);
   const byValue = new Map<string, VarDef>();
   const names = new Set<string>();
@@ -109,7 +118,13 @@ export function traceChain(inp: TraceInput): Chain {
       }
       // Short values only follow strong, id-like evidence (a JSON "id" key, a data-*-id attribute).
       // A plain lower-case word ("search", "login", "admin") is an action name, not a token.
-      const weak = lowEntropy(v) || (slot.where !== 'path' && /^[a-z]+(?:[_-][a-z]+)*$/.test(v) && v.length <= 24 && !/id$/i.test(slot.key) && !/token|csrf|xsrf|nonce|state|sig|key|auth|hash|sectok/i.test(slot.key));
+      const weak =
+        lowEntropy(v) ||
+        (slot.where !== 'path' &&
+          /^[a-z]+(?:[_-][a-z]+)*$/.test(v) &&
+          v.length <= 24 &&
+          !/id$/i.test(slot.key) &&
+          !/token|csrf|xsrf|nonce|state|sig|key|auth|hash|sectok/i.test(slot.key));
       const idLike = slot.where === 'path' ? /\d/.test(v) || looksRandom(v) : slot.where !== 'query' || !weak || /id$/i.test(slot.key);
       if (((weak && slot.where !== 'path' && slot.where !== 'query') || !idLike) && !inp.dynamics?.has(v)) {
         resolved.push({ slot, res: { kind: 'constant', why: 'short/low-entropy literal' } });
@@ -118,7 +133,14 @@ export function traceChain(inp: TraceInput): Chain {
       const found = pickProducer(earlier, v, weak);
       if (found) {
         const name = argName(slot.where === 'path' ? `${segmentName(x, slot)}` : slot.key.split('.').at(-1)!, names);
-        const def: VarDef = { name, producer: found.x.id, extractor: found.f.extractor, how: found.f.how, value: v, ...(found.f.decode ? { decode: found.f.decode } : {}) };
+        const def: VarDef = {
+          name,
+          producer: found.x.id,
+          extractor: found.f.extractor,
+          how: found.f.how,
+          value: v,
+          ...(found.f.decode ? { decode: found.f.decode } : {}),
+        };
         chain.vars.push(def);
         byValue.set(v, def);
         resolved.push({ slot, res: { kind: 'var', template: varTpl(def), var: name } });
@@ -134,7 +156,14 @@ export function traceChain(inp: TraceInput): Chain {
         const reuse = byValue.get(tok);
         const got = reuse ? null : pickProducer(earlier, tok, false);
         if (!reuse && !got) continue;
-        const def: VarDef = reuse ?? { name: argName(slot.key.split('.').at(-1)! === 'authorization' ? 'access_token' : `${slot.key.split('.').at(-1)}_token`, names), producer: got!.x.id, extractor: got!.f.extractor, how: got!.f.how, value: tok, ...(got!.f.decode ? { decode: got!.f.decode } : {}) };
+        const def: VarDef = reuse ?? {
+          name: argName(slot.key.split('.').at(-1)! === 'authorization' ? 'access_token' : `${slot.key.split('.').at(-1)}_token`, names),
+          producer: got!.x.id,
+          extractor: got!.f.extractor,
+          how: got!.f.how,
+          value: tok,
+          ...(got!.f.decode ? { decode: got!.f.decode } : {}),
+        };
         if (!reuse) {
           chain.vars.push(def);
           byValue.set(tok, def);
@@ -153,9 +182,15 @@ export function traceChain(inp: TraceInput): Chain {
         continue;
       }
       if (looksRandom(v) || inp.dynamics?.has(v)) {
-        const why = inp.dynamics?.has(v) ? 'differs between the two recordings and no earlier response contains it' : 'looks random and no earlier response contains it';
+        const why = inp.dynamics?.has(v)
+          ? 'differs between the two recordings and no earlier response contains it'
+          : 'looks random and no earlier response contains it';
         resolved.push({ slot, res: { kind: 'computed', why } });
-        chain.problems.push({ exchange: x.id, message: `${slot.where} ${slot.key} = ${JSON.stringify(preview(v))} ${why}: it is probably computed in page JavaScript`, value: v });
+        chain.problems.push({
+          exchange: x.id,
+          message: `${slot.where} ${slot.key} = ${JSON.stringify(preview(v))} ${why}: it is probably computed in page JavaScript`,
+          value: v,
+        });
         continue;
       }
       resolved.push({ slot, res: { kind: 'constant', why: 'not typed, not found in an earlier response' } });
@@ -164,7 +199,9 @@ export function traceChain(inp: TraceInput): Chain {
     for (const c of x.reqCookies) {
       const setter = [...earlier].reverse().find((y) => y.setCookies.some((k) => k.name === c.name && k.value === c.value));
       if (!setter) {
-        chain.warnings.push(`cookie ${c.name} sent by ${x.id} was not set by any recorded response (set by page JavaScript or before the recording); the replay will not send it`);
+        chain.warnings.push(
+          `cookie ${c.name} sent by ${x.id} was not set by any recorded response (set by page JavaScript or before the recording); the replay will not send it`,
+        );
         continue;
       }
       const list = chain.cookieProducers.get(setter.id) ?? [];

@@ -1,6 +1,7 @@
 // Internal model of the synthesizer: a recording normalized once (capture-session HAR with our
 // extensions, or a plain HAR from DevTools / Playwright), and the facts each stage adds.
-import type { Action, HarCookie, HarNameValue, HarPostParam, SecretField } from '../browser/recording/types.js';
+import type { Action, HarCookie, HarNameValue, HarPostParam, SecretField } from '../formats/recording/types.js';
+import type { SecretValue } from '../formats/secret.js';
 
 /** One logical request: what the client sent, with redirect hops folded into `final`. */
 export interface Exchange {
@@ -65,12 +66,13 @@ export interface Hints {
 }
 
 /** Credentials typed by hand in the recording (not pasted): usable for a replay, never emitted. */
-export type RecordedSecrets = Record<string, { type: 'login'; username: string; password: string; totp_secret: null } | { type: 'string'; value: string }>;
+export type RecordedSecrets = Record<
+  string,
+  { type: 'login'; username: string; password: string; totp_secret: null } | { type: 'string'; value: string }
+>;
 
 /** Secret values resolved inside the server for the duration of one synthesis; never emitted. */
-export interface SecretValues {
-  [slot: string]: { type: 'login'; username: string; password: string; totpSeed?: string | null } | { type: 'string'; value: string };
-}
+export type SecretValues = Record<string, SecretValue>;
 
 export type SlotWhere = 'path' | 'query' | 'form' | 'multipart' | 'json' | 'header' | 'text';
 
@@ -87,11 +89,6 @@ export interface Slot {
   jsonType?: 'string' | 'number' | 'boolean' | 'null';
   /** Position among the request's query / form / multipart fields (repeated keys keep their order). */
   pos?: number;
-}
-
-export interface Warning {
-  stage: string;
-  message: string;
 }
 
 export interface SynthProblem {

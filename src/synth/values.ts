@@ -37,7 +37,31 @@ export function entropy(s: string): number {
   return h;
 }
 
-const COMMON = new Set(['true', 'false', 'null', 'undefined', 'yes', 'no', 'on', 'off', 'en', 'de', 'fr', 'us', 'json', 'html', 'get', 'post', 'asc', 'desc', 'id', 'none', 'all', 'page', 'next']);
+const COMMON = new Set([
+  'true',
+  'false',
+  'null',
+  'undefined',
+  'yes',
+  'no',
+  'on',
+  'off',
+  'en',
+  'de',
+  'fr',
+  'us',
+  'json',
+  'html',
+  'get',
+  'post',
+  'asc',
+  'desc',
+  'id',
+  'none',
+  'all',
+  'page',
+  'next',
+]);
 
 /**
  * Too short or too predictable to be a traceable dynamic value: matching it in an earlier

@@ -15,14 +15,17 @@ import { synthesizeFrom } from '../helpers/synth.js';
 
 const enabled = process.env.ACCEPTANCE === '1';
 const ready = enabled && appInstalled(APPS.dokuwiki) && appInstalled(APPS.phpmyadmin);
-if (!enabled) console.log('[acceptance] skipped: set ACCEPTANCE=1 (after `sudo bash scripts/acceptance-setup.sh`) to run synthesis against real apps');
+if (!enabled)
+  console.log('[acceptance] skipped: set ACCEPTANCE=1 (after `sudo bash scripts/acceptance-setup.sh`) to run synthesis against real apps');
 else if (!ready) console.log('[acceptance] skipped: DokuWiki/phpMyAdmin/php not installed; run scripts/acceptance-setup.sh');
 
 const FIX = path.join(__dirname, '../fixtures/real');
 const DW_PAGES = '/var/lib/dokuwiki/data/pages';
-const fixture = (app: 'dokuwiki' | 'phpmyadmin', name: string, port: number) => rebaseHar(fs.readFileSync(path.join(FIX, app, `${name}.har`), 'utf8'), APPS[app].recordedPort, port);
+const fixture = (app: 'dokuwiki' | 'phpmyadmin', name: string, port: number) =>
+  rebaseHar(fs.readFileSync(path.join(FIX, app, `${name}.har`), 'utf8'), APPS[app].recordedPort, port);
 /** A value of a seeded fruit page's Property/Value table, read from the wiki's own page file. */
-const pageValue = (id: string, label: string) => new RegExp(`\\| ${label} \\| ([^|]+) \\|`).exec(fs.readFileSync(path.join(DW_PAGES, ...id.split(':')) + '.txt', 'utf8'))![1].trim();
+const pageValue = (id: string, label: string) =>
+  new RegExp(`\\| ${label} \\| ([^|]+) \\|`).exec(fs.readFileSync(`${path.join(DW_PAGES, ...id.split(':'))}.txt`, 'utf8'))![1].trim();
 const mysql = (sql: string) => execFileSync('mysql', ['-h127.0.0.1', '-uroot', '-N', '-B', '-e', sql], { encoding: 'utf8' });
 
 const figures: { flow: string; synthMs: number; runMs: number }[] = [];
@@ -61,19 +64,35 @@ describe.skipIf(!ready).each(ready ? (await backends()).slice(0, 1) : ['sqlite' 
   it('DokuWiki full-text search: the hits of a NEW query, as records', async () => {
     const result = await flow('dw-search', 'dokuwiki', { hints: { arguments: { query: 'orchard' } } }, { arguments: { query: 'yellow' } });
     // The wiki's truth: which seeded fruit pages mention "yellow".
-    const expected = fs.readdirSync(path.join(DW_PAGES, 'fruit')).filter((f) => /yellow/i.test(fs.readFileSync(path.join(DW_PAGES, 'fruit', f), 'utf8'))).map((f) => f.replace(/\.txt$/, ''));
+    const expected = fs
+      .readdirSync(path.join(DW_PAGES, 'fruit'))
+      .filter((f) => /yellow/i.test(fs.readFileSync(path.join(DW_PAGES, 'fruit', f), 'utf8')))
+      .map((f) => f.replace(/\.txt$/, ''));
     expect(result.items.map((i: any) => i.title).sort()).toEqual(expected.sort());
     expect(result.items[0].url).toMatch(/id=fruit:banana/);
   });
 
   it('DokuWiki detail page: label/value fields of ANOTHER page', async () => {
-    const result = await flow('dw-page', 'dokuwiki', { hints: { arguments: { fruit: 'cherry' }, result: ['Dark red'] } }, { arguments: { fruit: 'damson' } });
-    expect(result).toMatchObject({ title: 'Damson', colour: pageValue('fruit:damson', 'Colour'), latin_name: pageValue('fruit:damson', 'Latin name'), price_per_kg: Number(pageValue('fruit:damson', 'Price per kg')) });
+    const result = await flow(
+      'dw-page',
+      'dokuwiki',
+      { hints: { arguments: { fruit: 'cherry' }, result: ['Dark red'] } },
+      { arguments: { fruit: 'damson' } },
+    );
+    expect(result).toMatchObject({
+      title: 'Damson',
+      colour: pageValue('fruit:damson', 'Colour'),
+      latin_name: pageValue('fruit:damson', 'Latin name'),
+      price_per_kg: Number(pageValue('fruit:damson', 'Price per kg')),
+    });
   });
 
   it('DokuWiki table page: every row, columns keyed by the header cells, typed', async () => {
     const result = await flow('dw-catalogue', 'dokuwiki', { hints: { result: ['Banana', '900'] } }, {});
-    const rows = fs.readFileSync(path.join(DW_PAGES, 'fruit/catalogue.txt'), 'utf8').split('\n').filter((l) => l.startsWith('| [['));
+    const rows = fs
+      .readFileSync(path.join(DW_PAGES, 'fruit/catalogue.txt'), 'utf8')
+      .split('\n')
+      .filter((l) => l.startsWith('| [['));
     expect(result.items).toHaveLength(rows.length);
     const banana = result.items.find((i: any) => i.fruit === 'Banana');
     expect(banana).toMatchObject({ colour: 'Yellow', price_per_kg: 0.35, stock: 900, fruit_url: expect.stringContaining('fruit:banana') });
@@ -81,8 +100,17 @@ describe.skipIf(!ready).each(ready ? (await backends()).slice(0, 1) : ['sqlite' 
 
   it('DokuWiki admin user table behind a CSRF login form (password field named "p")', async () => {
     const secret = await loginSecret(h, 'admin', 'dw-admin-pass-1');
-    const result = await flow('dw-users', 'dokuwiki', { hints: { result: ['editor@example.test'], secrets: { account: secret } } }, { secret_bindings: { account: secret } });
-    const users = fs.readFileSync('/etc/dokuwiki/users.auth.php', 'utf8').split('\n').filter((l) => /^[a-z]/.test(l)).map((l) => l.split(':'));
+    const result = await flow(
+      'dw-users',
+      'dokuwiki',
+      { hints: { result: ['editor@example.test'], secrets: { account: secret } } },
+      { secret_bindings: { account: secret } },
+    );
+    const users = fs
+      .readFileSync('/etc/dokuwiki/users.auth.php', 'utf8')
+      .split('\n')
+      .filter((l) => /^[a-z]/.test(l))
+      .map((l) => l.split(':'));
     expect(result.items.map((i: any) => i.email).sort()).toEqual(users.map((u) => u[3]).sort());
     expect(result.items.map((i: any) => i.user).sort()).toEqual(users.map((u) => u[0]).sort());
   });
@@ -90,22 +118,53 @@ describe.skipIf(!ready).each(ready ? (await backends()).slice(0, 1) : ['sqlite' 
   it('DokuWiki create/edit a page with hidden fields and CSRF: the run saves NEW text', async () => {
     const secret = await loginSecret(h, 'editor', 'dw-admin-pass-1');
     const text = `Buy cherries ${Date.now()}`;
-    await flow('dw-create', 'dokuwiki', { hints: { arguments: { text: 'Buy apples and pears', summary: 'first list' }, secrets: { account: secret }, allow_side_effects: true } }, { arguments: { text, summary: 'second list' }, secret_bindings: { account: secret } });
+    await flow(
+      'dw-create',
+      'dokuwiki',
+      {
+        hints: {
+          arguments: { text: 'Buy apples and pears', summary: 'first list' },
+          secrets: { account: secret },
+          allow_side_effects: true,
+        },
+      },
+      { arguments: { text, summary: 'second list' }, secret_bindings: { account: secret } },
+    );
     expect(fs.readFileSync(path.join(DW_PAGES, 'notes/shopping_list.txt'), 'utf8').trim()).toBe(text);
   });
 
   it('phpMyAdmin: login (token + session), browse a table: the rows equal the database', async () => {
     const secret = await loginSecret(h, 'pma', 'pma-pass-1');
-    const result = await flow('pma-browse', 'phpmyadmin', { hints: { result: ['Elderberry'], secrets: { account: secret } } }, { secret_bindings: { account: secret } });
-    const db = mysql('SELECT id, name, colour, price, stock FROM acme.products ORDER BY id').trim().split('\n').map((l) => l.split('\t'));
-    expect(result.items.map((i: any) => [i.id, i.name, i.colour, i.price, i.stock])).toEqual(db.map(([id, n, c, p, s]) => [Number(id), n, c, Number(p), Number(s)]));
+    const result = await flow(
+      'pma-browse',
+      'phpmyadmin',
+      { hints: { result: ['Elderberry'], secrets: { account: secret } } },
+      { secret_bindings: { account: secret } },
+    );
+    const db = mysql('SELECT id, name, colour, price, stock FROM acme.products ORDER BY id')
+      .trim()
+      .split('\n')
+      .map((l) => l.split('\t'));
+    expect(result.items.map((i: any) => [i.id, i.name, i.colour, i.price, i.stock])).toEqual(
+      db.map(([id, n, c, p, s]) => [Number(id), n, c, Number(p), Number(s)]),
+    );
   });
 
   it('phpMyAdmin CSV export (a POST form of 60 fields with a token): the run saves the file and returns its rows, equal to the database', async () => {
     const secret = await loginSecret(h, 'pma', 'pma-pass-1');
-    const result = await flow('pma-export', 'phpmyadmin', { hints: { secrets: { account: secret } } }, { secret_bindings: { account: secret } });
+    const result = await flow(
+      'pma-export',
+      'phpmyadmin',
+      { hints: { secrets: { account: secret } } },
+      { secret_bindings: { account: secret } },
+    );
     expect(result).toMatchObject({ filename: 'products.csv', file_id: expect.any(String) });
-    const db = mysql('SELECT id, name, colour, price, stock FROM acme.products ORDER BY id').trim().split('\n').map((l) => l.split('\t'));
-    expect(result.rows.map((r: any) => [r.id, r.name, r.colour, r.price, r.stock])).toEqual(db.map(([id, n, c, p, s]) => [Number(id), n, c, Number(p), Number(s)]));
+    const db = mysql('SELECT id, name, colour, price, stock FROM acme.products ORDER BY id')
+      .trim()
+      .split('\n')
+      .map((l) => l.split('\t'));
+    expect(result.rows.map((r: any) => [r.id, r.name, r.colour, r.price, r.stock])).toEqual(
+      db.map(([id, n, c, p, s]) => [Number(id), n, c, Number(p), Number(s)]),
+    );
   });
 });

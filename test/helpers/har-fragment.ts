@@ -1,6 +1,6 @@
 // Small hand-made HAR fragments for synthesizer unit tests: plain HAR 1.2 entries (as DevTools or
 // Playwright write them), built from the few fields a test cares about.
-import type { Har, HarEntry } from '../../src/browser/recording/types.js';
+import type { Har, HarEntry } from '../../src/formats/recording/types.js';
 
 export interface EntrySpec {
   method?: string;
@@ -26,9 +26,21 @@ const nv = (o?: Record<string, string>) => Object.entries(o ?? {}).map(([name, v
 
 export function entry(s: EntrySpec, i = 0): HarEntry {
   const u = new URL(s.url);
-  const cookieHeader: Record<string, string> = s.cookies ? { Cookie: Object.entries(s.cookies).map(([k, v]) => `${k}=${v}`).join('; ') } : {};
+  const cookieHeader: Record<string, string> = s.cookies
+    ? {
+        Cookie: Object.entries(s.cookies)
+          .map(([k, v]) => `${k}=${v}`)
+          .join('; '),
+      }
+    : {};
   const postData = s.form
-    ? { mimeType: 'application/x-www-form-urlencoded', text: new URLSearchParams(s.form).toString(), params: nv(s.form), _size: 0, _sha256: '' }
+    ? {
+        mimeType: 'application/x-www-form-urlencoded',
+        text: new URLSearchParams(s.form).toString(),
+        params: nv(s.form),
+        _size: 0,
+        _sha256: '',
+      }
     : s.json !== undefined
       ? { mimeType: 'application/json', text: JSON.stringify(s.json), _size: 0, _sha256: '' }
       : undefined;
@@ -38,7 +50,17 @@ export function entry(s: EntrySpec, i = 0): HarEntry {
     pageref: 'page_1',
     startedDateTime: new Date(T0 + (s.at ?? i * 100)).toISOString(),
     time: 1,
-    request: { method: s.method ?? 'GET', url: s.url, httpVersion: 'HTTP/1.1', cookies: nv(s.cookies), headers: nv({ ...s.headers, ...cookieHeader }), queryString: [...u.searchParams].map(([name, value]) => ({ name, value })), ...(postData ? { postData } : {}), headersSize: -1, bodySize: -1 },
+    request: {
+      method: s.method ?? 'GET',
+      url: s.url,
+      httpVersion: 'HTTP/1.1',
+      cookies: nv(s.cookies),
+      headers: nv({ ...s.headers, ...cookieHeader }),
+      queryString: [...u.searchParams].map(([name, value]) => ({ name, value })),
+      ...(postData ? { postData } : {}),
+      headersSize: -1,
+      bodySize: -1,
+    },
     response: {
       status: s.status ?? (s.location ? 303 : 200),
       statusText: '',
@@ -57,5 +79,13 @@ export function entry(s: EntrySpec, i = 0): HarEntry {
 }
 
 export function har(...specs: EntrySpec[]): Har {
-  return { log: { version: '1.2', creator: { name: 'test', version: '1' }, browser: { name: 'x', version: '1' }, pages: [], entries: specs.map(entry) } } as unknown as Har;
+  return {
+    log: {
+      version: '1.2',
+      creator: { name: 'test', version: '1' },
+      browser: { name: 'x', version: '1' },
+      pages: [],
+      entries: specs.map(entry),
+    },
+  } as unknown as Har;
 }

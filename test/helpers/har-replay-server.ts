@@ -4,7 +4,9 @@
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
 
-export async function serveHar(har: { log: { entries: any[] } }): Promise<{ url: string; port: number; hits: string[]; close: () => Promise<void> }> {
+export async function serveHar(har: {
+  log: { entries: any[] };
+}): Promise<{ url: string; port: number; hits: string[]; close: () => Promise<void> }> {
   const hits: string[] = [];
   const server = http.createServer((req, res) => {
     hits.push(`${req.method} ${req.url}`);

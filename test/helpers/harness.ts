@@ -48,6 +48,8 @@ export interface Harness {
   key: string;
   userId: string;
   dataDir: string;
+  /** PostgreSQL schema of this instance (postgres backend only). */
+  pgSchema?: string;
   /** Every log line the app wrote, as raw JSON text. */
   logs: string[];
   /** Creates another user with its own key. */
@@ -64,13 +66,19 @@ export interface ApiResponse {
   json: any;
 }
 
-export async function startHarness(backend: Backend, env: Record<string, string> = {}): Promise<Harness> {
+export async function startHarness(
+  backend: Backend,
+  env: Record<string, string> = {},
+  opts: { workerEntry?: string } = {},
+): Promise<Harness> {
   const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'cs-test-'));
   const pgSchema = backend === 'postgres' ? `t_${crypto.randomBytes(6).toString('hex')}` : undefined;
   const config = loadConfig({
     DATA_DIR: dataDir,
     PORT: '0',
     LOG_LEVEL: 'info',
+    // A browser starts when a test first needs one, not with every harness.
+    CAPTURE_WARM_CONTEXTS: '0',
     ...(backend === 'postgres' ? { DATABASE_URL: PG_URL } : {}),
     ...env,
   });
@@ -82,8 +90,9 @@ export async function startHarness(backend: Backend, env: Record<string, string>
     },
   });
   const logger = makeLogger(config.logLevel, sink);
-  const services = await createServices(config, { pgSchema });
+  const services = await createServices(config, { pgSchema, ...opts });
   const app = await buildApp(services, { logger });
+  await services.start();
   await app.listen({ host: '127.0.0.1', port: 0 });
   const addr = app.server.address();
   const port = typeof addr === 'object' && addr ? addr.port : 0;
@@ -102,7 +111,7 @@ export async function startHarness(backend: Backend, env: Record<string, string>
     }
     const res = await fetch(url + p, { method, headers, body: payload, redirect: 'manual' });
     const text = await res.text();
-    let json: any = undefined;
+    let json: any;
     try {
       json = text ? JSON.parse(text) : undefined;
     } catch {
@@ -120,6 +129,7 @@ export async function startHarness(backend: Backend, env: Record<string, string>
     key: boot.key,
     userId: boot.user.id,
     dataDir,
+    pgSchema,
     logs,
     api,
     async newUser(name = 'other') {
@@ -128,6 +138,7 @@ export async function startHarness(backend: Backend, env: Record<string, string>
       return { userId: u.id, key };
     },
     async close() {
+      await services.stop();
       await app.close();
       await services.close();
       if (pgSchema) {

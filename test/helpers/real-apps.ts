@@ -35,7 +35,10 @@ export async function serveApp(a: RealApp, port?: number): Promise<{ url: string
   const child: ChildProcess = spawn('php', ['-S', `127.0.0.1:${p}`, '-t', a.docroot], { stdio: 'ignore' });
   const url = `http://127.0.0.1:${p}`;
   for (let i = 0; i < 100; i++) {
-    const ok = await fetch(`${url}/`).then(() => true, () => false);
+    const ok = await fetch(`${url}/`).then(
+      () => true,
+      () => false,
+    );
     if (ok) break;
     await new Promise((r) => setTimeout(r, 50));
   }

@@ -5,13 +5,29 @@ import type { Harness } from './harness.js';
 export const TERMINAL = ['success', 'connector_error', 'timed_out', 'result_too_large', 'internal_error'];
 
 export async function publish(h: Harness, body: Record<string, unknown>, key?: string): Promise<any> {
-  const r = await h.api('POST', '/v1beta/connectors', { display_name: 'test connector', purpose: 'test', input_schema: { type: 'object' }, output_schema: {}, ...body }, key);
+  const r = await h.api(
+    'POST',
+    '/v1beta/connectors',
+    { display_name: 'test connector', purpose: 'test', input_schema: { type: 'object' }, output_schema: {}, ...body },
+    key,
+  );
   expect(r.status, r.text).toBe(200);
   return r.json;
 }
 
-export async function loginSecret(h: Harness, username: string, password: string, totp_secret: string | null = null, key?: string): Promise<string> {
-  const r = await h.api('POST', '/v1beta/secrets', { name: `${username} login`, secret_type: 'login', username, password, totp_secret }, key);
+export async function loginSecret(
+  h: Harness,
+  username: string,
+  password: string,
+  totp_secret: string | null = null,
+  key?: string,
+): Promise<string> {
+  const r = await h.api(
+    'POST',
+    '/v1beta/secrets',
+    { name: `${username} login`, secret_type: 'login', username, password, totp_secret },
+    key,
+  );
   expect(r.status, r.text).toBe(200);
   return r.json.id;
 }

@@ -28,5 +28,10 @@ export async function uploadText(h: Harness, name: string, text: string, key?: s
 
 export async function synthesizeFrom(h: Harness, har: string, body: Record<string, unknown>, key?: string) {
   const fileId = await uploadText(h, 'flow.har', har, key);
-  return h.api('POST', '/v1beta/connectors', { display_name: 'synthesized', purpose: 'test flow', recording_file_id: fileId, ...body }, key);
+  return h.api(
+    'POST',
+    '/v1beta/connectors',
+    { display_name: 'synthesized', purpose: 'test flow', recording_file_id: fileId, ...body },
+    key,
+  );
 }

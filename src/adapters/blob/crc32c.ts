@@ -1,5 +1,5 @@
 // CRC32C (Castagnoli) through the native @node-rs/crc32 — never zlib.crc32, which is the
-// IEEE polynomial. The wire form (SPEC §2 File.crc32c, as GCS reports it) is base64 of the
+// IEEE polynomial. The wire form (File.crc32c, as GCS reports it) is base64 of the
 // 4-byte big-endian value: "123456789" → 0xE3069283 → "4waSgw==", empty → "AAAAAA==".
 import { crc32c } from '@node-rs/crc32';
 

@@ -56,7 +56,12 @@ export class LocalBlobStore implements BlobStore {
     const file = resolveKey(this.root, key);
     const dir = path.dirname(file);
     const base = path.basename(file);
-    return { file, dir, meta: path.join(dir, `.${base}.meta.json`), tmp: () => path.join(dir, `.${base}.${crypto.randomBytes(8).toString('hex')}.tmp`) };
+    return {
+      file,
+      dir,
+      meta: path.join(dir, `.${base}.meta.json`),
+      tmp: () => path.join(dir, `.${base}.${crypto.randomBytes(8).toString('hex')}.tmp`),
+    };
   }
 
   private async locked<T>(key: string, fn: () => Promise<T>): Promise<T> {

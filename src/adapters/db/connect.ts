@@ -1,7 +1,8 @@
 // Opens a Kysely instance on SQLite (better-sqlite3, WAL) or PostgreSQL (pg pool).
 import fs from 'node:fs';
 import path from 'node:path';
-import SQLite from 'better-sqlite3';
+import type BetterSqlite3 from 'better-sqlite3';
+import { SQLite } from './sqlite-driver.js';
 import pg from 'pg';
 import { Kysely, PostgresDialect, SqliteDialect, type SqliteDatabase } from 'kysely';
 
@@ -55,7 +56,20 @@ export async function connect<T>(opts: ConnectOptions): Promise<DbHandle<T>> {
   const cached = withStatementCache(sqlite);
   const db = new Kysely<T>({ dialect: new SqliteDialect({ database: cached }) });
   syncReaders.set(db, (text, params) => (sqlite.inTransaction ? null : cached.prepare(text).all(params)));
+  const dataVersion = sqlite.prepare('PRAGMA data_version').pluck();
+  dataVersions.set(db, () => dataVersion.get() as number);
   return { db, kind: 'sqlite', close: () => db.destroy() };
+}
+
+const dataVersions = new WeakMap<object, () => number>();
+
+/**
+ * SQLite's data_version: a number that changes when ANOTHER connection (another process, the CLI)
+ * committed to the database since this connection last looked; this connection's own commits
+ * leave it alone. A microsecond check that tells an in-process cache whether it can be stale.
+ */
+export function dataVersionFor(db: object): (() => number) | undefined {
+  return dataVersions.get(db);
 }
 
 /** Runs a read synchronously on the SQLite connection, or null when it must go through Kysely. */
@@ -76,8 +90,8 @@ export function syncReaderFor(db: object): SyncReader | undefined {
  * a schema change). Kysely's SQLite driver runs one query at a time on its single connection.
  * Bounded: the oldest entries go first.
  */
-function withStatementCache(sqlite: SQLite.Database, max = 500): SqliteDatabase & { prepare(sql: string): SQLite.Statement } {
-  const cache = new Map<string, SQLite.Statement>();
+function withStatementCache(sqlite: BetterSqlite3.Database, max = 500): SqliteDatabase & { prepare(sql: string): BetterSqlite3.Statement } {
+  const cache = new Map<string, BetterSqlite3.Statement>();
   return {
     close: () => sqlite.close(),
     prepare(text: string) {

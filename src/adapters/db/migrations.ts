@@ -1,13 +1,14 @@
 // Versioned migrations of the metadata database, run on every start (idempotent).
 // One file per migration under migrations/; add the next number to the list below and never
 // edit one that has shipped.
-import { Kysely, sql } from 'kysely';
+import { type Kysely, sql } from 'kysely';
 import { Migrator, type Migration, type MigrationProvider } from 'kysely/migration';
 import { m0001 } from './migrations/0001-users-keys-secrets-files.js';
 import { m0002 } from './migrations/0002-connectors-runs.js';
 import { m0003 } from './migrations/0003-capture-sessions.js';
 import { m0004 } from './migrations/0004-tasks.js';
 import { m0005 } from './migrations/0005-totp-steps.js';
+import { m0006 } from './migrations/0006-run-leases.js';
 import { v0001 } from './migrations/vault-0001-entries.js';
 
 const migrations: Record<string, Migration> = {
@@ -16,6 +17,7 @@ const migrations: Record<string, Migration> = {
   '0003_capture_sessions': m0003,
   '0004_tasks': m0004,
   '0005_totp_steps': m0005,
+  '0006_run_leases': m0006,
 };
 
 const vaultMigrations: Record<string, Migration> = {

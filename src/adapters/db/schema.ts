@@ -137,6 +137,8 @@ export interface RunsTable {
   created_at: string;
   started_at: string | null;
   finished_at: string | null;
+  /** Until when the process executing this run (or holding its secret_values) is known alive. */
+  lease_until: string | null;
 }
 
 export interface RunLogsTable {

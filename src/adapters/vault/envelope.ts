@@ -29,12 +29,14 @@ export class VaultDecryptError extends Error {
 // Length-prefixed fields so no choice of ids can make two different refs produce the same AAD.
 function aad(purpose: 'wrap' | 'data', ref: EnvelopeRef, kid?: string): Buffer {
   const parts = ['connector-service/vault', BLOB_VERSION, purpose, ref.ownerId, ref.secretId, ...(kid !== undefined ? [kid] : [])];
-  return Buffer.concat(parts.map((p) => {
-    const b = Buffer.from(p, 'utf8');
-    const len = Buffer.alloc(4);
-    len.writeUInt32BE(b.length);
-    return Buffer.concat([len, b]);
-  }));
+  return Buffer.concat(
+    parts.map((p) => {
+      const b = Buffer.from(p, 'utf8');
+      const len = Buffer.alloc(4);
+      len.writeUInt32BE(b.length);
+      return Buffer.concat([len, b]);
+    }),
+  );
 }
 
 function gcmEncrypt(key: Buffer, plaintext: Buffer, ad: Buffer): { iv: Buffer; sealed: Buffer } {

@@ -44,7 +44,10 @@ function makeRing(current: string, keys: Map<string, Buffer>, source: string): M
 }
 
 export function parseMasterKeyEnv(value: string): MasterKeyring {
-  const parts = value.split(',').map((p) => p.trim()).filter(Boolean);
+  const parts = value
+    .split(',')
+    .map((p) => p.trim())
+    .filter(Boolean);
   const keys = new Map<string, Buffer>();
   for (const p of parts) {
     const m = /^([A-Za-z0-9_-]{1,32}):(.+)$/.exec(p);
@@ -65,7 +68,7 @@ function readKeyFile(file: string): KeyFile {
 function writeKeyFile(file: string, kf: KeyFile): void {
   fs.mkdirSync(path.dirname(file), { recursive: true });
   const tmp = `${file}.${process.pid}.tmp`;
-  fs.writeFileSync(tmp, JSON.stringify(kf, null, 2) + '\n', { mode: 0o600, flag: 'wx' });
+  fs.writeFileSync(tmp, `${JSON.stringify(kf, null, 2)}\n`, { mode: 0o600, flag: 'wx' });
   fs.renameSync(tmp, file);
 }
 
@@ -76,14 +79,15 @@ export function loadMasterKeyring(cfg: Pick<Config, 'masterKey' | 'dataDir'>): M
     const kf: KeyFile = { current: '1', keys: { '1': crypto.randomBytes(32).toString('base64') } };
     try {
       fs.mkdirSync(path.dirname(file), { recursive: true });
-      fs.writeFileSync(file, JSON.stringify(kf, null, 2) + '\n', { mode: 0o600, flag: 'wx' });
+      fs.writeFileSync(file, `${JSON.stringify(kf, null, 2)}\n`, { mode: 0o600, flag: 'wx' });
     } catch (e) {
       // Another process created it first: use theirs.
       if ((e as NodeJS.ErrnoException).code !== 'EEXIST') throw e;
     }
   }
   const mode = fs.statSync(file).mode & 0o077;
-  if (mode) throw new Error(`${file} is readable by group/others (mode ${(fs.statSync(file).mode & 0o777).toString(8)}); run chmod 600 on it`);
+  if (mode)
+    throw new Error(`${file} is readable by group/others (mode ${(fs.statSync(file).mode & 0o777).toString(8)}); run chmod 600 on it`);
   const kf = readKeyFile(file);
   const keys = new Map(Object.entries(kf.keys).map(([id, b64]) => [id, decodeKey(b64, file)] as const));
   return makeRing(kf.current, keys, file);

@@ -1,7 +1,7 @@
 // The credential vault: the only place secret values live. Metadata stays in SQL.
-export type SecretValue =
-  | { type: 'login'; username: string; password: string; totp_secret: string | null }
-  | { type: 'string'; value: string };
+import type { SecretValue } from '../../formats/secret.js';
+
+export type { SecretValue };
 
 export interface VaultRef {
   ownerId: string;

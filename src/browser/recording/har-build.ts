@@ -1,5 +1,17 @@
 // Assembles the final HAR document from the spool's NDJSON lines (pure: lines in, HAR out).
-import { RECORDING_FORMAT_VERSION, SECRET_PLACEHOLDER_RE, type Action, type CaptureExtension, type ElementInfo, type Har, type HarEntry, type HarPage, type SecretField, type SecretUse, type WebSocketLog } from './types.js';
+import {
+  RECORDING_FORMAT_VERSION,
+  SECRET_PLACEHOLDER_RE,
+  type Action,
+  type CaptureExtension,
+  type ElementInfo,
+  type Har,
+  type HarEntry,
+  type HarPage,
+  type SecretField,
+  type SecretUse,
+  type WebSocketLog,
+} from '../../formats/recording/types.js';
 
 /** An action as spooled: `ms` is its epoch time; seq/time/t_ms are assigned here. */
 export type SpooledAction = Omit<Action, 'seq' | 'time' | 't_ms'> & { ms: number };
@@ -10,7 +22,18 @@ export type SpoolLine =
   | { k: 'page'; p: HarPage }
   | { k: 'title'; id: string; title: string }
   | { k: 'secret'; s: { secret_id: string; field: SecretField; action_id: string; target: ElementInfo | null; placeholder: string } }
-  | { k: 'ws'; page: string; requestId: string; url: string; direction: 'send' | 'receive'; opcode: number; time: string; data?: string; size: number; sha256?: string };
+  | {
+      k: 'ws';
+      page: string;
+      requestId: string;
+      url: string;
+      direction: 'send' | 'receive';
+      opcode: number;
+      time: string;
+      data?: string;
+      size: number;
+      sha256?: string;
+    };
 
 export interface HarMeta {
   sessionId: string;
@@ -39,7 +62,14 @@ export function buildHar(lines: SpoolLine[], meta: HarMeta): Har {
     } else if (l.k === 'secret') secretLines.push(l.s);
     else if (l.k === 'ws') {
       const w = ws.get(l.requestId) ?? { url: l.url, page: l.page, opened_at: l.time, frames: [] };
-      w.frames.push({ time: l.time, direction: l.direction, opcode: l.opcode, size: l.size, ...(l.data !== undefined ? { data: l.data } : {}), ...(l.sha256 ? { sha256: l.sha256 } : {}) });
+      w.frames.push({
+        time: l.time,
+        direction: l.direction,
+        opcode: l.opcode,
+        size: l.size,
+        ...(l.data !== undefined ? { data: l.data } : {}),
+        ...(l.sha256 ? { sha256: l.sha256 } : {}),
+      });
       ws.set(l.requestId, w);
     }
   }

@@ -1,7 +1,7 @@
 // Small pure helpers that turn CDP shapes into HAR 1.2 parts: headers, cookies, query strings,
 // request bodies (urlencoded and multipart), timings, and body classification.
 import crypto from 'node:crypto';
-import type { HarContent, HarCookie, HarNameValue, HarPostParam, HarRequest } from './types.js';
+import type { HarContent, HarCookie, HarNameValue, HarPostParam, HarRequest } from '../../formats/recording/types.js';
 
 export const sha256 = (b: Buffer) => crypto.createHash('sha256').update(b).digest('hex');
 
@@ -83,7 +83,7 @@ export function postDataToHar(body: Buffer, contentType: string, maxBytes: numbe
     const b = /boundary=(?:"([^"]+)"|([^;]+))/i.exec(mimeType);
     if (b) out.params = parseMultipart(body, (b[1] ?? b[2]).trim(), maxBytes);
     // Text of a multipart body is kept only when every part is text (no file bytes inline).
-    if (out.params && out.params.every((p) => p.value !== undefined)) {
+    if (out.params?.every((p) => p.value !== undefined)) {
       out.text = body.subarray(0, maxBytes).toString('utf8');
       if (body.length > maxBytes) out._truncated = true;
     }

@@ -14,7 +14,7 @@ import {
   timingsTotal,
   type CdpTiming,
 } from './har-parts.js';
-import type { HarEntry } from './types.js';
+import type { HarEntry } from '../../formats/recording/types.js';
 
 export interface EntrySink {
   pageId: string;
@@ -90,7 +90,8 @@ export class NetworkRecorder {
     const all = Promise.allSettled([...this.pending]);
     await Promise.race([all, new Promise((r) => setTimeout(r, timeoutMs))]);
     for (const id of [...this.hops.keys()]) this.drain(id, true);
-    for (const f of this.inflight.values()) this.write(f, { error: 'unfinished: the session ended before the response completed', finishedAt: undefined });
+    for (const f of this.inflight.values())
+      this.write(f, { error: 'unfinished: the session ended before the response completed', finishedAt: undefined });
     this.inflight.clear();
   }
 
@@ -224,7 +225,9 @@ export class NetworkRecorder {
         httpVersion: resp?.protocol ?? 'http/1.1',
         cookies: setCookies(respHeaders),
         headers: respHeaders,
-        content: resp ? contentOf(resp.mimeType ?? '', resp.status, o.body ?? null, this.sink.maxBodyBytes) : { size: 0, mimeType: '', _omitted: 'unavailable' },
+        content: resp
+          ? contentOf(resp.mimeType ?? '', resp.status, o.body ?? null, this.sink.maxBodyBytes)
+          : { size: 0, mimeType: '', _omitted: 'unavailable' },
         redirectURL: (resp && resp.status >= 300 && resp.status < 400 && headerValue(respHeaders, 'location')) || '',
         headersSize: -1,
         bodySize: resp?.encodedDataLength ?? -1,

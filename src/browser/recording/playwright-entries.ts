@@ -4,12 +4,24 @@
 // coarse timings) but the same shape.
 import type { Request } from 'playwright-core';
 import { contentOf, postDataToHar, queryToHar, parseCookieHeader, setCookies, headerValue } from './har-parts.js';
-import type { HarEntry } from './types.js';
+import type { HarEntry } from '../../formats/recording/types.js';
 
-const TYPES: Record<string, string> = { xhr: 'XHR', fetch: 'Fetch', eventsource: 'EventSource', websocket: 'WebSocket', texttrack: 'TextTrack' };
+const TYPES: Record<string, string> = {
+  xhr: 'XHR',
+  fetch: 'Fetch',
+  eventsource: 'EventSource',
+  websocket: 'WebSocket',
+  texttrack: 'TextTrack',
+};
 const cdpType = (t: string) => TYPES[t] ?? t.charAt(0).toUpperCase() + t.slice(1);
 
-export async function entryFromPlaywright(req: Request, id: string, pageId: string, maxBodyBytes: number, failure: string | null): Promise<HarEntry> {
+export async function entryFromPlaywright(
+  req: Request,
+  id: string,
+  pageId: string,
+  maxBodyBytes: number,
+  failure: string | null,
+): Promise<HarEntry> {
   const resp = await req.response().catch(() => null);
   const reqHeaders = await req.headersArray().catch(() => []);
   const respHeaders = resp ? await resp.headersArray().catch(() => []) : [];

@@ -9,7 +9,7 @@ import { entryFromPlaywright } from './playwright-entries.js';
 import { NetworkRecorder, type EntrySink } from './network-recorder.js';
 import { Redactor, entryLocation } from './redact.js';
 import { buildHar, type HarMeta, type SpoolLine, type SpooledAction } from './har-build.js';
-import type { ElementInfo, Har, HarEntry, NavigateAction, SecretField, SecretMarker } from './types.js';
+import type { ElementInfo, Har, HarEntry, NavigateAction, SecretField, SecretMarker } from '../../formats/recording/types.js';
 
 export interface RecorderOptions {
   sessionId: string;
@@ -48,7 +48,7 @@ export class SessionRecorder {
 
   private write(line: SpoolLine) {
     if (this.stopped) return;
-    this.out.write(JSON.stringify(line) + '\n');
+    this.out.write(`${JSON.stringify(line)}\n`);
   }
 
   /** Starts recording a page (the first tab, or a popup/new tab with its opener). */
@@ -78,14 +78,27 @@ export class SessionRecorder {
     const cdp = preEnabledCdp ?? (await page.context().newCDPSession(page));
     const rec: PageRec = { id, net: new NetworkRecorder(cdp, sink), pendingNav: null, cdpSince: preEnabledCdp ? 0 : Infinity };
     this.pages.set(page, rec);
-    this.write({ k: 'page', p: { id, startedDateTime: new Date().toISOString(), title: '', pageTimings: {}, _opener: opener ? (this.pages.get(opener)?.id ?? null) : null } });
+    this.write({
+      k: 'page',
+      p: {
+        id,
+        startedDateTime: new Date().toISOString(),
+        title: '',
+        pageTimings: {},
+        _opener: opener ? (this.pages.get(opener)?.id ?? null) : null,
+      },
+    });
     page.on('framenavigated', (frame) => {
       if (frame !== page.mainFrame()) return;
       const pending = rec.pendingNav && Date.now() - rec.pendingNav.ms < 15_000 ? rec.pendingNav : null;
       rec.pendingNav = null;
       this.action(page, { type: 'navigate', to: frame.url(), cause: pending?.cause ?? 'page', target: null }, pending?.ms);
     });
-    const title = () => void page.title().then((t) => t && this.write({ k: 'title', id, title: this.redactor.string(t) }), () => {});
+    const title = () =>
+      void page.title().then(
+        (t) => t && this.write({ k: 'title', id, title: this.redactor.string(t) }),
+        () => {},
+      );
     page.on('load', title);
     title(); // a popup may have loaded before it reached us
     await rec.net.start(!!preEnabledCdp);
@@ -190,7 +203,12 @@ export class SessionRecorder {
     // Last titles (a page may never fire load, or fired it before we listened).
     await Promise.all(
       [...this.pages].map(([page, r]) =>
-        page.isClosed() ? null : page.title().then((t) => t && this.write({ k: 'title', id: r.id, title: this.redactor.string(t) }), () => {}),
+        page.isClosed()
+          ? null
+          : page.title().then(
+              (t) => t && this.write({ k: 'title', id: r.id, title: this.redactor.string(t) }),
+              () => {},
+            ),
       ),
     );
     await Promise.all([...this.pages.values()].map((p) => p.net.stop().catch(() => {})));

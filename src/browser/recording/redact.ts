@@ -3,7 +3,13 @@
 // here before it reaches disk. Each encoding a browser or site may apply is searched for
 // (src/lib/secret-forms.ts, shared with the run-log scrubber).
 import { base64Cores, classify, secretsPattern } from '../../lib/secret-forms.js';
-import { secretPlaceholder, type SecretEncoding, type SecretField, type SecretMarker, type SecretRef } from './types.js';
+import {
+  secretPlaceholder,
+  type SecretEncoding,
+  type SecretField,
+  type SecretMarker,
+  type SecretRef,
+} from '../../formats/recording/types.js';
 
 interface Rule extends SecretRef {
   value: string;
@@ -104,7 +110,9 @@ export class Redactor {
         return out;
       }
       if (Array.isArray(v)) {
-        return v.map((x, i) => walk(x, [...path, x && typeof x === 'object' && typeof (x as any).name === 'string' ? (x as any).name : String(i)]));
+        return v.map((x, i) =>
+          walk(x, [...path, x && typeof x === 'object' && typeof (x as any).name === 'string' ? (x as any).name : String(i)]),
+        );
       }
       if (v && typeof v === 'object') {
         const o: Record<string, unknown> = {};
@@ -118,7 +126,13 @@ export class Redactor {
       for (const [location, m] of byLoc) {
         for (const h of m.values()) {
           const rule = this.rules.find((r) => r.secret_id === h.secret_id && r.field === h.field);
-          markers.push({ secret_id: h.secret_id, field: h.field, location, encodings: [...h.encodings].sort(), field_name: rule?.fieldName ?? null });
+          markers.push({
+            secret_id: h.secret_id,
+            field: h.field,
+            location,
+            encodings: [...h.encodings].sort(),
+            field_name: rule?.fieldName ?? null,
+          });
         }
       }
     }

@@ -4,14 +4,13 @@
 // is off here so the token never reaches a log line.
 import type { FastifyPluginAsync, FastifyReply, FastifyRequest } from 'fastify';
 import websocket from '@fastify/websocket';
-import type { Services } from '../../services.js';
+import type { CaptureSessionsService } from './service.js';
 import { liveViewPage } from '../../browser/live-view-page.js';
 
 type Req = FastifyRequest<{ Params: { id: string }; Querystring: { token?: string } }>;
 
-export const liveViewRoutes: FastifyPluginAsync<{ services: Services }> = async (app, { services }) => {
+export const liveViewRoutes: FastifyPluginAsync<{ svc: CaptureSessionsService }> = async (app, { svc }) => {
   await app.register(websocket, { options: { maxPayload: 64 * 1024 } });
-  const svc = services.captureSessions;
   // Shutdown must not wait for viewers: drop their sockets before the server closes.
   const sockets = new Set<import('ws').WebSocket>();
   app.addHook('preClose', async () => {
@@ -28,7 +27,10 @@ export const liveViewRoutes: FastifyPluginAsync<{ services: Services }> = async 
   app.get('/live/:id', { logLevel: 'silent', schema: hide, preHandler: check }, async (_req: Req, reply) =>
     reply
       .type('text/html; charset=utf-8')
-      .header('content-security-policy', "default-src 'self'; script-src 'unsafe-inline'; style-src 'unsafe-inline'; img-src blob: data:; connect-src 'self' ws: wss:")
+      .header(
+        'content-security-policy',
+        "default-src 'self'; script-src 'unsafe-inline'; style-src 'unsafe-inline'; img-src blob: data:; connect-src 'self' ws: wss:",
+      )
       .header('cache-control', 'no-store')
       .header('referrer-policy', 'no-referrer')
       .send(liveViewPage()),

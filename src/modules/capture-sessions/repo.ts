@@ -46,6 +46,11 @@ export class CaptureRepo {
 
   /** Sessions this process believes active or completing (for orphan detection). */
   liveIds(userId: string): Promise<{ id: string; state: CaptureState }[]> {
-    return this.db.selectFrom('capture_sessions').select(['id', 'state']).where('user_id', '=', userId).where('state', 'in', ['active', 'completing']).execute();
+    return this.db
+      .selectFrom('capture_sessions')
+      .select(['id', 'state'])
+      .where('user_id', '=', userId)
+      .where('state', 'in', ['active', 'completing'])
+      .execute();
   }
 }

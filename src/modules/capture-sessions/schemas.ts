@@ -1,5 +1,5 @@
-// Request and response schemas of /v1beta/capture_sessions (SPEC §2 CaptureSession,
-// SessionCookie, §4 Capture sessions). `start_url` and the recording route are extensions.
+// Request and response schemas of /v1beta/capture_sessions (CaptureSession,
+// SessionCookie, Capture sessions). `start_url` and the recording route are extensions.
 import { Type, type Static } from '@sinclair/typebox';
 import { DateTime } from '../../http/schemas.js';
 
@@ -13,7 +13,9 @@ export const CaptureSessionSchema = Type.Object(
   {
     id: Type.String(),
     state: CaptureSessionState,
-    browser_session_id: Type.Union([Type.String(), Type.Null()], { description: 'Opaque id of the browser context; null once the browser is gone.' }),
+    browser_session_id: Type.Union([Type.String(), Type.Null()], {
+      description: 'Opaque id of the browser context; null once the browser is gone.',
+    }),
     iframe_url: Type.Union([Type.String(), Type.Null()], {
       description: 'Live view to embed in an iframe (any origin); carries a per-session token and works only while the session is active.',
     }),
@@ -33,7 +35,8 @@ export const SessionCookie = Type.Object(
       nullable({
         type: 'string',
         maxLength: 253,
-        description: "Optional. Without it the cookie is host-only for start_url's host, or (no start_url) for the first site the session navigates to.",
+        description:
+          "Optional. Without it the cookie is host-only for start_url's host, or (no start_url) for the first site the session navigates to.",
       }),
     ),
     path: Type.Optional(nullable({ type: 'string', maxLength: 2048 })),
@@ -44,13 +47,22 @@ export const SessionCookie = Type.Object(
 );
 
 // type [object, null]: the body may be absent or null; properties apply only to an object.
-export const CreateCaptureSessionBody = Type.Unsafe<{ use_proxy?: boolean; cookies?: Static<typeof SessionCookie>[] | null; start_url?: string | null } | null>({
+export const CreateCaptureSessionBody = Type.Unsafe<{
+  use_proxy?: boolean;
+  cookies?: Static<typeof SessionCookie>[] | null;
+  start_url?: string | null;
+} | null>({
   type: ['object', 'null'],
   title: 'CreateCaptureSessionRequest',
   additionalProperties: false,
   properties: {
     use_proxy: { type: 'boolean', default: false, description: 'Route the session through the configured proxy (CAPTURE_PROXY_URL).' },
-    cookies: { type: ['array', 'null'], items: SessionCookie, maxItems: 500, description: 'Cookies set in the browser before the session starts.' },
+    cookies: {
+      type: ['array', 'null'],
+      items: SessionCookie,
+      maxItems: 500,
+      description: 'Cookies set in the browser before the session starts.',
+    },
     start_url: {
       type: ['string', 'null'],
       format: 'uri',

@@ -1,4 +1,4 @@
-// Capture sessions: the rules (SPEC §3 states, limits, ownership, paste) over the repo and the
+// Capture sessions: the rules (states, limits, ownership, paste) over the repo and the
 // browser side (CaptureRuntime). A session's browser lives in this process; a row that says
 // active/completing without a runtime here lost its browser (server restart) and becomes failed.
 import crypto from 'node:crypto';
@@ -10,14 +10,14 @@ import type { Config } from '../../config.js';
 import type { Database } from '../../adapters/db/schema.js';
 import type { BlobStore } from '../../adapters/blob/port.js';
 import type { SecretsService } from '../secrets/service.js';
-import { HttpError, notFound, validationError } from '../../http/errors.js';
+import { DomainError, conflict, invalid, notFound, tooManyRequests, unavailable } from '../../lib/errors.js';
 import { newId, nowIso } from '../../lib/ids.js';
 import { BrowserPool, CapacityError } from '../../browser/pool.js';
 import { CaptureRuntime, type CookieInput } from '../../browser/capture-runtime.js';
-import type { SecretField } from '../../browser/recording/types.js';
+import type { SecretField } from '../../formats/recording/types.js';
 import { CaptureRepo, type CaptureRow, type CaptureState } from './repo.js';
 import type { Egress } from '../../egress/egress.js';
-import { TotpStepTaken, type TotpLedger } from '../../runtime/totp-ledger.js';
+import { TotpStepTaken, type TotpLedger } from '../../runtime/host/totp-ledger.js';
 import { EgressDenied } from '../../egress/policy.js';
 import { checkNavigation } from '../../egress/browser-guard.js';
 
@@ -53,15 +53,41 @@ export class CaptureSessionsService {
   private finishing = new Map<string, { userId: string; job: Promise<void>; holdsBrowser: boolean }>();
   /** Creates in flight per user: counted at once, so parallel creates can't pass the quota together. */
   private starting = new Map<string, number>();
-  private timer: NodeJS.Timeout;
+  private timer: NodeJS.Timeout | null = null;
 
-  constructor(private readonly deps: { db: Kysely<Database>; blobs: BlobStore; secrets: SecretsService; config: Config; egress: Egress; totp?: TotpLedger; log?: FastifyBaseLogger }) {
+  constructor(
+    private readonly deps: {
+      db: Kysely<Database>;
+      blobs: BlobStore;
+      secrets: SecretsService;
+      config: Config;
+      egress: Egress;
+      totp?: TotpLedger;
+      log?: FastifyBaseLogger;
+    },
+  ) {
     const c = deps.config;
     this.repo = new CaptureRepo(deps.db);
-    this.pool = new BrowserPool({ cdpUrl: c.browserCdpUrl, warm: c.captureWarmContexts, maxSessions: c.captureMaxSessions, viewport: VIEWPORT, egress: deps.egress });
+    this.pool = new BrowserPool({
+      cdpUrl: c.browserCdpUrl,
+      warm: c.captureWarmContexts,
+      maxSessions: c.captureMaxSessions,
+      viewport: VIEWPORT,
+      egress: deps.egress,
+    });
+  }
+
+  /** Starts the idle/lifetime sweeper and warms browser contexts (a serving process only). */
+  start(): void {
+    if (this.timer) return;
+    const c = this.deps.config;
     const tick = Math.min(5000, Math.max(200, (Math.min(c.captureIdleTimeoutS, c.captureMaxLifetimeS) * 1000) / 4));
     this.timer = setInterval(() => void this.sweep().catch(() => {}), tick);
     this.timer.unref();
+    // Capture sessions start from pre-warmed browser contexts: launch Chromium now, not on the first
+    // request (CAPTURE_WARM_CONTEXTS=0: everything on demand).
+    if (c.captureWarmContexts > 0)
+      void this.pool.prewarm().catch((err) => this.deps.log?.warn({ err }, 'browser pre-warm failed; capture sessions will retry'));
   }
 
   view(r: CaptureRow): CaptureSessionView {
@@ -83,7 +109,12 @@ export class CaptureSessionsService {
     return Promise.all(
       rows.map(async (r) => {
         if ((r.state === 'active' && !this.live.has(r.id)) || (r.state === 'completing' && !this.finishing.has(r.id))) {
-          return (await this.repo.transition(r.id, [r.state], 'failed', { browser_session_id: null, end_reason: 'browser lost (server restarted)' })) ?? r;
+          return (
+            (await this.repo.transition(r.id, [r.state], 'failed', {
+              browser_session_id: null,
+              end_reason: 'browser lost (server restarted)',
+            })) ?? r
+          );
         }
         return r;
       }),
@@ -109,21 +140,28 @@ export class CaptureSessionsService {
     const cookies = input.cookies ?? [];
     const startUrl = input.start_url ?? null;
     if (input.use_proxy && !c.captureProxyUrl) {
-      throw validationError(['body', 'use_proxy'], 'Value error, no proxy is configured on this server (CAPTURE_PROXY_URL)', 'value_error', { input: true });
+      throw invalid(['body', 'use_proxy'], 'Value error, no proxy is configured on this server (CAPTURE_PROXY_URL)', 'value_error', {
+        input: true,
+      });
     }
-    // SessionCookie.domain is optional (SPEC): without one the cookie is host-only for start_url's
+    // SessionCookie.domain is optional: without one the cookie is host-only for start_url's
     // host, or for the first site the session navigates to (CaptureRuntime).
     if (startUrl) {
       // The session's proxy would refuse it anyway; a clear 422 beats a browser error page.
       await checkNavigation(this.deps.egress, startUrl, !!input.use_proxy).catch((e) => {
-        throw e instanceof EgressDenied ? validationError(['body', 'start_url'], `Value error, ${e.message}`, 'value_error', { input: startUrl }) : e;
+        throw e instanceof EgressDenied
+          ? invalid(['body', 'start_url'], `Value error, ${e.message}`, 'value_error', { input: startUrl })
+          : e;
       });
     }
     // Fairness (issue 9): one user can't take every browser slot and lock the others out. (At or
     // above CAPTURE_MAX_SESSIONS the per-user limit is off: the process-wide one answers.)
     const perUser = c.captureMaxSessionsPerUser;
     if (perUser < c.captureMaxSessions && this.held(userId) >= perUser) {
-      throw new HttpError(429, `Too many capture sessions for this user: the per-user limit is ${perUser} (CAPTURE_MAX_SESSIONS_PER_USER); complete or abandon one first`, { 'Retry-After': '5' });
+      throw tooManyRequests(
+        `Too many capture sessions for this user: the per-user limit is ${perUser} (CAPTURE_MAX_SESSIONS_PER_USER); complete or abandon one first`,
+        5,
+      );
     }
     this.starting.set(userId, (this.starting.get(userId) ?? 0) + 1);
     const id = newId();
@@ -141,9 +179,9 @@ export class CaptureSessionsService {
         onCrash: () => void this.end(id, 'failed', 'browser crashed').catch(() => {}),
       });
     } catch (e) {
-      if (e instanceof CapacityError) throw new HttpError(429, e.message, { 'Retry-After': '5' });
+      if (e instanceof CapacityError) throw tooManyRequests(e.message, 5);
       this.deps.log?.error({ err: e }, 'capture session: browser start failed');
-      throw new HttpError(503, 'Could not start a browser for the capture session; try again');
+      throw unavailable('Could not start a browser for the capture session; try again');
     } finally {
       // Synchronously followed by live.set below: the session is counted there from now on.
       const n = (this.starting.get(userId) ?? 1) - 1;
@@ -183,8 +221,8 @@ export class CaptureSessionsService {
     return n;
   }
 
-  private conflict(r: CaptureRow, what: string): HttpError {
-    return new HttpError(409, `Capture session is ${r.state}; only an active session can be ${what}`);
+  private conflict(r: CaptureRow, what: string): DomainError {
+    return conflict(`Capture session is ${r.state}; only an active session can be ${what}`);
   }
 
   async complete(userId: string, id: string): Promise<CaptureSessionView> {
@@ -212,10 +250,17 @@ export class CaptureSessionsService {
         const buf = Buffer.from(JSON.stringify(har));
         const key = `recordings/${l.userId}/${id}.har.json`;
         await this.deps.blobs.put(key, Readable.from([buf]), { contentType: 'application/json', size: buf.length });
-        await this.repo.transition(id, ['completing'], 'completed', { browser_session_id: null, recording_key: key, recording_size: buf.length });
+        await this.repo.transition(id, ['completing'], 'completed', {
+          browser_session_id: null,
+          recording_key: key,
+          recording_size: buf.length,
+        });
       } catch (e) {
         this.deps.log?.error({ err: e, session: id }, 'capture session: finalizing the recording failed');
-        await this.repo.transition(id, ['completing'], 'failed', { browser_session_id: null, end_reason: 'finalizing the recording failed' });
+        await this.repo.transition(id, ['completing'], 'failed', {
+          browser_session_id: null,
+          end_reason: 'finalizing the recording failed',
+        });
       } finally {
         this.finishing.delete(id);
       }
@@ -242,24 +287,31 @@ export class CaptureSessionsService {
 
   async paste(userId: string, id: string, body: { field: SecretField; secret_id: string }): Promise<void> {
     const r = await this.owned(userId, id);
-    if (r.state !== 'active') throw new HttpError(409, `Capture session is ${r.state}; paste needs an active session`);
+    if (r.state !== 'active') throw conflict(`Capture session is ${r.state}; paste needs an active session`);
     const meta = await this.deps.secrets.get(userId, body.secret_id);
     if (!meta) throw notFound('Secret');
     if (meta.secret_type !== 'login') {
-      throw validationError(['body', 'secret_id'], 'Value error, the secret is a string secret; paste needs a login secret (username, password or totp)', 'value_error', { input: body.secret_id });
+      throw invalid(
+        ['body', 'secret_id'],
+        'Value error, the secret is a string secret; paste needs a login secret (username, password or totp)',
+        'value_error',
+        { input: body.secret_id },
+      );
     }
     if (body.field === 'totp' && !meta.has_totp) {
-      throw validationError(['body', 'field'], 'Value error, the login secret has no TOTP seed; paste username or password', 'value_error', { input: 'totp' });
+      throw invalid(['body', 'field'], 'Value error, the login secret has no TOTP seed; paste username or password', 'value_error', {
+        input: 'totp',
+      });
     }
     let value: string;
     if (body.field === 'totp') value = await this.pasteTotp(userId, body.secret_id);
     else {
       const s = await this.deps.secrets.resolve(userId, body.secret_id);
-      if (!s || s.value.type !== 'login') throw notFound('Secret');
+      if (s?.value.type !== 'login') throw notFound('Secret');
       value = s.value[body.field];
     }
     const l = this.live.get(id);
-    if (!l) throw new HttpError(409, 'Capture session is no longer active');
+    if (!l) throw conflict('Capture session is no longer active');
     await l.rt.paste(body.secret_id, body.field, value);
   }
 
@@ -271,11 +323,12 @@ export class CaptureSessionsService {
   private async pasteTotp(userId: string, secretId: string): Promise<string> {
     if (!this.deps.totp) return this.deps.secrets.currentTotp(userId, secretId);
     const r = await this.deps.secrets.resolve(userId, secretId);
-    if (!r || r.value.type !== 'login' || !r.value.totp_secret) throw notFound('Secret');
+    if (r?.value.type !== 'login' || !r.value.totp_secret) throw notFound('Secret');
     try {
       return (await this.deps.totp.claim(r.value.totp_secret, Date.now() + 35_000, () => {})).code;
     } catch (e) {
-      if (e instanceof TotpStepTaken) throw new HttpError(409, `TOTP codes of this secret were already used in this 30 s step and the next; paste again in ${e.nextInS} s`);
+      if (e instanceof TotpStepTaken)
+        throw conflict(`TOTP codes of this secret were already used in this 30 s step and the next; paste again in ${e.nextInS} s`);
       throw e;
     }
   }
@@ -283,11 +336,12 @@ export class CaptureSessionsService {
   async recording(userId: string, id: string): Promise<{ stream: Readable; size: number | null }> {
     const r = await this.owned(userId, id);
     if (r.state !== 'completed' || !r.recording_key) {
-      const why = r.state === 'abandoned' ? 'it was abandoned and its recording discarded' : r.state === 'failed' ? 'it failed' : `it is ${r.state}`;
-      throw new HttpError(409, `No recording: the capture session is not completed (${why})`);
+      const why =
+        r.state === 'abandoned' ? 'it was abandoned and its recording discarded' : r.state === 'failed' ? 'it failed' : `it is ${r.state}`;
+      throw conflict(`No recording: the capture session is not completed (${why})`);
     }
     const stream = await this.deps.blobs.get(r.recording_key);
-    if (!stream) throw new HttpError(500, 'recording blob missing');
+    if (!stream) throw new DomainError('internal', 'recording blob missing');
     return { stream, size: r.recording_size };
   }
 
@@ -315,7 +369,8 @@ export class CaptureSessionsService {
 
   /** Ends every live session (failed: the server is shutting down), waits for finalizing, closes the browser. */
   async close(): Promise<void> {
-    clearInterval(this.timer);
+    if (this.timer) clearInterval(this.timer);
+    this.timer = null;
     await Promise.allSettled([...this.finishing.values()].map((f) => f.job));
     for (const id of [...this.live.keys()]) await this.end(id, 'failed', 'server shut down').catch(() => {});
     await this.pool.close();

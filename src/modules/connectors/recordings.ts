@@ -5,7 +5,7 @@ import type { Readable } from 'node:stream';
 import type { Kysely } from 'kysely';
 import type { Database } from '../../adapters/db/schema.js';
 import type { BlobStore } from '../../adapters/blob/port.js';
-import type { Har } from '../../browser/recording/types.js';
+import type { Har } from '../../formats/recording/types.js';
 import { isUuid } from '../../lib/ids.js';
 
 /** Largest recording synthesis reads (a HAR with embedded bodies). */
@@ -41,9 +41,15 @@ export class RecordingLoader {
   /** An uploaded, completed file of the caller. */
   async fromFile(userId: string, fileId: string): Promise<Har> {
     const row = isUuid(fileId)
-      ? await this.deps.db.selectFrom('files').select(['blob_key', 'status', 'name']).where('id', '=', fileId).where('user_id', '=', userId).executeTakeFirst()
+      ? await this.deps.db
+          .selectFrom('files')
+          .select(['blob_key', 'status', 'name'])
+          .where('id', '=', fileId)
+          .where('user_id', '=', userId)
+          .executeTakeFirst()
       : undefined;
-    if (!row || row.status !== 'available') throw new RecordingUnavailable('no completed upload with this id (upload the HAR with POST /v1beta/files, PUT, then complete)');
+    if (row?.status !== 'available')
+      throw new RecordingUnavailable('no completed upload with this id (upload the HAR with POST /v1beta/files, PUT, then complete)');
     const stream = await this.deps.blobs.get(row.blob_key);
     if (!stream) throw new RecordingUnavailable('the file has no stored bytes');
     return readJson(stream, `file ${row.name}`);

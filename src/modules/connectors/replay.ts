@@ -2,17 +2,20 @@
 // the recorded arguments, then (read-only targets) with one argument changed. Nothing is stored:
 // a plan that does not replay is answered with a precise 422 and never published.
 import { randomUUID } from 'node:crypto';
-import type { ConnectorDefinition } from '../../runtime/definition/types.js';
-import type { SlotValue } from '../../runtime/engines/context.js';
-import type { Outcome, WorkerPool } from '../../runtime/pool.js';
-import type { BrowserHost } from '../../runtime/browser-host.js';
+import type { ConnectorDefinition } from '../../formats/definition/types.js';
+import type { SlotValue } from '../../runtime/worker/engines/context.js';
+import type { Outcome } from '../../runtime/host/pool.js';
 import type { Egress } from '../../egress/egress.js';
-import { serveTotpCode, type TotpLedger } from '../../runtime/totp-ledger.js';
-import { makeAjv } from '../../http/validation.js';
-import { Scrubber } from '../../runtime/scrub.js';
+import { runInSandbox, scrubberFor, type SandboxDeps } from '../../runtime/host/sandbox-run.js';
+import { makeAjv } from '../../lib/json-schema.js';
 
 export interface ReplayRunner {
-  run(def: ConnectorDefinition, args: Record<string, unknown>, secrets: Record<string, SlotValue>, timeoutMs: number): Promise<{ outcome: Outcome; logs: string[] }>;
+  run(
+    def: ConnectorDefinition,
+    args: Record<string, unknown>,
+    secrets: Record<string, SlotValue>,
+    timeoutMs: number,
+  ): Promise<{ outcome: Outcome; logs: string[] }>;
 }
 
 /**
@@ -20,45 +23,43 @@ export interface ReplayRunner {
  * come from the same single-use ledger as runs: two replays never send the same code.
  */
 export class SandboxReplay implements ReplayRunner {
-  constructor(private readonly rt: { pool: WorkerPool; browser: BrowserHost; egress: Egress; totp: TotpLedger }) {}
+  constructor(private readonly rt: SandboxDeps & { egress: Egress }) {}
 
   async run(def: ConnectorDefinition, args: Record<string, unknown>, secrets: Record<string, SlotValue>, timeoutMs: number) {
-    const runId = `synth-${randomUUID()}`;
     const logs: string[] = [];
-    const deadline = Date.now() + timeoutMs;
-    // The worker scrubs its own lines, but the host never relies on the sandboxed side: the tail and
-    // the error reach the 422 (log_tail), so they are scrubbed here too, as runs are (executor.ts).
-    const scrubber = new Scrubber();
-    for (const s of Object.values(secrets)) scrubber.addSecret(s);
+    // The tail and the error reach the 422 (log_tail): scrubbed by the shared sandbox path, as runs are.
+    const scrubber = scrubberFor(secrets);
     const log = (line: unknown) => {
       // Scrubbed whole, then cut: a cut first could leave half a secret unrecognised.
       logs.push(scrubber.scrub(String(line)).slice(0, 2000));
       if (logs.length > 20) logs.shift();
     };
-    try {
-      let outcome = await this.rt.pool.execute(
-        { runId, connectorId: 'synthesis', connectorVersion: 0, definition: def, args, secrets, proxy: null, maxResponseBytes: 64 * 1024 * 1024, egress: this.rt.egress.rules() },
-        timeoutMs,
-        {
-          // Only the tail is ever shown (log_tail): keep a few lines, each bounded.
-          log: (_at, line) => log(line),
-          logsDropped: () => {},
-          secret: (value) => typeof value === 'string' && value.length <= 64 && scrubber.add(value),
-          rpc: async (method, params) => {
-            // A replay saves no files: it reports what it would have saved (only the size of a file
-            // over RUN_OUTPUT_MAX_FILE_BYTES crosses the channel).
-            if (method === 'files.save') return { id: 'replay', name: String(params.name), size_bytes: params.data === undefined ? Number(params.size) : Buffer.byteLength(params.data) };
-            if (method === 'totp.code') return serveTotpCode(this.rt.totp, secrets, params.slot, deadline, { log, secret: (c) => scrubber.add(c) });
-            return this.rt.browser.call(runId, null, method, params);
-          },
-        },
-      );
-      if (outcome.kind === 'error') outcome = { ...outcome, error: scrubber.scrubValue(outcome.error) };
-      if (outcome.kind === 'crash') outcome = { ...outcome, detail: scrubber.scrub(outcome.detail) };
-      return { outcome, logs };
-    } finally {
-      await this.rt.browser.closeRun(runId);
-    }
+    const job = {
+      runId: `synth-${randomUUID()}`,
+      connectorId: 'synthesis',
+      connectorVersion: 0,
+      definition: def,
+      args,
+      secrets,
+      proxy: null,
+      maxResponseBytes: 64 * 1024 * 1024,
+      egress: this.rt.egress.rules(),
+    };
+    const outcome = await runInSandbox(this.rt, job, {
+      timeoutMs,
+      scrubber,
+      // Only the tail is ever shown (log_tail): keep a few lines, each bounded.
+      log: (_at, line) => log(line),
+      note: log,
+      // A replay saves no files: it reports what it would have saved (only the size of a file over
+      // RUN_OUTPUT_MAX_FILE_BYTES crosses the channel).
+      saveFile: async (params) => ({
+        id: 'replay',
+        name: String(params.name),
+        size_bytes: params.data === undefined ? Number(params.size) : Buffer.byteLength(params.data),
+      }),
+    });
+    return { outcome, logs };
   }
 }
 
@@ -103,7 +104,15 @@ function outcomeText(o: Outcome): string {
 export function freshValues(schema: Record<string, any>, args: Record<string, unknown>): { name: string; value: string }[] {
   const tag = randomUUID().slice(0, 4);
   return Object.entries<any>(schema.properties ?? {})
-    .filter(([k, p]) => p?.type === 'string' && !p.format && !p.enum && typeof args[k] === 'string' && /[a-z]/i.test(args[k] as string) && (/\s/.test((args[k] as string).trim()) || (args[k] as string).length >= 8))
+    .filter(
+      ([k, p]) =>
+        p?.type === 'string' &&
+        !p.format &&
+        !p.enum &&
+        typeof args[k] === 'string' &&
+        /[a-z]/i.test(args[k] as string) &&
+        (/\s/.test((args[k] as string).trim()) || (args[k] as string).length >= 8),
+    )
     .map(([k]) => ({ name: k, value: `${args[k]} ${tag}` }));
 }
 
@@ -127,21 +136,41 @@ export async function validateByReplay(
   runner: ReplayRunner,
   plan: { definition: ConnectorDefinition; input_schema: Record<string, any>; output_schema: Record<string, any> },
   secrets: Record<string, SlotValue>,
-  opts: { sideEffects: boolean; allowSideEffects: boolean; timeoutMs?: number; resultHints?: string[]; allowEmpty?: boolean; recordedData?: boolean },
+  opts: {
+    sideEffects: boolean;
+    allowSideEffects: boolean;
+    timeoutMs?: number;
+    resultHints?: string[];
+    allowEmpty?: boolean;
+    recordedData?: boolean;
+  },
 ): Promise<ReplayCheck> {
   const t0 = Date.now();
   if (opts.sideEffects && !opts.allowSideEffects) {
-    return { replayed: false, reason: 'the target changes data on the site (not idempotent): not replayed; set hints.allow_side_effects to validate it by replaying', warnings: [], ms: 0 };
+    return {
+      replayed: false,
+      reason:
+        'the target changes data on the site (not idempotent): not replayed; set hints.allow_side_effects to validate it by replaying',
+      warnings: [],
+      ms: 0,
+    };
   }
   const check = ajv.compile(plan.output_schema);
   const args: Record<string, unknown> = {};
   for (const [k, p] of Object.entries<any>(plan.input_schema.properties ?? {})) args[k] = p.examples?.[0];
   const once = async (a: Record<string, unknown>, label: string) => {
     const { outcome, logs } = await runner.run(plan.definition, a, secrets, opts.timeoutMs ?? 60_000);
-    if (outcome.kind !== 'ok') throw new ReplayFailed(`replaying the plan ${label} failed: ${outcomeText(outcome)}`, { outcome: outcome.kind, ...(outcome.kind === 'error' ? { error: outcome.error } : {}), log_tail: logs.slice(-6) });
+    if (outcome.kind !== 'ok')
+      throw new ReplayFailed(`replaying the plan ${label} failed: ${outcomeText(outcome)}`, {
+        outcome: outcome.kind,
+        ...(outcome.kind === 'error' ? { error: outcome.error } : {}),
+        log_tail: logs.slice(-6),
+      });
     const result = JSON.parse(outcome.json);
     if (!check(result)) {
-      throw new ReplayFailed(`replaying the plan ${label} returned a result that does not fit the inferred output schema`, { errors: (check.errors ?? []).slice(0, 10).map((e) => `${e.instancePath || '/'} ${e.message}`) });
+      throw new ReplayFailed(`replaying the plan ${label} returned a result that does not fit the inferred output schema`, {
+        errors: (check.errors ?? []).slice(0, 10).map((e) => `${e.instancePath || '/'} ${e.message}`),
+      });
     }
     return result;
   };
@@ -149,7 +178,10 @@ export async function validateByReplay(
   // made (a duplicate name, "already exists"): free-text arguments get a fresh suffix instead.
   const fresh = opts.sideEffects ? freshValues(plan.input_schema, args) : [];
   for (const f of fresh) args[f.name] = f.value;
-  const first = await once(args, fresh.length ? `with fresh values for ${fresh.map((f) => `'${f.name}'`).join(', ')}` : 'with the recorded arguments');
+  const first = await once(
+    args,
+    fresh.length ? `with fresh values for ${fresh.map((f) => `'${f.name}'`).join(', ')}` : 'with the recorded arguments',
+  );
   const warnings: string[] = [];
   // The live site must give what the recording showed: data (not an empty list or a record of
   // nulls) and every hinted result value. Otherwise the connector would be an empty promise.
@@ -157,10 +189,12 @@ export async function validateByReplay(
     const values = leaves(first);
     const problems: string[] = [];
     // (A recording whose own response was empty — a search that found nothing — proves nothing here.)
-    if (opts.recordedData !== false && !values.some((v) => v !== '')) problems.push('returned no data (an empty list or only empty fields) where the recording had some');
+    if (opts.recordedData !== false && !values.some((v) => v !== ''))
+      problems.push('returned no data (an empty list or only empty fields) where the recording had some');
     const missing = (opts.resultHints ?? []).filter((h) => !values.some((v) => v.includes(h.toLowerCase())));
     if (missing.length) problems.push(`did not return the hinted result value(s) ${missing.map((m) => JSON.stringify(m)).join(', ')}`);
-    if (problems.length && !opts.allowEmpty) throw new ReplayFailed(`replaying the plan with the recorded arguments ${problems.join(' and ')}`, { outcome: 'ok', missing });
+    if (problems.length && !opts.allowEmpty)
+      throw new ReplayFailed(`replaying the plan with the recorded arguments ${problems.join(' and ')}`, { outcome: 'ok', missing });
     for (const p of problems) warnings.push(`published with hints.allow_empty_result: the replay ${p}`);
   }
   let changed: string | undefined;
@@ -173,10 +207,21 @@ export async function validateByReplay(
     } catch (e) {
       // A made-up value may simply match nothing (an extractor finds no row): that says nothing
       // about the plan, which already replayed with the recorded values. Anything else fails.
-      const err = e instanceof ReplayFailed ? (e.details.error as { type?: string; details?: { extractor?: string } } | undefined) : undefined;
+      const err =
+        e instanceof ReplayFailed ? (e.details.error as { type?: string; details?: { extractor?: string } } | undefined) : undefined;
       if (!(err?.type === 'site_changed' && err.details?.extractor)) throw e;
-      warnings.push(`with '${changed}' changed the site returned nothing to extract (${(e as Error).message}); only the recorded values were checked`);
+      warnings.push(
+        `with '${changed}' changed the site returned nothing to extract (${(e as Error).message}); only the recorded values were checked`,
+      );
     }
   }
-  return { replayed: true, reason: opts.sideEffects ? `replayed: hints.allow_side_effects is true${fresh.length ? ` (fresh values for ${fresh.map((f) => f.name).join(', ')}, derived from the recorded ones)` : ''}` : 'replayed with the recorded arguments' + (changed ? ` and with '${changed}' changed` : ''), changed_argument: changed, warnings, ms: Date.now() - t0 };
+  return {
+    replayed: true,
+    reason: opts.sideEffects
+      ? `replayed: hints.allow_side_effects is true${fresh.length ? ` (fresh values for ${fresh.map((f) => f.name).join(', ')}, derived from the recorded ones)` : ''}`
+      : `replayed with the recorded arguments${changed ? ` and with '${changed}' changed` : ''}`,
+    changed_argument: changed,
+    warnings,
+    ms: Date.now() - t0,
+  };
 }

@@ -1,7 +1,7 @@
-// HTTP surface of /v1beta/connectors (SPEC §4 Connectors) plus the publish/revise/definition
-// extensions (DESIGN §4, marked x-extension in OpenAPI); rules live in service.ts.
+// HTTP surface of /v1beta/connectors (Connectors) plus the publish/revise/definition
+// extensions (marked x-extension in the OpenAPI document); rules live in service.ts.
 import type { FastifyPluginAsync } from 'fastify';
-import type { Services } from '../../services.js';
+import type { ConnectorsService } from './service.js';
 import { DeleteResponse, IdParam, errorResponses, listEnvelope } from '../../http/schemas.js';
 import { Type } from '@sinclair/typebox';
 import {
@@ -20,15 +20,14 @@ const tags = ['Connectors'];
 const Params = IdParam('connector_id');
 type P = { connector_id: string };
 
-export const connectorsRoutes: FastifyPluginAsync<{ services: Services }> = async (app, { services }) => {
-  const connectors = services.connectors;
-
+export const connectorsRoutes: FastifyPluginAsync<{ connectors: ConnectorsService }> = async (app, { connectors }) => {
   app.post<{ Body: PublishInput }>(
     '/connectors',
     {
       schema: {
         tags,
-        operationId: 'publishConnector', summary: 'Publish a connector (extension)',
+        operationId: 'publishConnector',
+        summary: 'Publish a connector (extension)',
         description:
           'Publishes version 1 of a hand-written connector: definition (docs/connector-definition.md), input_schema, output_schema, required_secrets; ' +
           'or synthesizes one from a recording: capture_session_id (a completed capture session) or recording_file_id (an uploaded HAR), with optional hints ' +
@@ -46,7 +45,8 @@ export const connectorsRoutes: FastifyPluginAsync<{ services: Services }> = asyn
     {
       schema: {
         tags,
-        operationId: 'listConnectors', summary: 'List connectors',
+        operationId: 'listConnectors',
+        summary: 'List connectors',
         description: 'Newest first. domain: only connectors whose website is that domain or one of its subdomains.',
         querystring: ListConnectorsQuery,
         response: { 200: listEnvelope(ConnectorSchema, 'ListConnectorsResponse'), ...errorResponses() },
@@ -57,13 +57,30 @@ export const connectorsRoutes: FastifyPluginAsync<{ services: Services }> = asyn
 
   app.get<{ Params: P }>(
     '/connectors/:connector_id',
-    { schema: { tags, operationId: 'getConnector', summary: 'Get a connector', params: Params, response: { 200: ConnectorSchema, ...errorResponses() } } },
+    {
+      schema: {
+        tags,
+        operationId: 'getConnector',
+        summary: 'Get a connector',
+        params: Params,
+        response: { 200: ConnectorSchema, ...errorResponses() },
+      },
+    },
     async (req) => connectors.get(req.userId, req.params.connector_id),
   );
 
   app.patch<{ Params: P; Body: { display_name: string } }>(
     '/connectors/:connector_id',
-    { schema: { tags, operationId: 'updateConnector', summary: 'Rename a connector', params: Params, body: PatchBody, response: { 200: ConnectorSchema, ...errorResponses() } } },
+    {
+      schema: {
+        tags,
+        operationId: 'updateConnector',
+        summary: 'Rename a connector',
+        params: Params,
+        body: PatchBody,
+        response: { 200: ConnectorSchema, ...errorResponses() },
+      },
+    },
     async (req) => connectors.rename(req.userId, req.params.connector_id, req.body.display_name),
   );
 
@@ -72,7 +89,8 @@ export const connectorsRoutes: FastifyPluginAsync<{ services: Services }> = asyn
     {
       schema: {
         tags,
-        operationId: 'deleteConnector', summary: 'Delete a connector',
+        operationId: 'deleteConnector',
+        summary: 'Delete a connector',
         description: 'Its runs stay readable; it can no longer be run.',
         params: Params,
         response: { 200: DeleteResponse('DeleteConnectorResponse'), ...errorResponses() },
@@ -86,10 +104,14 @@ export const connectorsRoutes: FastifyPluginAsync<{ services: Services }> = asyn
     {
       schema: {
         tags,
-        operationId: 'listConnectorRevisions', summary: 'List connector revisions',
+        operationId: 'listConnectorRevisions',
+        summary: 'List connector revisions',
         description: 'Every version, newest first; the first entry is the current version.',
         params: Params,
-        response: { 200: Type.Object({ data: Type.Array(ConnectorSchema) }, { title: 'ListConnectorRevisionsResponse' }), ...errorResponses() },
+        response: {
+          200: Type.Object({ data: Type.Array(ConnectorSchema) }, { title: 'ListConnectorRevisionsResponse' }),
+          ...errorResponses(),
+        },
       },
     },
     async (req) => connectors.revisions(req.userId, req.params.connector_id),
@@ -100,7 +122,8 @@ export const connectorsRoutes: FastifyPluginAsync<{ services: Services }> = asyn
     {
       schema: {
         tags,
-        operationId: 'createConnectorRevision', summary: 'Publish a new revision (extension)',
+        operationId: 'createConnectorRevision',
+        summary: 'Publish a new revision (extension)',
         description: 'Same body as publish; version + 1, the id stays. Omitted display_name, purpose and website are carried over.',
         'x-extension': true,
         params: Params,
@@ -116,7 +139,8 @@ export const connectorsRoutes: FastifyPluginAsync<{ services: Services }> = asyn
     {
       schema: {
         tags,
-        operationId: 'getConnectorDefinition', summary: "Get a version's definition (extension)",
+        operationId: 'getConnectorDefinition',
+        summary: "Get a version's definition (extension)",
         'x-extension': true,
         params: Params,
         querystring: DefinitionQuery,

@@ -1,14 +1,15 @@
 // Connectors: publish (version 1), revise (version + 1), read, rename, delete. A definition is
 // validated before anything is written; every version's schemas and definition stay readable so
 // runs pinned to an old version keep working after a revision.
+import type { ConnectorVersion } from '../../runtime/ports.js';
 import { sql, type Kysely, type Selectable } from 'kysely';
 import type { ConnectorsTable, ConnectorVersionsTable, Database } from '../../adapters/db/schema.js';
-import { notFound, RequestValidationError, type ValidationEntry } from '../../http/errors.js';
-import { decodeCursor, toPage, type Page } from '../../http/pagination.js';
-import { makeAjv } from '../../http/validation.js';
+import { InvalidInput, notFound, type Problem } from '../../lib/errors.js';
+import { afterCursor, decodeCursor, toPage, type Page } from '../../lib/cursor.js';
+import { makeAjv } from '../../lib/json-schema.js';
 import { isUuid, newId, nowIso } from '../../lib/ids.js';
-import { validateDefinition } from '../../runtime/definition/validate.js';
-import type { ConnectorDefinition, SecretSlot } from '../../runtime/definition/types.js';
+import { validateDefinition } from '../../formats/definition/validate.js';
+import { recordingSourceOf, type ConnectorDefinition, type SecretSlot } from '../../formats/definition/types.js';
 import type { ConnectorView, ListConnectorsParams, PublishInput } from './schemas.js';
 import type { SynthesisService } from './synthesis.js';
 
@@ -16,16 +17,7 @@ type Head = Selectable<ConnectorsTable>;
 type VersionRow = Selectable<ConnectorVersionsTable>;
 
 /** A published version as the runtime needs it. */
-export interface ConnectorVersion {
-  connectorId: string;
-  userId: string;
-  version: number;
-  deleted: boolean;
-  inputSchema: Record<string, unknown>;
-  outputSchema: Record<string, unknown>;
-  requiredSecrets: SecretSlot[];
-  definition: ConnectorDefinition;
-}
+export type { ConnectorVersion };
 
 const schemaAjv = makeAjv();
 
@@ -54,7 +46,7 @@ function view(head: Head, v: VersionRow): ConnectorView {
   };
 }
 
-function checkJsonSchema(schema: unknown, field: string, errors: ValidationEntry[]): void {
+function checkJsonSchema(schema: unknown, field: string, errors: Problem[]): void {
   try {
     schemaAjv.compile(schema as object);
   } catch (e) {
@@ -63,7 +55,13 @@ function checkJsonSchema(schema: unknown, field: string, errors: ValidationEntry
   }
   if (field === 'input_schema') {
     const t = (schema as { type?: unknown }).type;
-    if (t !== undefined && t !== 'object') errors.push({ loc: ['body', field], msg: "Value error, arguments are an object: input_schema must have type 'object'", type: 'value_error', input: t });
+    if (t !== undefined && t !== 'object')
+      errors.push({
+        loc: ['body', field],
+        msg: "Value error, arguments are an object: input_schema must have type 'object'",
+        type: 'value_error',
+        input: t,
+      });
   }
 }
 
@@ -74,49 +72,103 @@ export class ConnectorsService {
   constructor(private readonly deps: { db: Kysely<Database> }) {}
 
   /** A body naming a recording becomes a body with a synthesized definition (or a 422). */
-  private async withSynthesis(userId: string, body: PublishInput, previous: { capture_session_id?: string; recording_file_id?: string } | null, isNew: boolean): Promise<PublishInput> {
+  private async withSynthesis(
+    userId: string,
+    body: PublishInput,
+    previous: { capture_session_id?: string; recording_file_id?: string } | null,
+    isNew: boolean,
+  ): Promise<PublishInput> {
     if (body.capture_session_id === undefined && body.recording_file_id === undefined) return body;
     if (!this.synthesis) {
-      throw new RequestValidationError([{ loc: ['body', body.capture_session_id !== undefined ? 'capture_session_id' : 'recording_file_id'], msg: 'Value error, synthesis is not available on this server', type: 'value_error' }]);
+      throw new InvalidInput([
+        {
+          loc: ['body', body.capture_session_id !== undefined ? 'capture_session_id' : 'recording_file_id'],
+          msg: 'Value error, synthesis is not available on this server',
+          type: 'value_error',
+        },
+      ]);
     }
     const s = await this.synthesis.build(userId, body, previous);
     const { capture_session_id: _c, recording_file_id: _r, ...rest } = body;
     // A new connector's website defaults to the recorded site (revisions carry theirs over).
     const website = isNew && body.website === undefined ? s.website : body.website;
-    return { ...rest, ...(website !== undefined ? { website } : {}), definition: s.definition as unknown as Record<string, unknown>, input_schema: s.input_schema, output_schema: s.output_schema, required_secrets: s.required_secrets };
+    return {
+      ...rest,
+      ...(website !== undefined ? { website } : {}),
+      definition: s.definition as unknown as Record<string, unknown>,
+      input_schema: s.input_schema,
+      output_schema: s.output_schema,
+      required_secrets: s.required_secrets,
+    };
   }
 
   private get db() {
     return this.deps.db;
   }
 
-  /** Checks a publish/revise body; returns the normalized parts to store. */
-  private check(body: PublishInput, requireMeta: boolean) {
-    const errors: ValidationEntry[] = [];
-    if (requireMeta) for (const f of ['display_name', 'purpose'] as const) if (body[f] === undefined) errors.push({ loc: ['body', f], msg: 'Field required', type: 'missing' });
+  /**
+   * Checks a publish/revise body; returns the normalized parts to store. A synthesized definition
+   * was validated by the synthesizer against the same rules (validateDefinition): not again here.
+   */
+  private check(body: PublishInput, requireMeta: boolean, synthesized = false) {
+    const errors: Problem[] = [];
+    if (requireMeta)
+      for (const f of ['display_name', 'purpose'] as const)
+        if (body[f] === undefined) errors.push({ loc: ['body', f], msg: 'Field required', type: 'missing' });
     if (!errors.length) {
-      for (const f of ['definition', 'input_schema', 'output_schema'] as const) if (body[f] === undefined) errors.push({ loc: ['body', f], msg: 'Field required', type: 'missing', input: null });
+      for (const f of ['definition', 'input_schema', 'output_schema'] as const)
+        if (body[f] === undefined) errors.push({ loc: ['body', f], msg: 'Field required', type: 'missing', input: null });
     }
-    const slots: SecretSlot[] = (body.required_secrets ?? []).map((s) => ({ name: s.name, type: s.type, supports_totp: s.supports_totp ?? false, description: s.description ?? null }));
+    const slots: SecretSlot[] = (body.required_secrets ?? []).map((s) => ({
+      name: s.name,
+      type: s.type,
+      supports_totp: s.supports_totp ?? false,
+      description: s.description ?? null,
+    }));
     const seen = new Set<string>();
     slots.forEach((s, i) => {
-      if (seen.has(s.name)) errors.push({ loc: ['body', 'required_secrets', i, 'name'], msg: `Value error, duplicate slot name '${s.name}'`, type: 'value_error', input: s.name });
+      if (seen.has(s.name))
+        errors.push({
+          loc: ['body', 'required_secrets', i, 'name'],
+          msg: `Value error, duplicate slot name '${s.name}'`,
+          type: 'value_error',
+          input: s.name,
+        });
       seen.add(s.name);
-      if (s.type === 'string' && s.supports_totp) errors.push({ loc: ['body', 'required_secrets', i, 'supports_totp'], msg: 'Value error, supports_totp applies to login slots only', type: 'value_error', input: true });
+      if (s.type === 'string' && s.supports_totp)
+        errors.push({
+          loc: ['body', 'required_secrets', i, 'supports_totp'],
+          msg: 'Value error, supports_totp applies to login slots only',
+          type: 'value_error',
+          input: true,
+        });
     });
     if (body.website) {
-      if (!hostOf(body.website)) errors.push({ loc: ['body', 'website'], msg: 'Value error, website must be a URL or a domain', type: 'value_error', input: body.website });
+      if (!hostOf(body.website))
+        errors.push({
+          loc: ['body', 'website'],
+          msg: 'Value error, website must be a URL or a domain',
+          type: 'value_error',
+          input: body.website,
+        });
     }
     if (body.input_schema) checkJsonSchema(body.input_schema, 'input_schema', errors);
     if (body.output_schema) checkJsonSchema(body.output_schema, 'output_schema', errors);
-    if (body.definition) {
+    if (body.definition && !synthesized) {
       errors.push(...validateDefinition(body.definition, { inputSchema: body.input_schema, requiredSecrets: slots }));
     }
-    if (errors.length) throw new RequestValidationError(errors);
+    if (errors.length) throw new InvalidInput(errors);
     return { slots, definition: body.definition as unknown as ConnectorDefinition };
   }
 
-  private versionRow(connectorId: string, version: number, body: PublishInput, slots: SecretSlot[], def: ConnectorDefinition, now: string): VersionRow {
+  private versionRow(
+    connectorId: string,
+    version: number,
+    body: PublishInput,
+    slots: SecretSlot[],
+    def: ConnectorDefinition,
+    now: string,
+  ): VersionRow {
     return {
       connector_id: connectorId,
       version,
@@ -134,7 +186,7 @@ export class ConnectorsService {
   async publish(userId: string, input: PublishInput): Promise<ConnectorView> {
     if (input.display_name === undefined || input.purpose === undefined) this.check(input, true);
     const body = await this.withSynthesis(userId, input, null, true);
-    const { slots, definition } = this.check(body, true);
+    const { slots, definition } = this.check(body, true, body !== input);
     const now = nowIso();
     const head: Head = {
       id: newId(),
@@ -158,8 +210,7 @@ export class ConnectorsService {
   async revise(userId: string, id: string, input: PublishInput): Promise<ConnectorView> {
     const { head, version: cur } = await this.current(userId, id);
     // A second recording of the same flow: the previous version's recording separates constants from dynamic values.
-    const meta = (JSON.parse(cur.definition) as { meta?: { capture_session_id?: string; recording_file_id?: string } }).meta ?? {};
-    const previous = meta.capture_session_id ? { capture_session_id: meta.capture_session_id } : meta.recording_file_id ? { recording_file_id: meta.recording_file_id } : null;
+    const previous = recordingSourceOf(JSON.parse(cur.definition));
     const body = await this.withSynthesis(userId, input, previous, false);
     const merged: PublishInput = {
       ...body,
@@ -167,17 +218,25 @@ export class ConnectorsService {
       purpose: body.purpose ?? cur.purpose,
       website: body.website !== undefined ? body.website : cur.website,
     };
-    const { slots, definition } = this.check(merged, false);
+    const { slots, definition } = this.check(merged, false, body !== input);
     const now = nowIso();
     return this.db.transaction().execute(async (trx) => {
       // Compare-and-set on current_version: two concurrent revisions can't both become version n+1.
       const r = await trx
         .updateTable('connectors')
-        .set({ current_version: head.current_version + 1, display_name: merged.display_name!, website_host: hostOf(merged.website), updated_at: now })
+        .set({
+          current_version: head.current_version + 1,
+          display_name: merged.display_name!,
+          website_host: hostOf(merged.website),
+          updated_at: now,
+        })
         .where('id', '=', head.id)
         .where('current_version', '=', head.current_version)
         .executeTakeFirst();
-      if (Number(r.numUpdatedRows) !== 1) throw new RequestValidationError([{ loc: ['path', 'connector_id'], msg: 'Value error, a concurrent revision was published; retry', type: 'value_error' }]);
+      if (Number(r.numUpdatedRows) !== 1)
+        throw new InvalidInput([
+          { loc: ['path', 'connector_id'], msg: 'Value error, a concurrent revision was published; retry', type: 'value_error' },
+        ]);
       const v = this.versionRow(head.id, head.current_version + 1, merged, slots, definition, now);
       await trx.insertInto('connector_versions').values(v).execute();
       return view({ ...head, display_name: merged.display_name!, current_version: v.version }, v);
@@ -194,7 +253,12 @@ export class ConnectorsService {
   }
 
   private async versionOf(id: string, version: number): Promise<VersionRow | undefined> {
-    return this.db.selectFrom('connector_versions').selectAll().where('connector_id', '=', id).where('version', '=', version).executeTakeFirst();
+    return this.db
+      .selectFrom('connector_versions')
+      .selectAll()
+      .where('connector_id', '=', id)
+      .where('version', '=', version)
+      .executeTakeFirst();
   }
 
   private async current(userId: string, id: string) {
@@ -214,7 +278,18 @@ export class ConnectorsService {
       .selectFrom('connectors as c')
       .innerJoin('connector_versions as v', (j) => j.onRef('v.connector_id', '=', 'c.id').onRef('v.version', '=', 'c.current_version'))
       .selectAll('c')
-      .select(['v.purpose', 'v.website', 'v.input_schema', 'v.output_schema', 'v.required_secrets', 'v.definition', 'v.engine', 'v.version', 'v.connector_id', 'v.created_at as v_created_at'])
+      .select([
+        'v.purpose',
+        'v.website',
+        'v.input_schema',
+        'v.output_schema',
+        'v.required_secrets',
+        'v.definition',
+        'v.engine',
+        'v.version',
+        'v.connector_id',
+        'v.created_at as v_created_at',
+      ])
       .where('c.user_id', '=', userId)
       .where('c.deleted_at', 'is', null);
     if (p.domain !== undefined) {
@@ -224,10 +299,19 @@ export class ConnectorsService {
       const pattern = `%.${escaped}`;
       q = q.where((eb) => eb.or([eb('c.website_host', '=', d), sql<boolean>`c.website_host like ${pattern} escape '\\'`]));
     }
-    if (cursor) q = q.where((eb) => afterCursorQualified(eb, cursor));
-    const rows = await q.orderBy('c.created_at', 'desc').orderBy('c.id', 'desc').limit(p.limit + 1).execute();
-    return toPage(rows, p.limit, 'created_at', 'desc', (r) => r.created_at, (r) =>
-      view(r, { ...r, created_at: r.v_created_at } as unknown as VersionRow),
+    if (cursor) q = q.where((eb) => afterCursor(eb, 'c.created_at', cursor, 'c.id'));
+    const rows = await q
+      .orderBy('c.created_at', 'desc')
+      .orderBy('c.id', 'desc')
+      .limit(p.limit + 1)
+      .execute();
+    return toPage(
+      rows,
+      p.limit,
+      'created_at',
+      'desc',
+      (r) => r.created_at,
+      (r) => view(r, { ...r, created_at: r.v_created_at } as unknown as VersionRow),
     );
   }
 
@@ -240,13 +324,23 @@ export class ConnectorsService {
   /** Soft delete: the connector disappears from reads and can't be run; its runs stay readable. */
   async delete(userId: string, id: string): Promise<{ id: string; deleted: true }> {
     const head = await this.head(userId, id);
-    await this.db.updateTable('connectors').set({ deleted_at: nowIso() }).where('id', '=', head.id).where('deleted_at', 'is', null).execute();
+    await this.db
+      .updateTable('connectors')
+      .set({ deleted_at: nowIso() })
+      .where('id', '=', head.id)
+      .where('deleted_at', 'is', null)
+      .execute();
     return { id: head.id, deleted: true };
   }
 
   async revisions(userId: string, id: string): Promise<{ data: ConnectorView[] }> {
     const head = await this.head(userId, id);
-    const rows = await this.db.selectFrom('connector_versions').selectAll().where('connector_id', '=', id).orderBy('version', 'desc').execute();
+    const rows = await this.db
+      .selectFrom('connector_versions')
+      .selectAll()
+      .where('connector_id', '=', id)
+      .orderBy('version', 'desc')
+      .execute();
     return { data: rows.map((v) => view(head, v)) };
   }
 
@@ -279,12 +373,12 @@ export class ConnectorsService {
   /** Current version of a caller's connector (deleted included, flagged), or null. */
   async currentVersion(userId: string, id: string): Promise<{ version: number; deleted: boolean } | null> {
     if (!isUuid(id)) return null;
-    const head = await this.db.selectFrom('connectors').select(['current_version', 'deleted_at']).where('id', '=', id).where('user_id', '=', userId).executeTakeFirst();
+    const head = await this.db
+      .selectFrom('connectors')
+      .select(['current_version', 'deleted_at'])
+      .where('id', '=', id)
+      .where('user_id', '=', userId)
+      .executeTakeFirst();
     return head ? { version: head.current_version, deleted: head.deleted_at !== null } : null;
   }
-}
-
-function afterCursorQualified(eb: any, c: { value: string | number; id: string; order: 'asc' | 'desc' }): any {
-  const op = c.order === 'desc' ? '<' : '>';
-  return eb.or([eb('c.created_at', op, c.value), eb.and([eb('c.created_at', '=', c.value), eb('c.id', op, c.id)])]);
 }

@@ -2,17 +2,17 @@
 // recording, resolve hints.secrets inside the server, synthesize, replay, and hand back a
 // definition + schemas + slots for the normal publish path. Every failure is a 422 that says which
 // stage failed and why; nothing is written before the plan validated.
-import { RequestValidationError, type ValidationEntry } from '../../http/errors.js';
-import type { Har } from '../../browser/recording/types.js';
-import type { SlotValue } from '../../runtime/engines/context.js';
-import type { ConnectorDefinition, SecretSlot } from '../../runtime/definition/types.js';
+import { InvalidInput, type Problem } from '../../lib/errors.js';
+import type { Har } from '../../formats/recording/types.js';
+import type { SlotValue } from '../../runtime/worker/engines/context.js';
+import type { ConnectorDefinition, SecretSlot } from '../../formats/definition/types.js';
 import type { SecretsService } from '../secrets/service.js';
 import { synthesize, type SynthResult } from '../../synth/index.js';
 import { SynthError, type Hints, type SecretValues } from '../../synth/types.js';
 import type { SynthAdvisor } from '../../synth/advisor.js';
 import { plainUsername } from '../../synth/substitute.js';
 import { flatValues } from '../../synth/facts.js';
-import { RecordingLoader, RecordingUnavailable } from './recordings.js';
+import { type RecordingLoader, RecordingUnavailable } from './recordings.js';
 import { ReplayFailed, validateByReplay, type ReplayRunner } from './replay.js';
 import type { PublishInput } from './schemas.js';
 
@@ -33,7 +33,22 @@ export interface SynthesisDeps {
   advisor?: SynthAdvisor;
 }
 
-const err = (loc: (string | number)[], msg: string, ctx?: Record<string, unknown>): ValidationEntry => ({ loc, msg: `Value error, ${msg}`, type: 'value_error', ...(ctx ? { ctx } : {}) });
+/** Synthesis could not produce a connector: a 422 whose problems say why, at `stage`. */
+export class SynthesisFailed extends InvalidInput {
+  constructor(
+    readonly stage: string,
+    problems: Problem[],
+  ) {
+    super(problems);
+  }
+}
+
+const err = (loc: (string | number)[], msg: string, ctx?: Record<string, unknown>): Problem => ({
+  loc,
+  msg: `Value error, ${msg}`,
+  type: 'value_error',
+  ...(ctx ? { ctx } : {}),
+});
 
 export function parseHints(h: PublishInput['hints']): Hints {
   if (h === undefined || h === null) return {};
@@ -46,37 +61,54 @@ export class SynthesisService {
 
   private async load(userId: string, src: { capture_session_id?: string; recording_file_id?: string }, loc: string): Promise<Har> {
     try {
-      return src.capture_session_id ? await this.deps.loader.fromCapture(userId, src.capture_session_id) : await this.deps.loader.fromFile(userId, src.recording_file_id!);
+      return src.capture_session_id
+        ? await this.deps.loader.fromCapture(userId, src.capture_session_id)
+        : await this.deps.loader.fromFile(userId, src.recording_file_id!);
     } catch (e) {
-      if (e instanceof RecordingUnavailable) throw new RequestValidationError([err(['body', loc], e.message, { stage: 'read' })]);
+      if (e instanceof RecordingUnavailable) throw new SynthesisFailed('read', [err(['body', loc], e.message, { stage: 'read' })]);
       throw e;
     }
   }
 
   /** Resolves hints.secrets (slot → secret id) to values, inside the server only. */
-  private async resolveSecrets(userId: string, ids: Record<string, string>): Promise<{ values: SecretValues; slots: Record<string, SlotValue> }> {
+  private async resolveSecrets(
+    userId: string,
+    ids: Record<string, string>,
+  ): Promise<{ values: SecretValues; slots: Record<string, SlotValue> }> {
     const values: SecretValues = {};
     const slots: Record<string, SlotValue> = {};
-    const errors: ValidationEntry[] = [];
+    const errors: Problem[] = [];
     for (const [slot, id] of Object.entries(ids)) {
       const r = typeof id === 'string' ? await this.deps.secrets.resolve(userId, id) : null;
       if (!r) {
-        errors.push(err(['body', 'hints', 'secrets', slot], 'no secret with this id (hints.secrets maps slot names to ids of your stored secrets)', undefined));
+        errors.push(
+          err(
+            ['body', 'hints', 'secrets', slot],
+            'no secret with this id (hints.secrets maps slot names to ids of your stored secrets)',
+            undefined,
+          ),
+        );
         continue;
       }
       slots[slot] = r.value;
-      values[slot] = r.value.type === 'login' ? { type: 'login', username: r.value.username, password: r.value.password, totpSeed: r.value.totp_secret } : { type: 'string', value: r.value.value };
+      values[slot] = r.value;
     }
-    if (errors.length) throw new RequestValidationError(errors);
+    if (errors.length) throw new InvalidInput(errors);
     return { values, slots };
   }
 
-  async build(userId: string, body: PublishInput, previous: { capture_session_id?: string; recording_file_id?: string } | null): Promise<Synthesized> {
+  async build(
+    userId: string,
+    body: PublishInput,
+    previous: { capture_session_id?: string; recording_file_id?: string } | null,
+  ): Promise<Synthesized> {
     const field = body.capture_session_id ? 'capture_session_id' : 'recording_file_id';
     const conflicting = (['definition', 'input_schema', 'output_schema', 'required_secrets'] as const).filter((k) => body[k] !== undefined);
     if (conflicting.length || (body.capture_session_id && body.recording_file_id)) {
-      throw new RequestValidationError(
-        [...conflicting, ...(body.capture_session_id && body.recording_file_id ? ['recording_file_id'] : [])].map((k) => err(['body', k], `give either ${field} (synthesis) or a hand-written definition with its schemas, not both`)),
+      throw new InvalidInput(
+        [...conflicting, ...(body.capture_session_id && body.recording_file_id ? ['recording_file_id'] : [])].map((k) =>
+          err(['body', k], `give either ${field} (synthesis) or a hand-written definition with its schemas, not both`),
+        ),
       );
     }
     const hints = parseHints(body.hints);
@@ -103,26 +135,55 @@ export class SynthesisService {
       r = synth();
     } catch (e) {
       if (!(e instanceof SynthError)) throw e;
-      throw new RequestValidationError(scrub(e.problems.map((p) => err(['body', field], `synthesis failed (${p.stage}): ${p.message}`, { stage: p.stage, ...(p.exchange ? { entry: p.exchange } : {}) })), sensitive));
+      throw new SynthesisFailed(
+        e.problems[0]?.stage ?? 'synthesis',
+        scrub(
+          e.problems.map((p) =>
+            err(['body', field], `synthesis failed (${p.stage}): ${p.message}`, {
+              stage: p.stage,
+              ...(p.exchange ? { entry: p.exchange } : {}),
+            }),
+          ),
+          sensitive,
+        ),
+      );
     }
     for (const v of Object.values(typed)) sensitive.push(...(v.type === 'login' ? [v.username, v.password] : [v.value]));
     if (r.report.computed.length && r.report.fallback !== 'browser') {
-      throw new RequestValidationError(
+      throw new SynthesisFailed(
+        'trace',
         scrub(
-          r.report.computed.map((c) => err(['body', field], `the target request can't be replayed over HTTP: ${c.message}`, { stage: 'trace', entry: c.exchange })),
+          r.report.computed.map((c) =>
+            err(['body', field], `the target request can't be replayed over HTTP: ${c.message}`, { stage: 'trace', entry: c.exchange }),
+          ),
           sensitive,
         ),
       );
     }
     // Secrets for the replay: stored ones named in hints, pasted ones, and logins typed by hand.
     const pasted = Object.fromEntries(Object.entries(r.report.secret_ids).filter(([slot]) => !slots[slot]));
-    const replaySecrets: Record<string, SlotValue> = { ...typed, ...slots, ...(await this.resolveSecrets(userId, pasted).catch(() => ({ slots: {} }))).slots };
+    const replaySecrets: Record<string, SlotValue> = {
+      ...typed,
+      ...slots,
+      ...(await this.resolveSecrets(userId, pasted).catch(() => ({ slots: {} }))).slots,
+    };
     const runner = this.deps.replay?.() ?? null;
     let validation: Record<string, unknown> = { replayed: false, reason: 'no run sandbox on this server' };
     const missing = r.required_secrets.filter((s) => !replaySecrets[s.name]).map((s) => s.name);
-    if (runner && missing.length) validation = { replayed: false, reason: `no value for secret slot(s) ${missing.join(', ')} to replay with (name the stored secret in hints.secrets)` };
+    if (runner && missing.length)
+      validation = {
+        replayed: false,
+        reason: `no value for secret slot(s) ${missing.join(', ')} to replay with (name the stored secret in hints.secrets)`,
+      };
     else if (runner) {
-      const replay = (plan: SynthResult) => validateByReplay(runner, plan, replaySecrets, { sideEffects: plan.report.side_effects, allowSideEffects: hints.allow_side_effects === true, resultHints: flatValues(hints.result), allowEmpty: hints.allow_empty_result === true, recordedData: plan.report.recorded_data });
+      const replay = (plan: SynthResult) =>
+        validateByReplay(runner, plan, replaySecrets, {
+          sideEffects: plan.report.side_effects,
+          allowSideEffects: hints.allow_side_effects === true,
+          resultHints: flatValues(hints.result),
+          allowEmpty: hints.allow_empty_result === true,
+          recordedData: plan.report.recorded_data,
+        });
       try {
         validation = { ...(await replay(r)) };
       } catch (e) {
@@ -130,24 +191,57 @@ export class SynthesisService {
         // HTTP replay could not be validated: the person's own actions, replayed in a browser, may
         // still work (a token we could not trace, a site that checks more than the requests show).
         const alt = r.definition.engine === 'http' ? await this.browserInstead(synth, replay, e) : null;
-        if (!alt) throw new RequestValidationError(scrub([err(['body', field], `${e.message}; nothing was published`, { stage: 'replay', ...e.details })], sensitive));
+        if (!alt)
+          throw new SynthesisFailed(
+            'replay',
+            scrub([err(['body', field], `${e.message}; nothing was published`, { stage: 'replay', ...e.details })], sensitive),
+          );
         [r, validation] = [alt.plan, { ...alt.validation, http_replay: e.message }];
       }
     }
     const replayWarnings = Array.isArray(validation.warnings) ? (validation.warnings as string[]) : [];
-    const definition = { ...r.definition, meta: { ...r.definition.meta, validation, warnings: [...r.report.warnings, ...replayWarnings.filter((w) => w.startsWith('published with'))] } } as ConnectorDefinition;
-    const website = typeof (r.definition as { base_url?: unknown }).base_url === 'string' ? ((r.definition as { base_url: string }).base_url) : (r.report.targets[0] ? new URL(r.report.targets[0].url).origin : null);
-    const out: Synthesized = { definition, input_schema: r.input_schema, output_schema: r.output_schema, required_secrets: r.required_secrets, website };
+    const definition = {
+      ...r.definition,
+      meta: {
+        ...r.definition.meta,
+        validation,
+        warnings: [...r.report.warnings, ...replayWarnings.filter((w) => w.startsWith('published with'))],
+      },
+    } as ConnectorDefinition;
+    const website =
+      typeof (r.definition as { base_url?: unknown }).base_url === 'string'
+        ? (r.definition as { base_url: string }).base_url
+        : r.report.targets[0]
+          ? new URL(r.report.targets[0].url).origin
+          : null;
+    const out: Synthesized = {
+      definition,
+      input_schema: r.input_schema,
+      output_schema: r.output_schema,
+      required_secrets: r.required_secrets,
+      website,
+    };
     const text = JSON.stringify(out);
     // A plain username ("admin") is also an ordinary word of the site (`do=admin`); it is templated
     // where it was typed (src/synth/secrets.ts), so only the non-plain values are checked as substrings.
-    const usernames = new Set([...Object.values(values), ...Object.values(typed)].flatMap((v) => (v.type === 'login' && plainUsername(v.username) ? [v.username] : [])));
-    if (sensitive.some((s) => s.length >= 4 && !usernames.has(s) && text.includes(s))) throw new RequestValidationError([err(['body', field], 'a secret value would appear in the connector; refusing to publish', { stage: 'secrets' })]);
+    const usernames = new Set(
+      [...Object.values(values), ...Object.values(typed)].flatMap((v) =>
+        v.type === 'login' && plainUsername(v.username) ? [v.username] : [],
+      ),
+    );
+    if (sensitive.some((s) => s.length >= 4 && !usernames.has(s) && text.includes(s)))
+      throw new SynthesisFailed('secrets', [
+        err(['body', field], 'a secret value would appear in the connector; refusing to publish', { stage: 'secrets' }),
+      ]);
     return out;
   }
 
   /** The browser plan (from the action log) in place of an http plan whose replay failed, if it replays. */
-  private async browserInstead(synth: (why: string) => SynthResult, replay: (p: SynthResult) => Promise<Awaited<ReturnType<typeof validateByReplay>>>, failed: ReplayFailed) {
+  private async browserInstead(
+    synth: (why: string) => SynthResult,
+    replay: (p: SynthResult) => Promise<Awaited<ReturnType<typeof validateByReplay>>>,
+    failed: ReplayFailed,
+  ) {
     let plan: SynthResult;
     try {
       plan = synth(`the HTTP plan did not replay (${failed.message.slice(0, 300)})`);
@@ -166,12 +260,15 @@ export class SynthesisService {
 }
 
 /** Replaces every occurrence of a secret value in error entries (messages, ctx) with a marker. */
-function scrub(entries: ValidationEntry[], values: string[]): ValidationEntry[] {
+function scrub(entries: Problem[], values: string[]): Problem[] {
   let text = JSON.stringify(entries);
-  for (const v of [...values].filter((x) => x.length >= 2).sort((a, b) => b.length - a.length)) text = text.split(JSON.stringify(v).slice(1, -1)).join('[secret]');
+  for (const v of [...values].filter((x) => x.length >= 2).sort((a, b) => b.length - a.length))
+    text = text.split(JSON.stringify(v).slice(1, -1)).join('[secret]');
   return JSON.parse(text);
 }
 
 function collectSensitive(v: SecretValues): string[] {
-  return Object.values(v).flatMap((x) => (x.type === 'login' ? [x.username, x.password, x.totpSeed ?? ''] : [x.value])).filter((s) => s.length >= 2);
+  return Object.values(v)
+    .flatMap((x) => (x.type === 'login' ? [x.username, x.password, x.totp_secret ?? ''] : [x.value]))
+    .filter((s) => s.length >= 2);
 }

@@ -1,7 +1,7 @@
-// HTTP surface of the files module (SPEC §4 Files); rules live in service.ts.
+// HTTP surface of the files module (Files); rules live in service.ts.
 import { Type } from '@sinclair/typebox';
 import type { FastifyPluginAsync } from 'fastify';
-import type { Services } from '../../services.js';
+import type { FilesService } from './service.js';
 import { DeleteResponse, IdParam, errorResponses, listEnvelope } from '../../http/schemas.js';
 import {
   CompleteFileUploadResponse,
@@ -18,15 +18,14 @@ const tags = ['Files'];
 const FileIdParam = IdParam('file_id');
 type FileIdParams = { file_id: string };
 
-export const filesRoutes: FastifyPluginAsync<{ services: Services }> = async (app, { services }) => {
-  const files = services.files;
-
+export const filesRoutes: FastifyPluginAsync<{ files: FilesService; maxUploadBytes: number }> = async (app, { files, maxUploadBytes }) => {
   app.get<{ Querystring: ListFilesParams }>(
     '/files',
     {
       schema: {
         tags,
-        operationId: 'listFiles', summary: 'List files',
+        operationId: 'listFiles',
+        summary: 'List files',
         description: 'Uploads and run outputs that are available (completed), newest first by default.',
         querystring: ListFilesQuery,
         response: { 200: listEnvelope(FileSchema, 'ListFilesResponse'), ...errorResponses() },
@@ -40,9 +39,10 @@ export const filesRoutes: FastifyPluginAsync<{ services: Services }> = async (ap
     {
       schema: {
         tags,
-        operationId: 'createFileUpload', summary: 'Initiate a file upload',
+        operationId: 'createFileUpload',
+        summary: 'Initiate a file upload',
         description: 'Creates a pending file. PUT the bytes to upload_url with upload_headers verbatim, then call complete.',
-        body: initiateBody(services.config.maxUploadBytes),
+        body: initiateBody(maxUploadBytes),
         response: { 200: InitiateFileUploadResponse, ...errorResponses() },
       },
     },
@@ -54,7 +54,8 @@ export const filesRoutes: FastifyPluginAsync<{ services: Services }> = async (ap
     {
       schema: {
         tags,
-        operationId: 'completeFileUpload', summary: 'Complete a file upload',
+        operationId: 'completeFileUpload',
+        summary: 'Complete a file upload',
         description: 'Makes a pending file available once its bytes are stored; 409 while they are missing. Idempotent.',
         params: FileIdParam,
         response: { 200: CompleteFileUploadResponse, ...errorResponses(409) },
@@ -66,7 +67,13 @@ export const filesRoutes: FastifyPluginAsync<{ services: Services }> = async (ap
   app.get<{ Params: FileIdParams }>(
     '/files/:file_id',
     {
-      schema: { tags, operationId: 'getFile', summary: 'Get file metadata', params: FileIdParam, response: { 200: FileSchema, ...errorResponses() } },
+      schema: {
+        tags,
+        operationId: 'getFile',
+        summary: 'Get file metadata',
+        params: FileIdParam,
+        response: { 200: FileSchema, ...errorResponses() },
+      },
     },
     async (req) => files.get(req.userId, req.params.file_id),
   );
@@ -76,7 +83,8 @@ export const filesRoutes: FastifyPluginAsync<{ services: Services }> = async (ap
     {
       schema: {
         tags,
-        operationId: 'deleteFile', summary: 'Delete a file',
+        operationId: 'deleteFile',
+        summary: 'Delete a file',
         description: 'Deletes the file and its stored bytes; signed URLs issued for it stop working.',
         params: FileIdParam,
         response: { 200: DeleteResponse('DeleteFileResponse'), ...errorResponses() },
@@ -90,7 +98,8 @@ export const filesRoutes: FastifyPluginAsync<{ services: Services }> = async (ap
     {
       schema: {
         tags,
-        operationId: 'getFileDownloadUrl', summary: 'Get a signed download URL',
+        operationId: 'getFileDownloadUrl',
+        summary: 'Get a signed download URL',
         params: FileIdParam,
         response: { 200: FileDownloadUrlSchema, ...errorResponses() },
       },
@@ -103,7 +112,8 @@ export const filesRoutes: FastifyPluginAsync<{ services: Services }> = async (ap
     {
       schema: {
         tags,
-        operationId: 'downloadFile', summary: 'Download a file',
+        operationId: 'downloadFile',
+        summary: 'Download a file',
         description: 'Redirects (307) to a short-lived signed URL serving the bytes.',
         params: FileIdParam,
         response: { 307: Type.Null({ description: 'Location holds the signed URL.' }), ...errorResponses() },

@@ -1,4 +1,4 @@
-// TypeBox schemas of the files API (SPEC §2 File, FileDownloadUrl, Initiate/Complete responses).
+// TypeBox schemas of the files API (File, FileDownloadUrl, Initiate/Complete responses).
 import { Type, type Static } from '@sinclair/typebox';
 import { CursorQuery, DateTime, LimitQuery } from '../../http/schemas.js';
 
@@ -38,7 +38,12 @@ export const initiateBody = (maxUploadBytes: number) =>
     {
       name: Type.String({ minLength: 1, maxLength: 512, description: 'User-facing filename.' }),
       size_bytes: Type.Integer({ minimum: 0, maximum: maxUploadBytes, description: 'Exact size; enforced by the signed upload URL.' }),
-      content_type: Type.String({ minLength: 1, maxLength: 256, pattern: MEDIA_TYPE, description: 'MIME type, sent back verbatim as Content-Type.' }),
+      content_type: Type.String({
+        minLength: 1,
+        maxLength: 256,
+        pattern: MEDIA_TYPE,
+        description: 'MIME type, sent back verbatim as Content-Type.',
+      }),
     },
     { additionalProperties: false, title: 'InitiateFileUploadRequest' },
   );

@@ -1,16 +1,16 @@
-// Files: two-step signed uploads, run outputs, listing, signed downloads (SPEC §3 File, §4 Files).
+// Files: two-step signed uploads, run outputs, listing, signed downloads (File, Files).
 //
 // A file is "pending" from POST /files until complete succeeds. Pending files are visible
 // only to complete and delete; get, list, download_url and download answer 404 for them,
-// because SPEC makes a file "available for use" only after complete.
+// because a file is "available for use" only after complete.
 import { Readable } from 'node:stream';
 import { sql, type Kysely, type Selectable } from 'kysely';
 import type { Config } from '../../config.js';
 import type { Database, FilesTable } from '../../adapters/db/schema.js';
 import { prepared } from '../../adapters/db/prepared.js';
 import type { BlobStore } from '../../adapters/blob/port.js';
-import { HttpError, notFound } from '../../http/errors.js';
-import { afterCursor, decodeCursor, toPage, type Page } from '../../http/pagination.js';
+import { conflict, notFound } from '../../lib/errors.js';
+import { afterCursor, decodeCursor, toPage, type Page } from '../../lib/cursor.js';
 import { isUuid, newId, nowIso } from '../../lib/ids.js';
 import type { CompleteView, FileView, InitiateBody, ListFilesParams } from './schemas.js';
 
@@ -108,14 +108,20 @@ export class FilesService {
   async complete(userId: string, id: string): Promise<CompleteView> {
     const row = await this.find(userId, id, { pending: true });
     if (row.status === 'available') {
-      return { file_id: row.id, name: row.name, size_bytes: Number(row.size_bytes), content_type: row.content_type, crc32c: row.crc32c ?? '' };
+      return {
+        file_id: row.id,
+        name: row.name,
+        size_bytes: Number(row.size_bytes),
+        content_type: row.content_type,
+        crc32c: row.crc32c ?? '',
+      };
     }
     const info = await this.deps.blobs.head(row.blob_key);
     if (!info) {
-      throw new HttpError(409, 'The file has no uploaded bytes yet: PUT them to upload_url with upload_headers, then complete');
+      throw conflict('The file has no uploaded bytes yet: PUT them to upload_url with upload_headers, then complete');
     }
     if (info.size !== Number(row.size_bytes)) {
-      throw new HttpError(409, `Storage holds ${info.size} bytes but the file was created with size_bytes ${row.size_bytes}`);
+      throw conflict(`Storage holds ${info.size} bytes but the file was created with size_bytes ${row.size_bytes}`);
     }
     await this.db
       .updateTable('files')
@@ -141,7 +147,11 @@ export class FilesService {
       q = q.where(sql<boolean>`lower(name) like ${pattern} escape '\\'`);
     }
     if (cursor) q = q.where((eb) => afterCursor(eb, p.sort, cursor));
-    const rows = await q.orderBy(p.sort, p.order).orderBy('id', p.order).limit(p.limit + 1).execute();
+    const rows = await q
+      .orderBy(p.sort, p.order)
+      .orderBy('id', p.order)
+      .limit(p.limit + 1)
+      .execute();
     const sortValue = (r: FileRow) => (p.sort === 'size_bytes' ? Number(r.size_bytes) : (r[p.sort] as string));
     return toPage(rows, p.limit, p.sort, p.order, sortValue, toFileView);
   }

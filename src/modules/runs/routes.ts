@@ -1,18 +1,27 @@
-// HTTP surface of /v1beta/runs (SPEC §4 Runs); rules in service.ts, execution in src/runtime.
+// HTTP surface of /v1beta/runs (Runs); rules in service.ts, execution in src/runtime.
 // The runtime (queue + sandbox pool) starts when the app is ready and stops when it closes, so
 // CLI commands that open the services never touch runs in flight.
 import type { FastifyPluginAsync } from 'fastify';
 import { Type } from '@sinclair/typebox';
-import type { Services } from '../../services.js';
+import type { RunsService } from './service.js';
+import type { TasksService } from '../tasks/service.js';
 import { IdParam, errorResponses, listEnvelope } from '../../http/schemas.js';
-import { validationError } from '../../http/errors.js';
+import { invalid } from '../../lib/errors.js';
 import { makeValidatorCompiler } from '../../http/validation.js';
 import { TaskRunBody, TaskRunSchema, type TaskRunBody as TaskRunInput } from '../tasks/schemas.js';
-import { CreateRunBody, ListRunsQuery, RunLogsSchema, RunSchema, SENSITIVE_FIELDS, type CreateRunInput, type ListRunsParams } from './schemas.js';
+import {
+  CreateRunBody,
+  ListRunsQuery,
+  RunLogsSchema,
+  RunSchema,
+  SENSITIVE_FIELDS,
+  type CreateRunInput,
+  type ListRunsParams,
+} from './schemas.js';
 
 const tags = ['Runs'];
 
-/** The task-based variant of POST /runs is told apart by `task_id` (SPEC §4). */
+/** The task-based variant of POST /runs is told apart by `task_id`. */
 const isTaskRun = (b: unknown): b is TaskRunInput => !!b && typeof b === 'object' && 'task_id' in b;
 
 // Each shape is validated by its own schema, so errors stay precise (no oneOf noise); OpenAPI
@@ -29,34 +38,28 @@ const dispatchBodyValidation = (data: unknown) => {
 const Params = IdParam('run_id');
 type P = { run_id: string };
 
-export const runsRoutes: FastifyPluginAsync<{ services: Services }> = async (app, { services }) => {
-  const runs = services.runs;
-  app.addHook('onReady', async () => services.runtime.start());
-  // preClose: before the server waits for in-flight requests, so waiting sync calls get an answer.
-  app.addHook('preClose', async () => {
-    await services.runtime.stop();
-    // A sync caller that went away mid-run can leave a keep-alive socket that is neither active
-    // nor idle to Node, and server.close() would wait for it forever: give responses a grace
-    // period, then close what is left.
-    setTimeout(() => app.server.closeAllConnections(), 3000).unref();
-  });
-
+export const runsRoutes: FastifyPluginAsync<{ runs: RunsService; tasks: TasksService }> = async (app, { runs, tasks }) => {
   app.post<{ Body: CreateRunInput | TaskRunInput }>(
     '/runs',
     {
       config: { sensitive: SENSITIVE_FIELDS },
-      // SPEC allows proxy_settings: null; treating it as absent keeps the discriminated schema's errors precise.
+      // The API allows proxy_settings: null; treating it as absent keeps the discriminated schema's errors precise.
       preValidation: async (req) => {
         const b = req.body as Record<string, unknown> | undefined;
         if (b && typeof b === 'object' && b.proxy_settings === null) delete b.proxy_settings;
         if (isTaskRun(b) && 'connector_id' in b) {
-          throw validationError(['body', 'task_id'], 'Value error, give connector_id (a connector run) or task_id (a task-based run), not both', 'value_error');
+          throw invalid(
+            ['body', 'task_id'],
+            'Value error, give connector_id (a connector run) or task_id (a task-based run), not both',
+            'value_error',
+          );
         }
       },
       validatorCompiler: ({ httpPart, ...rest }) => (httpPart === 'body' ? dispatchBodyValidation : compile({ httpPart, ...rest })),
       schema: {
         tags,
-        operationId: 'createRun', summary: 'Run a connector (or a task: task-based variant)',
+        operationId: 'createRun',
+        summary: 'Run a connector (or a task: task-based variant)',
         description:
           'Pins the newest version, validates arguments against its input_schema and the secrets against required_secrets. ' +
           'async=false blocks until a terminal status (200); async=true answers 202 with a pending run at once. secret_values are never stored. ' +
@@ -67,7 +70,7 @@ export const runsRoutes: FastifyPluginAsync<{ services: Services }> = async (app
       },
     },
     async (req, reply) => {
-      if (isTaskRun(req.body)) return services.tasks.run(req.userId, req.body);
+      if (isTaskRun(req.body)) return tasks.run(req.userId, req.body);
       const { view, async } = await runs.create(req.userId, req.body);
       return reply.code(async ? 202 : 200).send(view);
     },
@@ -78,7 +81,8 @@ export const runsRoutes: FastifyPluginAsync<{ services: Services }> = async (app
     {
       schema: {
         tags,
-        operationId: 'listRuns', summary: 'List runs of a connector',
+        operationId: 'listRuns',
+        summary: 'List runs of a connector',
         description: 'Newest first; version defaults to the newest version of the connector.',
         querystring: ListRunsQuery,
         response: { 200: listEnvelope(RunSchema, 'ListRunsResponse'), ...errorResponses() },
@@ -98,7 +102,8 @@ export const runsRoutes: FastifyPluginAsync<{ services: Services }> = async (app
     {
       schema: {
         tags,
-        operationId: 'getRunLogs', summary: 'Get run logs',
+        operationId: 'getRunLogs',
+        summary: 'Get run logs',
         description: "Engine step lines and the connector's own lines, timestamped, capped, with the run's secret values scrubbed.",
         params: Params,
         response: { 200: RunLogsSchema, ...errorResponses() },

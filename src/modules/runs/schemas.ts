@@ -1,11 +1,49 @@
-// TypeBox schemas of /v1beta/runs (SPEC §2 Run, RunError, RunLogs, §4 Runs, proxy settings).
+// TypeBox schemas of /v1beta/runs (Run, RunError, RunLogs, Runs, proxy settings).
 import { Type, type Static } from '@sinclair/typebox';
 import { CursorQuery, DateTime, LimitQuery } from '../../http/schemas.js';
-import { INT32_MAX } from '../../http/validation.js';
+import { INT32_MAX } from '../../lib/json-schema.js';
+import { DEFAULT_RUN_TIMEOUT_S, MAX_RUN_TIMEOUT_S } from '../../runtime/host/run-store.js';
 
-export const COUNTRIES = ['at', 'be', 'ca', 'ch', 'de', 'dk', 'es', 'fi', 'fr', 'gb', 'ie', 'it', 'lu', 'mx', 'nl', 'no', 'pt', 'se', 'us'] as const;
-export const RUN_STATUSES = ['pending', 'running', 'success', 'connector_error', 'timed_out', 'result_too_large', 'internal_error'] as const;
-export const ERROR_TYPES = ['auth_required', 'invalid_input', 'site_unavailable', 'anti_bot', 'site_changed', 'internal_error', 'crash', 'unhandled'] as const;
+export const COUNTRIES = [
+  'at',
+  'be',
+  'ca',
+  'ch',
+  'de',
+  'dk',
+  'es',
+  'fi',
+  'fr',
+  'gb',
+  'ie',
+  'it',
+  'lu',
+  'mx',
+  'nl',
+  'no',
+  'pt',
+  'se',
+  'us',
+] as const;
+export const RUN_STATUSES = [
+  'pending',
+  'running',
+  'success',
+  'connector_error',
+  'timed_out',
+  'result_too_large',
+  'internal_error',
+] as const;
+export const ERROR_TYPES = [
+  'auth_required',
+  'invalid_input',
+  'site_unavailable',
+  'anti_bot',
+  'site_changed',
+  'internal_error',
+  'crash',
+  'unhandled',
+] as const;
 
 /** Body fields that hold credentials: never echoed in a 422. */
 export const SENSITIVE_FIELDS = ['username', 'password', 'totp_secret', 'value', 'secret_values'] as const;
@@ -48,12 +86,16 @@ export const CreateRunBody = Type.Object(
   {
     connector_id: Type.String({ minLength: 1, maxLength: 200 }),
     arguments: Type.Optional(Type.Object({}, { additionalProperties: true })),
-    secret_bindings: Type.Optional(Type.Record(Type.String(), Type.String({ maxLength: 200 }), { description: 'Slot name → id of one of your secrets.' })),
-    secret_values: Type.Optional(Type.Record(Type.String(), SecretValue, { description: 'Slot name → value for this run only; never stored.' })),
+    secret_bindings: Type.Optional(
+      Type.Record(Type.String(), Type.String({ maxLength: 200 }), { description: 'Slot name → id of one of your secrets.' }),
+    ),
+    secret_values: Type.Optional(
+      Type.Record(Type.String(), SecretValue, { description: 'Slot name → value for this run only; never stored.' }),
+    ),
     // null (= unset, the platform chooses) is removed before validation: see routes.ts.
     proxy_settings: Type.Optional(ProxySettings),
     async: Type.Optional(Type.Boolean({ default: false })),
-    max_timeout_s: Type.Optional(Type.Integer({ minimum: 1, maximum: 3600, default: 300 })),
+    max_timeout_s: Type.Optional(Type.Integer({ minimum: 1, maximum: MAX_RUN_TIMEOUT_S, default: DEFAULT_RUN_TIMEOUT_S })),
   },
   { additionalProperties: false, title: 'CreateRunRequest' },
 );
@@ -78,7 +120,9 @@ export const RunSchema = Type.Object(
     arguments: Type.Object({}, { additionalProperties: true }),
     secret_bindings: Type.Optional(Type.Record(Type.String(), Type.String())),
     status: Type.Unsafe<string>({ type: 'string', enum: [...RUN_STATUSES], title: 'RunStatus' }),
-    result: Type.Unsafe<unknown>({ description: 'Matches output_schema; null unless stored or delivered once (SPEC §8).' }),
+    result: Type.Unsafe<unknown>({
+      description: 'Matches output_schema; null unless stored (results up to 1 MB) or delivered once to the waiting sync caller.',
+    }),
     result_stored: Type.Boolean(),
     result_size_bytes: Type.Union([Type.Integer(), Type.Null()]),
     error: Type.Union([RunErrorSchema, Type.Null()]),

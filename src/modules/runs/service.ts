@@ -1,22 +1,19 @@
-// Runs: creation rules (SPEC §4 CreateRunRequest: arguments against the pinned version's
+// Runs: creation rules (CreateRunRequest: arguments against the pinned version's
 // input_schema, secret bindings/values, proxy settings, timeout), reads, listing and logs.
 // Execution lives in src/runtime (queue → sandboxed workers).
-import type { Kysely, Selectable } from 'kysely';
-import type { Database, RunsTable } from '../../adapters/db/schema.js';
-import { ajvToEntries, HttpError, notFound, RequestValidationError, type ValidationEntry } from '../../http/errors.js';
-import { decodeCursor, toPage, type Page } from '../../http/pagination.js';
+import { InvalidInput, conflict, notFound, type Problem } from '../../lib/errors.js';
+import { ajvToEntries } from '../../lib/json-schema-problems.js';
+import { decodeCursor, toPage, type Page } from '../../lib/cursor.js';
 import { isUuid, newId, nowIso } from '../../lib/ids.js';
 import { parseTotpSecret } from '../../lib/totp.js';
-import type { SlotValue } from '../../runtime/engines/context.js';
-import type { RunQueue } from '../../runtime/dispatcher.js';
-import type { RunExecutor } from '../../runtime/executor.js';
-import type { ProxyMap } from '../../runtime/proxies.js';
-import type { VersionCache } from '../../runtime/version-cache.js';
+import type { SlotValue } from '../../runtime/worker/engines/context.js';
+import { DEFAULT_RUN_TIMEOUT_S, type RunRow, type RunStore } from '../../runtime/host/run-store.js';
+import type { Runtime } from '../../runtime/index.js';
+import type { ProxyMap } from '../../runtime/host/proxies.js';
+import type { VersionCache } from '../../runtime/host/version-cache.js';
 import type { SecretsService } from '../secrets/service.js';
 import type { ConnectorsService } from '../connectors/service.js';
 import type { CreateRunInput, ListRunsParams, RunView } from './schemas.js';
-
-type RunRow = Selectable<RunsTable>;
 
 export function toRunView(r: RunRow): RunView {
   const v: RunView = {
@@ -38,12 +35,11 @@ export function toRunView(r: RunRow): RunView {
 }
 
 export interface RunsDeps {
-  db: Kysely<Database>;
+  store: RunStore;
+  launch: Runtime['launch'];
   connectors: ConnectorsService;
   secrets: SecretsService;
   versions: VersionCache;
-  executor: RunExecutor;
-  queue: RunQueue;
   proxies: ProxyMap;
 }
 
@@ -54,12 +50,14 @@ export class RunsService {
     const current = await this.d.connectors.currentVersion(userId, body.connector_id);
     const v = current === null ? null : await this.d.versions.get(userId, body.connector_id, current.version);
     if (!v || !current) throw notFound('Connector');
-    if (current.deleted) throw new HttpError(409, 'Connector was deleted; it can no longer be run');
-    const errors: ValidationEntry[] = [];
+    if (current.deleted) throw conflict('Connector was deleted; it can no longer be run');
+    const errors: Problem[] = [];
 
     const args = structuredClone(body.arguments ?? {});
     if (!v.checkArgs(args)) {
-      errors.push(...ajvToEntries(v.checkArgs.errors ?? [], 'body', args).map((e) => ({ ...e, loc: ['body', 'arguments', ...e.loc.slice(1)] })));
+      errors.push(
+        ...ajvToEntries(v.checkArgs.errors ?? [], 'body', args).map((e) => ({ ...e, loc: ['body', 'arguments', ...e.loc.slice(1)] })),
+      );
     }
 
     const bindings = body.secret_bindings ?? {};
@@ -67,36 +65,78 @@ export class RunsService {
     const slots = new Map(v.requiredSecrets.map((s) => [s.name, s]));
     const ephemeral: Record<string, SlotValue> = {};
     for (const name of Object.keys(bindings)) {
-      if (!slots.has(name)) errors.push({ loc: ['body', 'secret_bindings', name], msg: `Value error, the connector has no secret slot '${name}'`, type: 'value_error' });
+      if (!slots.has(name))
+        errors.push({
+          loc: ['body', 'secret_bindings', name],
+          msg: `Value error, the connector has no secret slot '${name}'`,
+          type: 'value_error',
+        });
     }
     for (const name of Object.keys(values)) {
-      if (!slots.has(name)) errors.push({ loc: ['body', 'secret_values', name], msg: `Value error, the connector has no secret slot '${name}'`, type: 'value_error' });
+      if (!slots.has(name))
+        errors.push({
+          loc: ['body', 'secret_values', name],
+          msg: `Value error, the connector has no secret slot '${name}'`,
+          type: 'value_error',
+        });
     }
     for (const slot of slots.values()) {
       const bound = slot.name in bindings;
       const given = slot.name in values;
       if (bound && given) {
-        errors.push({ loc: ['body', 'secret_values', slot.name], msg: `Value error, slot '${slot.name}' is in secret_bindings too; give it in exactly one`, type: 'value_error' });
+        errors.push({
+          loc: ['body', 'secret_values', slot.name],
+          msg: `Value error, slot '${slot.name}' is in secret_bindings too; give it in exactly one`,
+          type: 'value_error',
+        });
       } else if (!bound && !given) {
-        errors.push({ loc: ['body', 'secret_bindings', slot.name], msg: `Field required: bind slot '${slot.name}' in secret_bindings or give it in secret_values`, type: 'missing' });
+        errors.push({
+          loc: ['body', 'secret_bindings', slot.name],
+          msg: `Field required: bind slot '${slot.name}' in secret_bindings or give it in secret_values`,
+          type: 'missing',
+        });
       } else if (bound) {
         const meta = await this.d.secrets.get(userId, bindings[slot.name]);
-        if (!meta) errors.push({ loc: ['body', 'secret_bindings', slot.name], msg: 'Value error, no such secret', type: 'value_error', input: bindings[slot.name] });
+        if (!meta)
+          errors.push({
+            loc: ['body', 'secret_bindings', slot.name],
+            msg: 'Value error, no such secret',
+            type: 'value_error',
+            input: bindings[slot.name],
+          });
         else if (meta.secret_type !== slot.type) {
-          errors.push({ loc: ['body', 'secret_bindings', slot.name], msg: `Value error, slot '${slot.name}' needs a ${slot.type} secret, this one is ${meta.secret_type}`, type: 'value_error', input: bindings[slot.name] });
+          errors.push({
+            loc: ['body', 'secret_bindings', slot.name],
+            msg: `Value error, slot '${slot.name}' needs a ${slot.type} secret, this one is ${meta.secret_type}`,
+            type: 'value_error',
+            input: bindings[slot.name],
+          });
         }
       } else {
         const val = values[slot.name];
         const at = ['body', 'secret_values', slot.name];
         if (slot.type === 'login') {
-          if (val.value !== undefined) errors.push({ loc: [...at, 'value'], msg: 'Extra inputs are not permitted: a login slot takes username, password, totp_secret', type: 'extra_forbidden' });
-          for (const f of ['username', 'password'] as const) if (val[f] === undefined) errors.push({ loc: [...at, f], msg: 'Field required', type: 'missing' });
+          if (val.value !== undefined)
+            errors.push({
+              loc: [...at, 'value'],
+              msg: 'Extra inputs are not permitted: a login slot takes username, password, totp_secret',
+              type: 'extra_forbidden',
+            });
+          for (const f of ['username', 'password'] as const)
+            if (val[f] === undefined) errors.push({ loc: [...at, f], msg: 'Field required', type: 'missing' });
           const seed = val.totp_secret ? parseTotpSecret(val.totp_secret) : null;
-          if (val.totp_secret && !seed) errors.push({ loc: [...at, 'totp_secret'], msg: 'Value error, totp_secret must be base32 with at least 16 characters', type: 'value_error' });
-          if (val.username !== undefined && val.password !== undefined) ephemeral[slot.name] = { type: 'login', username: val.username, password: val.password, totp_secret: seed };
+          if (val.totp_secret && !seed)
+            errors.push({
+              loc: [...at, 'totp_secret'],
+              msg: 'Value error, totp_secret must be base32 with at least 16 characters',
+              type: 'value_error',
+            });
+          if (val.username !== undefined && val.password !== undefined)
+            ephemeral[slot.name] = { type: 'login', username: val.username, password: val.password, totp_secret: seed };
         } else {
           for (const f of ['username', 'password', 'totp_secret'] as const) {
-            if (val[f] !== undefined) errors.push({ loc: [...at, f], msg: 'Extra inputs are not permitted: a string slot takes value', type: 'extra_forbidden' });
+            if (val[f] !== undefined)
+              errors.push({ loc: [...at, f], msg: 'Extra inputs are not permitted: a string slot takes value', type: 'extra_forbidden' });
           }
           if (val.value === undefined) errors.push({ loc: [...at, 'value'], msg: 'Field required', type: 'missing' });
           else ephemeral[slot.name] = { type: 'string', value: val.value };
@@ -106,9 +146,14 @@ export class RunsService {
 
     const proxy = body.proxy_settings ?? null;
     if (proxy && this.d.proxies.resolve(proxy) === undefined) {
-      errors.push({ loc: ['body', 'proxy_settings'], msg: `Value error, no upstream proxy is configured for ${proxy.type}/${proxy.location} (PROXY_URLS)`, type: 'value_error', input: proxy });
+      errors.push({
+        loc: ['body', 'proxy_settings'],
+        msg: `Value error, no upstream proxy is configured for ${proxy.type}/${proxy.location} (PROXY_URLS)`,
+        type: 'value_error',
+        input: proxy,
+      });
     }
-    if (errors.length) throw new RequestValidationError(errors);
+    if (errors.length) throw new InvalidInput(errors);
 
     const isAsync = body.async ?? false;
     const row: RunRow = {
@@ -121,7 +166,7 @@ export class RunsService {
       ephemeral_secrets: Object.keys(ephemeral).length ? 1 : 0,
       proxy: proxy ? JSON.stringify(proxy) : null,
       is_async: isAsync ? 1 : 0,
-      max_timeout_s: body.max_timeout_s ?? 300,
+      max_timeout_s: body.max_timeout_s ?? DEFAULT_RUN_TIMEOUT_S,
       status: 'pending',
       result: null,
       result_stored: 0,
@@ -131,18 +176,11 @@ export class RunsService {
       created_at: nowIso(),
       started_at: null,
       finished_at: null,
+      lease_until: null,
     };
-    await this.d.db.insertInto('runs').values(row).execute();
-    this.d.executor.holdRow(row);
-    if (row.ephemeral_secrets) this.d.executor.holdSecrets(row.id, ephemeral);
-    if (isAsync) {
-      this.d.queue.submit(row.id, userId);
-      return { view: toRunView(row), async: true };
-    }
     // Sync: wait for the terminal state. A client that goes away doesn't cancel anything.
-    const done = this.d.executor.waitFor(row.id);
-    this.d.queue.submit(row.id, userId, true);
-    const f = await done;
+    const f = await this.d.launch(row, ephemeral, !isAsync);
+    if (!f) return { view: toRunView(row), async: true };
     const view = await this.get(userId, row.id);
     if (f.transientResult !== undefined) view.result = f.transientResult;
     return { view, async: false };
@@ -150,7 +188,7 @@ export class RunsService {
 
   private async row(userId: string, id: string): Promise<RunRow> {
     if (!isUuid(id)) throw notFound('Run');
-    const r = await this.d.db.selectFrom('runs').selectAll().where('id', '=', id).where('user_id', '=', userId).executeTakeFirst();
+    const r = await this.d.store.owned(userId, id);
     if (!r) throw notFound('Run');
     return r;
   }
@@ -161,8 +199,7 @@ export class RunsService {
 
   async logs(userId: string, id: string): Promise<{ logs: string }> {
     const r = await this.row(userId, id);
-    const l = await this.d.db.selectFrom('run_logs').select('logs').where('run_id', '=', r.id).executeTakeFirst();
-    return { logs: l?.logs ?? '' };
+    return { logs: await this.d.store.logs(r.id) };
   }
 
   async list(userId: string, p: ListRunsParams): Promise<Page<RunView>> {
@@ -170,14 +207,7 @@ export class RunsService {
     if (current === null) throw notFound('Connector');
     const version = p.version ?? current.version;
     const cursor = decodeCursor(p.cursor, 'created_at', 'desc');
-    let q = this.d.db
-      .selectFrom('runs')
-      .selectAll()
-      .where('user_id', '=', userId)
-      .where('connector_id', '=', p.connector_id)
-      .where('connector_version', '=', version);
-    if (cursor) q = q.where((eb) => eb.or([eb('created_at', '<', String(cursor.value)), eb.and([eb('created_at', '=', String(cursor.value)), eb('id', '<', cursor.id)])]));
-    const rows = await q.orderBy('created_at', 'desc').orderBy('id', 'desc').limit(p.limit + 1).execute();
+    const rows = await this.d.store.list(userId, p.connector_id, version, cursor, p.limit);
     return toPage(rows, p.limit, 'created_at', 'desc', (r) => r.created_at, toRunView);
   }
 }

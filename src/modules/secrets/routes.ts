@@ -2,18 +2,11 @@
 // `sensitive` so a 422 never echoes them; responses are serialized through metadata-only schemas.
 import type { FastifyPluginAsync, FastifyRequest } from 'fastify';
 import { Type } from '@sinclair/typebox';
-import type { Services } from '../../services.js';
-import { notFound, validationError } from '../../http/errors.js';
+import type { SecretsService } from './service.js';
+import { invalid, notFound } from '../../lib/errors.js';
 import { IdParam, errorResponses } from '../../http/schemas.js';
 import type { SecretMeta } from './service.js';
-import {
-  CreateSecretBody,
-  CreateSecretResponse,
-  DeleteSecretResponse,
-  SENSITIVE_FIELDS,
-  SecretSchema,
-  TotpResponse,
-} from './schemas.js';
+import { CreateSecretBody, CreateSecretResponse, DeleteSecretResponse, SENSITIVE_FIELDS, SecretSchema, TotpResponse } from './schemas.js';
 
 const config = { sensitive: SENSITIVE_FIELDS };
 const tags = ['Secrets'];
@@ -44,20 +37,19 @@ const taskBasedOut = (m: SecretMeta) => ({
 async function rejectNonObjectBody(req: FastifyRequest): Promise<void> {
   const b = req.body as unknown;
   if (b !== undefined && b !== null && (typeof b !== 'object' || Array.isArray(b))) {
-    throw validationError(['body'], 'Input should be a valid dictionary', 'dict_type');
+    throw invalid(['body'], 'Input should be a valid dictionary', 'dict_type');
   }
 }
 
-export const secretsRoutes: FastifyPluginAsync<{ services: Services }> = async (app, { services }) => {
-  const secrets = services.secrets;
-
+export const secretsRoutes: FastifyPluginAsync<{ secrets: SecretsService }> = async (app, { secrets }) => {
   app.get(
     '/secrets',
     {
       config,
       schema: {
         tags,
-        operationId: 'listSecrets', summary: 'List secrets',
+        operationId: 'listSecrets',
+        summary: 'List secrets',
         description: "The caller's secrets, newest first. Metadata only; credential values are never returned.",
         response: { 200: Type.Array(SecretSchema), ...errorResponses() },
       },
@@ -71,7 +63,8 @@ export const secretsRoutes: FastifyPluginAsync<{ services: Services }> = async (
       config,
       schema: {
         tags,
-        operationId: 'createSecret', summary: 'Create a secret',
+        operationId: 'createSecret',
+        summary: 'Create a secret',
         description:
           'login secrets need username and password (optional base32 totp_secret); string secrets need value. ' +
           'Fields of the other type are rejected. When the body has a `website` key (task-based variant) the ' +
@@ -85,7 +78,7 @@ export const secretsRoutes: FastifyPluginAsync<{ services: Services }> = async (
     async (req) => {
       const body = req.body;
       const meta = await secrets.create(req.userId, body);
-      return Object.prototype.hasOwnProperty.call(body, 'website') ? taskBasedOut(meta) : secretOut(meta);
+      return Object.hasOwn(body, 'website') ? taskBasedOut(meta) : secretOut(meta);
     },
   );
 
@@ -95,7 +88,8 @@ export const secretsRoutes: FastifyPluginAsync<{ services: Services }> = async (
       config,
       schema: {
         tags,
-        operationId: 'generateSecretTotp', summary: 'Generate the current TOTP code',
+        operationId: 'generateSecretTotp',
+        summary: 'Generate the current TOTP code',
         description: 'For a login secret with a TOTP seed (RFC 6238, SHA-1, 30 s, 6 digits). Other secrets → 409.',
         params: IdParam(),
         response: { 200: TotpResponse, ...errorResponses(409) },
@@ -110,7 +104,8 @@ export const secretsRoutes: FastifyPluginAsync<{ services: Services }> = async (
       config,
       schema: {
         tags,
-        operationId: 'deleteSecret', summary: 'Delete a secret',
+        operationId: 'deleteSecret',
+        summary: 'Delete a secret',
         description: 'Removes the metadata and the credential vault entry.',
         params: IdParam(),
         response: { 200: DeleteSecretResponse, ...errorResponses() },

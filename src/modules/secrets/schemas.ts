@@ -1,4 +1,4 @@
-// Request and response schemas of /v1beta/secrets (SPEC §2 Secret, task-based Secret, §4 Secrets).
+// Request and response schemas of /v1beta/secrets (Secret, task-based Secret, Secrets).
 // Response schemas hold metadata only: no credential field exists in any of them.
 import { Type, type Static } from '@sinclair/typebox';
 import { DateTime, DeleteResponse } from '../../http/schemas.js';
@@ -30,15 +30,34 @@ export const CreateSecretBody = Type.Object(
   {
     name: Type.String({ minLength: LIMITS.name.min, maxLength: LIMITS.name.max, description: 'Display name, 1 to 200 characters.' }),
     secret_type: SecretType,
-    username: Type.Optional(nullableString({ minLength: LIMITS.username.min, maxLength: LIMITS.username.max, description: 'Required for login; not allowed for string.' })),
-    password: Type.Optional(nullableString({ minLength: LIMITS.password.min, maxLength: LIMITS.password.max, description: 'Required for login; not allowed for string.' })),
+    username: Type.Optional(
+      nullableString({
+        minLength: LIMITS.username.min,
+        maxLength: LIMITS.username.max,
+        description: 'Required for login; not allowed for string.',
+      }),
+    ),
+    password: Type.Optional(
+      nullableString({
+        minLength: LIMITS.password.min,
+        maxLength: LIMITS.password.max,
+        description: 'Required for login; not allowed for string.',
+      }),
+    ),
     totp_secret: Type.Optional(
       nullableString({
         maxLength: LIMITS.totpSecret.max,
-        description: 'Optional base32 TOTP seed (login only). Spaces, dashes, lower case and "=" padding are accepted; at least 16 base32 characters.',
+        description:
+          'Optional base32 TOTP seed (login only). Spaces, dashes, lower case and "=" padding are accepted; at least 16 base32 characters.',
       }),
     ),
-    value: Type.Optional(nullableString({ minLength: LIMITS.value.min, maxLength: LIMITS.value.max, description: 'Required for string; not allowed for login.' })),
+    value: Type.Optional(
+      nullableString({
+        minLength: LIMITS.value.min,
+        maxLength: LIMITS.value.max,
+        description: 'Required for string; not allowed for login.',
+      }),
+    ),
     website: Type.Optional(
       nullableString({
         minLength: LIMITS.website.min,
@@ -79,8 +98,7 @@ export const TaskBasedSecretSchema = Type.Object(
 // oneOf: the two shapes are disjoint (`id` vs `uuid` required), so exactly one matches.
 export const CreateSecretResponse = Type.Unsafe<Static<typeof SecretSchema> | Static<typeof TaskBasedSecretSchema>>({
   oneOf: [SecretSchema, TaskBasedSecretSchema],
-  description:
-    'Secret when the request body has no `website` key; TaskBasedSecret (task-based variant) when it has one, even if null.',
+  description: 'Secret when the request body has no `website` key; TaskBasedSecret (task-based variant) when it has one, even if null.',
 });
 
 export const TotpResponse = Type.Object(

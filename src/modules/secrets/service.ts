@@ -1,9 +1,9 @@
-// Secrets: metadata rows in SQL, credential values only in the vault. The type rules of SPEC §4
+// Secrets: metadata rows in SQL, credential values only in the vault. The type rules of the API
 // live here so every caller (routes, runs, capture-session paste) applies the same ones.
 import type { Kysely } from 'kysely';
 import type { Database, SecretsTable } from '../../adapters/db/schema.js';
 import type { CredentialVault, SecretValue } from '../../adapters/vault/port.js';
-import { HttpError, RequestValidationError, notFound, type ValidationEntry } from '../../http/errors.js';
+import { InvalidInput, conflict, notFound, type Problem } from '../../lib/errors.js';
 import { isUuid, newId, nowIso } from '../../lib/ids.js';
 import { parseTotpSecret, totpCode } from '../../lib/totp.js';
 
@@ -40,7 +40,7 @@ const toMeta = (r: SecretsTable): SecretMeta => ({ ...r, has_totp: !!r.has_totp 
 /** Applies the type rules; returns the value to store. Entries carry no `input` (credentials). */
 export function secretValueFrom(input: CreateSecretInput): SecretValue {
   const t = input.secret_type;
-  const errors: ValidationEntry[] = [];
+  const errors: Problem[] = [];
   const present = (f: keyof CreateSecretInput) => input[f] !== undefined && input[f] !== null;
   for (const f of ['username', 'password', 'totp_secret', 'value'] as const) {
     if (present(f) && !FIELDS_OF[t].includes(f)) {
@@ -62,7 +62,7 @@ export function secretValueFrom(input: CreateSecretInput): SecretValue {
       });
     }
   }
-  if (errors.length) throw new RequestValidationError(errors);
+  if (errors.length) throw new InvalidInput(errors);
   return t === 'login'
     ? { type: 'login', username: input.username!, password: input.password!, totp_secret: totp }
     : { type: 'string', value: input.value! };
@@ -139,12 +139,12 @@ export class SecretsService {
     const meta = await this.get(userId, secretId);
     if (!meta) throw notFound('Secret');
     if (meta.secret_type !== 'login') {
-      throw new HttpError(409, 'Secret is a string secret; TOTP codes exist only for login secrets with a TOTP seed');
+      throw conflict('Secret is a string secret; TOTP codes exist only for login secrets with a TOTP seed');
     }
-    if (!meta.has_totp) throw new HttpError(409, 'Secret has no TOTP seed configured');
+    if (!meta.has_totp) throw conflict('Secret has no TOTP seed configured');
     const r = await this.resolve(userId, secretId);
     if (!r) throw notFound('Secret'); // deleted meanwhile
-    if (r.value.type !== 'login' || !r.value.totp_secret) throw new HttpError(409, 'Secret has no TOTP seed configured');
+    if (r.value.type !== 'login' || !r.value.totp_secret) throw conflict('Secret has no TOTP seed configured');
     return totpCode(r.value.totp_secret, atMs);
   }
 

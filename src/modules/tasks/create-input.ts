@@ -2,13 +2,13 @@
 // Schemas, referenced secrets must be the caller's, and a task that doesn't generate its schemas
 // must bring both. Every problem is reported at once, in the 422 shape.
 import { Ajv } from 'ajv';
-import { RequestValidationError, type ValidationEntry } from '../../http/errors.js';
+import { InvalidInput, type Problem } from '../../lib/errors.js';
 import type { CreateTaskBody } from './schemas.js';
 
 const schemaCompiler = new Ajv({ strict: false, allErrors: false, validateSchema: true });
 
 /** Parses a schema string; returns the object or pushes an entry at `loc`. */
-function parseSchema(text: string, loc: (string | number)[], errors: ValidationEntry[]): object | null {
+function parseSchema(text: string, loc: (string | number)[], errors: Problem[]): object | null {
   let parsed: unknown;
   try {
     parsed = JSON.parse(text);
@@ -38,7 +38,7 @@ export interface CreateTaskInput {
 
 /** `ownsSecret` answers whether the id is one of the caller's secrets. */
 export async function checkCreateTask(body: CreateTaskBody, ownsSecret: (id: string) => Promise<boolean>): Promise<CreateTaskInput> {
-  const errors: ValidationEntry[] = [];
+  const errors: Problem[] = [];
   const autoGenerate = body.auto_generate_schemas ?? true;
   const inputSchema = body.input_schema != null ? parseSchema(body.input_schema, ['body', 'input_schema'], errors) : null;
   const outputSchema = body.output_schema != null ? parseSchema(body.output_schema, ['body', 'output_schema'], errors) : null;
@@ -48,11 +48,13 @@ export async function checkCreateTask(body: CreateTaskBody, ownsSecret: (id: str
     }
   }
   for (const [i, s] of (body.secrets ?? []).entries()) {
-    if (!(await ownsSecret(s.secret_uuid))) errors.push({ loc: ['body', 'secrets', i, 'secret_uuid'], msg: 'Secret not found', type: 'value_error', input: s.secret_uuid });
+    if (!(await ownsSecret(s.secret_uuid)))
+      errors.push({ loc: ['body', 'secrets', i, 'secret_uuid'], msg: 'Secret not found', type: 'value_error', input: s.secret_uuid });
   }
   for (const [slot, id] of Object.entries(body.secret_bindings ?? {})) {
-    if (!(await ownsSecret(id))) errors.push({ loc: ['body', 'secret_bindings', slot], msg: 'Secret not found', type: 'value_error', input: id });
+    if (!(await ownsSecret(id)))
+      errors.push({ loc: ['body', 'secret_bindings', slot], msg: 'Secret not found', type: 'value_error', input: id });
   }
-  if (errors.length) throw new RequestValidationError(errors);
+  if (errors.length) throw new InvalidInput(errors);
   return { body, inputSchema, outputSchema, autoGenerate };
 }

@@ -14,12 +14,15 @@ export function checkGivenSchemas(
   if (givenInput) {
     const declared = new Set(Object.keys((givenInput as Schema).properties ?? {}));
     const needed = Object.keys((built.input_schema as Schema).properties ?? {}).filter((a) => !declared.has(a));
-    if (needed.length) problems.push(`the recorded flow takes argument(s) ${needed.join(', ')} that the given input_schema does not declare`);
+    if (needed.length)
+      problems.push(`the recorded flow takes argument(s) ${needed.join(', ')} that the given input_schema does not declare`);
   }
   if (givenOutput) {
     const yielded = new Set(Object.keys((built.output_schema as Schema).properties ?? {}));
     const missing = ((givenOutput as Schema).required ?? []).filter((f) => !yielded.has(f));
     if (missing.length) problems.push(`the given output_schema requires ${missing.join(', ')}, which the recorded result does not contain`);
   }
-  return problems.length ? `The recording does not fit the task's schemas: ${problems.join('; ')}. Adjust the schemas or record a flow that matches them.` : null;
+  return problems.length
+    ? `The recording does not fit the task's schemas: ${problems.join('; ')}. Adjust the schemas or record a flow that matches them.`
+    : null;
 }

@@ -7,7 +7,10 @@ export type CaptureState = 'active' | 'completing' | 'completed' | 'abandoned' |
 
 export interface ManualSessionPort {
   /** Starts a capture session for the user that opens `start_url`. */
-  start(userId: string, opts: { use_proxy: boolean; cookies: SessionCookie[]; start_url: string }): Promise<{ id: string; iframe_url: string }>;
+  start(
+    userId: string,
+    opts: { use_proxy: boolean; cookies: SessionCookie[]; start_url: string },
+  ): Promise<{ id: string; iframe_url: string }>;
   /** The session's state; null when it does not exist (or is not the user's). */
   state(userId: string, sessionId: string): Promise<CaptureState | null>;
   /** Ends an active session without keeping its recording (task deleted mid-session). */
@@ -59,7 +62,10 @@ export interface RunOutcome {
 
 export interface TaskRunPort {
   /** Runs the connector synchronously (validation errors surface as the runs API's 422s). */
-  runSync(userId: string, req: { connector_id: string; arguments: Record<string, unknown>; secret_bindings: Record<string, string> }): Promise<RunOutcome>;
+  runSync(
+    userId: string,
+    req: { connector_id: string; arguments: Record<string, unknown>; secret_bindings: Record<string, string> },
+  ): Promise<RunOutcome>;
   /** Soft-deletes the task's connector: its runs stay readable, it can't run any more. */
   retireConnector(userId: string, connectorId: string): Promise<void>;
 }

@@ -1,8 +1,8 @@
-// /v1beta/tasks: the task-based family (SPEC §4 Task-based operations) plus our extensions
+// /v1beta/tasks: the task-based family (Task-based operations) plus our extensions
 // (create, list, get). Thin: rules live in service.ts. Task ids are UUIDs: a malformed one is a
 // 422 at ["path","id"].
 import type { FastifyPluginAsync } from 'fastify';
-import type { Services } from '../../services.js';
+import type { TasksService } from './service.js';
 import { UuidParam, errorResponses, listEnvelope } from '../../http/schemas.js';
 import {
   CreateTaskBody,
@@ -18,19 +18,16 @@ const tags = ['Tasks'];
 type IdParams = { id: string };
 const extension = { 'x-extension': true };
 
-export const tasksRoutes: FastifyPluginAsync<{ services: Services }> = async (app, { services }) => {
-  const tasks = services.tasks;
-  // Like the run queue: only a serving process moves tasks on (CLI commands never do).
-  app.addHook('onReady', async () => tasks.startSweeper(1000));
-  app.addHook('preClose', async () => tasks.close());
-
+export const tasksRoutes: FastifyPluginAsync<{ tasks: TasksService }> = async (app, { tasks }) => {
   app.post<{ Body: CreateTaskBody }>(
     '/tasks',
     {
       schema: {
         tags,
-        operationId: 'createTask', summary: 'Create a task',
-        description: 'Extension. A task starts not_ready; start a manual session, do the task in it and complete it to make the task ready.',
+        operationId: 'createTask',
+        summary: 'Create a task',
+        description:
+          'Extension. A task starts not_ready; start a manual session, do the task in it and complete it to make the task ready.',
         body: CreateTaskBody,
         response: { 200: TaskSchema, ...errorResponses() },
         ...extension,
@@ -44,7 +41,8 @@ export const tasksRoutes: FastifyPluginAsync<{ services: Services }> = async (ap
     {
       schema: {
         tags,
-        operationId: 'listTasks', summary: 'List tasks',
+        operationId: 'listTasks',
+        summary: 'List tasks',
         description: 'Extension. The caller’s tasks, newest first, with cursor pagination.',
         querystring: ListTasksQuery,
         response: { 200: listEnvelope(TaskSchema, 'ListTasksResponse'), ...errorResponses() },
@@ -59,7 +57,8 @@ export const tasksRoutes: FastifyPluginAsync<{ services: Services }> = async (ap
     {
       schema: {
         tags,
-        operationId: 'getTask', summary: 'Get a task',
+        operationId: 'getTask',
+        summary: 'Get a task',
         description: 'Extension. Poll it after completing the manual session: the state moves to ready or failed.',
         params: UuidParam(),
         response: { 200: TaskSchema, ...errorResponses() },
@@ -74,8 +73,10 @@ export const tasksRoutes: FastifyPluginAsync<{ services: Services }> = async (ap
     {
       schema: {
         tags,
-        operationId: 'retryTask', summary: 'Retry a failed task',
-        description: 'Re-synthesizes from the last completed recording, or returns the task to not_ready when there is none. 409 unless the task failed.',
+        operationId: 'retryTask',
+        summary: 'Retry a failed task',
+        description:
+          'Re-synthesizes from the last completed recording, or returns the task to not_ready when there is none. 409 unless the task failed.',
         params: UuidParam(),
         response: { 200: TaskSchema, ...errorResponses(409) },
       },
@@ -88,7 +89,8 @@ export const tasksRoutes: FastifyPluginAsync<{ services: Services }> = async (ap
     {
       schema: {
         tags,
-        operationId: 'startTaskManualSession', summary: 'Start a manual session',
+        operationId: 'startTaskManualSession',
+        summary: 'Start a manual session',
         description:
           'Starts a capture session on the task’s website. Complete it with POST /v1beta/capture_sessions/{session_id}/complete; ' +
           'the task then becomes ready (or failed, with failure_info). 409 while another manual session of the task is in progress.',
@@ -105,8 +107,10 @@ export const tasksRoutes: FastifyPluginAsync<{ services: Services }> = async (ap
     {
       schema: {
         tags,
-        operationId: 'deleteTask', summary: 'Delete a task',
-        description: 'Deletes the task; its connector is retired (its runs stay readable through GET /v1beta/runs). Answers {id, deleted: true}.',
+        operationId: 'deleteTask',
+        summary: 'Delete a task',
+        description:
+          'Deletes the task; its connector is retired (its runs stay readable through GET /v1beta/runs). Answers {id, deleted: true}.',
         params: UuidParam(),
         response: { 200: DeleteTaskResponse, ...errorResponses() },
       },

@@ -1,5 +1,5 @@
-// Request and response schemas of the task-based family (SPEC §2 Task, TaskCreation,
-// TaskFailureInfo, task-based Run; §4 Task-based operations) and our extensions (create/list/get).
+// Request and response schemas of the task-based family (Task, TaskCreation,
+// TaskFailureInfo, task-based Run; the task-based operations) and our extensions (create/list/get).
 import { Type, type Static } from '@sinclair/typebox';
 import { CursorQuery, DateTime, LimitQuery } from '../../http/schemas.js';
 import { SessionCookie } from '../capture-sessions/schemas.js';
@@ -10,7 +10,7 @@ export const TaskState = Type.Unsafe<'not_ready' | 'waiting_for_manual_completio
   title: 'TaskState',
 });
 
-/** Categories of failure_info (SPEC leaves them open; README documents each). */
+/** Categories of failure_info (an open set; README documents each). */
 export const FAILURE_CATEGORIES = [
   'session_abandoned',
   'session_failed',
@@ -81,8 +81,12 @@ export const CreateTaskBody = Type.Object(
     display_name: Type.String({ minLength: 1, maxLength: 200 }),
     task: Type.String({ minLength: 1, maxLength: 10000, description: 'What the task does; becomes the connector’s purpose.' }),
     website: Type.String({ minLength: 1, maxLength: 2083, format: 'uri', description: 'Where the manual session starts.' }),
-    input_schema: Type.Optional(Type.Union([Type.String({ maxLength: 100000 }), Type.Null()], { description: 'JSON Schema as a JSON string.' })),
-    output_schema: Type.Optional(Type.Union([Type.String({ maxLength: 100000 }), Type.Null()], { description: 'JSON Schema as a JSON string.' })),
+    input_schema: Type.Optional(
+      Type.Union([Type.String({ maxLength: 100000 }), Type.Null()], { description: 'JSON Schema as a JSON string.' }),
+    ),
+    output_schema: Type.Optional(
+      Type.Union([Type.String({ maxLength: 100000 }), Type.Null()], { description: 'JSON Schema as a JSON string.' }),
+    ),
     auto_generate_schemas: Type.Optional(Type.Boolean({ default: true })),
     secrets: Type.Optional(Type.Array(TaskSecretRef, { maxItems: 50 })),
     secret_bindings: Type.Optional(SecretBindings),
@@ -91,12 +95,15 @@ export const CreateTaskBody = Type.Object(
 );
 export type CreateTaskBody = Static<typeof CreateTaskBody>;
 
-export const ListTasksQuery = Type.Object({ limit: Type.Optional(LimitQuery), cursor: Type.Optional(CursorQuery) }, { additionalProperties: false });
+export const ListTasksQuery = Type.Object(
+  { limit: Type.Optional(LimitQuery), cursor: Type.Optional(CursorQuery) },
+  { additionalProperties: false },
+);
 export type ListTasksQuery = { limit: number; cursor?: string };
 
 export type SessionCookie = Static<typeof SessionCookie>;
 
-// type [object, null]: the body may be absent or null (SPEC: optional body).
+// type [object, null]: the body is optional: absent or null.
 export const StartManualSessionBody = Type.Unsafe<{ use_proxy?: boolean; cookies?: SessionCookie[] | null } | null>({
   type: ['object', 'null'],
   title: 'StartManualSessionRequest',
@@ -110,7 +117,9 @@ export type StartManualSessionBody = { use_proxy?: boolean; cookies?: SessionCoo
 
 export const StartManualSessionResponse = Type.Object(
   {
-    session_id: Type.String({ description: 'The capture session’s id: complete it with POST /v1beta/capture_sessions/{session_id}/complete.' }),
+    session_id: Type.String({
+      description: 'The capture session’s id: complete it with POST /v1beta/capture_sessions/{session_id}/complete.',
+    }),
     iframe_url: Type.String(),
   },
   { title: 'StartManualSessionResponse' },

@@ -3,12 +3,20 @@
 // docs/tasks.md describes the states and failure categories.
 import type { Kysely } from 'kysely';
 import type { Database, TasksTable } from '../../adapters/db/schema.js';
-import { HttpError, notFound } from '../../http/errors.js';
-import { afterCursor, decodeCursor, toPage, type Page } from '../../http/pagination.js';
+import { conflict, notFound } from '../../lib/errors.js';
+import { afterCursor, decodeCursor, toPage, type Page } from '../../lib/cursor.js';
 import { newId, nowIso } from '../../lib/ids.js';
 import { checkCreateTask } from './create-input.js';
 import { TaskSynthesisError, type TaskPorts } from './ports.js';
-import type { CreateTaskBody, FailureCategory, ListTasksQuery, StartManualSessionBody, TaskRunBody, TaskRunView, TaskView } from './schemas.js';
+import type {
+  CreateTaskBody,
+  FailureCategory,
+  ListTasksQuery,
+  StartManualSessionBody,
+  TaskRunBody,
+  TaskRunView,
+  TaskView,
+} from './schemas.js';
 import { taskView } from './view.js';
 
 type TaskRow = TasksTable;
@@ -48,7 +56,11 @@ export class TasksService {
       // Given schemas show from the start; generated ones once the connector exists.
       input_schema: input.inputSchema ? JSON.stringify(input.inputSchema) : null,
       output_schema: input.outputSchema ? JSON.stringify(input.outputSchema) : null,
-      creation: JSON.stringify({ auto_generate_schemas: input.autoGenerate, secrets: body.secrets ?? [], secret_bindings: body.secret_bindings ?? {} }),
+      creation: JSON.stringify({
+        auto_generate_schemas: input.autoGenerate,
+        secrets: body.secrets ?? [],
+        secret_bindings: body.secret_bindings ?? {},
+      }),
       connector_id: null,
       required_secrets: null,
       capture_session_id: null,
@@ -88,7 +100,11 @@ export class TasksService {
     const cursor = decodeCursor(q.cursor, 'created_at', 'desc');
     let query = this.db.selectFrom('tasks').selectAll().where('user_id', '=', userId);
     if (cursor) query = query.where((eb) => afterCursor(eb, 'created_at', cursor));
-    const rows = await query.orderBy('created_at', 'desc').orderBy('id', 'desc').limit(q.limit + 1).execute();
+    const rows = await query
+      .orderBy('created_at', 'desc')
+      .orderBy('id', 'desc')
+      .limit(q.limit + 1)
+      .execute();
     return toPage(rows, q.limit, 'created_at', 'desc', (r) => r.created_at, taskView);
   }
 
@@ -106,14 +122,19 @@ export class TasksService {
   async startManualSession(userId: string, id: string, body: StartManualSessionBody): Promise<{ session_id: string; iframe_url: string }> {
     const row = await this.current(userId, id);
     if (row.current_state === 'waiting_for_manual_completion') {
-      throw new HttpError(409, `A manual session (${row.capture_session_id}) is already in progress for this task; complete or abandon it first`);
+      throw conflict(`A manual session (${row.capture_session_id}) is already in progress for this task; complete or abandon it first`);
     }
     const session = await this.deps.ports.sessions.start(userId, {
       use_proxy: body?.use_proxy ?? false,
       cookies: body?.cookies ?? [],
       start_url: row.website,
     });
-    await this.update(row.id, { current_state: 'waiting_for_manual_completion', capture_session_id: session.id, failure_category: null, failure_message: null });
+    await this.update(row.id, {
+      current_state: 'waiting_for_manual_completion',
+      capture_session_id: session.id,
+      failure_category: null,
+      failure_message: null,
+    });
     return { session_id: session.id, iframe_url: session.iframe_url };
   }
 
@@ -148,7 +169,7 @@ export class TasksService {
   async retry(userId: string, id: string): Promise<TaskView> {
     const row = await this.current(userId, id);
     if (row.current_state !== 'failed') {
-      throw new HttpError(409, `Only a failed task can be retried; this task is ${row.current_state}`);
+      throw conflict(`Only a failed task can be retried; this task is ${row.current_state}`);
     }
     const recording = row.capture_session_id ? await this.deps.ports.sessions.state(userId, row.capture_session_id) : null;
     if (recording === 'completed') {
@@ -164,7 +185,7 @@ export class TasksService {
     // task_id is a UUID already (body schema), so a miss here is a plain 404.
     const row = await this.current(userId, body.task_id);
     if (row.current_state !== 'ready' || !row.connector_id) {
-      throw new HttpError(409, `Task is ${row.current_state}, not ready: complete a manual session first`);
+      throw conflict(`Task is ${row.current_state}, not ready: complete a manual session first`);
     }
     const creation = JSON.parse(row.creation) as { secret_bindings: Record<string, string> };
     const bindings = { ...creation.secret_bindings, ...(body.secret_bindings ?? {}) };
@@ -193,7 +214,10 @@ export class TasksService {
     }
     const [category, message]: [FailureCategory, string] =
       state === 'abandoned'
-        ? ['session_abandoned', 'The manual session was abandoned before it was completed. Start a new manual session and complete it when the task is done.']
+        ? [
+            'session_abandoned',
+            'The manual session was abandoned before it was completed. Start a new manual session and complete it when the task is done.',
+          ]
         : state === 'failed'
           ? ['session_failed', 'The manual session’s browser failed. Start a new manual session and try again.']
           : ['no_recording', 'The manual session no longer exists. Start a new manual session.'];
@@ -253,15 +277,30 @@ export class TasksService {
     } catch (e) {
       if (e instanceof TaskSynthesisError) return this.fail(row.id, sessionId, e.category, e.message);
       this.deps.log?.error({ err: e, task_id: row.id }, 'task synthesis failed');
-      await this.fail(row.id, sessionId, 'internal_error', 'Building the connector failed unexpectedly. Retry the task; if it fails again, record the flow again.');
+      await this.fail(
+        row.id,
+        sessionId,
+        'internal_error',
+        'Building the connector failed unexpectedly. Retry the task; if it fails again, record the flow again.',
+      );
     }
   }
 
   private async fail(id: string, sessionId: string, category: FailureCategory, message: string): Promise<void> {
-    await this.update(id, { current_state: 'failed', capture_session_id: sessionId, synthesis_lease: null, failure_category: category, failure_message: message });
+    await this.update(id, {
+      current_state: 'failed',
+      capture_session_id: sessionId,
+      synthesis_lease: null,
+      failure_category: category,
+      failure_message: message,
+    });
   }
 
   private async update(id: string, patch: Partial<TaskRow>): Promise<void> {
-    await this.db.updateTable('tasks').set({ ...patch, updated_at: nowIso() }).where('id', '=', id).execute();
+    await this.db
+      .updateTable('tasks')
+      .set({ ...patch, updated_at: nowIso() })
+      .where('id', '=', id)
+      .execute();
   }
 }

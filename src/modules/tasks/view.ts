@@ -1,4 +1,4 @@
-// A tasks row in the SPEC's Task shape.
+// A tasks row in the API's Task shape.
 import type { TasksTable } from '../../adapters/db/schema.js';
 import type { FailureCategory, TaskView } from './schemas.js';
 

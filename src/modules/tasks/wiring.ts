@@ -1,6 +1,8 @@
 // Plugs the connector family's services into the task family's ports (ports.ts): manual
 // sessions are capture sessions, synthesis is the connectors' synthesizer, runs are runs.
-import { HttpError, RequestValidationError } from '../../http/errors.js';
+import { DomainError, InvalidInput } from '../../lib/errors.js';
+import { recordingSourceOf } from '../../formats/definition/types.js';
+import { SynthesisFailed } from '../connectors/synthesis.js';
 import type { CaptureSessionsService } from '../capture-sessions/service.js';
 import type { ConnectorsService } from '../connectors/service.js';
 import type { PublishInput } from '../connectors/schemas.js';
@@ -15,23 +17,32 @@ export interface TaskWiringDeps {
   runs: RunsService;
 }
 
-/** Runs `fn`; a 404 from it means "not there" (null). */
+/** Runs `fn`; not_found from it means "not there" (null). */
 async function orNull<T>(fn: () => Promise<T>): Promise<T | null> {
   try {
     return await fn();
   } catch (e) {
-    if (e instanceof HttpError && e.statusCode === 404) return null;
+    if (e instanceof DomainError && e.code === 'not_found') return null;
     throw e;
   }
 }
 
-/** The synthesizer's 422 (stage in ctx) as a failure the task can show to the person. */
-function asTaskFailure(e: RequestValidationError): TaskSynthesisError {
-  const stage = String(e.entries[0]?.ctx?.stage ?? '');
+/** A synthesis failure as a failure the task can show to the person, by the stage that failed. */
+function asTaskFailure(e: InvalidInput): TaskSynthesisError {
+  const stage = e instanceof SynthesisFailed ? e.stage : '';
   const category: FailureCategory =
-    stage === 'read' ? 'no_recording' : stage === 'target' ? 'no_target_found' : stage === 'replay' ? 'validation_failed' : 'synthesis_failed';
-  const message = e.entries.map((x) => x.msg.replace(/^Value error, /, '')).join('; ');
-  return new TaskSynthesisError(category, `${message}. Start a new manual session and record the task again, making sure its result appears on screen.`);
+    stage === 'read'
+      ? 'no_recording'
+      : stage === 'target'
+        ? 'no_target_found'
+        : stage === 'replay'
+          ? 'validation_failed'
+          : 'synthesis_failed';
+  const message = e.problems.map((x) => x.msg.replace(/^Value error, /, '')).join('; ');
+  return new TaskSynthesisError(
+    category,
+    `${message}. Start a new manual session and record the task again, making sure its result appears on screen.`,
+  );
 }
 
 async function synthesize(deps: TaskWiringDeps, userId: string, req: SynthesisRequest): Promise<SynthesizedConnector> {
@@ -47,12 +58,12 @@ async function synthesize(deps: TaskWiringDeps, userId: string, req: SynthesisRe
   };
   // A re-recording becomes the next revision; the previous recording tells constants from dynamic values.
   const previous = req.connectorId ? await orNull(() => connectors.definition(userId, req.connectorId!)) : null;
-  const prevMeta = (previous?.definition as { meta?: { capture_session_id?: string } } | undefined)?.meta;
+  const prevSource = recordingSourceOf(previous?.definition);
   let built;
   try {
-    built = await synthesis.build(userId, body, prevMeta?.capture_session_id ? { capture_session_id: prevMeta.capture_session_id } : null);
+    built = await synthesis.build(userId, body, prevSource && 'capture_session_id' in prevSource ? prevSource : null);
   } catch (e) {
-    if (e instanceof RequestValidationError) throw asTaskFailure(e);
+    if (e instanceof InvalidInput) throw asTaskFailure(e);
     throw e;
   }
   const mismatch = checkGivenSchemas(built, req.inputSchema, req.outputSchema);
@@ -71,7 +82,8 @@ async function synthesize(deps: TaskWiringDeps, userId: string, req: SynthesisRe
     c = req.connectorId && previous ? await connectors.revise(userId, req.connectorId, publish) : await connectors.publish(userId, publish);
   } catch (e) {
     // The given schemas and the plan disagree in a way only publishing sees (e.g. an argument name).
-    if (e instanceof RequestValidationError) throw new TaskSynthesisError(req.inputSchema ? 'schema_mismatch' : 'synthesis_failed', e.entries.map((x) => x.msg).join('; '));
+    if (e instanceof InvalidInput)
+      throw new TaskSynthesisError(req.inputSchema ? 'schema_mismatch' : 'synthesis_failed', e.problems.map((x) => x.msg).join('; '));
     throw e;
   }
   return { connector_id: c.id, input_schema: c.input_schema, output_schema: c.output_schema, required_secrets: c.required_secrets ?? [] };

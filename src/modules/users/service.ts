@@ -5,6 +5,8 @@ import type { Kysely } from 'kysely';
 import type { Database } from '../../adapters/db/schema.js';
 import { newId, nowIso } from '../../lib/ids.js';
 import { prepared } from '../../adapters/db/prepared.js';
+import type { ChangeSignal } from '../../adapters/db/change-signal.js';
+import { VerifiedKeys } from './verified-keys.js';
 
 export const KEY_PREFIX = 'csk_';
 
@@ -30,8 +32,14 @@ export function hashKey(key: string): string {
 export class UsersService {
   /** Runs on every authenticated request: compiled once. */
   private readonly keyByHash;
+  private readonly verified: VerifiedKeys;
 
-  constructor(private readonly db: Kysely<Database>) {
+  constructor(
+    private readonly db: Kysely<Database>,
+    /** Tells this process about key changes made by others (and them about ours). */
+    private readonly keyChanges: ChangeSignal,
+  ) {
+    this.verified = new VerifiedKeys(keyChanges);
     this.keyByHash = prepared<Database, { user_id: string; revoked_at: string | null }, [string]>(db, (p) =>
       db.selectFrom('api_keys').select(['user_id', 'revoked_at']).where('key_hash', '=', p(0)),
     );
@@ -52,7 +60,10 @@ export class UsersService {
   }
 
   async countUsers(): Promise<number> {
-    const r = await this.db.selectFrom('users').select((eb) => eb.fn.countAll<number>().as('n')).executeTakeFirstOrThrow();
+    const r = await this.db
+      .selectFrom('users')
+      .select((eb) => eb.fn.countAll<number>().as('n'))
+      .executeTakeFirstOrThrow();
     return Number(r.n);
   }
 
@@ -61,7 +72,10 @@ export class UsersService {
     if (!(await this.getUser(userId))) throw new Error(`user ${userId} not found`);
     const key = KEY_PREFIX + crypto.randomBytes(32).toString('base64url');
     const info: ApiKeyInfo = { id: newId(), user_id: userId, name, prefix: key.slice(0, 10), created_at: nowIso(), revoked_at: null };
-    await this.db.insertInto('api_keys').values({ ...info, key_hash: hashKey(key) }).execute();
+    await this.db
+      .insertInto('api_keys')
+      .values({ ...info, key_hash: hashKey(key) })
+      .execute();
     return { key, info };
   }
 
@@ -71,21 +85,40 @@ export class UsersService {
     return q.orderBy('created_at').execute();
   }
 
+  /** Revokes a key; every process refuses it from its next request on (see verified-keys.ts). */
   async revokeKey(keyId: string): Promise<boolean> {
-    const r = await this.db
-      .updateTable('api_keys')
-      .set({ revoked_at: nowIso() })
-      .where('id', '=', keyId)
-      .where('revoked_at', 'is', null)
-      .executeTakeFirst();
-    return Number(r.numUpdatedRows) > 0;
+    const revoked = await this.db.transaction().execute(async (trx) => {
+      const r = await trx
+        .updateTable('api_keys')
+        .set({ revoked_at: nowIso() })
+        .where('id', '=', keyId)
+        .where('revoked_at', 'is', null)
+        .returning('key_hash')
+        .executeTakeFirst();
+      if (r) await this.keyChanges.announce(trx, 'revoked');
+      return r?.key_hash ?? null;
+    });
+    if (revoked) this.verified.evict(revoked);
+    return revoked !== null;
   }
 
   /** Resolves a presented bearer key to its user id, or null for unknown/revoked keys. */
-  async authenticate(key: string): Promise<string | null> {
+  authenticate(key: string): string | null | Promise<string | null> {
     if (!key.startsWith(KEY_PREFIX) || key.length > 200) return null;
-    const [row] = await this.keyByHash(hashKey(key));
-    return row && !row.revoked_at ? row.user_id : null;
+    const hash = hashKey(key);
+    // A key verified before is answered at once (the request path's hook needs no promise then).
+    return this.verified.get(hash) ?? this.lookUp(hash);
+  }
+
+  private async lookUp(hash: string): Promise<string | null> {
+    const [row] = await this.keyByHash(hash);
+    if (!row || row.revoked_at) return null;
+    this.verified.set(hash, row.user_id);
+    return row.user_id;
+  }
+
+  async close(): Promise<void> {
+    await this.keyChanges.close();
   }
 
   /** First start on an empty database: one user and one key, printed once by the caller. */

@@ -53,7 +53,11 @@ export const m0002: Migration = {
       .addColumn('started_at', 'text')
       .addColumn('finished_at', 'text')
       .execute();
-    await db.schema.createIndex('runs_connector_version_created').on('runs').columns(['connector_id', 'connector_version', 'created_at', 'id']).execute();
+    await db.schema
+      .createIndex('runs_connector_version_created')
+      .on('runs')
+      .columns(['connector_id', 'connector_version', 'created_at', 'id'])
+      .execute();
     await db.schema.createIndex('runs_status_created').on('runs').columns(['status', 'created_at', 'id']).execute();
     await db.schema
       .createTable('run_logs')

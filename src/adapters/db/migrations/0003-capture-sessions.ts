@@ -1,4 +1,4 @@
-// Capture sessions (SPEC §2 CaptureSession). The live view's token is not stored here: it lives
+// Capture sessions (CaptureSession). The live view's token is not stored here: it lives
 // in the memory of the process that owns the session's browser, and dies with the session.
 import type { Kysely } from 'kysely';
 import type { Migration } from 'kysely/migration';

@@ -1,0 +1,231 @@
+// Templates: `{{ path | filter:arg }}` holes in strings, evaluated against a scope
+// (args, secrets, vars, page, item, run). Pure functions shared by the validator (to check
+// references at publish time) and the engines (to render requests and results).
+import type { JsonTemplate } from './types.js';
+
+export interface Hole {
+  /** Path segments, e.g. ["secrets", "account", "password"]. */
+  path: string[];
+  filters: { name: string; arg?: unknown }[];
+}
+
+export interface Parsed {
+  /** Literal text and holes in order. */
+  parts: (string | Hole)[];
+  /** True when the template is exactly one hole (the value keeps its type). */
+  whole: boolean;
+}
+
+const HOLE = /\{\{\s*(.*?)\s*\}\}/g;
+const PATH = /^[A-Za-z_$][\w$-]*(\.[\w$-]+|\[\d+\])*$/;
+
+export const FILTERS = [
+  'urlencode',
+  'urldecode',
+  'jsunescape',
+  'htmlunescape',
+  'replace',
+  'json',
+  'int',
+  'number',
+  'string',
+  'bool',
+  'trim',
+  'lower',
+  'upper',
+  'default',
+  'join',
+  'first',
+  'length',
+] as const;
+
+export class TemplateError extends Error {}
+
+function parseFilter(raw: string): { name: string; arg?: unknown } {
+  const i = raw.indexOf(':');
+  const name = (i < 0 ? raw : raw.slice(0, i)).trim();
+  if (!(FILTERS as readonly string[]).includes(name)) throw new TemplateError(`unknown filter '${name}' (known: ${FILTERS.join(', ')})`);
+  if (i < 0) return { name };
+  const argText = raw.slice(i + 1).trim();
+  try {
+    return { name, arg: JSON.parse(argText) };
+  } catch {
+    return { name, arg: argText };
+  }
+}
+
+const cache = new Map<string, Parsed>();
+
+export function parseTemplate(t: string): Parsed {
+  const hit = cache.get(t);
+  if (hit) return hit;
+  const parts: (string | Hole)[] = [];
+  let last = 0;
+  for (const m of t.matchAll(HOLE)) {
+    if (m.index! > last) parts.push(t.slice(last, m.index));
+    const [expr, ...filters] = m[1].split('|');
+    const pathText = expr.trim();
+    if (!PATH.test(pathText)) throw new TemplateError(`'${pathText}' is not a path like args.name or vars.token`);
+    const path = pathText.replace(/\[(\d+)\]/g, '.$1').split('.');
+    parts.push({ path, filters: filters.map(parseFilter) });
+    last = m.index! + m[0].length;
+  }
+  if (last < t.length) parts.push(t.slice(last));
+  const parsed = { parts, whole: parts.length === 1 && typeof parts[0] !== 'string' };
+  if (cache.size < 10_000) cache.set(t, parsed);
+  return parsed;
+}
+
+/** Every hole of every string in a JSON template (with the JSON path of the string). */
+export function holesOf(t: unknown, at: (string | number)[] = []): { loc: (string | number)[]; hole: Hole }[] {
+  const out: { loc: (string | number)[]; hole: Hole }[] = [];
+  if (typeof t === 'string') {
+    for (const p of parseTemplate(t).parts) if (typeof p !== 'string') out.push({ loc: at, hole: p });
+  } else if (Array.isArray(t)) {
+    t.forEach((x, i) => out.push(...holesOf(x, [...at, i])));
+  } else if (t && typeof t === 'object') {
+    for (const [k, v] of Object.entries(t)) out.push(...holesOf(v, [...at, k]));
+  }
+  return out;
+}
+
+/** A value resolver: lets the engine compute secrets.x.totp lazily and record it for scrubbing. */
+export type Lookup = (path: string[]) => unknown;
+
+function applyFilter(v: unknown, f: { name: string; arg?: unknown }): unknown {
+  switch (f.name) {
+    case 'default':
+      return v === undefined || v === null || v === '' ? (f.arg ?? null) : v;
+    case 'urlencode':
+      return encodeURIComponent(toText(v));
+    case 'urldecode':
+      try {
+        return decodeURIComponent(toText(v).replace(/\+/g, ' '));
+      } catch {
+        return toText(v);
+      }
+    case 'jsunescape':
+      return jsUnescape(toText(v));
+    case 'htmlunescape':
+      return htmlUnescape(toText(v));
+    case 'replace': {
+      // replace:["from","to"] — every occurrence (e.g. spaces → "_" for page names).
+      const [from, to] = Array.isArray(f.arg) ? f.arg : [];
+      return typeof from === 'string' && from
+        ? toText(v)
+            .split(from)
+            .join(typeof to === 'string' ? to : '')
+        : toText(v);
+    }
+    case 'json':
+      return JSON.stringify(v ?? null);
+    case 'int': {
+      const n = typeof v === 'number' ? Math.trunc(v) : parseInt(toText(v).replace(/[^\d+-]/g, ''), 10);
+      return Number.isFinite(n) ? n : null;
+    }
+    case 'number': {
+      const n = typeof v === 'number' ? v : parseFloat(toText(v).replace(/[^\d.eE+-]/g, ''));
+      return Number.isFinite(n) ? n : null;
+    }
+    case 'string':
+      return toText(v);
+    case 'bool':
+      return typeof v === 'string' ? ['true', 'yes', '1', 'on', 'y'].includes(v.trim().toLowerCase()) : !!v;
+    case 'trim':
+      return toText(v).trim();
+    case 'lower':
+      return toText(v).toLowerCase();
+    case 'upper':
+      return toText(v).toUpperCase();
+    case 'join':
+      return Array.isArray(v) ? v.map(toText).join(typeof f.arg === 'string' ? f.arg : ',') : toText(v);
+    case 'first':
+      return Array.isArray(v) ? v[0] : v;
+    case 'length':
+      return Array.isArray(v) || typeof v === 'string' ? v.length : v && typeof v === 'object' ? Object.keys(v).length : 0;
+    default:
+      return v;
+  }
+}
+
+/** The value of a JS/JSON string literal's body: \/ \" \\ \n \uXXXX \xXX. */
+export function jsUnescape(s: string): string {
+  return s.replace(/\\(u[0-9a-fA-F]{4}|x[0-9a-fA-F]{2}|.)/g, (_, e: string) => {
+    if (e[0] === 'u' || e[0] === 'x') return e.length > 1 ? String.fromCharCode(parseInt(e.slice(1), 16)) : e;
+    return ({ n: '\n', r: '\r', t: '\t', b: '\b', f: '\f', v: '\v', '0': '\0' } as Record<string, string>)[e] ?? e;
+  });
+}
+
+const ENTITIES: Record<string, string> = { amp: '&', lt: '<', gt: '>', quot: '"', apos: "'", nbsp: '\u00a0' };
+
+/** Text with HTML character references decoded (&amp; &#43; &#x2F; and the common named ones). */
+export function htmlUnescape(s: string): string {
+  return s.replace(/&(#x[0-9a-fA-F]+|#\d+|[a-zA-Z]+);/g, (m, e: string) =>
+    e[0] === '#'
+      ? codePointText(e[1] === 'x' || e[1] === 'X' ? parseInt(e.slice(2), 16) : parseInt(e.slice(1), 10), m)
+      : (ENTITIES[e.toLowerCase()] ?? m),
+  );
+}
+
+export function toText(v: unknown): string {
+  if (v === undefined || v === null) return '';
+  if (typeof v === 'string') return v;
+  if (typeof v === 'number' || typeof v === 'boolean') return String(v);
+  return JSON.stringify(v);
+}
+
+function evalHole(h: Hole, lookup: Lookup): unknown {
+  let v = lookup(h.path);
+  for (const f of h.filters) v = applyFilter(v, f);
+  return v;
+}
+
+/** Renders a template string: a whole-hole template keeps the value's type; otherwise text. */
+export function render(t: string, lookup: Lookup): unknown {
+  if (!t.includes('{{')) return t;
+  const p = parseTemplate(t);
+  if (p.whole) return evalHole(p.parts[0] as Hole, lookup);
+  let s = '';
+  for (const part of p.parts) s += typeof part === 'string' ? part : toText(evalHole(part, lookup));
+  return s;
+}
+
+export const renderText = (t: string, lookup: Lookup): string => toText(render(t, lookup));
+
+/** Renders a JSON template (strings are templates; {"$map": …} maps arrays). */
+export function renderJson(t: JsonTemplate | unknown, lookup: Lookup): unknown {
+  if (typeof t === 'string') return render(t, lookup);
+  if (Array.isArray(t)) return t.map((x) => renderJson(x, lookup));
+  if (t && typeof t === 'object') {
+    const o = t as Record<string, unknown>;
+    if (typeof o.$map === 'string' && 'to' in o) {
+      const list = render(o.$map, lookup);
+      if (list === null || list === undefined) return [];
+      if (!Array.isArray(list)) throw new TemplateError(`$map over ${o.$map} needs an array, got ${typeof list}`);
+      const as = typeof o.as === 'string' ? o.as : 'item';
+      return list.map((el, index) =>
+        renderJson(o.to, (path) =>
+          path[0] === as ? dig(el, path.slice(1)) : path[0] === 'index' && path.length === 1 ? index : lookup(path),
+        ),
+      );
+    }
+    const out: Record<string, unknown> = {};
+    for (const [k, v] of Object.entries(o)) out[k] = renderJson(v, lookup);
+    return out;
+  }
+  return t;
+}
+
+export function dig(v: unknown, path: string[]): unknown {
+  let cur: any = v;
+  for (const k of path) {
+    if (cur === null || cur === undefined) return undefined;
+    cur = cur[k];
+  }
+  return cur;
+}
+
+/** The character of a numeric reference; the reference as is when it names no code point. */
+function codePointText(cp: number, ref: string): string {
+  return Number.isInteger(cp) && cp >= 0 && cp <= 0x10ffff ? String.fromCodePoint(cp) : ref;
+}

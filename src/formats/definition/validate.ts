@@ -1,0 +1,232 @@
+// Publish-time validation of a definition: the JSON Schema first (shape, precise locs), then the
+// rules a schema can't say: unique step ids, every template reference resolvable (arguments in
+// input_schema, secret slots and fields, extracted vars), regexes and CSS selectors that compile,
+// pagination that can stop, scripts that parse. Every problem is a 422 entry under
+// ["body", "definition", …] (or `prefix`), all reported at once.
+import * as cheerio from 'cheerio';
+import { transformSync } from 'esbuild';
+import type { Loc, Problem } from '../../lib/errors.js';
+import { ajvToEntries } from '../../lib/json-schema-problems.js';
+import { makeAjv } from '../../lib/json-schema.js';
+import { DEFINITION_SCHEMA } from './schema.js';
+import { holesOf, parseTemplate, TemplateError } from './template.js';
+import type { BrowserStep, ConnectorDefinition, Extractor, HttpStep, SecretSlot } from './types.js';
+
+const ajv = makeAjv({ useDefaults: false });
+const checkShape = ajv.compile(DEFINITION_SCHEMA);
+
+const SLOT_FIELDS = { login: ['username', 'password', 'totp'], string: ['value'] } as const;
+const ROOTS = ['args', 'secrets', 'vars', 'page', 'item', 'index', 'run'];
+
+export interface DefinitionContext {
+  inputSchema: unknown;
+  requiredSecrets: SecretSlot[];
+}
+
+export function validateDefinition(def: unknown, ctx: DefinitionContext, prefix: Loc = ['body', 'definition']): Problem[] {
+  if (!checkShape(def)) {
+    return ajvToEntries(checkShape.errors ?? [], 'body', def).map((e) => ({ ...e, loc: [...prefix, ...e.loc.slice(1)] }));
+  }
+  const d = def as ConnectorDefinition;
+  const out: Problem[] = [];
+  const err = (loc: Loc, msg: string, input?: unknown) =>
+    out.push({ loc: [...prefix, ...loc], msg, type: 'value_error', ...(input !== undefined ? { input } : {}) });
+
+  if (d.engine === 'script') {
+    try {
+      transformSync(d.source, { format: 'esm', loader: 'js', logLevel: 'silent' });
+    } catch (e) {
+      const first = (e as { errors?: { text: string; location?: { line: number; column: number } }[] }).errors?.[0];
+      err(
+        ['source'],
+        `Value error, script does not parse: ${first ? `${first.text} (line ${first.location?.line}, column ${first.location?.column})` : String(e)}`,
+      );
+    }
+    if (!/export\s+default\b/.test(d.source))
+      err(['source'], 'Value error, script must `export default` an async function (ctx) => result');
+    return out;
+  }
+
+  const slots = new Map(ctx.requiredSecrets.map((s) => [s.name, s]));
+  const argProps = argumentNames(ctx.inputSchema);
+  const vars = new Set<string>();
+  const mapNames = new Set<string>();
+  collectMapNames(d.result, mapNames);
+
+  // Pass 1: names every extract defines, step ids, extractor syntax.
+  const ids = new Map<string, Loc>();
+  const visitExtractors = (ex: Record<string, Extractor> | undefined, at: Loc) => {
+    for (const [name, x] of Object.entries(ex ?? {})) {
+      vars.add(name);
+      checkExtractor(x, [...at, name], err);
+    }
+  };
+  const visitHttp = (steps: HttpStep[], at: Loc) =>
+    steps.forEach((s, i) => {
+      const loc = [...at, i];
+      if (ids.has(s.id)) err([...loc, 'id'], `Value error, duplicate step id '${s.id}'`, s.id);
+      ids.set(s.id, loc);
+      visitExtractors(s.extract, [...loc, 'extract']);
+      if (s.paginate) checkPagination(s, [...loc, 'paginate'], err);
+    });
+  const visitBrowser = (steps: BrowserStep[], at: Loc) =>
+    steps.forEach((s, i) => {
+      const loc = [...at, i];
+      if (s.id) {
+        if (ids.has(s.id)) err([...loc, 'id'], `Value error, duplicate step id '${s.id}'`, s.id);
+        ids.set(s.id, loc);
+      }
+      if ('selector' in s && s.selector) checkSelector(s.selector, [...loc, 'selector'], err);
+      if (s.action === 'extract') visitExtractors(s.values, [...loc, 'values']);
+      if (s.action === 'loop') {
+        if (s.while_selector) checkSelector(s.while_selector, [...loc, 'while_selector'], err);
+        visitBrowser(s.steps, [...loc, 'steps']);
+      }
+    });
+  if (d.engine === 'http') {
+    if (d.login) visitHttp(d.login.steps, ['login', 'steps']);
+    visitHttp(d.steps, ['steps']);
+  } else {
+    if (d.login) visitBrowser(d.login.steps, ['login', 'steps']);
+    visitBrowser(d.steps, ['steps']);
+  }
+  for (const m of [...(d.detect?.login_page ?? []), ...(d.detect?.anti_bot ?? [])]) if (m.css) checkSelector(m.css, ['detect'], err);
+
+  if (d.login) {
+    const slot = slots.get(d.login.slot);
+    if (!slot) err(['login', 'slot'], `Value error, '${d.login.slot}' is not one of required_secrets`, d.login.slot);
+    else if (slot.type !== 'login')
+      err(['login', 'slot'], `Value error, slot '${d.login.slot}' has type ${slot.type}; the login chain needs a login slot`, d.login.slot);
+  }
+
+  // Pass 2: every template reference.
+  const { meta: _meta, ...rest } = d as ConnectorDefinition & { meta?: unknown };
+  let holes: ReturnType<typeof holesOf> = [];
+  try {
+    holes = holesOf(stripNonTemplates(rest));
+  } catch {
+    holes = [];
+  }
+  scanTemplates(stripNonTemplates(rest), [], err);
+  for (const { loc, hole } of holes) {
+    const [root, a, b] = hole.path;
+    const where = `{{${hole.path.join('.')}}}`;
+    if (!ROOTS.includes(root) && !mapNames.has(root)) {
+      err(loc, `Value error, unknown template root in ${where}; use one of ${ROOTS.join(', ')}`);
+    } else if (root === 'args') {
+      if (!a) err(loc, `Value error, ${where} needs an argument name`);
+      else if (argProps && !argProps.has(a)) err(loc, `Value error, ${where}: '${a}' is not a property of input_schema`);
+    } else if (root === 'secrets') {
+      const slot = a ? slots.get(a) : undefined;
+      if (!slot) err(loc, `Value error, ${where}: '${a ?? ''}' is not one of required_secrets`);
+      else if (!(SLOT_FIELDS[slot.type] as readonly string[]).includes(b ?? '')) {
+        err(loc, `Value error, ${where}: a ${slot.type} slot has fields ${SLOT_FIELDS[slot.type].join(', ')}`);
+      } else if (b === 'totp' && !slot.supports_totp) err(loc, `Value error, ${where}: slot '${a}' does not declare supports_totp`);
+    } else if (root === 'vars') {
+      if (!a || !vars.has(a)) err(loc, `Value error, ${where}: no step extracts '${a ?? ''}'`);
+    }
+  }
+  return out;
+}
+
+/** Declared argument names; null when input_schema declares none (any name is then allowed). */
+function argumentNames(schema: unknown): Set<string> | null {
+  const s = schema as { properties?: Record<string, unknown> } | null;
+  return s && typeof s === 'object' && s.properties && typeof s.properties === 'object' ? new Set(Object.keys(s.properties)) : null;
+}
+
+function collectMapNames(t: unknown, into: Set<string>): void {
+  if (Array.isArray(t)) t.forEach((x) => collectMapNames(x, into));
+  else if (t && typeof t === 'object') {
+    const o = t as Record<string, unknown>;
+    if ('$map' in o) into.add(typeof o.as === 'string' ? o.as : 'item');
+    Object.values(o).forEach((x) => collectMapNames(x, into));
+  }
+}
+
+/** Drops fields that are not templates (extractor patterns, selectors, notes) before scanning holes. */
+function stripNonTemplates(t: unknown): unknown {
+  if (Array.isArray(t)) return t.map(stripNonTemplates);
+  if (t && typeof t === 'object') {
+    const out: Record<string, unknown> = {};
+    for (const [k, v] of Object.entries(t)) {
+      if (
+        [
+          'note',
+          'provenance',
+          'pattern',
+          'path',
+          'selector',
+          'css',
+          'text_match',
+          'while_selector',
+          'detect',
+          'extract',
+          'values',
+          'next',
+        ].includes(k)
+      )
+        continue;
+      out[k] = stripNonTemplates(v);
+    }
+    return out;
+  }
+  return t;
+}
+
+function scanTemplates(t: unknown, at: Loc, err: (loc: Loc, msg: string) => void): void {
+  if (typeof t === 'string') {
+    try {
+      parseTemplate(t);
+    } catch (e) {
+      if (e instanceof TemplateError) err(at, `Value error, bad template: ${e.message}`);
+    }
+  } else if (Array.isArray(t)) t.forEach((x, i) => scanTemplates(x, [...at, i], err));
+  else if (t && typeof t === 'object') for (const [k, v] of Object.entries(t)) scanTemplates(v, [...at, k], err);
+}
+
+function checkSelector(selector: string, loc: Loc, err: (loc: Loc, msg: string) => void): void {
+  try {
+    cheerio.load('<p></p>')(selector);
+  } catch (e) {
+    err(loc, `Value error, invalid CSS selector: ${(e as Error).message}`);
+  }
+}
+
+function checkExtractor(x: Extractor, loc: Loc, err: (loc: Loc, msg: string) => void): void {
+  if (x.from === 'css') {
+    checkSelector(x.selector, [...loc, 'selector'], err);
+    for (const [k, f] of Object.entries(x.fields ?? {})) {
+      if (f.selector) checkSelector(f.selector, [...loc, 'fields', k, 'selector'], err);
+      if (f.pattern) {
+        try {
+          new RegExp(f.pattern);
+        } catch (e) {
+          err([...loc, 'fields', k, 'pattern'], `Value error, invalid regular expression: ${(e as Error).message}`);
+        }
+      }
+    }
+  } else if (x.from === 'regex') {
+    try {
+      new RegExp(x.pattern, x.flags);
+    } catch (e) {
+      err([...loc, 'pattern'], `Value error, invalid regular expression: ${(e as Error).message}`);
+    }
+  } else if (x.from === 'json' && !/^\$/.test(x.path)) {
+    err([...loc, 'path'], "Value error, a JSONPath starts with '$'");
+  }
+}
+
+function checkPagination(s: HttpStep, loc: Loc, err: (loc: Loc, msg: string) => void): void {
+  const p = s.paginate!;
+  if ((p.mode === 'page' || p.mode === 'cursor') && !p.param) err([...loc, 'param'], `Field required for mode '${p.mode}'`);
+  if ((p.mode === 'cursor' || p.mode === 'next_url') && !p.next) err([...loc, 'next'], `Field required for mode '${p.mode}'`);
+  if (p.next) checkExtractor(p.next, [...loc, 'next'], err);
+  for (const k of ['stop_when_empty', 'stop_when_false'] as const) {
+    const name = p[k];
+    if (name && !(s.extract && name in s.extract)) err([...loc, k], `Value error, '${name}' is not an extract of this step`);
+  }
+  if (p.mode === 'page' && !p.stop_when_empty && !p.stop_when_false && !p.max_pages) {
+    err([...loc], 'Value error, page pagination needs stop_when_empty, stop_when_false or max_pages');
+  }
+}

@@ -1,0 +1,142 @@
+// The run queue. RunQueue is the seam: EmbeddedDispatcher (this file) serves one process over the
+// runs table — durable because a run is a `pending` row before it is announced — and a pg-boss
+// implementation can later feed workers on other machines from the same rows.
+//
+// Claiming is a compare-and-set (`pending` → `running`), so a run executes at most once even if
+// two dispatchers saw it. On start, runs left `running` by a dead process end `internal_error`
+// (their sandbox died with it), and `pending` runs are picked up again.
+//
+// Fairness (FairQueue): runs wait in one queue per user, users are served round-robin, and one
+// user has at most RUN_MAX_CONCURRENCY_PER_USER runs executing. The periodic scan reads the oldest
+// pending runs of every user (a bounded number each), not the oldest overall, so a backlog found
+// in the database (restart, another process) can't hide another user's run either.
+import type { RunExecutor } from './executor.js';
+import { Batcher } from './batcher.js';
+import type { RunStore } from './run-store.js';
+import { FairQueue } from './fair-queue.js';
+
+/** Pending runs a scan reads per user, and in all. */
+const SCAN_PER_USER = 100;
+const SCAN_TOTAL = 1000;
+
+export interface RunQueue {
+  /** Announces a run already inserted as `pending`. */
+  submit(runId: string, userId: string, sync?: boolean): void;
+  start(): Promise<void>;
+  close(): Promise<void>;
+}
+
+export class EmbeddedDispatcher implements RunQueue {
+  private readonly queue: FairQueue;
+  private active = 0;
+  private running = new Set<Promise<void>>();
+  private scanTimer: NodeJS.Timeout | null = null;
+  private leaseTimer: NodeJS.Timeout | null = null;
+  /** Runs this process is executing (their leases are renewed). */
+  private readonly executing = new Set<string>();
+  private closed = false;
+
+  constructor(
+    private readonly d: {
+      store: RunStore;
+      executor: RunExecutor;
+      concurrency: number;
+      perUser: number;
+      leaseS: number;
+      scanIntervalMs?: number;
+    },
+  ) {
+    this.queue = new FairQueue(d.perUser);
+  }
+
+  async start(): Promise<void> {
+    await this.scan();
+    this.scanTimer = setInterval(() => void this.scan().catch(() => {}), this.d.scanIntervalMs ?? 2000);
+    this.scanTimer.unref();
+    // Leases of what this process executes or holds, renewed three times per lease period.
+    this.leaseTimer = setInterval(() => void this.renewLeases().catch(() => {}), (this.d.leaseS * 1000) / 3);
+    this.leaseTimer.unref();
+  }
+
+  private leaseUntil(): string {
+    return new Date(Date.now() + this.d.leaseS * 1000).toISOString();
+  }
+
+  private async renewLeases(): Promise<void> {
+    const ids = [...this.executing, ...this.d.executor.heldSecretRuns()];
+    if (ids.length) await this.d.store.renew(ids, this.leaseUntil());
+  }
+
+  /**
+   * Runs of a dead process end internal_error, with a log line saying why. They are found by
+   * leases that ran out, so runs another live process executes are never touched; checked at
+   * start and with every scan.
+   */
+  private async recover(): Promise<void> {
+    const { running, lostSecrets } = await this.d.store.orphans(new Date().toISOString());
+    for (const id of running) {
+      await this.d.store.endAsInternalError(id, 'the server stopped while this run was executing (its lease ran out); it was not retried');
+    }
+    for (const id of lostSecrets) {
+      await this.d.store.endAsInternalError(
+        id,
+        'the server restarted before this run started and its secret_values (never stored) were lost; run it again',
+      );
+    }
+  }
+
+  /** Pending rows not announced in memory (restart, or inserted by another process). */
+  private async scan(): Promise<void> {
+    if (this.closed) return;
+    await this.recover();
+    const rows = await this.d.store.pending(SCAN_PER_USER, SCAN_TOTAL);
+    for (const r of rows) this.queue.push(r.user_id, r.id, !r.is_async);
+    this.pump();
+  }
+
+  submit(runId: string, userId: string, sync = false): void {
+    this.queue.push(userId, runId, sync);
+    this.pump();
+  }
+
+  private pump(): void {
+    while (!this.closed && this.active < this.d.concurrency) {
+      const next = this.queue.next();
+      if (!next) break;
+      const { userId, runId: id } = next;
+      this.active++;
+      const p = this.claimAndRun(id).finally(() => {
+        this.queue.done(userId, id);
+        this.active--;
+        this.running.delete(p);
+        this.pump();
+      });
+      this.running.add(p);
+    }
+  }
+
+  /** Claims of one event-loop turn: one compare-and-set UPDATE … RETURNING for all of them. */
+  private readonly claims = new Batcher<string, boolean>(async (ids) => {
+    const won = await this.d.store.claim(ids, this.leaseUntil());
+    return ids.map((id) => won.has(id));
+  });
+
+  private async claimAndRun(id: string): Promise<void> {
+    const claimed = await this.claims.add(id).catch(() => false);
+    if (!claimed) return;
+    this.executing.add(id);
+    try {
+      await this.d.executor.execute(id);
+    } finally {
+      this.executing.delete(id);
+    }
+  }
+
+  async close(): Promise<void> {
+    this.closed = true;
+    if (this.scanTimer) clearInterval(this.scanTimer);
+    if (this.leaseTimer) clearInterval(this.leaseTimer);
+    // Runs in flight finish (or are ended by the pool shutting down) before the database closes.
+    await Promise.allSettled([...this.running]);
+  }
+}

@@ -1,0 +1,165 @@
+// Every SQL statement on `runs` and `run_logs`: the one place a run's row changes. A run is a
+// `pending` row before anything executes it (durable), `running` once a dispatcher claimed it
+// (a compare-and-set, so it executes at most once), and terminal with its logs in one write.
+// Leases: the process executing a run renews `lease_until`; so does the process holding a queued
+// run's secret_values (only it can run it). A lease that ran out means that process died.
+import { sql, type Kysely, type Selectable, type Updateable } from 'kysely';
+import type { Database, RunsTable } from '../../adapters/db/schema.js';
+import { afterCursor, type Cursor } from '../../lib/cursor.js';
+import { nowIso } from '../../lib/ids.js';
+import { Batcher } from './batcher.js';
+
+export type RunRow = Selectable<RunsTable>;
+
+/** A run's timeout when the request gives none, and the longest one allowed. */
+export const DEFAULT_RUN_TIMEOUT_S = 300;
+export const MAX_RUN_TIMEOUT_S = 3600;
+
+export interface TerminalWrite {
+  runId: string;
+  logs: string;
+  set: Updateable<RunsTable>;
+}
+
+export class RunStore {
+  constructor(private readonly db: Kysely<Database>) {}
+
+  async insert(row: RunRow): Promise<void> {
+    await this.db.insertInto('runs').values(row).execute();
+  }
+
+  byId(id: string): Promise<RunRow | undefined> {
+    return this.db.selectFrom('runs').selectAll().where('id', '=', id).executeTakeFirst();
+  }
+
+  owned(userId: string, id: string): Promise<RunRow | undefined> {
+    return this.db.selectFrom('runs').selectAll().where('id', '=', id).where('user_id', '=', userId).executeTakeFirst();
+  }
+
+  async logs(runId: string): Promise<string> {
+    const l = await this.db.selectFrom('run_logs').select('logs').where('run_id', '=', runId).executeTakeFirst();
+    return l?.logs ?? '';
+  }
+
+  /** Runs of one connector version, newest first, after the cursor; `limit + 1` rows for paging. */
+  list(userId: string, connectorId: string, version: number, cursor: Cursor | null, limit: number): Promise<RunRow[]> {
+    let q = this.db
+      .selectFrom('runs')
+      .selectAll()
+      .where('user_id', '=', userId)
+      .where('connector_id', '=', connectorId)
+      .where('connector_version', '=', version);
+    if (cursor) q = q.where((eb) => afterCursor(eb, 'created_at', cursor));
+    return q
+      .orderBy('created_at', 'desc')
+      .orderBy('id', 'desc')
+      .limit(limit + 1)
+      .execute();
+  }
+
+  /** Claims pending runs (compare-and-set to `running`); returns the ids this call won. */
+  async claim(ids: string[], leaseUntil: string): Promise<Set<string>> {
+    const won = await this.db
+      .updateTable('runs')
+      .set({ status: 'running', started_at: nowIso(), lease_until: leaseUntil })
+      .where('id', 'in', ids)
+      .where('status', '=', 'pending')
+      .returning('id')
+      .execute();
+    return new Set(won.map((r) => r.id));
+  }
+
+  /** Renews the leases of runs this process executes or holds secret_values for. */
+  async renew(ids: string[], leaseUntil: string): Promise<void> {
+    for (let i = 0; i < ids.length; i += 500) {
+      await this.db
+        .updateTable('runs')
+        .set({ lease_until: leaseUntil })
+        .where('id', 'in', ids.slice(i, i + 500))
+        .where('status', 'in', ['pending', 'running'])
+        .execute();
+    }
+  }
+
+  /** Each user's oldest pending runs (at most `perUser` each, `total` in all), interleaved by rank. */
+  pending(perUser: number, total: number): Promise<{ id: string; user_id: string; is_async: number }[]> {
+    // Window functions exist in SQLite ≥ 3.25 and PostgreSQL alike.
+    const ranked = this.db
+      .selectFrom('runs')
+      .select([
+        'id',
+        'user_id',
+        'is_async',
+        'created_at',
+        sql<number>`row_number() over (partition by user_id order by created_at, id)`.as('rn'),
+      ])
+      .where('status', '=', 'pending')
+      // A run with secret_values can only be executed by the process holding them (it announced
+      // the run in memory); the others leave it alone.
+      .where('ephemeral_secrets', '=', 0)
+      .as('p');
+    return this.db
+      .selectFrom(ranked)
+      .select(['p.id', 'p.user_id', 'p.is_async'])
+      .where('p.rn', '<=', perUser)
+      .orderBy('p.rn')
+      .orderBy('p.created_at')
+      .orderBy('p.id')
+      .limit(total)
+      .execute();
+  }
+
+  /**
+   * Runs whose process died: executing with a lease that ran out (or none: rows from before
+   * leases), or waiting with secret_values only a dead process held.
+   */
+  async orphans(now: string): Promise<{ running: string[]; lostSecrets: string[] }> {
+    const expired = (eb: any) => eb.or([eb('lease_until', 'is', null), eb('lease_until', '<', now)]);
+    const running = await this.db.selectFrom('runs').select('id').where('status', '=', 'running').where(expired).execute();
+    const lost = await this.db
+      .selectFrom('runs')
+      .select('id')
+      .where('status', '=', 'pending')
+      .where('ephemeral_secrets', '=', 1)
+      .where(expired)
+      .execute();
+    return { running: running.map((r) => r.id), lostSecrets: lost.map((r) => r.id) };
+  }
+
+  /** Ends a run that has not finished as internal_error, appending `line` to its logs. */
+  async endAsInternalError(id: string, line: string): Promise<void> {
+    const now = nowIso();
+    await this.db.transaction().execute(async (trx) => {
+      const r = await trx
+        .updateTable('runs')
+        .set({ status: 'internal_error', finished_at: now, has_logs: 1 })
+        .where('id', '=', id)
+        .where('status', 'in', ['running', 'pending'])
+        .executeTakeFirst();
+      if (Number(r.numUpdatedRows) !== 1) return;
+      const old = await trx.selectFrom('run_logs').select('logs').where('run_id', '=', id).executeTakeFirst();
+      const stamped = `${now} ${line}`;
+      if (old)
+        await trx
+          .updateTable('run_logs')
+          .set({ logs: `${old.logs}\n${stamped}` })
+          .where('run_id', '=', id)
+          .execute();
+      else await trx.insertInto('run_logs').values({ run_id: id, logs: stamped }).execute();
+    });
+  }
+
+  /** Terminal state and logs; writes of runs finishing in the same event-loop turn share one transaction. */
+  finish(w: TerminalWrite): Promise<void> {
+    return this.terminal.add(w);
+  }
+
+  private readonly terminal = new Batcher<TerminalWrite, void>(async (batch) => {
+    await this.db.transaction().execute(async (trx) => {
+      const logs = batch.filter((b) => b.logs).map((b) => ({ run_id: b.runId, logs: b.logs }));
+      if (logs.length) await trx.insertInto('run_logs').values(logs).execute();
+      for (const b of batch) await trx.updateTable('runs').set(b.set).where('id', '=', b.runId).execute();
+    });
+    return batch.map(() => undefined);
+  });
+}

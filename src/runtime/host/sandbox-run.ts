@@ -1,0 +1,57 @@
+// One execution of a definition in the sandbox, with the hooks the parent always applies: every
+// log line and the error are scrubbed of the run's secrets here (the sandboxed side is never
+// trusted to have done it), TOTP codes come from the single-use ledger and join the scrubber
+// before the worker sees them, browser calls go to the run's own context, which is closed after.
+// Runs (executor.ts) and synthesis validation replays use this one path; they differ only in where
+// log lines and output files go.
+import type { Job, SlotValue } from '../worker/engines/context.js';
+import { Scrubber } from '../shared/scrub.js';
+import type { BrowserHost } from './browser-host.js';
+import type { Outcome, WorkerPool } from './pool.js';
+import { serveTotpCode, type TotpLedger } from './totp-ledger.js';
+
+export interface SandboxDeps {
+  pool: WorkerPool;
+  browser: BrowserHost;
+  totp: TotpLedger;
+}
+
+export interface SandboxRunOptions {
+  timeoutMs: number;
+  /** Scrubs with the run's secrets; TOTP codes handed out are added to it. */
+  scrubber: Scrubber;
+  /** A log line as the worker sent it (unchecked), or a line of the platform's own. */
+  log(at: unknown, line: unknown): void;
+  note(line: string): void;
+  logsDropped?(n: unknown): void;
+  /** files.save: where a run's output file goes (a replay only reports what it would save). */
+  saveFile(params: Record<string, any>): Promise<unknown>;
+}
+
+/** A scrubber that knows every value of these secrets. */
+export function scrubberFor(secrets: Record<string, SlotValue>): Scrubber {
+  const scrubber = new Scrubber();
+  for (const s of Object.values(secrets)) scrubber.addSecret(s);
+  return scrubber;
+}
+
+export async function runInSandbox(d: SandboxDeps, job: Job, o: SandboxRunOptions): Promise<Outcome> {
+  const deadline = Date.now() + o.timeoutMs;
+  try {
+    const outcome = await d.pool.execute(job, o.timeoutMs, {
+      log: o.log,
+      logsDropped: o.logsDropped ?? (() => {}),
+      rpc: async (method, params) => {
+        if (method === 'files.save') return o.saveFile(params);
+        if (method === 'totp.code')
+          return serveTotpCode(d.totp, job.secrets, params.slot, deadline, { log: o.note, secret: (c) => o.scrubber.add(c) });
+        return d.browser.call(job.runId, job.proxy, method, params);
+      },
+    });
+    if (outcome.kind === 'error') return { ...outcome, error: o.scrubber.scrubValue(outcome.error) };
+    if (outcome.kind === 'crash') return { ...outcome, detail: o.scrubber.scrub(outcome.detail) };
+    return outcome;
+  } finally {
+    await d.browser.closeRun(job.runId);
+  }
+}

@@ -1,0 +1,230 @@
+// Extractors (JSONPath, CSS, regex, header, cookie, status/url/body) over one response or page.
+// A required extractor that finds nothing means the site no longer looks like the definition
+// expects: site_changed, with the step and extractor named in details.
+import * as cheerio from 'cheerio';
+import { JSONPath } from 'jsonpath-plus';
+import type { CssField, Extractor, Matcher, ValueType } from '../../../formats/definition/types.js';
+import { RunFailure } from '../../shared/failure.js';
+
+export interface Source {
+  status?: number;
+  url: string;
+  headers?: Record<string, string | string[] | undefined>;
+  text: string;
+  cookie?: (name: string) => string | undefined;
+}
+
+/** Caches the parsed JSON and HTML of one source. */
+export class View {
+  private json?: { ok: boolean; value?: unknown };
+  private dom?: cheerio.CheerioAPI;
+  constructor(readonly src: Source) {}
+
+  parsedJson(): { ok: boolean; value?: unknown } {
+    if (!this.json) {
+      try {
+        this.json = { ok: true, value: JSON.parse(this.src.text) };
+      } catch {
+        this.json = { ok: false };
+      }
+    }
+    return this.json;
+  }
+
+  $(): cheerio.CheerioAPI {
+    return (this.dom ??= cheerio.load(this.src.text));
+  }
+
+  header(name: string): string | undefined {
+    const v = this.src.headers?.[name.toLowerCase()];
+    return Array.isArray(v) ? v.join(', ') : v;
+  }
+
+  matches(m: Matcher): boolean {
+    if (m.status && (this.src.status === undefined || !m.status.includes(this.src.status))) return false;
+    if (m.url && !new RegExp(m.url).test(this.src.url)) return false;
+    if (m.text && !this.src.text.toLowerCase().includes(m.text.toLowerCase())) return false;
+    if (m.css) {
+      if (!/<[a-z!]/i.test(this.src.text.slice(0, 4096))) return false;
+      if (this.$()(m.css).length === 0) return false;
+    }
+    return true;
+  }
+}
+
+export function coerce(v: unknown, type: ValueType | undefined): unknown {
+  if (v === undefined || v === null || !type) return v;
+  switch (type) {
+    case 'string':
+      return typeof v === 'string' ? v : typeof v === 'object' ? JSON.stringify(v) : String(v);
+    case 'number': {
+      const n = typeof v === 'number' ? v : parseFloat(String(v).replace(/[^\d.eE+-]/g, ''));
+      return Number.isFinite(n) ? n : null;
+    }
+    case 'integer': {
+      const n = typeof v === 'number' ? Math.trunc(v) : parseInt(String(v).replace(/[^\d+-]/g, ''), 10);
+      return Number.isFinite(n) ? n : null;
+    }
+    case 'boolean':
+      return typeof v === 'boolean' ? v : ['true', 'yes', '1', 'on', 'y'].includes(String(v).trim().toLowerCase());
+    case 'json':
+      if (typeof v !== 'string') return v;
+      try {
+        return JSON.parse(v);
+      } catch {
+        return null;
+      }
+  }
+}
+
+function readEl($: cheerio.CheerioAPI, el: any, attr: string | undefined): string | undefined {
+  const node = $(el);
+  if (!attr) return node.text().trim();
+  if (attr === 'html') return node.html() ?? undefined;
+  return node.attr(attr);
+}
+
+/** Header texts of a table by column position (colspans expanded; the thead row with the most text). */
+function headerColumns($: cheerio.CheerioAPI, table: cheerio.Cheerio<any>): string[] {
+  const rows = table.find('> thead > tr').toArray();
+  const first = table.find('> tbody > tr').first();
+  if (!rows.length && first.children('th').length && !first.children('td').length) rows.push(first.get(0)!);
+  const row = rows.map((r) => $(r)).sort((a, b) => b.text().trim().length - a.text().trim().length)[0];
+  const out: string[] = [];
+  row?.children('th, td').each((_, c) => {
+    const span = Math.max(1, Math.min(20, Number($(c).attr('colspan') ?? 1) || 1));
+    for (let i = 0; i < span; i++) out.push(span > 1 ? '' : $(c).text().replace(/\s+/g, ' ').trim().toLowerCase());
+  });
+  return out;
+}
+
+/** The cell of row `el` under the header `column`, or an empty selection. */
+function cellOf($: cheerio.CheerioAPI, el: any, column: string): cheerio.Cheerio<any> {
+  const table = $(el).closest('table');
+  const node = table.get(0);
+  if (!node) return $([]);
+  const key = column.replace(/\s+/g, ' ').trim().toLowerCase();
+  let headers = tableHeaders.get(node);
+  if (!headers) tableHeaders.set(node, (headers = headerColumns($, table)));
+  const i = headers.indexOf(key);
+  return i < 0 ? $([]) : $(el).children('td, th').eq(i);
+}
+const tableHeaders = new WeakMap<object, string[]>();
+
+function fieldsOf($: cheerio.CheerioAPI, el: any, fields: Record<string, CssField>, where: string): Record<string, unknown> {
+  const o: Record<string, unknown> = {};
+  for (const [k, f] of Object.entries(fields)) {
+    const base = f.column !== undefined ? cellOf($, el, f.column) : $(el);
+    const target = f.selector ? base.find(f.selector).first() : base;
+    let raw = target.length ? readEl($, target.get(0), f.attr) : undefined;
+    // A label sharing the element ("Status: open"): the pattern keeps the value part.
+    if (raw !== undefined && f.pattern) {
+      const m = patternOf(f.pattern).exec(raw.replace(/\s+/g, ' '));
+      raw = m ? (m[1] ?? m[0]).trim() : undefined;
+    }
+    if (raw === undefined && f.required !== false) {
+      throw new RunFailure(
+        'site_changed',
+        `${where}: field '${k}' (${f.column !== undefined ? `column "${f.column}" ` : ''}${f.selector ?? 'element'}${f.attr ? ` @${f.attr}` : ''}) not found`,
+        {
+          details: { extractor: where, field: k, selector: f.selector ?? null },
+        },
+      );
+    }
+    o[k] = raw === undefined ? null : coerce(raw, f.type);
+  }
+  return o;
+}
+
+/** Every match of an extractor (before `all`/`required` are applied). */
+function matchesOf(x: Extractor, view: View, where: string): unknown[] {
+  switch (x.from) {
+    case 'json': {
+      const j = view.parsedJson();
+      if (!j.ok)
+        throw new RunFailure('site_changed', `${where}: the response is not JSON`, {
+          details: { extractor: where, url: view.src.url, status: view.src.status ?? null },
+        });
+      return JSONPath({ path: x.path, json: j.value as object, wrap: true }) as unknown[];
+    }
+    case 'css': {
+      const $ = view.$();
+      return $(x.selector)
+        .toArray()
+        .map((el) => (x.fields ? fieldsOf($, el, x.fields, where) : readEl($, el, x.attr)))
+        .filter((v) => v !== undefined);
+    }
+    case 'regex': {
+      const re = new RegExp(x.pattern, `${(x.flags ?? '').replace('g', '')}g`);
+      const out: unknown[] = [];
+      for (const m of view.src.text.matchAll(re)) {
+        const g = x.group ?? (m.length > 1 ? 1 : 0);
+        out.push(typeof g === 'number' ? m[g] : m.groups?.[g]);
+        if (!x.all) break;
+      }
+      return out.filter((v) => v !== undefined);
+    }
+    case 'header': {
+      const v = view.header(x.name);
+      return v === undefined ? [] : [v];
+    }
+    case 'cookie': {
+      const v = view.src.cookie?.(x.name);
+      return v === undefined ? [] : [v];
+    }
+    case 'status':
+      return view.src.status === undefined ? [] : [view.src.status];
+    case 'url':
+      return [view.src.url];
+    case 'body':
+      return [view.src.text];
+  }
+}
+
+/** Applies one extractor; `where` names it in errors (e.g. "search.extract.items"). */
+export function extractValue(x: Extractor, view: View, where: string): unknown {
+  const found = matchesOf(x, view, where).map((v) => coerce(v, x.type));
+  if (found.length === 0) {
+    if (x.required === false) return x.default !== undefined ? x.default : x.all ? [] : null;
+    throw new RunFailure('site_changed', `${where}: nothing matched ${describe(x)}`, {
+      details: { extractor: where, from: x.from, url: view.src.url, status: view.src.status ?? null },
+    });
+  }
+  return x.all ? found : found[0];
+}
+
+function describe(x: Extractor): string {
+  switch (x.from) {
+    case 'json':
+      return `JSONPath ${x.path}`;
+    case 'css':
+      return `selector ${x.selector}`;
+    case 'regex':
+      return `/${x.pattern}/`;
+    case 'header':
+    case 'cookie':
+      return `${x.from} ${x.name}`;
+    default:
+      return x.from;
+  }
+}
+
+/** Common captcha / challenge pages, used in addition to a definition's detect.anti_bot. */
+export const DEFAULT_ANTI_BOT: Matcher[] = [
+  { status: [403, 429, 503], css: '#challenge, #challenge-form, #cf-challenge-running, .cf-browser-verification' },
+  { status: [403, 429, 503], text: '<title>Just a moment...</title>' },
+  { css: 'iframe[src*="recaptcha"], iframe[src*="hcaptcha"], .g-recaptcha, .h-captcha, iframe[src*="challenges.cloudflare.com"]' },
+  { status: [403, 429], text: 'verify you are human' },
+];
+
+/** Field patterns compiled once (they run on every row of every extraction). */
+const patterns = new Map<string, RegExp>();
+function patternOf(source: string): RegExp {
+  let re = patterns.get(source);
+  if (!re) {
+    re = new RegExp(source);
+    if (patterns.size > 1000) patterns.clear();
+    patterns.set(source, re);
+  }
+  return re;
+}

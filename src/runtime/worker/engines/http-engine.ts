@@ -1,0 +1,215 @@
+// The http engine: login chain, steps with templated requests, response classification onto
+// RunError types (docs/connector-definition.md), extraction, pagination, and the result template.
+import type { ErrorRule, Extractor, HttpDefinition, HttpStep, Matcher } from '../../../formats/definition/types.js';
+import { render, renderJson, renderText, toText } from '../../../formats/definition/template.js';
+import type { RunContext } from './context.js';
+import { DEFAULT_ANTI_BOT, extractValue, View } from './extract.js';
+import { RunFailure } from '../../shared/failure.js';
+import type { SessionResponse } from './http-session.js';
+
+const truthy = (v: unknown) =>
+  !(v === undefined || v === null || v === false || v === '' || v === 0 || (Array.isArray(v) && v.length === 0));
+
+export class HttpEngine {
+  private relogged = false;
+  private lastLoginView: View | null = null;
+
+  constructor(
+    private readonly def: HttpDefinition,
+    private readonly ctx: RunContext,
+  ) {}
+
+  async run(): Promise<unknown> {
+    if (this.def.login) await this.login();
+    for (const step of this.def.steps) await this.step(step, false);
+    return renderJson(this.def.result, this.ctx.lookup);
+  }
+
+  private async login(): Promise<void> {
+    const slot = this.def.login!.slot;
+    if (!this.ctx.job.secrets[slot]) throw new RunFailure('auth_required', `no secret bound to login slot '${slot}'`);
+    this.ctx.log(`login chain (slot ${slot})`);
+    const codesBefore = new Map(this.ctx.totpHeld);
+    for (const step of this.def.login!.steps) await this.step(step, true);
+    const v = this.lastLoginView;
+    if (v && this.matchesAny(v, this.def.detect?.login_page)) {
+      const totp = this.ctx.totpRejection(codesBefore);
+      throw new RunFailure('auth_required', totp ?? 'the site rejected the login: the login page came back after signing in', {
+        retryable: false,
+        details: { url: v.src.url },
+      });
+    }
+  }
+
+  private matchesAny(v: View, ms: Matcher[] | undefined): boolean {
+    return (ms ?? []).some((m) => v.matches(m));
+  }
+
+  private async step(step: HttpStep, inLogin: boolean): Promise<void> {
+    if (step.when !== undefined && !truthy(render(step.when, this.ctx.lookup))) {
+      this.ctx.log(`step ${step.id}: skipped (when is false)`);
+      return;
+    }
+    // A TOTP code is claimed from the parent's ledger only for a step that sends it (single-use).
+    await this.ctx.claimTotpFor(step);
+    if (!step.paginate) {
+      const view = await this.exchange(step, inLogin);
+      Object.assign(this.ctx.vars, this.extractAll(step, view));
+      return;
+    }
+    await this.paginate(step, inLogin);
+  }
+
+  private async paginate(step: HttpStep, inLogin: boolean): Promise<void> {
+    const p = step.paginate!;
+    const maxPages = p.max_pages ?? 100;
+    const maxItems = p.max_items === undefined ? null : Number(render(String(p.max_items), this.ctx.lookup));
+    const counted = p.stop_when_empty ?? Object.entries(step.extract ?? {}).find(([, x]) => x.all)?.[0];
+    const acc: Record<string, unknown> = {};
+    let pageNo = p.start ?? 1;
+    let cursor: unknown = null;
+    let nextUrl: string | null = null;
+    for (let i = 0; i < maxPages; i++) {
+      this.ctx.page = { number: pageNo, index: i, cursor };
+      const override: Record<string, string> = {};
+      if (p.mode === 'page') override[p.param!] = String(pageNo);
+      if (p.mode === 'cursor' && i > 0) override[p.param!] = toText(cursor);
+      const view = await this.exchange(step, inLogin, override, nextUrl);
+      const got = this.extractAll(step, view);
+      for (const [k, v] of Object.entries(got)) {
+        acc[k] = step.extract![k].all ? [...((acc[k] as unknown[]) ?? []), ...(v as unknown[])] : v;
+      }
+      Object.assign(this.ctx.vars, acc);
+      if (
+        counted &&
+        maxItems !== null &&
+        Number.isFinite(maxItems) &&
+        Array.isArray(acc[counted]) &&
+        (acc[counted] as unknown[]).length >= maxItems
+      ) {
+        acc[counted] = (acc[counted] as unknown[]).slice(0, maxItems);
+        break;
+      }
+      if (p.stop_when_empty && Array.isArray(got[p.stop_when_empty]) && (got[p.stop_when_empty] as unknown[]).length === 0) break;
+      if (p.stop_when_false && !truthy(got[p.stop_when_false])) break;
+      if (p.next) {
+        const n = extractValue({ ...p.next, required: false } as Extractor, view, `${step.id}.paginate.next`);
+        if (!truthy(n)) break;
+        if (p.mode === 'cursor') cursor = n;
+        else nextUrl = new URL(toText(n), view.src.url).href;
+      }
+      pageNo++;
+    }
+    Object.assign(this.ctx.vars, acc);
+    this.ctx.page = {};
+  }
+
+  private extractAll(step: HttpStep, view: View): Record<string, unknown> {
+    const out: Record<string, unknown> = {};
+    for (const [name, x] of Object.entries(step.extract ?? {})) out[name] = extractValue(x, view, `${step.id}.extract.${name}`);
+    return out;
+  }
+
+  /** Sends the step's request and classifies the response; re-runs the login once when logged out. */
+  private async exchange(
+    step: HttpStep,
+    inLogin: boolean,
+    queryOverride: Record<string, string> = {},
+    urlOverride: string | null = null,
+  ): Promise<View> {
+    const res = await this.send(step, queryOverride, urlOverride);
+    const view = new View({
+      status: res.status,
+      url: res.url,
+      headers: res.headers,
+      text: res.text,
+      cookie: (n) => this.ctx.http.cookie(res.url, n),
+    });
+    const ruled = this.byRules(step.error_rules, view);
+    if (ruled) throw ruled;
+    if (this.matchesAny(view, [...(this.def.detect?.anti_bot ?? []), ...DEFAULT_ANTI_BOT])) {
+      throw new RunFailure('anti_bot', `step ${step.id}: the site answered with a bot challenge (HTTP ${res.status})`, {
+        details: { step: step.id, status: res.status, url: res.url },
+      });
+    }
+    if (res.status >= 500 || res.status === 429) {
+      throw new RunFailure('site_unavailable', `step ${step.id}: the site answered HTTP ${res.status}`, {
+        retryable: true,
+        details: { step: step.id, status: res.status, retry_after: (res.headers['retry-after'] as string) ?? null },
+      });
+    }
+    if (inLogin) {
+      if (res.status === 401 || res.status === 403)
+        throw new RunFailure('auth_required', `login step ${step.id}: the site answered HTTP ${res.status}`, {
+          details: { step: step.id, status: res.status },
+        });
+      this.lastLoginView = view;
+    } else {
+      const loggedOut = res.status === 401 || res.status === 403 || this.matchesAny(view, this.def.detect?.login_page);
+      if (loggedOut) {
+        if (this.def.login && !this.relogged) {
+          this.relogged = true;
+          this.ctx.log(`step ${step.id}: logged out (HTTP ${res.status}); running the login chain again`);
+          await this.login();
+          return this.exchange(step, inLogin, queryOverride, urlOverride);
+        }
+        throw new RunFailure('auth_required', `step ${step.id}: the site wants a login (HTTP ${res.status})`, {
+          details: { step: step.id, status: res.status, url: res.url },
+        });
+      }
+    }
+    const ok = step.expect_status ? step.expect_status.includes(res.status) : res.status >= 200 && res.status < 300;
+    if (!ok) {
+      if (res.status === 400 || res.status === 422) {
+        throw new RunFailure('invalid_input', `step ${step.id}: the site rejected the request (HTTP ${res.status})`, {
+          details: { step: step.id, status: res.status, body: res.text.slice(0, 500) },
+        });
+      }
+      throw new RunFailure('site_changed', `step ${step.id}: unexpected HTTP ${res.status}`, {
+        details: { step: step.id, status: res.status, expected: step.expect_status ?? '2xx' },
+      });
+    }
+    return view;
+  }
+
+  private byRules(rules: ErrorRule[] | undefined, view: View): RunFailure | null {
+    for (const r of rules ?? []) {
+      if (view.matches(r.when))
+        return new RunFailure(r.error, r.message, {
+          retryable: r.retryable,
+          details: { status: view.src.status ?? null, url: view.src.url },
+        });
+    }
+    return null;
+  }
+
+  private send(step: HttpStep, queryOverride: Record<string, string>, urlOverride: string | null): Promise<SessionResponse> {
+    const L = this.ctx.lookup;
+    const base = this.def.base_url ? renderText(this.def.base_url, L) : undefined;
+    const url = urlOverride ?? new URL(renderText(step.url, L), base).href;
+    const headers: Record<string, string> = {};
+    for (const [k, v] of Object.entries({ ...this.def.headers, ...step.headers })) headers[k] = renderText(v, L);
+    const query: Record<string, unknown> = {};
+    if (!urlOverride) for (const [k, v] of Object.entries(step.query ?? {})) query[k] = render(v, L);
+    Object.assign(query, queryOverride);
+    const b = step.body;
+    const mapText = (o: Record<string, string>) => Object.fromEntries(Object.entries(o).map(([k, v]) => [k, render(v, L)]));
+    return this.ctx.http.request({
+      method: step.method ?? 'GET',
+      url,
+      headers,
+      query,
+      json: b?.json !== undefined ? renderJson(b.json, L) : undefined,
+      form: b?.form ? mapText(b.form) : undefined,
+      text: b?.text !== undefined ? renderText(b.text, L) : undefined,
+      contentType: b?.content_type,
+      multipart: b?.multipart?.map((m) => ({
+        name: renderText(m.name, L),
+        value: m.value !== undefined ? renderText(m.value, L) : undefined,
+        filename: m.filename !== undefined ? renderText(m.filename, L) : undefined,
+        contentType: m.content_type,
+      })),
+      followRedirects: step.follow_redirects,
+    });
+  }
+}

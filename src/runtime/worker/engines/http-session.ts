@@ -1,0 +1,119 @@
+// One run's HTTP session: a tough-cookie jar, redirects followed hop by hop (cookies stored on
+// each), bodies built from json/form/text/multipart, network failures as site_unavailable.
+import crypto from 'node:crypto';
+import { CookieJar } from 'tough-cookie';
+import { RunFailure } from '../../shared/failure.js';
+import { send, type RawResponse } from './http-client.js';
+import type { EgressPolicy } from '../../../egress/policy.js';
+
+export interface SessionRequest {
+  method?: string;
+  url: string;
+  headers?: Record<string, string>;
+  query?: Record<string, unknown>;
+  json?: unknown;
+  form?: Record<string, unknown>;
+  text?: string;
+  contentType?: string;
+  multipart?: { name: string; value?: string; filename?: string; contentType?: string }[];
+  followRedirects?: boolean;
+  timeoutMs?: number;
+}
+
+export interface SessionResponse {
+  status: number;
+  url: string;
+  headers: Record<string, string | string[] | undefined>;
+  text: string;
+  bytes: Buffer;
+  json(): unknown;
+}
+
+export class HttpSession {
+  readonly jar = new CookieJar();
+  requests = 0;
+  constructor(
+    private readonly opts: { proxy: string | null; maxBytes: number; log: (line: string) => void; egress: EgressPolicy | null },
+  ) {}
+
+  cookie(url: string, name: string): string | undefined {
+    return this.jar.getCookiesSync(url).find((c) => c.key === name)?.value;
+  }
+
+  async request(r: SessionRequest): Promise<SessionResponse> {
+    let url = new URL(r.url);
+    for (const [k, v] of Object.entries(r.query ?? {})) {
+      if (v === undefined || v === null || v === '') continue;
+      url.searchParams.set(k, typeof v === 'string' ? v : typeof v === 'object' ? JSON.stringify(v) : String(v));
+    }
+    let method = (r.method ?? 'GET').toUpperCase();
+    const headers: Record<string, string> = {};
+    for (const [k, v] of Object.entries(r.headers ?? {})) headers[k.toLowerCase()] = v;
+    let body: Buffer | undefined;
+    if (r.json !== undefined) {
+      body = Buffer.from(JSON.stringify(r.json));
+      headers['content-type'] ??= 'application/json';
+    } else if (r.form) {
+      const p = new URLSearchParams();
+      for (const [k, v] of Object.entries(r.form)) if (v !== undefined && v !== null) p.append(k, String(v));
+      body = Buffer.from(p.toString());
+      headers['content-type'] ??= 'application/x-www-form-urlencoded';
+    } else if (r.multipart) {
+      const boundary = `----cs${crypto.randomBytes(12).toString('hex')}`;
+      const parts = r.multipart.map((m) => {
+        const disp = `form-data; name="${m.name}"${m.filename ? `; filename="${m.filename}"` : ''}`;
+        return `--${boundary}\r\ncontent-disposition: ${disp}\r\n${m.contentType ? `content-type: ${m.contentType}\r\n` : ''}\r\n${m.value ?? ''}\r\n`;
+      });
+      body = Buffer.from(`${parts.join('')}--${boundary}--\r\n`);
+      headers['content-type'] = `multipart/form-data; boundary=${boundary}`;
+    } else if (r.text !== undefined) {
+      body = Buffer.from(r.text);
+      headers['content-type'] ??= r.contentType ?? 'text/plain; charset=utf-8';
+    }
+    const follow = r.followRedirects !== false;
+    for (let hop = 0; ; hop++) {
+      const cookie = this.jar.getCookieStringSync(url.href);
+      const h = { accept: '*/*', 'user-agent': 'ConnectorService/1.0', ...headers, ...(cookie ? { cookie } : {}) };
+      const started = Date.now();
+      let res: RawResponse;
+      this.requests++;
+      try {
+        res = await send({
+          method,
+          url: url.href,
+          headers: h,
+          body,
+          proxy: this.opts.proxy,
+          timeoutMs: r.timeoutMs ?? 60_000,
+          maxBytes: this.opts.maxBytes,
+          egress: this.opts.egress,
+        });
+      } catch (e) {
+        if (e instanceof RunFailure && e.opts.details?.egress_rule) this.opts.log(`${method} ${url.href} refused: ${e.message}`);
+        if (e instanceof RunFailure) throw e;
+        const code = (e as { code?: string }).code ?? null;
+        this.opts.log(`${method} ${url.href} failed: ${code ?? (e as Error).message}`);
+        throw new RunFailure('site_unavailable', `${method} ${url.origin}${url.pathname} failed: ${code ?? (e as Error).message}`, {
+          retryable: true,
+          details: { url: url.href, code },
+        });
+      }
+      this.opts.log(`${method} ${url.href} → ${res.status} (${Date.now() - started} ms)`);
+      const setCookie = res.headers['set-cookie'];
+      for (const c of Array.isArray(setCookie) ? setCookie : setCookie ? [setCookie] : [])
+        this.jar.setCookieSync(c, url.href, { ignoreError: true });
+      const location = res.headers.location as string | undefined;
+      if (follow && location && [301, 302, 303, 307, 308].includes(res.status) && hop < 10) {
+        url = new URL(location, url);
+        if (res.status === 303 || ((res.status === 301 || res.status === 302) && method === 'POST')) {
+          method = 'GET';
+          body = undefined;
+          delete headers['content-type'];
+        }
+        continue;
+      }
+      const text = res.body.toString('utf8');
+      return { status: res.status, url: url.href, headers: res.headers, text, bytes: res.body, json: () => JSON.parse(text) };
+    }
+  }
+}

@@ -1,0 +1,61 @@
+// FairQueue properties (fast-check) over random pushes, picks and completions: no user ever has
+// more than its limit running, every run is handed out exactly once, a user's sync runs go before
+// its async ones, and a user with work and a free share waits at most one pick per other user.
+import fc from 'fast-check';
+import { describe, expect, it } from 'vitest';
+import { FairQueue } from '../../src/runtime/host/fair-queue.js';
+
+type Op = { t: 'push'; user: number; sync: boolean } | { t: 'next' } | { t: 'done'; k: number };
+const opArb: fc.Arbitrary<Op> = fc.oneof(
+  fc.record({ t: fc.constant('push' as const), user: fc.integer({ min: 0, max: 4 }), sync: fc.boolean() }),
+  fc.constant({ t: 'next' as const }),
+  fc.record({ t: fc.constant('done' as const), k: fc.nat() }),
+);
+
+describe('FairQueue', () => {
+  it('limits, exactly-once, sync first, bounded wait', () => {
+    fc.assert(
+      fc.property(fc.integer({ min: 1, max: 3 }), fc.array(opArb, { maxLength: 300, size: 'max' }), (perUser, ops) => {
+        const q = new FairQueue(perUser);
+        let seq = 0;
+        const queued = new Map<string, { user: string; sync: boolean }>();
+        const running: { user: string; id: string }[] = [];
+        const handedOut = new Set<string>();
+        /** Picks since each user (with an eligible queued run) was last served. */
+        const waited = new Map<string, number>();
+        for (const op of ops) {
+          if (op.t === 'push') {
+            const id = `r${seq++}`;
+            expect(q.push(`u${op.user}`, id, op.sync)).toBe(true);
+            expect(q.push(`u${op.user}`, id, op.sync)).toBe(false);
+            queued.set(id, { user: `u${op.user}`, sync: op.sync });
+          } else if (op.t === 'next') {
+            const n = q.next();
+            const eligible = new Set(
+              [...queued.values()].filter((r) => running.filter((x) => x.user === r.user).length < perUser).map((r) => r.user),
+            );
+            if (!n) {
+              expect(eligible.size).toBe(0);
+              continue;
+            }
+            expect(handedOut.has(n.runId)).toBe(false);
+            const r = queued.get(n.runId)!;
+            expect(r.user).toBe(n.userId);
+            // Sync before async within the user.
+            if (!r.sync) expect([...queued.values()].some((x) => x.user === n.userId && x.sync)).toBe(false);
+            queued.delete(n.runId);
+            handedOut.add(n.runId);
+            running.push({ user: n.userId, id: n.runId });
+            expect(running.filter((x) => x.user === n.userId).length).toBeLessThanOrEqual(perUser);
+            for (const u of eligible) waited.set(u, u === n.userId ? 0 : (waited.get(u) ?? 0) + 1);
+            for (const w of waited.values()) expect(w).toBeLessThanOrEqual(4); // 5 users: ≤ 4 others ahead
+          } else if (running.length) {
+            const [x] = running.splice(op.k % running.length, 1);
+            q.done(x.user, x.id);
+          }
+        }
+      }),
+      { numRuns: 300 },
+    );
+  });
+});

@@ -1,0 +1,251 @@
+// The tracing traps of issue 5 on hand-made fragments, through synthesize(): backwards-only
+// tracing, one value in several places, "+"-encoded arguments, low-entropy literals,
+// cookie-carried sessions, double-submit CSRF, bearer tokens, page-JS values, secret redaction.
+import { describe, expect, it } from 'vitest';
+import { synthesize } from '../../../src/synth/index.js';
+import { SynthError } from '../../../src/synth/types.js';
+import type { HttpDefinition } from '../../../src/formats/definition/types.js';
+import { har } from '../../helpers/har-fragment.js';
+
+const O = 'https://shop.test';
+const SENTINEL = 'S3ntinel-pw-7731';
+
+describe('tracing dynamic values', () => {
+  it('traces a CSRF token from a hidden input, lets the jar carry the session cookie, and makes a login chain', () => {
+    const r = synthesize({
+      recording: har(
+        {
+          url: `${O}/login`,
+          html: '<form id="login"><input type="hidden" name="csrf" value="c5rf-a1b2c3d4e5"><input type="password" name="password"></form>',
+          setCookies: { pre: 'pre-99aa88bb77' },
+        },
+        {
+          method: 'POST',
+          url: `${O}/login`,
+          cookies: { pre: 'pre-99aa88bb77' },
+          form: { csrf: 'c5rf-a1b2c3d4e5', username: 'ann', password: SENTINEL },
+          location: '/home',
+          setCookies: { sid: 'sess-0f9e8d7c6b' },
+        },
+        { url: `${O}/home`, html: '<h1>Home</h1>' },
+        {
+          url: `${O}/api/orders?status=open+late&limit=1&lang=en`,
+          cookies: { sid: 'sess-0f9e8d7c6b' },
+          body: { orders: [{ id: 5, total: 9.5 }] },
+        },
+      ),
+      hints: { arguments: { status: 'open late' } },
+    });
+    const d = r.definition as HttpDefinition;
+    expect(d.login?.slot).toBe('account');
+    expect(d.login!.steps.map((s) => s.id)).toEqual(['get_login', 'post_login']);
+    expect(d.login!.steps[0].extract!.csrf).toMatchObject({ from: 'css', selector: 'input[name="csrf"]', attr: 'value' });
+    expect(d.login!.steps[1].body!.form).toEqual({
+      csrf: '{{vars.csrf}}',
+      username: '{{secrets.account.username}}',
+      password: '{{secrets.account.password}}',
+    });
+    // "+"-encoded argument; low-entropy literals stay literal (no false edges to earlier responses)
+    expect(d.steps[0].query).toEqual({ status: '{{args.status}}', limit: '1', lang: 'en' });
+    expect(d.detect?.login_page?.map((m) => m.css)).toEqual(['#login']);
+    expect(r.required_secrets).toEqual([expect.objectContaining({ name: 'account', type: 'login', supports_totp: false })]);
+    expect(r.output_schema.properties.orders.items.properties.total.type).toBe('number');
+    // The typed password never leaves the synthesizer.
+    expect(JSON.stringify(r)).not.toContain(SENTINEL);
+  });
+
+  it('traces backwards in time only: a value first seen in a LATER response is not its producer', () => {
+    const r = synthesize({
+      recording: har(
+        { url: `${O}/api/run?job=job-5e4d3c2b1a`, body: { ok: true } },
+        { url: `${O}/api/jobs`, body: { jobs: [{ id: 'job-5e4d3c2b1a' }] } },
+      ),
+      hints: { result: [true] },
+    });
+    const d = r.definition as HttpDefinition;
+    expect(d.steps).toHaveLength(1);
+    expect(d.steps[0].query).toEqual({ job: 'job-5e4d3c2b1a' });
+    expect(d.steps[0].extract).not.toHaveProperty('id');
+  });
+
+  it('the same value in several places is extracted once and reused; the nearest producer with fewest deps wins', () => {
+    const r = synthesize({
+      recording: har(
+        { url: `${O}/app`, html: '<meta name="csrf-token" content="tkn-1a2b3c4d5e6f">' },
+        { url: `${O}/app/other?ref=zz9y8x7w6v5`, html: '<meta name="csrf-token" content="tkn-1a2b3c4d5e6f">' },
+        {
+          method: 'POST',
+          url: `${O}/api/save`,
+          headers: { 'X-CSRF-Token': 'tkn-1a2b3c4d5e6f' },
+          json: { csrf: 'tkn-1a2b3c4d5e6f', title: 'Hello world' },
+          body: { id: 'doc-77' },
+        },
+      ),
+      hints: { arguments: { title: 'Hello world' } },
+    });
+    const d = r.definition as HttpDefinition;
+    expect(d.steps.map((s) => s.id)).toEqual(['get_app', 'post_api_save']);
+    expect(Object.keys(d.steps[0].extract!)).toEqual(['x_csrf_token']);
+    expect(d.steps[0].extract!.x_csrf_token).toMatchObject({ from: 'css', selector: 'meta[name="csrf-token"]', attr: 'content' });
+    expect(d.steps[1].headers!['x-csrf-token']).toBe('{{vars.x_csrf_token}}');
+    expect(d.steps[1].body!.json).toEqual({ csrf: '{{vars.x_csrf_token}}', title: '{{args.title}}' });
+    expect(r.report.side_effects).toBe(true);
+  });
+
+  it('double-submit CSRF: a header equal to a cookie reads the cookie; a bearer token comes from a JSON leaf', () => {
+    const r = synthesize({
+      recording: har(
+        {
+          method: 'POST',
+          url: `${O}/api/token`,
+          json: { client: 'web' },
+          body: { access_token: 'eyJhbGciOi9x8y7z6', ttl: 3600 },
+          setCookies: { 'XSRF-TOKEN': 'xs-4f3e2d1c0b9a' },
+        },
+        {
+          url: `${O}/api/me?fields=name`,
+          headers: { Authorization: 'Bearer eyJhbGciOi9x8y7z6', 'X-XSRF-TOKEN': 'xs-4f3e2d1c0b9a' },
+          cookies: { 'XSRF-TOKEN': 'xs-4f3e2d1c0b9a' },
+          body: { name: 'Ann', email: 'ann@shop.test' },
+        },
+      ),
+    });
+    const d = r.definition as HttpDefinition;
+    const me = d.steps.at(-1)!;
+    expect(me.headers!.authorization).toBe('Bearer {{vars.access_token}}');
+    expect(me.headers!['x-xsrf-token']).toBe('{{vars.x_xsrf_token}}');
+    const tok = d.steps[0].extract!;
+    expect(tok.access_token).toMatchObject({ from: 'json', path: '$.access_token' });
+    expect(tok.x_xsrf_token).toMatchObject({ from: 'cookie', name: 'XSRF-TOKEN' });
+    expect(r.output_schema.properties.email).toEqual({ type: 'string', format: 'email' });
+  });
+
+  it('values computed in page JS (random, found in no earlier response) are reported, timestamps recognised', () => {
+    const at = Date.parse('2026-01-01T10:00:00Z');
+    const r = synthesize({
+      recording: har(
+        { url: `${O}/page`, html: '<p>x</p>' },
+        { url: `${O}/api/s?q=tea&ts=${Math.floor(at / 1000)}&sig=9c1f0e2d3b4a59687a6b5c4d3e2f1a0b`, body: { rows: [] } },
+      ),
+      hints: { arguments: { q: 'tea' } },
+    });
+    expect(r.report.computed).toHaveLength(1);
+    expect(r.report.computed[0].message).toMatch(/query sig .* computed in page JavaScript/);
+  });
+
+  it('a second recording turns a coincidental match into a constant and an unexplained change into a problem', () => {
+    const mk = (k: string) =>
+      har({ url: `${O}/conf`, body: { build: 'bld-7a6b5c4d3e' } }, { url: `${O}/api/x?v=bld-7a6b5c4d3e&k=${k}`, body: { ok: 1 } });
+    const one = synthesize({ recording: mk('key-1a1a1a2b2b'), hints: { result: [1] } });
+    expect((one.definition as HttpDefinition).steps[1].query!.v).toBe('{{vars.v}}');
+    const two = synthesize({ recording: mk('key-1a1a1a2b2b'), previous: mk('key-9z9z9z8y8y'), hints: { result: [1] } });
+    const q = (two.definition as HttpDefinition).steps.at(-1)!.query!;
+    expect(q.v).toBe('bld-7a6b5c4d3e');
+    expect(two.report.computed.map((c) => c.message).join()).toMatch(/query k .*differs between the two recordings/);
+  });
+});
+
+describe('secrets', () => {
+  it('turns stored-secret values (hints.secrets) and capture placeholders into slots; values never appear', () => {
+    const r = synthesize({
+      recording: har(
+        {
+          method: 'POST',
+          url: `${O}/api/login`,
+          json: { user: 'ann@shop.test', pass: SENTINEL, apiKey: 'AK-secret-5566' },
+          body: { token: 't0k-5a4b3c2d1e' },
+        },
+        { url: `${O}/api/profile`, headers: { Authorization: 'Token t0k-5a4b3c2d1e' }, body: { plan: 'pro' } },
+      ),
+      secretValues: {
+        acct: { type: 'login', username: 'ann@shop.test', password: SENTINEL, totp_secret: null },
+        key: { type: 'string', value: 'AK-secret-5566' },
+      },
+      hints: { secrets: { acct: 'id-1', key: 'id-2' } },
+    });
+    const d = r.definition as HttpDefinition;
+    expect(d.login!.steps[0].body!.json).toEqual({
+      user: '{{secrets.acct.username}}',
+      pass: '{{secrets.acct.password}}',
+      apiKey: '{{secrets.key.value}}',
+    });
+    expect(r.required_secrets.map((s) => [s.name, s.type])).toEqual([
+      ['acct', 'login'],
+      ['key', 'string'],
+    ]);
+    const text = JSON.stringify(r);
+    expect(text).not.toContain(SENTINEL);
+    expect(text).not.toContain('AK-secret-5566');
+  });
+
+  it('refuses when no request looks like a target', () => {
+    expect(() => synthesize({ recording: har({ url: `${O}/x.png`, body: '', mime: 'image/png', type: 'image' }) })).toThrow(SynthError);
+  });
+});
+
+describe('arguments and results', () => {
+  it('projects the result onto the subtree holding the hinted values; a typed value found nowhere is a warning', () => {
+    const r = synthesize({
+      recording: har({
+        method: 'POST',
+        url: `${O}/api/graph`,
+        json: { op: 'find', vars: { term: 'blue mug', limit: 20 } },
+        body: {
+          data: {
+            found: {
+              results: [
+                { sku: 'M-1', title: 'Blue Mug' },
+                { sku: 'M-2', title: 'Blue Mug XL' },
+              ],
+            },
+            cost: 3,
+          },
+        },
+      }),
+      hints: { arguments: { term: 'blue mug', limit: 20, colour: 'teal' }, result: ['Blue Mug XL'] },
+    });
+    const d = r.definition as HttpDefinition;
+    expect(d.steps[0].body!.json).toEqual({ op: 'find', vars: { term: '{{args.term}}', limit: '{{args.limit}}' } });
+    expect(d.steps[0].extract!.items).toMatchObject({ from: 'json', path: '$.data.found.results[*]', all: true });
+    expect(r.output_schema).toEqual({
+      type: 'object',
+      properties: {
+        items: {
+          type: 'array',
+          items: { type: 'object', properties: { sku: { type: 'string' }, title: { type: 'string' } }, required: ['sku', 'title'] },
+        },
+      },
+      required: ['items'],
+    });
+    expect(r.input_schema.properties.limit).toMatchObject({ type: 'integer', examples: [20] });
+    expect(r.report.warnings.join('\n')).toMatch(/argument colour \("teal"\) was typed but appears in no request/);
+    expect(r.input_schema.properties).not.toHaveProperty('colour');
+  });
+
+  it('finds arguments in multipart parts and JSON-escaped text, and path segments as fragments', () => {
+    const r = synthesize({
+      recording: har({
+        method: 'POST',
+        url: `${O}/api/users/ann-smith/notes`,
+        headers: {},
+        json: undefined,
+        body: { ok: true },
+        form: undefined,
+      }),
+      hints: { arguments: { user: 'ann-smith' }, result: [true] },
+    });
+    expect((r.definition as HttpDefinition).steps[0].url).toBe('/api/users/{{args.user | urlencode}}/notes');
+    const m = har({ method: 'POST', url: `${O}/upload`, body: { id: 7 } });
+    (m.log.entries[0].request as any).postData = {
+      mimeType: 'multipart/form-data; boundary=x',
+      params: [
+        { name: 'title', value: 'Q3 "report"' },
+        { name: 'file', fileName: 'a.pdf', contentType: 'application/pdf' },
+      ],
+      _size: 1,
+      _sha256: '',
+    };
+    const mr = synthesize({ recording: m, hints: { arguments: { title: 'Q3 "report"' } } });
+    expect((mr.definition as HttpDefinition).steps[0].body).toEqual({ multipart: [{ name: 'title', value: '{{args.title}}' }] });
+  });
+});
