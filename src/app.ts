@@ -1,7 +1,6 @@
 // buildApp(services): the HTTP application. No I/O happens at import time; everything it
 // needs is passed in, so tests build as many isolated apps as they like.
-import { sql } from 'kysely';
-import Fastify, { type FastifyBaseLogger, type FastifyError, type FastifyInstance } from 'fastify';
+import Fastify, { LogController, type FastifyBaseLogger, type FastifyError, type FastifyInstance } from 'fastify';
 import { DomainError, InvalidInput, type Problem } from './lib/errors.js';
 import { HttpError, ajvToEntries, capEntries, domainErrorResponse, redactEntries } from './http/errors.js';
 import { MAX_PARAM_LENGTH, edgeServerOptions } from './http/edge.js';
@@ -11,6 +10,7 @@ import { SHARED_SCHEMAS } from './http/schemas.js';
 import { registerAuth } from './http/auth.js';
 import { registerOpenApi } from './http/openapi.js';
 import { registerJsonParser } from './http/json-body.js';
+import { requestIdFor } from './http/request-id.js';
 import type { Services } from './services.js';
 import { secretsRoutes } from './modules/secrets/routes.js';
 import { filesRoutes } from './modules/files/routes.js';
@@ -20,6 +20,7 @@ import { runsRoutes } from './modules/runs/routes.js';
 import { blobRoutes } from './modules/files/local-blob-routes.js';
 import { captureSessionsRoutes } from './modules/capture-sessions/routes.js';
 import { liveViewRoutes } from './modules/capture-sessions/live-routes.js';
+import { registerObservability } from './modules/observability/routes.js';
 
 declare module 'fastify' {
   interface FastifyContextConfig {
@@ -43,6 +44,9 @@ export async function buildApp(services: Services, opts: AppOptions): Promise<Fa
     bodyLimit: 10 * 1024 * 1024,
     ajv: undefined,
     return503OnClosing: true,
+    // X-Request-Id: the caller's (when a plain token) or a new one; every request log line carries it.
+    genReqId: requestIdFor,
+    logController: new LogController({ requestIdLogLabel: 'request_id' }),
     routerOptions: { ignoreTrailingSlash: true, maxParamLength: MAX_PARAM_LENGTH },
     ...edgeServerOptions(services.config),
   });
@@ -93,19 +97,19 @@ export async function buildApp(services: Services, opts: AppOptions): Promise<Fa
   // Unknown routes answer before reading any body (a stalled body would otherwise hold them).
   // Hooks on every request are callback-style: an async hook costs a promise per request.
   app.addHook('onRequest', (req, reply, done) => {
+    reply.header('x-request-id', req.id);
     if (req.is404) return void reply.code(404).send({ detail: 'Not Found' });
     done();
   });
 
   await registerOpenApi(app, services.config.publicBaseUrl);
-  // Liveness and readiness in one: answers 200 only when the database answers.
-  app.get('/healthz', { schema: { hide: true } as object }, async (_req, reply) => {
-    try {
-      await sql`select 1`.execute(services.db);
-      return { status: 'ok' };
-    } catch {
-      return reply.code(503).send({ status: 'unavailable', detail: 'database unreachable' });
-    }
+  registerObservability(app, {
+    config: services.config,
+    db: services.db,
+    blobs: services.blobs,
+    events: services.events,
+    runsByStatus: () => services.runtime.store.countByStatus(),
+    captureCounts: () => services.captureSessions.counts(),
   });
 
   await app.register(blobRoutes, { store: services.blobs, files: services.files, config: services.config });

@@ -64,6 +64,7 @@ export interface Config {
   httpMaxConnections: number;
   maxConcurrentUploads: number;
   maxConcurrentUploadsPerUser: number;
+  metricsToken: string | null;
 }
 
 type Kind = 'string' | 'int' | 'url';
@@ -95,6 +96,13 @@ export const CONFIG_TABLE: Entry[] = [
     kind: 'url',
     def: null,
     doc: 'Base URL clients reach this server at; used in signed URLs. Default http://HOST:PORT.',
+  },
+  {
+    env: 'METRICS_TOKEN',
+    key: 'metricsToken',
+    kind: 'string',
+    def: null,
+    doc: 'When set, GET /metrics requires "Authorization: Bearer <token>"; unset = /metrics is open (bind it to a private network).',
   },
   {
     env: 'MASTER_KEY',

@@ -25,6 +25,7 @@ import { RecordingLoader } from './modules/connectors/recordings.js';
 import { SandboxReplay } from './modules/connectors/replay.js';
 import { Egress } from './egress/egress.js';
 import { ensurePrivateDataDir } from './adapters/data-dir.js';
+import { EventBus } from './lib/events.js';
 
 export interface Services {
   config: Config;
@@ -44,6 +45,8 @@ export interface Services {
   captureSessions: CaptureSessionsService;
   /** Where connectors and capture browsers may connect; the app registers its listen address. */
   egress: Egress;
+  /** Lifecycle events of runs, capture sessions, synthesis and browsers (the app logs and counts them). */
+  events: EventBus;
   /**
    * Starts the background loops — the run dispatcher, the task and capture sweepers, the capture
    * pool's pre-warm. Called by the server (and the test harness) before listening; CLI commands
@@ -89,15 +92,17 @@ export async function createServices(config: Config, opts: ServiceOptions = {}):
     const files = new FilesService({ db, blobs, config });
     const connectors = new ConnectorsService({ db });
     const egress = await Egress.fromConfig(config);
-    const runtime = createRuntime(config, { db, connectors, secrets, files, egress, workerEntry: opts.workerEntry });
+    const events = new EventBus();
+    const runtime = createRuntime(config, { db, connectors, secrets, files, egress, events, workerEntry: opts.workerEntry });
     const { proxies, versions } = runtime;
     const runs = new RunsService({ store: runtime.store, launch: runtime.launch, connectors, secrets, versions, proxies });
-    const captureSessions = new CaptureSessionsService({ db, blobs, secrets, config, egress, totp: runtime.totp });
+    const captureSessions = new CaptureSessionsService({ db, blobs, secrets, config, egress, events, totp: runtime.totp });
     // Synthesis (issue 5): recordings from uploads or capture sessions, replayed in the run sandbox.
     connectors.synthesis = new SynthesisService({
       loader: new RecordingLoader({ db, blobs, captures: () => captureSessions }),
       secrets,
       replay: () => new SandboxReplay(runtime),
+      events,
     });
     // The task-based family: a thin layer over capture sessions, synthesis and runs.
     const tasks = new TasksService({
@@ -121,6 +126,7 @@ export async function createServices(config: Config, opts: ServiceOptions = {}):
       runtime,
       captureSessions,
       egress,
+      events,
       async start() {
         await runtime.start();
         tasks.startSweeper(1000);

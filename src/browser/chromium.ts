@@ -59,6 +59,28 @@ export async function openChromium(opts: ChromiumOptions = {}): Promise<Browser>
   return launched;
 }
 
+/**
+ * Whether a browser can be had (readiness): the local binary is executable, or the CDP endpoint
+ * answers its version request. Rejects with the cause; launches nothing.
+ */
+export async function checkBrowserAvailable(cdpUrl: string | null): Promise<void> {
+  if (!cdpUrl) {
+    await fs.promises.access(CHROMIUM_PATH, fs.constants.X_OK).catch(() => {
+      throw new Error(`no Chromium executable at ${CHROMIUM_PATH} (install it: apt-get install -y chromium)`);
+    });
+    return;
+  }
+  const u = new URL(cdpUrl);
+  u.protocol = u.protocol === 'wss:' ? 'https:' : u.protocol === 'ws:' ? 'http:' : u.protocol;
+  u.pathname = '/json/version';
+  u.search = '';
+  const res = await fetch(u, { signal: AbortSignal.timeout(2000) }).catch((e: Error) => {
+    throw new Error(`browser endpoint ${u.host} unreachable: ${e.cause instanceof Error ? e.cause.message : e.message}`);
+  });
+  await res.body?.cancel();
+  if (!res.ok) throw new Error(`browser endpoint ${u.host} answered ${res.status}`);
+}
+
 /** The PID of a browser launched by openChromium (null for a remote one). */
 export function browserPid(b: Browser): number | null {
   return pids.get(b) ?? null;

@@ -7,6 +7,7 @@ import { browserPid, openChromium } from './chromium.js';
 import { ACTION_SCRIPT, RECORD_BINDING } from './recording/action-script.js';
 import { newId } from '../lib/ids.js';
 import type { Egress } from '../egress/egress.js';
+import type { EventBus } from '../lib/events.js';
 import { ContextGuard } from '../egress/browser-guard.js';
 
 export interface PoolOptions {
@@ -17,6 +18,8 @@ export interface PoolOptions {
   viewport: { width: number; height: number };
   /** Every context's traffic goes through a policy-enforcing proxy (src/egress/browser-guard.ts). */
   egress: Egress;
+  /** browser.launched / browser.disconnected for log lines and metrics. */
+  events?: EventBus;
 }
 
 /** One browser context, owned by one capture session once leased. */
@@ -78,6 +81,7 @@ export class BrowserPool {
     this.launching ??= (async () => {
       const b = await openChromium({ cdpUrl: this.opts.cdpUrl });
       this.pid = browserPid(b);
+      this.opts.events?.emit({ kind: 'browser.launched', role: 'capture' });
       b.on('disconnected', () => this.onDisconnected(b));
       this.browser = b;
       return b;
@@ -86,6 +90,7 @@ export class BrowserPool {
   }
 
   private onDisconnected(b: Browser) {
+    this.opts.events?.emit({ kind: 'browser.disconnected', role: 'capture', expected: this.closed || this.browser !== b });
     if (this.browser !== b) return;
     this.browser = null;
     this.pid = null;

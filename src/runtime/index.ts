@@ -16,6 +16,7 @@ import { ProxyMap } from './host/proxies.js';
 import { VersionCache } from './host/version-cache.js';
 import type { Egress } from '../egress/egress.js';
 import { TotpLedger } from './host/totp-ledger.js';
+import type { EventBus } from '../lib/events.js';
 
 export interface Runtime {
   proxies: ProxyMap;
@@ -49,6 +50,7 @@ export function createRuntime(
     egress: Egress;
     log?: { error(o: object, m: string): void };
     workerEntry?: string;
+    events?: EventBus;
   },
 ): Runtime {
   const proxies = new ProxyMap(config.proxyUrls);
@@ -64,7 +66,7 @@ export function createRuntime(
     entry: deps.workerEntry,
   });
   const totp = new TotpLedger(deps.db, config.totpCodeReuse === 'wait');
-  const browser = new BrowserHost({ cdpUrl: config.browserCdpUrl, egress: deps.egress });
+  const browser = new BrowserHost({ cdpUrl: config.browserCdpUrl, egress: deps.egress, events: deps.events });
   const store = new RunStore(deps.db);
   const executor = new RunExecutor({
     store,
@@ -79,6 +81,7 @@ export function createRuntime(
     logMaxBytes: config.runLogMaxBytes,
     output: { maxFiles: config.runOutputMaxFiles, maxBytes: config.runOutputMaxBytes, maxFileBytes: config.runOutputMaxFileBytes },
     log: deps.log ?? { error: (o, m) => console.error(m, o) },
+    events: deps.events,
   });
   const queue = new EmbeddedDispatcher({
     store,

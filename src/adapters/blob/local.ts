@@ -52,6 +52,11 @@ export class LocalBlobStore implements BlobStore {
     this.baseUrl = opts.baseUrl;
   }
 
+  async check(): Promise<void> {
+    await fsp.mkdir(this.root, { recursive: true });
+    await fsp.access(this.root, fs.constants.R_OK | fs.constants.W_OK);
+  }
+
   private paths(key: string) {
     const file = resolveKey(this.root, key);
     const dir = path.dirname(file);

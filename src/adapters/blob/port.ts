@@ -21,5 +21,7 @@ export interface BlobStore {
   get(key: string): Promise<Readable | null>;
   delete(key: string): Promise<void>;
   presignPut(key: string, opts: { contentType: string; size: number; expiresAt: Date }): Promise<SignedUpload>;
+  /** Resolves when the store can take and serve bytes; rejects with the cause otherwise (readiness). */
+  check(): Promise<void>;
   presignGet(key: string, opts: { expiresAt: Date; filename: string; contentType: string }): Promise<string>;
 }

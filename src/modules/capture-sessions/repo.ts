@@ -3,15 +3,21 @@
 import type { Kysely } from 'kysely';
 import type { CaptureSessionsTable, Database } from '../../adapters/db/schema.js';
 import { nowIso } from '../../lib/ids.js';
+import type { EventBus } from '../../lib/events.js';
 
 export type CaptureState = CaptureSessionsTable['state'];
 export type CaptureRow = CaptureSessionsTable;
 
+/** Every state change goes through here, so each one is a capture.state event (log line, metrics). */
 export class CaptureRepo {
-  constructor(private readonly db: Kysely<Database>) {}
+  constructor(
+    private readonly db: Kysely<Database>,
+    private readonly events?: EventBus,
+  ) {}
 
-  insert(row: CaptureRow) {
-    return this.db.insertInto('capture_sessions').values(row).execute();
+  async insert(row: CaptureRow): Promise<void> {
+    await this.db.insertInto('capture_sessions').values(row).execute();
+    this.events?.emit({ kind: 'capture.state', sessionId: row.id, userId: row.user_id, state: row.state, reason: row.end_reason });
   }
 
   get(userId: string, id: string): Promise<CaptureRow | undefined> {
@@ -41,7 +47,19 @@ export class CaptureRepo {
       .where('state', 'in', from)
       .executeTakeFirst();
     if (Number(r.numUpdatedRows) === 0) return null;
-    return (await this.byId(id)) ?? null;
+    const row = (await this.byId(id)) ?? null;
+    if (row) this.events?.emit({ kind: 'capture.state', sessionId: id, userId: row.user_id, state: to, reason: row.end_reason });
+    return row;
+  }
+
+  /** How many sessions are in each state, across every process (metrics). */
+  async countByState(): Promise<Record<string, number>> {
+    const rows = await this.db
+      .selectFrom('capture_sessions')
+      .select((eb) => ['state', eb.fn.countAll<number | string>().as('n')])
+      .groupBy('state')
+      .execute();
+    return Object.fromEntries(rows.map((r) => [r.state, Number(r.n)]));
   }
 
   /** Sessions this process believes active or completing (for orphan detection). */

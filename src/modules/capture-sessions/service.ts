@@ -19,6 +19,7 @@ import { CaptureRepo, type CaptureRow, type CaptureState } from './repo.js';
 import type { Egress } from '../../egress/egress.js';
 import { TotpStepTaken, type TotpLedger } from '../../runtime/host/totp-ledger.js';
 import { EgressDenied } from '../../egress/policy.js';
+import type { EventBus } from '../../lib/events.js';
 import { checkNavigation } from '../../egress/browser-guard.js';
 
 export const VIEWPORT = { width: 1280, height: 800 };
@@ -64,16 +65,18 @@ export class CaptureSessionsService {
       egress: Egress;
       totp?: TotpLedger;
       log?: FastifyBaseLogger;
+      events?: EventBus;
     },
   ) {
     const c = deps.config;
-    this.repo = new CaptureRepo(deps.db);
+    this.repo = new CaptureRepo(deps.db, deps.events);
     this.pool = new BrowserPool({
       cdpUrl: c.browserCdpUrl,
       warm: c.captureWarmContexts,
       maxSessions: c.captureMaxSessions,
       viewport: VIEWPORT,
       egress: deps.egress,
+      events: deps.events,
     });
   }
 
@@ -125,6 +128,11 @@ export class CaptureSessionsService {
     const r = await this.repo.get(userId, id);
     if (!r) throw notFound('Capture session');
     return (await this.reconcile([r]))[0];
+  }
+
+  /** Sessions by state across every process, and the ones whose browser lives in this process. */
+  async counts(): Promise<{ byState: Record<string, number>; liveHere: number }> {
+    return { byState: await this.repo.countByState(), liveHere: this.live.size };
   }
 
   async list(userId: string): Promise<CaptureSessionView[]> {

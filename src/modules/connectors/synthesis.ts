@@ -3,6 +3,7 @@
 // definition + schemas + slots for the normal publish path. Every failure is a 422 that says which
 // stage failed and why; nothing is written before the plan validated.
 import { InvalidInput, type Problem } from '../../lib/errors.js';
+import type { EventBus } from '../../lib/events.js';
 import type { Har } from '../../formats/recording/types.js';
 import type { SlotValue } from '../../runtime/worker/engines/context.js';
 import type { ConnectorDefinition, SecretSlot } from '../../formats/definition/types.js';
@@ -31,6 +32,8 @@ export interface SynthesisDeps {
   /** The run sandbox, once started (null: publish without a replay, recorded in meta). */
   replay?: () => ReplayRunner | null;
   advisor?: SynthAdvisor;
+  /** synthesis.finished for log lines and metrics. */
+  events?: EventBus;
 }
 
 /** Synthesis could not produce a connector: a 422 whose problems say why, at `stage`. */
@@ -97,7 +100,33 @@ export class SynthesisService {
     return { values, slots };
   }
 
+  /** A body naming a recording → a validated connector, or a SynthesisFailed 422 naming the stage. */
   async build(
+    userId: string,
+    body: PublishInput,
+    previous: { capture_session_id?: string; recording_file_id?: string } | null,
+  ): Promise<Synthesized> {
+    const t0 = performance.now();
+    const done = (outcome: 'ok' | 'failed', stage: string | null, engine: string | null) =>
+      this.deps.events?.emit({
+        kind: 'synthesis.finished',
+        userId,
+        outcome,
+        stage,
+        engine,
+        durationMs: Math.round(performance.now() - t0),
+      });
+    try {
+      const out = await this.synthesizeAndValidate(userId, body, previous);
+      done('ok', null, out.definition.engine);
+      return out;
+    } catch (e) {
+      done('failed', e instanceof SynthesisFailed ? e.stage : e instanceof InvalidInput ? 'input' : 'internal', null);
+      throw e;
+    }
+  }
+
+  private async synthesizeAndValidate(
     userId: string,
     body: PublishInput,
     previous: { capture_session_id?: string; recording_file_id?: string } | null,

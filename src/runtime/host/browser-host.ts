@@ -8,6 +8,7 @@ import type { Browser, BrowserContext, Page } from 'playwright-core';
 import { openChromium } from '../../browser/chromium.js';
 import type { Egress } from '../../egress/egress.js';
 import { ContextGuard } from '../../egress/browser-guard.js';
+import type { EventBus } from '../../lib/events.js';
 
 interface RunPage {
   context: BrowserContext;
@@ -20,18 +21,23 @@ export class BrowserHost {
   private browser: Promise<Browser> | null = null;
   private pages = new Map<string, Promise<RunPage>>();
 
-  constructor(private readonly opts: { cdpUrl: string | null; egress: Egress }) {}
+  constructor(private readonly opts: { cdpUrl: string | null; egress: Egress; events?: EventBus }) {}
 
   private chromium(): Promise<Browser> {
     if (!this.browser) {
-      this.browser = openChromium({ cdpUrl: this.opts.cdpUrl }).then((b) => {
+      const launching = openChromium({ cdpUrl: this.opts.cdpUrl }).then((b) => {
+        this.opts.events?.emit({ kind: 'browser.launched', role: 'runs' });
         b.on('disconnected', () => {
-          this.browser = null;
+          // close() clears the field first: a browser that leaves while still ours went away on its own.
+          const expected = this.browser !== launching;
+          if (!expected) this.browser = null;
+          this.opts.events?.emit({ kind: 'browser.disconnected', role: 'runs', expected });
         });
         return b;
       });
-      this.browser.catch(() => {
-        this.browser = null;
+      this.browser = launching;
+      launching.catch(() => {
+        if (this.browser === launching) this.browser = null;
       });
     }
     return this.browser;

@@ -17,6 +17,7 @@ import { OutputQuota, type OutputLimits } from './output-quota.js';
 import type { Egress } from '../../egress/egress.js';
 import type { TotpLedger } from './totp-ledger.js';
 import { runInSandbox } from './sandbox-run.js';
+import type { EventBus } from '../../lib/events.js';
 
 /** Results up to this many UTF-8 JSON bytes are stored (the API's result-storage limit). */
 export const STORED_RESULT_BYTES = 1_000_000;
@@ -41,6 +42,15 @@ export interface ExecutorDeps {
   logMaxBytes: number;
   output: OutputLimits;
   log: { error(obj: object, msg: string): void };
+  /** run.started / run.finished for log lines and metrics. */
+  events?: EventBus;
+}
+
+/** What execute() learns about a run as it goes, for its lifecycle events. */
+interface Seen {
+  userId: string;
+  connectorId: string;
+  engine: string | null;
 }
 
 export class RunExecutor {
@@ -95,9 +105,11 @@ export class RunExecutor {
     const scrubber = new Scrubber();
     // Scrubbed and bounded as lines arrive: a run never holds more than RUN_LOG_MAX_BYTES of log.
     const logs = new LogCap(this.d.logMaxBytes, (s) => scrubber.scrub(s));
+    const t0 = performance.now();
+    const seen: Seen = { userId: '', connectorId: '', engine: null };
     let finished: Finished;
     try {
-      finished = await this.attempt(runId, logs, scrubber);
+      finished = await this.attempt(runId, logs, scrubber, seen);
     } catch (e) {
       this.d.log.error({ err: e, runId }, 'run failed inside the platform');
       note(logs, 'platform error: the run could not be executed');
@@ -109,14 +121,22 @@ export class RunExecutor {
       this.ephemeral.delete(runId);
       this.fresh.delete(runId);
     }
+    if (seen.userId) {
+      const durationMs = Math.round(performance.now() - t0);
+      this.d.events?.emit({ kind: 'run.finished', runId, ...seen, status: finished.status, durationMs });
+    }
     this.notify(runId, finished);
   }
 
-  private async attempt(runId: string, logs: LogCap, scrubber: Scrubber): Promise<Finished> {
+  private async attempt(runId: string, logs: LogCap, scrubber: Scrubber, seen: Seen): Promise<Finished> {
     const row = this.fresh.get(runId) ?? (await this.d.store.byId(runId));
     if (!row) throw new Error(`run ${runId} is missing`);
+    seen.userId = row.user_id;
+    seen.connectorId = row.connector_id;
     const v = await this.d.versions.get(row.user_id, row.connector_id, row.connector_version);
     if (!v) throw new Error(`connector version ${row.connector_id}@${row.connector_version} is missing`);
+    seen.engine = v.definition.engine;
+    this.d.events?.emit({ kind: 'run.started', runId, userId: row.user_id, connectorId: row.connector_id, engine: seen.engine });
     const secrets: Record<string, SlotValue> = { ...(this.ephemeral.get(runId) ?? {}) };
     if (row.ephemeral_secrets && !this.ephemeral.has(runId)) {
       note(logs, "the run's secret_values were lost (server restart); run it again");

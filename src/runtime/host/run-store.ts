@@ -36,6 +36,16 @@ export class RunStore {
     return this.db.selectFrom('runs').selectAll().where('id', '=', id).where('user_id', '=', userId).executeTakeFirst();
   }
 
+  /** How many runs are in each status (metrics: queue depth is the `pending` count). */
+  async countByStatus(): Promise<Record<string, number>> {
+    const rows = await this.db
+      .selectFrom('runs')
+      .select((eb) => ['status', eb.fn.countAll<number | string>().as('n')])
+      .groupBy('status')
+      .execute();
+    return Object.fromEntries(rows.map((r) => [r.status, Number(r.n)]));
+  }
+
   async logs(runId: string): Promise<string> {
     const l = await this.db.selectFrom('run_logs').select('logs').where('run_id', '=', runId).executeTakeFirst();
     return l?.logs ?? '';
