@@ -95,7 +95,15 @@ export async function createServices(config: Config, opts: ServiceOptions = {}):
     const events = new EventBus();
     const runtime = createRuntime(config, { db, connectors, secrets, files, egress, events, workerEntry: opts.workerEntry });
     const { proxies, versions } = runtime;
-    const runs = new RunsService({ store: runtime.store, launch: runtime.launch, connectors, secrets, versions, proxies });
+    const runs = new RunsService({
+      store: runtime.store,
+      launch: runtime.launch,
+      cancel: runtime.cancel,
+      connectors,
+      secrets,
+      versions,
+      proxies,
+    });
     const captureSessions = new CaptureSessionsService({ db, blobs, secrets, config, egress, events, totp: runtime.totp });
     // Synthesis (issue 5): recordings from uploads or capture sessions, replayed in the run sandbox.
     connectors.synthesis = new SynthesisService({

@@ -32,7 +32,7 @@ describe('OpenAPI document', () => {
     const ids = ops.map(({ op }) => op.operationId);
     for (const { method, path: p, op } of ops) {
       expect(op.operationId, `${method} ${p}`).toMatch(
-        /^(list|get|create|update|delete|publish|complete|abandon|paste|retry|start|generate|download)[A-Z][A-Za-z]+$/,
+        /^(list|get|create|update|delete|publish|complete|abandon|paste|retry|start|generate|download|cancel)[A-Z][A-Za-z]+$/,
       );
     }
     expect(new Set(ids).size).toBe(ids.length);

@@ -36,6 +36,12 @@ export interface Runtime {
    * the queue. A sync launch resolves with the terminal state; an async one at once with null.
    */
   launch(row: RunRow, ephemeral: Record<string, SlotValue>, sync: boolean): Promise<Finished | null>;
+  /**
+   * Cancels a pending or running run. `cancelled`: it ended so (it was pending, or executed here and
+   * was stopped); `requested`: another process executes it and stops it within a second or so;
+   * `finished`: it had already ended.
+   */
+  cancel(runId: string): Promise<'cancelled' | 'requested' | 'finished'>;
   start(): Promise<void>;
   stop(): Promise<void>;
 }
@@ -111,6 +117,26 @@ export function createRuntime(
       const done = sync ? executor.waitFor(row.id) : null;
       queue.submit(row.id, row.user_id, sync);
       return done;
+    },
+    async cancel(runId) {
+      // A pending run may be claimed while we look: at most a few rounds settle which case it is.
+      for (let round = 0; round < 5; round++) {
+        if (await store.cancelPending(runId, 'cancelled on request before it started')) {
+          executor.ended(runId, 'cancelled');
+          return 'cancelled';
+        }
+        if (executor.cancel(runId)) {
+          const f = await executor.waitFor(runId);
+          return f.status === 'cancelled' ? 'cancelled' : 'finished';
+        }
+        const row = await store.byId(runId);
+        if (row?.status === 'running') {
+          await store.requestCancel(runId);
+          return 'requested';
+        }
+        if (row?.status !== 'pending') return 'finished';
+      }
+      return 'finished';
     },
     // The sandbox bundle is built in the background at start, so the first run doesn't wait for it.
     start() {

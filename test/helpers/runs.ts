@@ -2,7 +2,7 @@
 import { expect } from 'vitest';
 import type { Harness } from './harness.js';
 
-export const TERMINAL = ['success', 'connector_error', 'timed_out', 'result_too_large', 'internal_error'];
+export const TERMINAL = ['success', 'connector_error', 'timed_out', 'result_too_large', 'internal_error', 'cancelled'];
 
 export async function publish(h: Harness, body: Record<string, unknown>, key?: string): Promise<any> {
   const r = await h.api(

@@ -1,6 +1,7 @@
 // Row types of the metadata database (SQLite and PostgreSQL share one schema).
 // Timestamps are ISO 8601 UTC strings with millisecond precision (they sort as text);
 // booleans are 0/1 integers so both databases read them the same way.
+import type { Generated } from 'kysely';
 
 export interface UsersTable {
   id: string;
@@ -114,7 +115,15 @@ export interface ConnectorVersionsTable {
   created_at: string;
 }
 
-export type RunStatus = 'pending' | 'running' | 'success' | 'connector_error' | 'timed_out' | 'result_too_large' | 'internal_error';
+export type RunStatus =
+  | 'pending'
+  | 'running'
+  | 'success'
+  | 'connector_error'
+  | 'timed_out'
+  | 'result_too_large'
+  | 'internal_error'
+  | 'cancelled';
 
 export interface RunsTable {
   id: string;
@@ -139,6 +148,8 @@ export interface RunsTable {
   finished_at: string | null;
   /** Until when the process executing this run (or holding its secret_values) is known alive. */
   lease_until: string | null;
+  /** 1 once a cancel was asked for this run while another process executed it. */
+  cancel_requested: Generated<number>;
 }
 
 export interface RunLogsTable {

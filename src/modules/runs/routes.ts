@@ -97,6 +97,25 @@ export const runsRoutes: FastifyPluginAsync<{ runs: RunsService; tasks: TasksSer
     async (req) => runs.get(req.userId, req.params.run_id),
   );
 
+  app.post<{ Params: P }>(
+    '/runs/:run_id/cancel',
+    {
+      schema: {
+        tags,
+        operationId: 'cancelRun',
+        summary: 'Cancel a run',
+        description:
+          'An extension of the API. A pending run ends `cancelled` at once; a running one is stopped (its sandbox and browser ' +
+          'context end) and ends `cancelled`, with a log line saying so. A sync caller waiting for it gets the cancelled run. ' +
+          'When another server process executes the run, it stops it within about a second; if that takes longer than 5 s the ' +
+          'run is returned still `running`: poll it. 409 when the run has already ended.',
+        params: Params,
+        response: { 200: RunSchema, ...errorResponses() },
+      },
+    },
+    async (req) => runs.cancel(req.userId, req.params.run_id),
+  );
+
   app.get<{ Params: P }>(
     '/runs/:run_id/logs',
     {
@@ -104,7 +123,9 @@ export const runsRoutes: FastifyPluginAsync<{ runs: RunsService; tasks: TasksSer
         tags,
         operationId: 'getRunLogs',
         summary: 'Get run logs',
-        description: "Engine step lines and the connector's own lines, timestamped, capped, with the run's secret values scrubbed.",
+        description:
+          "Engine step lines and the connector's own lines, timestamped, capped, with the run's secret values scrubbed. " +
+          'Readable while the run executes: the log so far, at most about a second old.',
         params: Params,
         response: { 200: RunLogsSchema, ...errorResponses() },
       },

@@ -33,6 +33,8 @@ export const RUN_STATUSES = [
   'timed_out',
   'result_too_large',
   'internal_error',
+  // An extension of the API: POST /v1beta/runs/{run_id}/cancel.
+  'cancelled',
 ] as const;
 export const ERROR_TYPES = [
   'auth_required',

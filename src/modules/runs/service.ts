@@ -1,5 +1,5 @@
 // Runs: creation rules (CreateRunRequest: arguments against the pinned version's
-// input_schema, secret bindings/values, proxy settings, timeout), reads, listing and logs.
+// input_schema, secret bindings/values, proxy settings, timeout), reads, listing, logs, cancel.
 // Execution lives in src/runtime (queue → sandboxed workers).
 import { InvalidInput, conflict, notFound, type Problem } from '../../lib/errors.js';
 import { ajvToEntries } from '../../lib/json-schema-problems.js';
@@ -37,6 +37,7 @@ export function toRunView(r: RunRow): RunView {
 export interface RunsDeps {
   store: RunStore;
   launch: Runtime['launch'];
+  cancel: Runtime['cancel'];
   connectors: ConnectorsService;
   secrets: SecretsService;
   versions: VersionCache;
@@ -177,6 +178,7 @@ export class RunsService {
       started_at: null,
       finished_at: null,
       lease_until: null,
+      cancel_requested: 0,
     };
     // Sync: wait for the terminal state. A client that goes away doesn't cancel anything.
     const f = await this.d.launch(row, ephemeral, !isAsync);
@@ -195,6 +197,29 @@ export class RunsService {
 
   async get(userId: string, id: string): Promise<RunView> {
     return toRunView(await this.row(userId, id));
+  }
+
+  /**
+   * Cancels a pending or running run; the run as it then is (`cancelled`, or — when another process
+   * executes it and hasn't stopped it within a few seconds — still `running`). 409 once it ended.
+   */
+  async cancel(userId: string, id: string): Promise<RunView> {
+    const r = await this.row(userId, id);
+    const notCancellable = () => conflict(`Run is ${r.status}; only a pending or running run can be cancelled`);
+    if (r.status !== 'pending' && r.status !== 'running') throw notCancellable();
+    const what = await this.d.cancel(r.id);
+    if (what === 'finished') {
+      const now = await this.get(userId, id);
+      if (now.status !== 'cancelled') throw conflict(`Run is ${now.status}; it ended before it could be cancelled`);
+      return now;
+    }
+    // Another process executes it: it reads the request within a second and stops the run.
+    for (let waited = 0; what === 'requested' && waited < 5000; waited += 100) {
+      const now = await this.get(userId, id);
+      if (now.status !== 'running') return now;
+      await new Promise((res) => setTimeout(res, 100));
+    }
+    return this.get(userId, id);
   }
 
   async logs(userId: string, id: string): Promise<{ logs: string }> {

@@ -19,6 +19,9 @@ import type { TotpLedger } from './totp-ledger.js';
 import { runInSandbox } from './sandbox-run.js';
 import type { EventBus } from '../../lib/events.js';
 
+/** How often the logs of running runs are written, so every process can show them. */
+const LIVE_LOG_FLUSH_MS = 1000;
+
 /** Results up to this many UTF-8 JSON bytes are stored (the API's result-storage limit). */
 export const STORED_RESULT_BYTES = 1_000_000;
 
@@ -59,6 +62,9 @@ export class RunExecutor {
   private readonly waiters = new Map<string, ((f: Finished) => void)[]>();
   /** Set on shutdown: workers killed by it end their runs internal_error, not crash. */
   shuttingDown = false;
+  /** Runs executing here: their cancel switch and their log so far (readable while they run). */
+  private readonly executing = new Map<string, { cancel: AbortController; logs: LogCap; flushed: number }>();
+  private flushTimer: NodeJS.Timeout | null = null;
 
   constructor(private readonly d: ExecutorDeps) {}
 
@@ -72,6 +78,44 @@ export class RunExecutor {
   /** Runs whose secret_values only this process holds (their leases are renewed while it lives). */
   heldSecretRuns(): string[] {
     return [...this.ephemeral.keys()];
+  }
+
+  /** Stops a run executing here (its outcome is `cancelled`); false when it isn't executing here. */
+  cancel(runId: string): boolean {
+    const e = this.executing.get(runId);
+    if (!e) return false;
+    e.cancel.abort();
+    return true;
+  }
+
+  /** Runs executing in this process. */
+  executingRuns(): string[] {
+    return [...this.executing.keys()];
+  }
+
+  /** The log so far of a run executing here (scrubbed and capped like the final one). */
+  liveLogs(runId: string): string | null {
+    return this.executing.get(runId)?.logs.text() ?? null;
+  }
+
+  /** A waiting sync caller of a run that ended without executing here (cancelled while pending). */
+  ended(runId: string, status: RunStatus): void {
+    this.notify(runId, { status });
+  }
+
+  /**
+   * Every LIVE_LOG_FLUSH_MS while runs execute here: writes the logs that grew, so any process can
+   * show them (the terminal write replaces them), and stops the runs a cancel was asked for on
+   * another process.
+   */
+  private async tick(): Promise<void> {
+    for (const id of await this.d.store.cancelRequested([...this.executing.keys()])) this.cancel(id);
+    for (const [runId, e] of this.executing) {
+      const text = e.logs.text();
+      if (text.length === e.flushed) continue;
+      e.flushed = text.length;
+      await this.d.store.saveLiveLogs(runId, text);
+    }
   }
 
   holdRow(row: RunRow): void {
@@ -107,6 +151,12 @@ export class RunExecutor {
     const logs = new LogCap(this.d.logMaxBytes, (s) => scrubber.scrub(s));
     const t0 = performance.now();
     const seen: Seen = { userId: '', connectorId: '', engine: null };
+    const cancel = new AbortController();
+    this.executing.set(runId, { cancel, logs, flushed: 0 });
+    if (!this.flushTimer) {
+      this.flushTimer = setInterval(() => void this.tick().catch(() => {}), LIVE_LOG_FLUSH_MS);
+      this.flushTimer.unref();
+    }
     let finished: Finished;
     try {
       finished = await this.attempt(runId, logs, scrubber, seen);
@@ -120,6 +170,11 @@ export class RunExecutor {
     } finally {
       this.ephemeral.delete(runId);
       this.fresh.delete(runId);
+      this.executing.delete(runId);
+      if (!this.executing.size && this.flushTimer) {
+        clearInterval(this.flushTimer);
+        this.flushTimer = null;
+      }
     }
     if (seen.userId) {
       const durationMs = Math.round(performance.now() - t0);
@@ -179,6 +234,7 @@ export class RunExecutor {
         note: (line) => note(logs, line),
         logsDropped: (n) => logs.reportDropped(n),
         saveFile: (params) => this.saveOutput(row, params, quota, logs),
+        signal: this.executing.get(runId)?.cancel.signal,
       },
     );
     return this.finish(runId, outcome, !!row.is_async, v.checkResult, logs, scrubber, row.max_timeout_s);
@@ -230,6 +286,9 @@ export class RunExecutor {
       case 'timeout':
         note(logs, `timed out after ${timeoutS} s; the sandbox was stopped`);
         return this.record(runId, { status: 'timed_out' }, logs, scrubber);
+      case 'cancelled':
+        note(logs, 'cancelled on request; the sandbox was stopped');
+        return this.record(runId, { status: 'cancelled' }, logs, scrubber);
       case 'crash':
         if (this.shuttingDown) {
           note(logs, 'the server shut down while this run was executing');

@@ -19,6 +19,7 @@ export type Outcome =
   | { kind: 'too_large'; size: number }
   | { kind: 'error'; error: RunErrorView }
   | { kind: 'timeout' }
+  | { kind: 'cancelled' }
   | { kind: 'crash'; detail: string };
 
 /**
@@ -37,6 +38,8 @@ export interface JobHooks {
   /** The worker's own count of log lines it dropped over the cap. */
   logsDropped(n: unknown): void;
   rpc(method: string, params: Record<string, any>): Promise<unknown>;
+  /** Aborting it stops the worker at once: the outcome is `cancelled`. */
+  signal?: AbortSignal;
 }
 
 interface Worker {
@@ -201,6 +204,7 @@ export class WorkerPool {
         if (done) return;
         done = true;
         clearTimeout(timer);
+        hooks.signal?.removeEventListener('abort', onAbort);
         w.proc.off('message', onMsg);
         w.proc.off('exit', onExit);
         resolve(o);
@@ -209,6 +213,7 @@ export class WorkerPool {
         finish({ kind: 'timeout' });
         this.kill(w);
       }, timeoutMs);
+      const onAbort = () => finish({ kind: 'cancelled' });
       const onExit = (code: number | null, signal: string | null) =>
         finish({
           kind: 'crash',
@@ -269,6 +274,8 @@ export class WorkerPool {
       };
       w.proc.on('message', onMsg);
       w.proc.once('exit', onExit);
+      if (hooks.signal?.aborted) return onAbort();
+      hooks.signal?.addEventListener('abort', onAbort, { once: true });
       try {
         w.proc.send({
           t: 'run',
@@ -288,7 +295,7 @@ export class WorkerPool {
     w.runId = null;
     // A worker is reused after script runs too: the script lived in a QuickJS instance of its own,
     // dropped with the run, and never ran as Node code in this process.
-    if ((outcome.kind === 'timeout' && !stoppedItself) || outcome.kind === 'crash' || aborted || w.exited) {
+    if ((outcome.kind === 'timeout' && !stoppedItself) || outcome.kind === 'cancelled' || outcome.kind === 'crash' || aborted || w.exited) {
       this.kill(w); // its exit handler spawns a replacement
     } else this.release(w);
     return outcome;

@@ -159,6 +159,62 @@ export class RunStore {
     });
   }
 
+  /**
+   * The log so far of a running run. The terminal write replaces it; a live write that arrives
+   * after it (another pooled connection) changes nothing, as the run is no longer running.
+   */
+  async saveLiveLogs(runId: string, logs: string): Promise<void> {
+    await this.db
+      .insertInto('run_logs')
+      .values({ run_id: runId, logs })
+      .onConflict((oc) =>
+        oc
+          .column('run_id')
+          .doUpdateSet({ logs })
+          .where(({ exists, selectFrom }) =>
+            exists(selectFrom('runs').select('runs.id').whereRef('runs.id', '=', 'run_logs.run_id').where('runs.status', '=', 'running')),
+          ),
+      )
+      .execute();
+  }
+
+  /** pending → cancelled; false when the run was no longer pending (claimed, or ended). */
+  async cancelPending(id: string, line: string): Promise<boolean> {
+    const now = nowIso();
+    return this.db.transaction().execute(async (trx) => {
+      const r = await trx
+        .updateTable('runs')
+        .set({ status: 'cancelled', finished_at: now, has_logs: 1, lease_until: null })
+        .where('id', '=', id)
+        .where('status', '=', 'pending')
+        .executeTakeFirst();
+      if (Number(r.numUpdatedRows) !== 1) return false;
+      await trx
+        .insertInto('run_logs')
+        .values({ run_id: id, logs: `${now} ${line}` })
+        .execute();
+      return true;
+    });
+  }
+
+  /** Asks whichever process executes a running run to stop it (read with lease renewals). */
+  async requestCancel(id: string): Promise<void> {
+    await this.db.updateTable('runs').set({ cancel_requested: 1 }).where('id', '=', id).where('status', '=', 'running').execute();
+  }
+
+  /** Of these runs, the ones a cancel was asked for. */
+  async cancelRequested(ids: string[]): Promise<string[]> {
+    if (!ids.length) return [];
+    const rows = await this.db
+      .selectFrom('runs')
+      .select('id')
+      .where('id', 'in', ids)
+      .where('cancel_requested', '=', 1)
+      .where('status', '=', 'running')
+      .execute();
+    return rows.map((r) => r.id);
+  }
+
   /** Terminal state and logs; writes of runs finishing in the same event-loop turn share one transaction. */
   finish(w: TerminalWrite): Promise<void> {
     return this.terminal.add(w);
@@ -167,7 +223,13 @@ export class RunStore {
   private readonly terminal = new Batcher<TerminalWrite, void>(async (batch) => {
     await this.db.transaction().execute(async (trx) => {
       const logs = batch.filter((b) => b.logs).map((b) => ({ run_id: b.runId, logs: b.logs }));
-      if (logs.length) await trx.insertInto('run_logs').values(logs).execute();
+      // Upsert: a running run's log may already be there (saveLiveLogs).
+      if (logs.length)
+        await trx
+          .insertInto('run_logs')
+          .values(logs)
+          .onConflict((oc) => oc.column('run_id').doUpdateSet((eb) => ({ logs: eb.ref('excluded.logs') })))
+          .execute();
       for (const b of batch) await trx.updateTable('runs').set(b.set).where('id', '=', b.runId).execute();
     });
     return batch.map(() => undefined);

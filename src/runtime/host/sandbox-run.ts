@@ -26,6 +26,8 @@ export interface SandboxRunOptions {
   logsDropped?(n: unknown): void;
   /** files.save: where a run's output file goes (a replay only reports what it would save). */
   saveFile(params: Record<string, any>): Promise<unknown>;
+  /** Cancels the run: the worker is stopped, the outcome is `cancelled`. */
+  signal?: AbortSignal;
 }
 
 /** A scrubber that knows every value of these secrets. */
@@ -41,6 +43,7 @@ export async function runInSandbox(d: SandboxDeps, job: Job, o: SandboxRunOption
     const outcome = await d.pool.execute(job, o.timeoutMs, {
       log: o.log,
       logsDropped: o.logsDropped ?? (() => {}),
+      signal: o.signal,
       rpc: async (method, params) => {
         if (method === 'files.save') return o.saveFile(params);
         if (method === 'totp.code')
