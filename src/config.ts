@@ -65,6 +65,7 @@ export interface Config {
   maxConcurrentUploads: number;
   maxConcurrentUploadsPerUser: number;
   metricsToken: string | null;
+  role: 'all' | 'api' | 'worker';
 }
 
 type Kind = 'string' | 'int' | 'url';
@@ -82,6 +83,14 @@ interface Entry {
 export const CONFIG_TABLE: Entry[] = [
   { env: 'HOST', key: 'host', kind: 'string', def: '127.0.0.1', doc: 'Interface the HTTP server binds.' },
   { env: 'PORT', key: 'port', kind: 'int', def: 8080, min: 0, max: 65535, doc: 'TCP port (0 picks a free one).' },
+  {
+    env: 'ROLE',
+    key: 'role',
+    kind: 'string',
+    def: 'all',
+    choices: ['all', 'api', 'worker'],
+    doc: 'all = API and run execution in one process (the default); api = the HTTP API without executing runs; worker = executes runs, no HTTP API (`serve --role` and `worker` set it too).',
+  },
   { env: 'DATA_DIR', key: 'dataDir', kind: 'string', def: './data', doc: 'SQLite database, blobs, vault and key files live here.' },
   {
     env: 'DATABASE_URL',

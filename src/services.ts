@@ -136,7 +136,10 @@ export async function createServices(config: Config, opts: ServiceOptions = {}):
       egress,
       events,
       async start() {
+        // ROLE=api executes no run (runtime.start is a no-op there); ROLE=worker serves no capture
+        // sessions or tasks, which live with the API processes.
         await runtime.start();
+        if (config.role === 'worker') return;
         tasks.startSweeper(1000);
         captureSessions.start();
       },

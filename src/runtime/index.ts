@@ -17,6 +17,10 @@ import { VersionCache } from './host/version-cache.js';
 import type { Egress } from '../egress/egress.js';
 import { TotpLedger } from './host/totp-ledger.js';
 import type { EventBus } from '../lib/events.js';
+import { invalid } from '../lib/errors.js';
+
+/** How long a sync request on an API-only process waits for its run beyond the run's own timeout. */
+const SYNC_QUEUE_WAIT_MS = 10 * 60_000;
 
 export interface Runtime {
   proxies: ProxyMap;
@@ -89,14 +93,19 @@ export function createRuntime(
     log: deps.log ?? { error: (o, m) => console.error(m, o) },
     events: deps.events,
   });
+  // ROLE=api executes no run: it stores them pending for the worker processes, whose scan (every
+  // 250 ms there) claims them, and a sync caller's request waits by reading the row.
+  const executes = config.role !== 'api';
   const queue = new EmbeddedDispatcher({
     store,
     executor,
     concurrency: config.runConcurrency,
     perUser: config.runMaxConcurrencyPerUser,
     leaseS: config.runLeaseS,
+    scanIntervalMs: config.role === 'worker' ? 250 : 2000,
   });
   let started: Promise<void> | null = null;
+  let stopping = false;
   return {
     proxies,
     versions,
@@ -108,6 +117,20 @@ export function createRuntime(
     totp,
     store,
     async launch(row, ephemeral, sync) {
+      if (!executes) {
+        if (row.ephemeral_secrets) {
+          // They live in the memory of the process that received them, and this one executes no run.
+          throw invalid(
+            ['body', 'secret_values'],
+            'Value error, this server process executes no runs (ROLE=api): bind stored secrets with secret_bindings instead',
+            'value_error',
+          );
+        }
+        await store.insert(row);
+        if (!sync) return null;
+        // Until it ends, or for its own timeout plus time in the queue; then as it is.
+        return { status: await store.waitTerminal(row.id, row.max_timeout_s * 1000 + SYNC_QUEUE_WAIT_MS, () => stopping) };
+      }
       // A run with secret_values is leased from its creation: only this process can run it.
       if (row.ephemeral_secrets) row = { ...row, lease_until: new Date(Date.now() + config.runLeaseS * 1000).toISOString() };
       await store.insert(row);
@@ -140,6 +163,7 @@ export function createRuntime(
     },
     // The sandbox bundle is built in the background at start, so the first run doesn't wait for it.
     start() {
+      if (!executes) return Promise.resolve();
       if (!started) {
         void sandboxBundle().catch(() => {});
         started = queue.start();
@@ -147,6 +171,7 @@ export function createRuntime(
       return started;
     },
     async stop() {
+      stopping = true;
       if (!started) return;
       executor.shuttingDown = true;
       // Stop claiming first (queued runs stay pending and resume after a restart), then end the

@@ -3,14 +3,15 @@
 import { parseArgs } from 'node:util';
 import { CONFIG_TABLE, ConfigError, loadConfig, type Config } from '../config.js';
 import { createServices } from '../services.js';
-import { serve } from './server.js';
+import { serve, work } from './server.js';
 import { addKeyToFile } from '../adapters/vault/master-key.js';
 import { rotateVault } from '../adapters/vault/index.js';
 
 const HELP = `connector-service <command>
 
-  serve                         start the HTTP server (runs migrations; the first start creates
-                                a user and prints its API key once)
+  serve [--role all|api]        start the HTTP server (runs migrations; the first start creates
+                                a user and prints its API key once); --role api executes no runs
+  worker                        execute runs from the shared database; no HTTP (scale-out)
   migrate                       apply database migrations and exit
   users create <name>           create a user
   users list                    list users
@@ -43,21 +44,32 @@ export async function main(argv: string[]): Promise<void> {
   const { positionals, values } = parseArgs({
     args: argv,
     allowPositionals: true,
-    options: { user: { type: 'string' }, name: { type: 'string' }, help: { type: 'boolean', short: 'h' } },
+    options: {
+      user: { type: 'string' },
+      name: { type: 'string' },
+      role: { type: 'string' },
+      help: { type: 'boolean', short: 'h' },
+    },
   });
   const [cmd, sub, arg] = positionals;
   if (!cmd || values.help) return void console.log(HELP);
   let cfg: Config;
   try {
-    cfg = loadConfig();
+    if (values.role !== undefined && (cmd !== 'serve' || !['all', 'api'].includes(values.role))) {
+      fail('--role goes with serve: all (API and runs) or api (API only); use `worker` for a process that only runs');
+    }
+    const role = cmd === 'worker' ? 'worker' : (values.role as 'all' | 'api' | undefined);
+    cfg = loadConfig(process.env, role ? { role } : {});
   } catch (e) {
     if (e instanceof ConfigError) fail(e.message);
     throw e;
   }
 
-  switch (`${cmd}${sub && cmd !== 'serve' && cmd !== 'migrate' && cmd !== 'config' ? ` ${sub}` : ''}`) {
+  switch (`${cmd}${sub && !['serve', 'worker', 'migrate', 'config'].includes(cmd) ? ` ${sub}` : ''}`) {
     case 'serve':
-      return serve(cfg);
+      return cfg.role === 'worker' ? work(cfg) : serve(cfg);
+    case 'worker':
+      return work(cfg);
     case 'migrate':
       return withServices(cfg, async () => console.log('migrations applied'));
     case 'config':

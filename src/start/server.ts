@@ -3,6 +3,7 @@ import { makeLogger } from '../lib/logger.js';
 import { listeningOn, type Config } from '../config.js';
 import { createServices } from '../services.js';
 import { buildApp } from '../app.js';
+import { createMetrics, observe } from '../modules/observability/metrics.js';
 
 export async function serve(cfg: Config): Promise<void> {
   // Files the server creates (database, blobs, vault, recordings) are owner-only (0600/0700).
@@ -23,7 +24,7 @@ export async function serve(cfg: Config): Promise<void> {
   await app.listen({ host: cfg.host, port: cfg.port });
   const addr = app.server.address();
   if (typeof addr === 'object' && addr) listeningOn(cfg, addr.port);
-  logger.info({ url: cfg.publicBaseUrl, db: services.dbKind, dataDir: cfg.dataDir }, 'connector service listening');
+  logger.info({ url: cfg.publicBaseUrl, db: services.dbKind, dataDir: cfg.dataDir, role: cfg.role }, 'connector service listening');
 
   let closing = false;
   const stop = async (signal: string) => {
@@ -34,6 +35,36 @@ export async function serve(cfg: Config): Promise<void> {
     // server waits for in-flight requests.
     await services.stop();
     await app.close();
+    await services.close();
+    process.exit(0);
+  };
+  process.on('SIGINT', () => void stop('SIGINT'));
+  process.on('SIGTERM', () => void stop('SIGTERM'));
+}
+
+/**
+ * `worker` (ROLE=worker): executes runs from the shared database, serves no HTTP. Any number run
+ * beside the API processes (`serve --role api`); README "Scaling guide".
+ */
+export async function work(cfg: Config): Promise<void> {
+  process.umask(0o077);
+  const logger = makeLogger(cfg.logLevel);
+  const services = await createServices(cfg);
+  // The lifecycle lines of the runs it executes (metrics are the API processes' /metrics).
+  const metrics = createMetrics({
+    runsByStatus: () => services.runtime.store.countByStatus(),
+    captureCounts: () => services.captureSessions.counts(),
+  });
+  services.events.on((e) => observe(logger, metrics, e));
+  await services.start();
+  logger.info({ db: services.dbKind, concurrency: cfg.runConcurrency }, 'connector worker started');
+  let closing = false;
+  const stop = async (signal: string) => {
+    if (closing) return;
+    closing = true;
+    logger.info({ signal }, 'worker shutting down');
+    // Stops claiming; runs in flight end (internal_error) and their leases go with them.
+    await services.stop();
     await services.close();
     process.exit(0);
   };

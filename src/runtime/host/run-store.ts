@@ -4,7 +4,7 @@
 // Leases: the process executing a run renews `lease_until`; so does the process holding a queued
 // run's secret_values (only it can run it). A lease that ran out means that process died.
 import { sql, type Kysely, type Selectable, type Updateable } from 'kysely';
-import type { Database, RunsTable } from '../../adapters/db/schema.js';
+import type { Database, RunStatus, RunsTable } from '../../adapters/db/schema.js';
 import { afterCursor, type Cursor } from '../../lib/cursor.js';
 import { nowIso } from '../../lib/ids.js';
 import { Batcher } from './batcher.js';
@@ -34,6 +34,20 @@ export class RunStore {
 
   owned(userId: string, id: string): Promise<RunRow | undefined> {
     return this.db.selectFrom('runs').selectAll().where('id', '=', id).where('user_id', '=', userId).executeTakeFirst();
+  }
+
+  /**
+   * Waits for a run another process executes to end, reading its row (every 100 ms, then every
+   * 500 ms after 5 s); its status when it ended, or when `maxMs` passed or `stop()` says so.
+   */
+  async waitTerminal(id: string, maxMs: number, stop: () => boolean): Promise<RunStatus> {
+    const t0 = Date.now();
+    for (;;) {
+      const r = await this.db.selectFrom('runs').select('status').where('id', '=', id).executeTakeFirst();
+      const status = r?.status ?? 'internal_error';
+      if ((status !== 'pending' && status !== 'running') || stop() || Date.now() - t0 > maxMs) return status;
+      await new Promise((res) => setTimeout(res, Date.now() - t0 < 5000 ? 100 : 500));
+    }
   }
 
   /** How many runs are in each status (metrics: queue depth is the `pending` count). */
