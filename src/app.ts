@@ -118,6 +118,7 @@ export async function buildApp(services: Services, opts: AppOptions): Promise<Fa
     connectors: services.connectors,
     runs: services.runs,
     secrets: services.secrets,
+    progressIntervalS: services.config.mcpProgressIntervalS,
   });
   await app.register(
     async (api) => {

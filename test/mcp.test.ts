@@ -45,7 +45,8 @@ describe.each(await backends())('MCP endpoint (%s)', (backend) => {
     site = await startDemoSite();
     // A site account whose password is the sentinel: a successful login must not leak it.
     site.state.users = [...USERS, { ...USERS[0], username: SITE_USER, password: SENTINEL }];
-    h = await startHarness(backend);
+    // Progress notifications every second (default 10 s): the long-run test stays short.
+    h = await startHarness(backend, { MCP_PROGRESS_INTERVAL_S: '1' });
     connector = await publish(h, {
       display_name: 'Demo Shop — search items!',
       purpose: 'Search the Demo Shop catalogue by keyword and return matching items with prices.',
@@ -180,6 +181,37 @@ describe.each(await backends())('MCP endpoint (%s)', (backend) => {
     expect(r.content[0].text).toContain('connector_error (auth_required: ');
     expect(r.content[0].text).toContain(r.structuredContent.error.message);
     expect(r.content[0].text).toContain(r.structuredContent.run_id);
+  });
+
+  it('a long run keeps a client with a short timeout waiting through progress notifications', async () => {
+    await publish(h, {
+      display_name: 'Slow wait',
+      purpose: 'Waits on the demo site.',
+      definition: {
+        format: 'connector-definition/v1',
+        engine: 'script',
+        source: `export default async (ctx) => {
+          await ctx.http.get(ctx.args.base + '/api/slow', { query: { ms: '3500' } });
+          return { waited: true };
+        }`,
+      },
+      input_schema: { type: 'object', properties: { base: { type: 'string' } }, required: ['base'] },
+    });
+    const client = await connect(h.key);
+    const seen: number[] = [];
+    const r: any = await client.callTool({ name: 'slow_wait', arguments: { base: site.url } }, undefined, {
+      timeout: 2000,
+      resetTimeoutOnProgress: true,
+      onprogress: (p) => seen.push(p.progress),
+    });
+    expect(r.isError ?? false, JSON.stringify(r)).toBe(false);
+    expect(r.structuredContent.result).toEqual({ waited: true });
+    expect(seen.length).toBeGreaterThanOrEqual(2);
+    expect(seen).toEqual([...seen].sort((a, b) => a - b));
+    // Without a progressToken nothing is sent, and the same timeout fires.
+    await expect(client.callTool({ name: 'slow_wait', arguments: { base: site.url } }, undefined, { timeout: 2000 })).rejects.toThrow(
+      /timed out/i,
+    );
   });
 
   it('needs the API key: none, a malformed header or a wrong key → 401', async () => {

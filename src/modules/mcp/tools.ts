@@ -16,6 +16,8 @@ export interface McpDeps {
   connectors: ConnectorsService;
   runs: RunsService;
   secrets: SecretsService;
+  /** While a run executes, a caller that asked for progress hears from us this often (keeps its timeout from firing). */
+  progressIntervalS: number;
 }
 
 /** What a tool handler may log: unexpected failures only (never arguments). */
@@ -31,8 +33,6 @@ const MAX_NAME = 64;
 
 /** A connector tool's result text and structured content stay below this (UTF-8 bytes of the result's JSON). */
 export const MAX_TOOL_RESULT_BYTES = 1024 * 1024;
-/** While a run executes, a caller that asked for progress hears from us this often (keeps its timeout from firing). */
-const PROGRESS_EVERY_MS = 10_000;
 
 const LIST_RUNS = 'list_runs';
 const GET_RUN = 'get_run';
@@ -325,7 +325,7 @@ export class McpTools {
         }
     }
     if (problems.length) return toolError(describeProblems(problems, null));
-    const timer = progress ? setInterval(() => void progress().catch(() => {}), PROGRESS_EVERY_MS) : null;
+    const timer = progress ? setInterval(() => void progress().catch(() => {}), this.d.progressIntervalS * 1000) : null;
     let view: RunView;
     try {
       ({ view } = await this.d.runs.create(this.userId, {
