@@ -214,6 +214,31 @@ describe.each(await backends())('MCP endpoint (%s)', (backend) => {
     );
   });
 
+  it('a caller that goes away mid-run does not cancel the run, and the server keeps answering', async () => {
+    const before = (await h.api('GET', '/v1beta/connectors?limit=100')).json.data.find((c: any) => c.display_name === 'Slow wait');
+    const ac = new AbortController();
+    const res = await fetch(`${h.url}/mcp`, {
+      method: 'POST',
+      headers: { authorization: `Bearer ${h.key}`, 'content-type': 'application/json', accept: 'application/json, text/event-stream' },
+      body: JSON.stringify({ jsonrpc: '2.0', id: 7, method: 'tools/call', params: { name: 'slow_wait', arguments: { base: site.url } } }),
+      signal: ac.signal,
+    });
+    expect(res.status).toBe(200);
+    expect(res.headers.get('content-type')).toContain('text/event-stream');
+    await new Promise((r) => setTimeout(r, 300));
+    ac.abort();
+    await res.body?.cancel().catch(() => {});
+    const client = await connect(h.key);
+    let runs: any[] = [];
+    for (let i = 0; i < 100; i++) {
+      runs = (await call(client, 'list_runs', { connector_id: before.id, limit: 100 })).structuredContent.runs;
+      if (runs.length === 3 && runs.every((x) => x.status === 'success')) break;
+      await new Promise((r) => setTimeout(r, 100));
+    }
+    expect(runs.map((x) => x.status)).toEqual(['success', 'success', 'success']);
+    expect(h.logs.join('')).not.toMatch(/unhandled|MCP request failed/);
+  });
+
   it('needs the API key: none, a malformed header or a wrong key → 401', async () => {
     const init = {
       jsonrpc: '2.0',
@@ -311,5 +336,7 @@ describe.each(await backends())('MCP endpoint (%s)', (backend) => {
     const logs = h.logs.join('');
     expect(logs).toContain('/mcp');
     expect(logs).not.toContain(SENTINEL);
+    // No request of this file (the aborted one included) made the server log an error.
+    expect(h.logs.filter((l) => JSON.parse(l).level >= 50)).toEqual([]);
   });
 });
