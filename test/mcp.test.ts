@@ -160,8 +160,10 @@ describe.each(await backends())('MCP endpoint (%s)', (backend) => {
     expect(r.isError).toBe(true);
     expect(r.content[0].text).toMatch(/run_id: Field required/);
     r = await call(client, 'list_runs', { limit: 0, status: 'done' });
-    expect(r.content[0].text).toMatch(/limit: /);
-    expect(r.content[0].text).toMatch(/status: Input should be one of/);
+    expect(r.content[0].text).toMatch(/^- limit: Input should be greater than or equal to 1$/m);
+    expect(r.content[0].text).toMatch(/^- status: Input should be 'pending', /m);
+    r = await call(client, 'get_run_logs', { run_id: 'x', verbose: true });
+    expect(r.content[0].text).toMatch(/^- verbose: Extra inputs are not permitted$/m);
     r = await call(client, 'get_run', { run_id: crypto.randomUUID() });
     expect(r).toMatchObject({ isError: true, content: [{ text: 'Run not found' }] });
     r = await call(client, 'no_such_tool');

@@ -6,6 +6,8 @@
 import { Server } from '@modelcontextprotocol/sdk/server/index.js';
 import { CallToolRequestSchema, ListToolsRequestSchema, type CallToolResult, type Tool } from '@modelcontextprotocol/sdk/types.js';
 import { DomainError, InvalidInput, type Problem } from '../../lib/errors.js';
+import { ajvToEntries } from '../../lib/json-schema-problems.js';
+import { makeAjv, rejectingNul, type Validate } from '../../lib/json-schema.js';
 import type { ConnectorsService } from '../connectors/service.js';
 import type { ConnectorView } from '../connectors/schemas.js';
 import type { RunsService } from '../runs/service.js';
@@ -131,7 +133,7 @@ function connectorTool(name: string, c: ConnectorView): ConnectorTool {
 }
 
 const limitProp = { type: 'integer', minimum: 1, maximum: 100, default: 20, description: 'Most runs to return, 1 to 100.' };
-const runIdProp = { type: 'string', description: 'Run id (from a connector tool result or list_runs).' };
+const runIdProp = { type: 'string', maxLength: 200, description: 'Run id (from a connector tool result or list_runs).' };
 
 const FIXED: Tool[] = [
   {
@@ -140,10 +142,10 @@ const FIXED: Tool[] = [
     inputSchema: {
       type: 'object',
       properties: {
-        connector_id: { type: 'string', description: 'Only runs of this connector (any version).' },
+        connector_id: { type: 'string', maxLength: 200, description: 'Only runs of this connector (any version).' },
         status: { type: 'string', enum: [...RUN_STATUSES], description: 'Only runs with this status.' },
         limit: limitProp,
-        cursor: { type: 'string', description: 'next_cursor of a previous list_runs answer.' },
+        cursor: { type: 'string', maxLength: 2000, description: 'next_cursor of a previous list_runs answer.' },
       },
       additionalProperties: false,
     },
@@ -194,29 +196,13 @@ function isPlainObject(v: unknown): v is Record<string, unknown> {
   return !!v && typeof v === 'object' && !Array.isArray(v);
 }
 
-/** Checks the fixed tools' arguments; a problem list in the same shape as a 422. */
-function fixedArgs(args: Record<string, unknown>, tool: Tool): Problem[] {
-  const props = (tool.inputSchema.properties ?? {}) as Record<
-    string,
-    { type: string; enum?: string[]; minimum?: number; maximum?: number }
-  >;
-  const problems: Problem[] = [];
-  for (const r of tool.inputSchema.required ?? [])
-    if (args[r] === undefined) problems.push({ loc: [r], msg: 'Field required', type: 'missing' });
-  for (const [k, v] of Object.entries(args)) {
-    const p = props[k];
-    if (!p) problems.push({ loc: [k], msg: 'Extra inputs are not permitted', type: 'extra_forbidden' });
-    else if (p.type === 'string' && (typeof v !== 'string' || v.length > 200))
-      problems.push({ loc: [k], msg: 'Input should be a string of at most 200 characters', type: 'string_type' });
-    else if (
-      p.type === 'integer' &&
-      (!Number.isInteger(v) || (v as number) < (p.minimum ?? -Infinity) || (v as number) > (p.maximum ?? Infinity))
-    )
-      problems.push({ loc: [k], msg: `Input should be an integer from ${p.minimum} to ${p.maximum}`, type: 'int_type' });
-    else if (p.enum && !p.enum.includes(v as string))
-      problems.push({ loc: [k], msg: `Input should be one of ${p.enum.join(', ')}`, type: 'enum' });
-  }
-  return problems;
+/** The fixed tools' argument checks: the same validator (and problem vocabulary) as the API's bodies. */
+const ajv = makeAjv({ useDefaults: true });
+const CHECKS = new Map(FIXED.map((t) => [t.name, rejectingNul(ajv.compile(t.inputSchema) as Validate)]));
+
+function fixedArgs(name: string, args: Record<string, unknown>): Problem[] {
+  const check = CHECKS.get(name)!;
+  return check(args) ? [] : ajvToEntries(check.errors ?? [], 'arguments', args);
 }
 
 /** A run as a tool answers it: the run's fields, the result left out when it is too large to hand over. */
@@ -266,7 +252,7 @@ export class McpTools {
     try {
       const fixed = FIXED.find((t) => t.name === name);
       if (fixed) {
-        const problems = fixedArgs(args, fixed);
+        const problems = fixedArgs(name, args);
         if (problems.length) return toolError(describeProblems(problems, null));
         return await this.fixed(name, args);
       }
