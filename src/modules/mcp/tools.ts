@@ -229,14 +229,7 @@ export class McpTools {
 
   /** The user's connectors (newest version each), oldest first, with their tool names. */
   async connectorTools(): Promise<Map<string, ConnectorTool>> {
-    const all: ConnectorView[] = [];
-    let cursor: string | undefined;
-    do {
-      const page = await this.d.connectors.list(this.userId, { limit: 100, cursor });
-      all.push(...page.data);
-      cursor = page.next_cursor ?? undefined;
-    } while (cursor);
-    all.reverse();
+    const all = await this.d.connectors.allCurrent(this.userId);
     const names = assignToolNames(all);
     const byId = new Map(all.map((c) => [c.id, c]));
     return new Map([...names].map(([name, id]) => [name, connectorTool(name, byId.get(id)!)]));
