@@ -21,6 +21,7 @@ import { blobRoutes } from './modules/files/local-blob-routes.js';
 import { captureSessionsRoutes } from './modules/capture-sessions/routes.js';
 import { liveViewRoutes } from './modules/capture-sessions/live-routes.js';
 import { registerObservability } from './modules/observability/routes.js';
+import { mcpRoutes } from './modules/mcp/routes.js';
 
 declare module 'fastify' {
   interface FastifyContextConfig {
@@ -114,6 +115,15 @@ export async function buildApp(services: Services, opts: AppOptions): Promise<Fa
 
   await app.register(blobRoutes, { store: services.blobs, files: services.files, config: services.config });
   await app.register(liveViewRoutes, { svc: services.captureSessions });
+  // MCP (Streamable HTTP) at /mcp: the same API key; its own auth scope, outside /v1beta.
+  await app.register(mcpRoutes, {
+    verify: (token) => services.users.authenticate(token),
+    bodyIdleTimeoutS: services.config.httpBodyIdleTimeoutS,
+    connectors: services.connectors,
+    runs: services.runs,
+    secrets: services.secrets,
+    progressIntervalS: services.config.mcpProgressIntervalS,
+  });
   await app.register(
     async (api) => {
       registerAuth(api, (token) => services.users.authenticate(token));

@@ -66,6 +66,8 @@ export interface Config {
   maxConcurrentUploadsPerUser: number;
   metricsToken: string | null;
   role: 'all' | 'api' | 'worker';
+  /** MCP endpoint: how often a tool call waiting for a run sends a progress notification (when the client asked for them). */
+  mcpProgressIntervalS: number;
 }
 
 type Kind = 'string' | 'int' | 'url';
@@ -427,6 +429,15 @@ export const CONFIG_TABLE: Entry[] = [
     min: 1,
     max: 100_000,
     doc: 'Uploads one user may stream at once; beyond it a PUT answers 429 {"detail"} with Retry-After (one user cannot take every upload slot).',
+  },
+  {
+    env: 'MCP_PROGRESS_INTERVAL_S',
+    key: 'mcpProgressIntervalS',
+    kind: 'int',
+    def: 10,
+    min: 1,
+    max: 300,
+    doc: 'While an MCP tool call waits for its run, a progress notification goes out this often when the client sent a progressToken (a client that resets its timeout on progress then waits for long runs).',
   },
 ];
 

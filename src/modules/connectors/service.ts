@@ -315,6 +315,40 @@ export class ConnectorsService {
     );
   }
 
+  /** Every live connector of the user at its newest version, oldest connector first, in one query (the MCP tool list). */
+  async allCurrent(userId: string): Promise<ConnectorView[]> {
+    const rows = await this.db
+      .selectFrom('connectors as c')
+      .innerJoin('connector_versions as v', (j) => j.onRef('v.connector_id', '=', 'c.id').onRef('v.version', '=', 'c.current_version'))
+      .select([
+        'c.id',
+        'c.display_name',
+        'v.purpose',
+        'v.website',
+        'v.input_schema',
+        'v.output_schema',
+        'v.required_secrets',
+        'v.version',
+        'v.created_at',
+      ])
+      .where('c.user_id', '=', userId)
+      .where('c.deleted_at', 'is', null)
+      .orderBy('c.created_at', 'asc')
+      .orderBy('c.id', 'asc')
+      .execute();
+    return rows.map((r) => ({
+      id: r.id,
+      display_name: r.display_name,
+      purpose: r.purpose,
+      website: r.website,
+      input_schema: JSON.parse(r.input_schema),
+      output_schema: JSON.parse(r.output_schema),
+      required_secrets: JSON.parse(r.required_secrets),
+      version: r.version,
+      created_at: r.created_at,
+    }));
+  }
+
   async rename(userId: string, id: string, displayName: string): Promise<ConnectorView> {
     const head = await this.head(userId, id);
     await this.db.updateTable('connectors').set({ display_name: displayName, updated_at: nowIso() }).where('id', '=', head.id).execute();

@@ -227,6 +227,18 @@ export class RunsService {
     return { logs: await this.d.store.logs(r.id) };
   }
 
+  /**
+   * The user's runs across connectors (the MCP `list_runs` tool), newest first; optionally of one
+   * connector (any version) and one status.
+   */
+  async listRecent(userId: string, p: { connector_id?: string; status?: string; limit: number; cursor?: string }): Promise<Page<RunView>> {
+    if (p.connector_id !== undefined && (await this.d.connectors.currentVersion(userId, p.connector_id)) === null)
+      throw notFound('Connector');
+    const cursor = decodeCursor(p.cursor, 'created_at', 'desc');
+    const rows = await this.d.store.listByUser(userId, { connectorId: p.connector_id, status: p.status }, cursor, p.limit);
+    return toPage(rows, p.limit, 'created_at', 'desc', (r) => r.created_at, toRunView);
+  }
+
   async list(userId: string, p: ListRunsParams): Promise<Page<RunView>> {
     const current = await this.d.connectors.currentVersion(userId, p.connector_id);
     if (current === null) throw notFound('Connector');

@@ -81,6 +81,19 @@ export class RunStore {
       .execute();
   }
 
+  /** A user's runs of any connector (optionally one connector, one status), newest first; `limit + 1` rows. */
+  listByUser(userId: string, filter: { connectorId?: string; status?: string }, cursor: Cursor | null, limit: number): Promise<RunRow[]> {
+    let q = this.db.selectFrom('runs').selectAll().where('user_id', '=', userId);
+    if (filter.connectorId !== undefined) q = q.where('connector_id', '=', filter.connectorId);
+    if (filter.status !== undefined) q = q.where('status', '=', filter.status as RunRow['status']);
+    if (cursor) q = q.where((eb) => afterCursor(eb, 'created_at', cursor));
+    return q
+      .orderBy('created_at', 'desc')
+      .orderBy('id', 'desc')
+      .limit(limit + 1)
+      .execute();
+  }
+
   /** Claims pending runs (compare-and-set to `running`); returns the ids this call won. */
   async claim(ids: string[], leaseUntil: string): Promise<Set<string>> {
     const won = await this.db
