@@ -112,7 +112,8 @@ function describeRun(run: Run): string {
   const lines = [`Run ${run.id}: ${run.status}  (connector ${run.connector_id} v${run.connector_version})`];
   if (run.error) lines.push(`Error: ${run.error.type}: ${run.error.message}${run.error.retryable ? ' (retryable)' : ''}`);
   if (run.status === 'success') {
-    if (run.result === null && !run.result_stored) lines.push('Result: not stored (larger than 1 MB; it was returned once to the waiting caller)');
+    if (run.result === null && !run.result_stored)
+      lines.push('Result: not stored (larger than 1 MB; it was returned once to the waiting caller)');
     else lines.push(JSON.stringify(run.result, null, 2));
   }
   return lines.join('\n');
@@ -227,7 +228,8 @@ const commands: Record<string, Record<string, Command>> = {
       },
     },
     revise: {
-      usage: 'connectors revise <id> (--file body.json | --recording flow.har | --capture-session <id>) [--name N] [--purpose P] [--hints-json JSON]',
+      usage:
+        'connectors revise <id> (--file body.json | --recording flow.har | --capture-session <id>) [--name N] [--purpose P] [--hints-json JSON]',
       summary: 'publish version + 1 of a connector',
       options: {
         file: { type: 'string' },
@@ -286,7 +288,9 @@ const commands: Record<string, Record<string, Command>> = {
       args: [1, 1],
       async run(ctx) {
         const connectorId = ctx.args[0];
-        const args: Record<string, unknown> = str(ctx.values['args-json']) ? await jsonObjectOption(str(ctx.values['args-json'])!, 'args-json') : {};
+        const args: Record<string, unknown> = str(ctx.values['args-json'])
+          ? await jsonObjectOption(str(ctx.values['args-json'])!, 'args-json')
+          : {};
         for (const spec of list(ctx.values.arg)) {
           const [k, v] = parseArg(spec);
           args[k] = v;
@@ -426,7 +430,11 @@ const commands: Record<string, Record<string, Command>> = {
         let target = str(ctx.values.output);
         if (target === undefined) {
           const meta = await ctx.client.files.get(id);
-          target = path.basename(meta.name).replace(/[^\w.\- ]/g, '_').replace(/^\.+/, '') || id;
+          target =
+            path
+              .basename(meta.name)
+              .replace(/[^\w.\- ]/g, '_')
+              .replace(/^\.+/, '') || id;
         }
         if (target !== '-' && fs.existsSync(target) && !ctx.values.force) {
           process.stderr.write(`error: ${target} exists (use --force to overwrite)\n`);
@@ -445,7 +453,11 @@ const commands: Record<string, Record<string, Command>> = {
             await new Promise<void>((r) => process.stdout.write(res.data!, () => r()));
             return EXIT.OK;
           }
-          emit(ctx, { ...res.file, path: path.resolve(target) }, () => `Saved ${target} (${formatBytes(res.file.size_bytes)}, crc32c ${res.crc32c})`);
+          emit(
+            ctx,
+            { ...res.file, path: path.resolve(target) },
+            () => `Saved ${target} (${formatBytes(res.file.size_bytes)}, crc32c ${res.crc32c})`,
+          );
           return EXIT.OK;
         } catch (e) {
           bar.clear();
@@ -502,14 +514,26 @@ const commands: Record<string, Record<string, Command>> = {
           answers.push(...lines.slice(0, prompts.length));
         }
         if (answers.length < prompts.length || answers.some((a) => a === undefined || a === '')) {
-          throw new UsageError(`expected ${prompts.map((p) => p.replace(/[: ()]+$/, '').toLowerCase()).join(' and ')} on stdin, one per line`);
+          throw new UsageError(
+            `expected ${prompts.map((p) => p.replace(/[: ()]+$/, '').toLowerCase()).join(' and ')} on stdin, one per line`,
+          );
         }
         const secret = await ctx.client.secrets.create(
           kind === 'login'
-            ? { name, secret_type: 'login', username, password: answers[0], totp_secret: ctx.values.totp ? answers[1].replace(/\s+/g, '') : null }
+            ? {
+                name,
+                secret_type: 'login',
+                username,
+                password: answers[0],
+                totp_secret: ctx.values.totp ? answers[1].replace(/\s+/g, '') : null,
+              }
             : { name, secret_type: 'string', value: answers[0] },
         );
-        emit(ctx, secret, () => `Created secret ${secret.id} (${secret.name}, ${secret.secret_type}${secret.has_totp ? ', with TOTP' : ''})`);
+        emit(
+          ctx,
+          secret,
+          () => `Created secret ${secret.id} (${secret.name}, ${secret.secret_type}${secret.has_totp ? ', with TOTP' : ''})`,
+        );
         return EXIT.OK;
       },
     },
@@ -655,7 +679,9 @@ export async function main(argv: string[]): Promise<number> {
     if (!cmd) {
       const known = commands[group] ? Object.keys(commands[group]).join(', ') : Object.keys(commands).join(', ');
       throw new UsageError(
-        commands[group] ? `unknown command "${group} ${name ?? ''}" (one of: ${known})` : `unknown command group "${group}" (one of: ${known})`,
+        commands[group]
+          ? `unknown command "${group} ${name ?? ''}" (one of: ${known})`
+          : `unknown command group "${group}" (one of: ${known})`,
       );
     }
     let parsed: ReturnType<typeof parseArgs>;
@@ -672,7 +698,9 @@ export async function main(argv: string[]): Promise<number> {
     }
     const args = parsed.positionals.slice(2);
     if (args.length < cmd.args[0] || args.length > cmd.args[1]) {
-      throw new UsageError(`expected ${cmd.args[0] === cmd.args[1] ? cmd.args[0] : `${cmd.args[0]}–${cmd.args[1]}`} argument(s)\nusage: connector ${cmd.usage}`);
+      throw new UsageError(
+        `expected ${cmd.args[0] === cmd.args[1] ? cmd.args[0] : `${cmd.args[0]}–${cmd.args[1]}`} argument(s)\nusage: connector ${cmd.usage}`,
+      );
     }
     const apiKey = str(values['api-key']) ?? process.env.CONNECTOR_API_KEY;
     if (!apiKey) {
@@ -688,7 +716,13 @@ export async function main(argv: string[]): Promise<number> {
 
 function reportError(e: unknown, json: boolean): number {
   const code =
-    e instanceof UsageError ? EXIT.USAGE : e instanceof AuthenticationError ? EXIT.AUTH : e instanceof PromptInterrupted ? EXIT.USAGE : EXIT.FAILED;
+    e instanceof UsageError
+      ? EXIT.USAGE
+      : e instanceof AuthenticationError
+        ? EXIT.AUTH
+        : e instanceof PromptInterrupted
+          ? EXIT.USAGE
+          : EXIT.FAILED;
   if (json) {
     const err: Record<string, unknown> = { message: (e as Error)?.message ?? String(e), exit_code: code };
     if (e instanceof ConnectorServiceError) Object.assign(err, { status: e.status, detail: e.detail });

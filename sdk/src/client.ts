@@ -37,7 +37,13 @@ export type ListFilesQuery = NonNullable<operations['listFiles']['parameters']['
 export type ListConnectorsQuery = NonNullable<operations['listConnectors']['parameters']['query']>;
 
 /** Run statuses a run never leaves. */
-export const TERMINAL_RUN_STATUSES: readonly RunStatus[] = ['success', 'connector_error', 'timed_out', 'result_too_large', 'internal_error'];
+export const TERMINAL_RUN_STATUSES: readonly RunStatus[] = [
+  'success',
+  'connector_error',
+  'timed_out',
+  'result_too_large',
+  'internal_error',
+];
 export const isTerminalRun = (run: Pick<Run, 'status'>): boolean => TERMINAL_RUN_STATUSES.includes(run.status);
 /** Capture session states a session never leaves. */
 export const TERMINAL_CAPTURE_STATES: readonly CaptureSessionState[] = ['completed', 'abandoned', 'failed'];
@@ -202,17 +208,17 @@ export class ConnectorServiceClient {
     rename: (id: string, displayName: string): Promise<Connector> =>
       this.call(
         'PATCH',
-        this.raw.PATCH('/v1beta/connectors/{connector_id}', { params: { path: { connector_id: id } }, body: { display_name: displayName } }),
+        this.raw.PATCH('/v1beta/connectors/{connector_id}', {
+          params: { path: { connector_id: id } },
+          body: { display_name: displayName },
+        }),
       ),
-    delete: (id: string) => this.call('DELETE', this.raw.DELETE('/v1beta/connectors/{connector_id}', { params: { path: { connector_id: id } } })),
+    delete: (id: string) =>
+      this.call('DELETE', this.raw.DELETE('/v1beta/connectors/{connector_id}', { params: { path: { connector_id: id } } })),
     /** Every version, newest first. */
     revisions: async (id: string): Promise<Connector[]> =>
-      (
-        await this.call(
-          'GET',
-          this.raw.GET('/v1beta/connectors/{connector_id}/revisions', { params: { path: { connector_id: id } } }),
-        )
-      ).data,
+      (await this.call('GET', this.raw.GET('/v1beta/connectors/{connector_id}/revisions', { params: { path: { connector_id: id } } })))
+        .data,
     /** The definition (plan) of a version, newest by default. */
     definition: (id: string, version?: number) =>
       this.call(
@@ -245,7 +251,8 @@ export class ConnectorServiceClient {
     /** Uploads and run outputs, across pages (filters and sort as in the API). */
     list: (query: Omit<ListFilesQuery, 'cursor'> = {}): Paginator<ConnectorFile> =>
       new Paginator(
-        (cursor) => this.call('GET', this.raw.GET('/v1beta/files', { params: { query: { ...query, cursor } } })) as Promise<Page<ConnectorFile>>,
+        (cursor) =>
+          this.call('GET', this.raw.GET('/v1beta/files', { params: { query: { ...query, cursor } } })) as Promise<Page<ConnectorFile>>,
       ),
     get: (id: string): Promise<ConnectorFile> =>
       this.call('GET', this.raw.GET('/v1beta/files/{file_id}', { params: { path: { file_id: id } } })),
@@ -259,7 +266,8 @@ export class ConnectorServiceClient {
   readonly secrets = {
     list: (): Promise<Secret[]> => this.call('GET', this.raw.GET('/v1beta/secrets')),
     /** Stores a credential; the answer is metadata only. */
-    create: (body: CreateSecretRequest): Promise<Secret> => this.call('POST', this.raw.POST('/v1beta/secrets', { body })) as Promise<Secret>,
+    create: (body: CreateSecretRequest): Promise<Secret> =>
+      this.call('POST', this.raw.POST('/v1beta/secrets', { body })) as Promise<Secret>,
     delete: (id: string) => this.call('DELETE', this.raw.DELETE('/v1beta/secrets/{id}', { params: { path: { id } } })),
     /** The current TOTP code of a login secret with a seed. */
     totp: (id: string) => this.call('POST', this.raw.POST('/v1beta/secrets/{id}/totp', { params: { path: { id } } })),
@@ -312,7 +320,10 @@ export class ConnectorServiceClient {
       run = (await this.call('POST', this.raw.POST('/v1beta/runs', { body, signal }))) as Run;
     } catch (e) {
       if (timer.aborted && !opts.signal?.aborted) {
-        throw new WaitTimeoutError(`run of connector ${connectorId} did not answer within ${timeoutMs} ms (no run id was returned yet)`, null);
+        throw new WaitTimeoutError(
+          `run of connector ${connectorId} did not answer within ${timeoutMs} ms (no run id was returned yet)`,
+          null,
+        );
       }
       throw e;
     }
@@ -357,9 +368,9 @@ export class ConnectorServiceClient {
     opts.onProgress?.(0, size);
     const chunks: AsyncIterable<Uint8Array> = isPath
       ? fs.createReadStream(source, { highWaterMark: UPLOAD_CHUNK })
-      : (function* () {
+      : ((function* () {
           for (let i = 0; i < source.byteLength; i += UPLOAD_CHUNK) yield source.subarray(i, i + UPLOAD_CHUNK);
-        })() as unknown as AsyncIterable<Uint8Array>;
+        })() as unknown as AsyncIterable<Uint8Array>);
     const body = Readable.toWeb(
       Readable.from(
         (async function* () {
@@ -453,7 +464,7 @@ export class ConnectorServiceClient {
         crc.update(buf);
         received += buf.byteLength;
         if (out) {
-          if (!out.write(buf)) await new Promise<void>((r) => out.once("drain", () => r()));
+          if (!out.write(buf)) await new Promise<void>((r) => out.once('drain', () => r()));
         } else parts.push(buf);
         opts.onProgress?.(received, total);
       }

@@ -106,7 +106,7 @@ export class ProgressBar {
       pct = `${String(Math.floor(f * 100)).padStart(3)}%`;
     } else {
       const pos = Math.floor(now / 100) % width;
-      bar = '░'.repeat(pos) + '█' + '░'.repeat(width - pos - 1);
+      bar = `${'░'.repeat(pos)}█${'░'.repeat(width - pos - 1)}`;
       pct = '   ?';
     }
     const amount = total === null ? formatBytes(done) : `${formatBytes(done)} / ${formatBytes(total)}`;
@@ -163,7 +163,8 @@ export function promptHidden(prompt: string, input: NodeJS.ReadStream = process.
         else if (ch === '\x04') {
           if (!value) return done(new PromptInterrupted('no input'));
         } else if (ch === '\x7f' || ch === '\b') value = [...value].slice(0, -1).join('');
-        else if (ch === '\x15') value = ''; // Ctrl-U
+        else if (ch === '\x15')
+          value = ''; // Ctrl-U
         else if (ch >= ' ') value += ch;
       }
     };
