@@ -3,7 +3,7 @@
 // 3 auth), secrets whose password comes from piped stdin and never shows up in any output, runs
 // with --wait, logs --follow, file round trips, publishing from a HAR, capture sessions; and, in
 // a pseudo-terminal (`script` from util-linux), the spinner, the progress bar and the hidden prompt.
-import { execFileSync, spawn } from 'node:child_process';
+import { execFile, execFileSync, spawn } from 'node:child_process';
 import crypto from 'node:crypto';
 import fs from 'node:fs';
 import os from 'node:os';
@@ -287,6 +287,16 @@ describe.each(await backends())('connector CLI (%s)', (backend) => {
     expect((await cli(['files', 'download', up.id, '-o', 'back.bin', '--force'])).code).toBe(0);
     const toStdout = await cli(['files', 'download', up.id, '-o', '-']);
     expect(Buffer.compare(Buffer.from(toStdout.stdout, 'latin1'), bytes)).toBe(0);
+    // The same through the root npm script, run from another directory: paths are the caller's.
+    const viaNpm = await new Promise<Result>((resolve) =>
+      execFile(
+        'npm',
+        ['--prefix', ROOT, 'run', '-s', 'connector', '--', 'files', 'upload', 'data.bin', '--json'],
+        { cwd: tmp, env: env() },
+        (err, stdout, stderr) => resolve({ code: err ? ((err as any).code ?? 1) : 0, stdout, stderr }),
+      ),
+    );
+    expect(json(viaNpm)).toMatchObject({ name: 'data.bin', size_bytes: 200_000, crc32c: up.crc32c });
     const listed = json(await cli(['files', 'list', '--json']));
     expect(listed.map((f: any) => f.id)).toContain(up.id);
     expect((await cli(['files', 'upload', 'missing.bin'])).code).toBe(2);

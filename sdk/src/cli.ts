@@ -747,6 +747,8 @@ function reportError(e: unknown, json: boolean): number {
 // Run when executed (node sdk/dist/cli.js, the `connector` bin, tsx sdk/src/cli.ts), not when imported.
 const invoked = process.argv[1] ? fs.realpathSync(process.argv[1]) : '';
 if (invoked && /[\\/]cli\.(ts|js)$/.test(invoked) && fileURLToPath(import.meta.url) === invoked) {
+  // `npm run connector -- …` runs in the repository root: resolve paths from where the user typed it.
+  if (process.env.npm_lifecycle_event === 'connector' && process.env.INIT_CWD) process.chdir(process.env.INIT_CWD);
   main(process.argv.slice(2)).then(
     (code) => {
       process.exitCode = code;
