@@ -10,9 +10,22 @@ const SHOW_CURSOR = '\x1b[?25h';
 type Out = NodeJS.WriteStream;
 
 let cursorHidden = false;
+// Ctrl-C while a spinner or bar hides the cursor: give the terminal its cursor back, then exit 130 as a shell would.
+const onSigint = () => {
+  restoreCursor(process.stderr);
+  process.stderr.write('\n');
+  process.exit(130);
+};
+function hideCursor(stream: Out) {
+  if (cursorHidden) return;
+  stream.write(HIDE_CURSOR);
+  cursorHidden = true;
+  process.once('SIGINT', onSigint);
+}
 function restoreCursor(stream: Out) {
   if (cursorHidden) stream.write(SHOW_CURSOR);
   cursorHidden = false;
+  process.off('SIGINT', onSigint);
 }
 process.once('exit', () => restoreCursor(process.stderr));
 
@@ -22,6 +35,7 @@ export class Spinner {
   private frame = 0;
   private readonly started = Date.now();
   private text = '';
+  private stopped = false;
   constructor(private readonly stream: Out = process.stderr) {}
 
   get active(): boolean {
@@ -31,8 +45,7 @@ export class Spinner {
   start(text: string): this {
     this.text = text;
     if (!this.active) return this;
-    this.stream.write(HIDE_CURSOR);
-    cursorHidden = true;
+    hideCursor(this.stream);
     this.render();
     this.timer = setInterval(() => this.render(), 80);
     this.timer.unref();
@@ -46,6 +59,8 @@ export class Spinner {
 
   /** Clears the spinner line; `final` (if any) is written in its place, on its own line. */
   stop(final?: string): void {
+    if (this.stopped) return;
+    this.stopped = true;
     if (this.timer) clearInterval(this.timer);
     this.timer = null;
     if (!this.active) return;
@@ -91,10 +106,7 @@ export class ProgressBar {
     const now = Date.now();
     if (!force && this.drawn && now - this.last < 50) return; // at most 20 redraws a second
     this.last = now;
-    if (!this.drawn) {
-      this.stream.write(HIDE_CURSOR);
-      cursorHidden = true;
-    }
+    if (!this.drawn) hideCursor(this.stream);
     this.drawn = true;
     const width = 24;
     let bar: string;
