@@ -14,6 +14,13 @@ const above = (...names) => `^src/(${names.join('|')})([/.]|$)`;
 module.exports = {
   forbidden: [
     { name: 'no-circular', severity: 'error', from: {}, to: { circular: true } },
+    {
+      name: 'sdk-is-standalone',
+      severity: 'error',
+      comment: 'sdk/ is published as its own package (@connector-service/sdk): it never imports the server, tests or examples.',
+      from: { path: '^sdk/' },
+      to: { path: '^(src|test|examples|scripts|bench)/' },
+    },
     layer('leaves-stay-leaves', '^src/(lib|formats)/', '^src/(?!lib/|formats/)'),
     layer('config-is-low', '^src/config\\.ts$', '^src/(?!lib/|formats/|config\\.ts)'),
     layer('adapters-below-runtime', '^src/(adapters|egress)/', above('browser', 'runtime', 'synth', 'modules', 'http', 'services', 'app', 'start', 'console')),
