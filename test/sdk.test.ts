@@ -14,10 +14,12 @@ import { startDemoSite } from '../examples/demo-site/server.js';
 import {
   AuthenticationError,
   ChecksumMismatchError,
+  ConflictError,
   ConnectionError,
   ConnectorServiceError,
   crc32cOf,
   createClient,
+  isTerminalRun,
   NotFoundError,
   ValidationError,
   WaitTimeoutError,
@@ -280,6 +282,30 @@ describe.each(await backends())('sdk against the server (%s)', (backend) => {
 
     const files = await client.files.list({ limit: 1, source: 'UPLOAD' }).toArray();
     expect(files.length).toBeGreaterThanOrEqual(2);
+  });
+
+  it('runs.cancel stops a running run; cancelling it again is a ConflictError', async () => {
+    const slow = await publish(h, {
+      definition: {
+        format: 'connector-definition/v1',
+        engine: 'browser',
+        steps: [
+          { action: 'navigate', url: `${site.url}/items` },
+          { action: 'wait', ms: 120_000 },
+        ],
+        result: {},
+      },
+      input_schema: { type: 'object' },
+      output_schema: { type: 'object' },
+    });
+    const started = await client.runs.create({ connector_id: slow.id, arguments: {}, async: true });
+    for (let i = 0; i < 200 && (await client.runs.get(started.id)).status !== 'running'; i++) await new Promise((r) => setTimeout(r, 100));
+    const cancelled = await client.runs.cancel(started.id);
+    expect(cancelled.status).toBe('cancelled');
+    expect(isTerminalRun(cancelled)).toBe(true);
+    const again = await client.runs.cancel(started.id).catch((e) => e);
+    expect(again).toBeInstanceOf(ConflictError);
+    expect(again.status).toBe(409);
   });
 
   it('typed errors: 404, 422 with entries, 401, unreachable server', async () => {

@@ -335,6 +335,16 @@ const commands: Record<string, Record<string, Command>> = {
         return isTerminalRun(run) ? runExit(run) : EXIT.OK;
       },
     },
+    cancel: {
+      usage: 'runs cancel <run-id>',
+      summary: 'cancel a pending or running run',
+      args: [1, 1],
+      async run(ctx) {
+        const run = await ctx.client.runs.cancel(ctx.args[0]);
+        emit(ctx, run, () => describeRun(run));
+        return EXIT.OK;
+      },
+    },
     list: {
       usage: 'runs list <connector-id> [--version N] [--max N]',
       summary: "list a connector's runs, newest first",

@@ -43,6 +43,7 @@ export const TERMINAL_RUN_STATUSES: readonly RunStatus[] = [
   'timed_out',
   'result_too_large',
   'internal_error',
+  'cancelled',
 ];
 export const isTerminalRun = (run: Pick<Run, 'status'>): boolean => TERMINAL_RUN_STATUSES.includes(run.status);
 /** Capture session states a session never leaves. */
@@ -233,8 +234,12 @@ export class ConnectorServiceClient {
     /** POST /v1beta/runs as is (sync by default: the answer is the finished run; `async: true` answers at once). */
     create: (body: CreateRunRequest): Promise<Run> => this.call('POST', this.raw.POST('/v1beta/runs', { body })) as Promise<Run>,
     get: (id: string): Promise<Run> => this.call('GET', this.raw.GET('/v1beta/runs/{run_id}', { params: { path: { run_id: id } } })),
+    /** The run's log; while it executes, the log so far. */
     logs: async (id: string): Promise<string> =>
       (await this.call('GET', this.raw.GET('/v1beta/runs/{run_id}/logs', { params: { path: { run_id: id } } }))).logs,
+    /** Cancels a pending or running run (ConflictError once it ended). */
+    cancel: (id: string): Promise<Run> =>
+      this.call('POST', this.raw.POST('/v1beta/runs/{run_id}/cancel', { params: { path: { run_id: id } } })),
     /** Runs of a connector (of its newest version unless `version`), newest first, across pages. */
     list: (connectorId: string, query: { version?: number; limit?: number } = {}): Paginator<Run> =>
       new Paginator(

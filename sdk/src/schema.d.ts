@@ -386,6 +386,26 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/v1beta/runs/{run_id}/cancel": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Cancel a run
+         * @description An extension of the API. A pending run ends `cancelled` at once; a running one is stopped (its sandbox and browser context end) and ends `cancelled`, with a log line saying so. A sync caller waiting for it gets the cancelled run. When another server process executes the run, it stops it within about a second; if that takes longer than 5 s the run is returned still `running`: poll it. 409 when the run has already ended.
+         */
+        post: operations["cancelRun"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/v1beta/runs/{run_id}/logs": {
         parameters: {
             query?: never;
@@ -395,7 +415,7 @@ export interface paths {
         };
         /**
          * Get run logs
-         * @description Engine step lines and the connector's own lines, timestamped, capped, with the run's secret values scrubbed.
+         * @description Engine step lines and the connector's own lines, timestamped, capped, with the run's secret values scrubbed. Readable while the run executes: the log so far, at most about a second old.
          */
         get: operations["getRunLogs"];
         put?: never;
@@ -1137,7 +1157,7 @@ export interface components {
          * RunStatus
          * @enum {string}
          */
-        RunStatus: "pending" | "running" | "success" | "connector_error" | "timed_out" | "result_too_large" | "internal_error";
+        RunStatus: "pending" | "running" | "success" | "connector_error" | "timed_out" | "result_too_large" | "internal_error" | "cancelled";
         /**
          * Secret
          * @description Secret metadata; credential values are never returned.
@@ -2620,6 +2640,55 @@ export interface operations {
         };
     };
     getRun: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                run_id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "id": "0194f1c3-1111-7222-8333-944455566677",
+                     *       "connector_id": "0194f1c2-7a3b-7c4d-9e5f-a1b2c3d4e5f6",
+                     *       "connector_version": 1,
+                     *       "arguments": {
+                     *         "order_number": "A-1042"
+                     *       },
+                     *       "secret_bindings": {
+                     *         "shop_login": "0194f1c5-0000-7111-8222-333344445555"
+                     *       },
+                     *       "status": "success",
+                     *       "result": {
+                     *         "status": "Shipped",
+                     *         "eta": "2026-01-07"
+                     *       },
+                     *       "result_stored": true,
+                     *       "result_size_bytes": 38,
+                     *       "error": null,
+                     *       "has_logs": true,
+                     *       "created_at": "2026-01-05T09:30:00Z",
+                     *       "finished_at": "2026-01-05T09:30:04Z"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Run"];
+                };
+            };
+            401: components["responses"]["Unauthorized"];
+            404: components["responses"]["NotFound"];
+            422: components["responses"]["ValidationFailed"];
+        };
+    };
+    cancelRun: {
         parameters: {
             query?: never;
             header?: never;
