@@ -16,25 +16,39 @@ export const bodyIdleError = (seconds: number) =>
  */
 export function watchIdle(stream: Readable, ms: number, onIdle: () => void): () => void {
   let timer: NodeJS.Timeout | null = null;
+  let lastData = Date.now();
+  let stopped = false;
   const stop = () => {
+    stopped = true;
     if (timer) clearTimeout(timer);
     timer = null;
-    stream.off('data', arm);
+    stream.off('data', seen);
     stream.off('end', stop);
     stream.off('close', stop);
   };
-  function arm() {
-    if (timer) clearTimeout(timer);
+  const arm = (wait: number) => {
     timer = setTimeout(() => {
-      stop();
-      onIdle();
-    }, ms);
+      timer = null;
+      // Timers run before pending socket reads in an event-loop turn: after a stall of this
+      // process (GC, a busy machine) the data that did arrive is delivered first (setImmediate
+      // runs after the poll phase), so only a client that really went silent is cut.
+      setImmediate(() => {
+        if (stopped) return;
+        const quiet = Date.now() - lastData;
+        if (quiet < ms) return arm(ms - quiet);
+        stop();
+        onIdle();
+      });
+    }, wait);
     timer.unref();
+  };
+  function seen() {
+    lastData = Date.now();
   }
-  stream.on('data', arm);
+  stream.on('data', seen);
   stream.once('end', stop);
   stream.once('close', stop);
-  arm();
+  arm(ms);
   return stop;
 }
 
