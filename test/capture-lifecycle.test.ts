@@ -75,7 +75,8 @@ describe('capture session timeouts (sqlite)', () => {
     expect(pid).toBeGreaterThan(0);
     process.kill(pid, 'SIGKILL');
     for (const s of [a, b]) {
-      await expect.poll(async () => (await life.api('GET', `${S}/${s.id}`)).json.state, { timeout: 10_000 }).toBe('failed');
+      // Playwright learns of the dead browser when its pipe closes: seconds on a loaded machine.
+      await expect.poll(async () => (await life.api('GET', `${S}/${s.id}`)).json.state, { timeout: 25_000 }).toBe('failed');
       expect((await life.api('GET', `${S}/${s.id}`)).json).toMatchObject({ browser_session_id: null, iframe_url: null });
       expect((await fetch(s.iframe_url)).status).toBe(404);
     }
@@ -84,7 +85,7 @@ describe('capture session timeouts (sqlite)', () => {
     expect(c.status).toBe(200);
     expect(pool.browserPid()).not.toBe(pid);
     await life.api('POST', `${S}/${c.json.id}/abandon`);
-  });
+  }, 90_000);
 });
 
 describe('live view input and new tabs (sqlite)', () => {
