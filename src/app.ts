@@ -20,6 +20,7 @@ import { runsRoutes } from './modules/runs/routes.js';
 import { blobRoutes } from './modules/files/local-blob-routes.js';
 import { captureSessionsRoutes } from './modules/capture-sessions/routes.js';
 import { liveViewRoutes } from './modules/capture-sessions/live-routes.js';
+import { webhooksRoutes } from './modules/webhooks/routes.js';
 
 declare module 'fastify' {
   interface FastifyContextConfig {
@@ -120,6 +121,7 @@ export async function buildApp(services: Services, opts: AppOptions): Promise<Fa
       await api.register(tasksRoutes, { tasks: services.tasks });
       await api.register(runsRoutes, { runs: services.runs, tasks: services.tasks });
       await api.register(captureSessionsRoutes, { svc: services.captureSessions });
+      await api.register(webhooksRoutes, { webhooks: services.webhooks });
     },
     { prefix: '/v1beta' },
   );

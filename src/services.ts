@@ -18,7 +18,9 @@ import { ConnectorsService } from './modules/connectors/service.js';
 import { TasksService } from './modules/tasks/service.js';
 import { taskPorts } from './modules/tasks/wiring.js';
 import { CaptureSessionsService } from './modules/capture-sessions/service.js';
-import { RunsService } from './modules/runs/service.js';
+import { RunsService, toRunView } from './modules/runs/service.js';
+import { WebhooksService } from './modules/webhooks/service.js';
+import { taskView } from './modules/tasks/view.js';
 import { createRuntime, type Runtime } from './runtime/index.js';
 import { SynthesisService } from './modules/connectors/synthesis.js';
 import { RecordingLoader } from './modules/connectors/recordings.js';
@@ -44,9 +46,11 @@ export interface Services {
   captureSessions: CaptureSessionsService;
   /** Where connectors and capture browsers may connect; the app registers its listen address. */
   egress: Egress;
+  /** Subscriptions, the delivery log, and the dispatcher that sends terminal-state events. */
+  webhooks: WebhooksService;
   /**
    * Starts the background loops — the run dispatcher, the task and capture sweepers, the capture
-   * pool's pre-warm. Called by the server (and the test harness) before listening; CLI commands
+   * pool's pre-warm, the webhook dispatcher. Called by the server (and the test harness) before listening; CLI commands
    * that open the services never start them, so they never touch runs or sessions in flight.
    */
   start(): Promise<void>;
@@ -89,10 +93,43 @@ export async function createServices(config: Config, opts: ServiceOptions = {}):
     const files = new FilesService({ db, blobs, config });
     const connectors = new ConnectorsService({ db });
     const egress = await Egress.fromConfig(config);
-    const runtime = createRuntime(config, { db, connectors, secrets, files, egress, workerEntry: opts.workerEntry });
+    // Webhooks: each producer tells of its terminal states inside the transaction that records
+    // them (the one port of each: onFinished, onEnded, onSettled), and the event is queued there.
+    const webhooks = new WebhooksService({ db, vault, egress, config });
+    const checkWebhookUrl = (url: string) => webhooks.checkUrl(url);
+    const runtime = createRuntime(config, {
+      db,
+      connectors,
+      secrets,
+      files,
+      egress,
+      workerEntry: opts.workerEntry,
+      onFinished: (trx, rows) =>
+        webhooks.enqueue(trx, () =>
+          rows.map((r) => ({ type: 'run.completed', userId: r.user_id, resourceId: r.id, webhookUrl: r.webhook_url, data: toRunView(r) })),
+        ),
+    });
     const { proxies, versions } = runtime;
-    const runs = new RunsService({ store: runtime.store, launch: runtime.launch, connectors, secrets, versions, proxies });
-    const captureSessions = new CaptureSessionsService({ db, blobs, secrets, config, egress, totp: runtime.totp });
+    const runs = new RunsService({ store: runtime.store, launch: runtime.launch, connectors, secrets, versions, proxies, checkWebhookUrl });
+    const captureSessions: CaptureSessionsService = new CaptureSessionsService({
+      db,
+      blobs,
+      secrets,
+      config,
+      egress,
+      totp: runtime.totp,
+      checkWebhookUrl,
+      onEnded: (trx, row) =>
+        webhooks.enqueue(trx, () => [
+          {
+            type: 'capture_session.completed',
+            userId: row.user_id,
+            resourceId: row.id,
+            webhookUrl: row.webhook_url,
+            data: captureSessions.view(row),
+          },
+        ]),
+    });
     // Synthesis (issue 5): recordings from uploads or capture sessions, replayed in the run sandbox.
     connectors.synthesis = new SynthesisService({
       loader: new RecordingLoader({ db, blobs, captures: () => captureSessions }),
@@ -104,6 +141,11 @@ export async function createServices(config: Config, opts: ServiceOptions = {}):
       db,
       ports: taskPorts({ connectors, captureSessions, runs }),
       ownsSecret: async (userId, id) => (await secrets.get(userId, id)) !== null,
+      checkWebhookUrl,
+      onSettled: (trx, row) =>
+        webhooks.enqueue(trx, () => [
+          { type: 'task.completed', userId: row.user_id, resourceId: row.id, webhookUrl: row.webhook_url, data: taskView(row) },
+        ]),
     });
     return {
       config,
@@ -121,20 +163,25 @@ export async function createServices(config: Config, opts: ServiceOptions = {}):
       runtime,
       captureSessions,
       egress,
+      webhooks,
       async start() {
         await runtime.start();
         tasks.startSweeper(1000);
         captureSessions.start();
+        webhooks.start();
       },
       async stop() {
         await runtime.stop();
         await tasks.close();
+        // Last: the loops above may still end runs and tasks (their events stay queued for the next start).
+        await webhooks.stop();
       },
       async close() {
         // First: syntheses and finalizing recordings still write to the database and blob store.
         await tasks.close();
         await captureSessions.close();
         await runtime.stop();
+        await webhooks.stop();
         await vault.close();
         await usersService.close();
         await handle.close();

@@ -9,6 +9,7 @@ import { m0003 } from './migrations/0003-capture-sessions.js';
 import { m0004 } from './migrations/0004-tasks.js';
 import { m0005 } from './migrations/0005-totp-steps.js';
 import { m0006 } from './migrations/0006-run-leases.js';
+import { m0007 } from './migrations/0007-webhooks.js';
 import { v0001 } from './migrations/vault-0001-entries.js';
 
 const migrations: Record<string, Migration> = {
@@ -18,6 +19,7 @@ const migrations: Record<string, Migration> = {
   '0004_tasks': m0004,
   '0005_totp_steps': m0005,
   '0006_run_leases': m0006,
+  '0007_webhooks': m0007,
 };
 
 const vaultMigrations: Record<string, Migration> = {

@@ -7,8 +7,17 @@ import { nowIso } from '../../lib/ids.js';
 export type CaptureState = CaptureSessionsTable['state'];
 export type CaptureRow = CaptureSessionsTable;
 
+/** States a session never leaves. */
+export const ENDED: readonly CaptureState[] = ['completed', 'abandoned', 'failed'];
+
+/** Told of a session that ended, inside the transaction that recorded it (webhooks). */
+export type SessionEnded = (trx: Kysely<Database>, row: CaptureRow) => Promise<void>;
+
 export class CaptureRepo {
-  constructor(private readonly db: Kysely<Database>) {}
+  constructor(
+    private readonly db: Kysely<Database>,
+    private readonly onEnded?: SessionEnded,
+  ) {}
 
   insert(row: CaptureRow) {
     return this.db.insertInto('capture_sessions').values(row).execute();
@@ -34,14 +43,24 @@ export class CaptureRepo {
 
   /** Moves `id` from one of `from` to `to` with `patch`; the updated row, or null if the state was different. */
   async transition(id: string, from: CaptureState[], to: CaptureState, patch: Partial<CaptureRow> = {}): Promise<CaptureRow | null> {
-    const r = await this.db
-      .updateTable('capture_sessions')
-      .set({ ...patch, state: to, updated_at: nowIso() })
-      .where('id', '=', id)
-      .where('state', 'in', from)
-      .executeTakeFirst();
-    if (Number(r.numUpdatedRows) === 0) return null;
-    return (await this.byId(id)) ?? null;
+    const move = async (db: Kysely<Database>) => {
+      const r = await db
+        .updateTable('capture_sessions')
+        .set({ ...patch, state: to, updated_at: nowIso() })
+        .where('id', '=', id)
+        .where('state', 'in', from)
+        .executeTakeFirst();
+      if (Number(r.numUpdatedRows) === 0) return null;
+      return (await db.selectFrom('capture_sessions').selectAll().where('id', '=', id).executeTakeFirst()) ?? null;
+    };
+    const onEnded = this.onEnded;
+    if (!onEnded || !ENDED.includes(to)) return move(this.db);
+    // The end and whoever is told of it commit together.
+    return this.db.transaction().execute(async (trx) => {
+      const row = await move(trx);
+      if (row) await onEnded(trx, row);
+      return row;
+    });
   }
 
   /** Sessions this process believes active or completing (for orphan detection). */

@@ -41,6 +41,8 @@ export interface RunsDeps {
   secrets: SecretsService;
   versions: VersionCache;
   proxies: ProxyMap;
+  /** Why a webhook_url can't be used (the webhooks module's rule), or null. */
+  checkWebhookUrl?: (url: string) => Promise<string | null>;
 }
 
 export class RunsService {
@@ -153,6 +155,9 @@ export class RunsService {
         input: proxy,
       });
     }
+    const webhookUrl = body.webhook_url ?? null;
+    const refused = webhookUrl && this.d.checkWebhookUrl ? await this.d.checkWebhookUrl(webhookUrl) : null;
+    if (refused) errors.push({ loc: ['body', 'webhook_url'], msg: `Value error, ${refused}`, type: 'value_error', input: webhookUrl });
     if (errors.length) throw new InvalidInput(errors);
 
     const isAsync = body.async ?? false;
@@ -177,6 +182,7 @@ export class RunsService {
       started_at: null,
       finished_at: null,
       lease_until: null,
+      webhook_url: webhookUrl,
     };
     // Sync: wait for the terminal state. A client that goes away doesn't cancel anything.
     const f = await this.d.launch(row, ephemeral, !isAsync);
