@@ -22,6 +22,7 @@ import { captureSessionsRoutes } from './modules/capture-sessions/routes.js';
 import { liveViewRoutes } from './modules/capture-sessions/live-routes.js';
 import { registerObservability } from './modules/observability/routes.js';
 import { mcpRoutes } from './modules/mcp/routes.js';
+import { webhooksRoutes } from './modules/webhooks/routes.js';
 
 declare module 'fastify' {
   interface FastifyContextConfig {
@@ -134,6 +135,7 @@ export async function buildApp(services: Services, opts: AppOptions): Promise<Fa
       await api.register(tasksRoutes, { tasks: services.tasks });
       await api.register(runsRoutes, { runs: services.runs, tasks: services.tasks });
       await api.register(captureSessionsRoutes, { svc: services.captureSessions });
+      await api.register(webhooksRoutes, { webhooks: services.webhooks });
     },
     { prefix: '/v1beta' },
   );

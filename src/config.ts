@@ -68,6 +68,11 @@ export interface Config {
   role: 'all' | 'api' | 'worker';
   /** MCP endpoint: how often a tool call waiting for a run sends a progress notification (when the client asked for them). */
   mcpProgressIntervalS: number;
+  /** Webhook deliveries: attempts before a delivery is failed, per-attempt timeout, backoff. */
+  webhookMaxAttempts: number;
+  webhookTimeoutS: number;
+  webhookRetryBaseMs: number;
+  webhookRetryMaxMs: number;
 }
 
 type Kind = 'string' | 'int' | 'url';
@@ -438,6 +443,42 @@ export const CONFIG_TABLE: Entry[] = [
     min: 1,
     max: 300,
     doc: 'While an MCP tool call waits for its run, a progress notification goes out this often when the client sent a progressToken (a client that resets its timeout on progress then waits for long runs).',
+  },
+  {
+    env: 'WEBHOOK_MAX_ATTEMPTS',
+    key: 'webhookMaxAttempts',
+    kind: 'int',
+    def: 8,
+    min: 1,
+    max: 50,
+    doc: 'Attempts of one webhook delivery before it is marked failed (a redelivery starts a new round).',
+  },
+  {
+    env: 'WEBHOOK_TIMEOUT_S',
+    key: 'webhookTimeoutS',
+    kind: 'int',
+    def: 10,
+    min: 1,
+    max: 300,
+    doc: 'Longest one webhook attempt may take (connect, send, status line); slower counts as a failed attempt.',
+  },
+  {
+    env: 'WEBHOOK_RETRY_BASE_MS',
+    key: 'webhookRetryBaseMs',
+    kind: 'int',
+    def: 30_000,
+    min: 1,
+    max: 86_400_000,
+    doc: 'Backoff of webhook retries: after the n-th failed attempt the next waits a random time between 0 and min(WEBHOOK_RETRY_MAX_MS, base × 2^(n-1)) (exponential backoff with full jitter).',
+  },
+  {
+    env: 'WEBHOOK_RETRY_MAX_MS',
+    key: 'webhookRetryMaxMs',
+    kind: 'int',
+    def: 3_600_000,
+    min: 1,
+    max: 7 * 86_400_000,
+    doc: 'Upper bound of one webhook retry delay.',
   },
 ];
 

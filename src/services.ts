@@ -18,7 +18,9 @@ import { ConnectorsService } from './modules/connectors/service.js';
 import { TasksService } from './modules/tasks/service.js';
 import { taskPorts } from './modules/tasks/wiring.js';
 import { CaptureSessionsService } from './modules/capture-sessions/service.js';
-import { RunsService } from './modules/runs/service.js';
+import { RunsService, toRunView } from './modules/runs/service.js';
+import { WebhooksService } from './modules/webhooks/service.js';
+import { taskView } from './modules/tasks/view.js';
 import { createRuntime, type Runtime } from './runtime/index.js';
 import { SynthesisService } from './modules/connectors/synthesis.js';
 import { RecordingLoader } from './modules/connectors/recordings.js';
@@ -47,9 +49,11 @@ export interface Services {
   egress: Egress;
   /** Lifecycle events of runs, capture sessions, synthesis and browsers (the app logs and counts them). */
   events: EventBus;
+  /** Subscriptions, the delivery log, and the dispatcher that sends terminal-state events. */
+  webhooks: WebhooksService;
   /**
    * Starts the background loops — the run dispatcher, the task and capture sweepers, the capture
-   * pool's pre-warm. Called by the server (and the test harness) before listening; CLI commands
+   * pool's pre-warm, the webhook dispatcher. Called by the server (and the test harness) before listening; CLI commands
    * that open the services never start them, so they never touch runs or sessions in flight.
    */
   start(): Promise<void>;
@@ -92,8 +96,24 @@ export async function createServices(config: Config, opts: ServiceOptions = {}):
     const files = new FilesService({ db, blobs, config });
     const connectors = new ConnectorsService({ db });
     const egress = await Egress.fromConfig(config);
+    // Webhooks: each producer tells of its terminal states inside the transaction that records
+    // them (the one port of each: onFinished, onEnded, onSettled), and the event is queued there.
+    const webhooks = new WebhooksService({ db, vault, egress, config });
+    const checkWebhookUrl = (url: string) => webhooks.checkUrl(url);
     const events = new EventBus();
-    const runtime = createRuntime(config, { db, connectors, secrets, files, egress, events, workerEntry: opts.workerEntry });
+    const runtime = createRuntime(config, {
+      db,
+      connectors,
+      secrets,
+      files,
+      egress,
+      events,
+      workerEntry: opts.workerEntry,
+      onFinished: (trx, rows) =>
+        webhooks.enqueue(trx, () =>
+          rows.map((r) => ({ type: 'run.completed', userId: r.user_id, resourceId: r.id, webhookUrl: r.webhook_url, data: toRunView(r) })),
+        ),
+    });
     const { proxies, versions } = runtime;
     const runs = new RunsService({
       store: runtime.store,
@@ -103,8 +123,28 @@ export async function createServices(config: Config, opts: ServiceOptions = {}):
       secrets,
       versions,
       proxies,
+      checkWebhookUrl,
     });
-    const captureSessions = new CaptureSessionsService({ db, blobs, secrets, config, egress, events, totp: runtime.totp });
+    const captureSessions: CaptureSessionsService = new CaptureSessionsService({
+      db,
+      blobs,
+      secrets,
+      config,
+      egress,
+      events,
+      totp: runtime.totp,
+      checkWebhookUrl,
+      onEnded: (trx, row) =>
+        webhooks.enqueue(trx, () => [
+          {
+            type: 'capture_session.completed',
+            userId: row.user_id,
+            resourceId: row.id,
+            webhookUrl: row.webhook_url,
+            data: captureSessions.view(row),
+          },
+        ]),
+    });
     // Synthesis (issue 5): recordings from uploads or capture sessions, replayed in the run sandbox.
     connectors.synthesis = new SynthesisService({
       loader: new RecordingLoader({ db, blobs, captures: () => captureSessions }),
@@ -117,6 +157,11 @@ export async function createServices(config: Config, opts: ServiceOptions = {}):
       db,
       ports: taskPorts({ connectors, captureSessions, runs }),
       ownsSecret: async (userId, id) => (await secrets.get(userId, id)) !== null,
+      checkWebhookUrl,
+      onSettled: (trx, row) =>
+        webhooks.enqueue(trx, () => [
+          { type: 'task.completed', userId: row.user_id, resourceId: row.id, webhookUrl: row.webhook_url, data: taskView(row) },
+        ]),
     });
     return {
       config,
@@ -135,6 +180,7 @@ export async function createServices(config: Config, opts: ServiceOptions = {}):
       captureSessions,
       egress,
       events,
+      webhooks,
       async start() {
         // ROLE=api executes no run (runtime.start is a no-op there); ROLE=worker serves no capture
         // sessions or tasks, which live with the API processes.
@@ -142,16 +188,20 @@ export async function createServices(config: Config, opts: ServiceOptions = {}):
         if (config.role === 'worker') return;
         tasks.startSweeper(1000);
         captureSessions.start();
+        webhooks.start();
       },
       async stop() {
         await runtime.stop();
         await tasks.close();
+        // Last: the loops above may still end runs and tasks (their events stay queued for the next start).
+        await webhooks.stop();
       },
       async close() {
         // First: syntheses and finalizing recordings still write to the database and blob store.
         await tasks.close();
         await captureSessions.close();
         await runtime.stop();
+        await webhooks.stop();
         await vault.close();
         await usersService.close();
         await handle.close();

@@ -32,7 +32,7 @@ describe('OpenAPI document', () => {
     const ids = ops.map(({ op }) => op.operationId);
     for (const { method, path: p, op } of ops) {
       expect(op.operationId, `${method} ${p}`).toMatch(
-        /^(list|get|create|update|delete|publish|complete|abandon|paste|retry|start|generate|download|cancel)[A-Z][A-Za-z]+$/,
+        /^(list|get|create|update|delete|publish|complete|abandon|paste|retry|redeliver|start|generate|download|cancel)[A-Z][A-Za-z]+$/,
       );
     }
     expect(new Set(ids).size).toBe(ids.length);
@@ -78,6 +78,12 @@ describe('OpenAPI document', () => {
       'ResidentialProxy',
       'DeleteConnectorResponse',
       'TotpResponse',
+      'WebhookSubscription',
+      'CreatedWebhookSubscription',
+      'WebhookDelivery',
+      'WebhookDeliveryAttempt',
+      'ListWebhookDeliveriesResponse',
+      'WebhookSigningSecret',
     ]) {
       expect(names, n).toContain(n);
     }
@@ -144,7 +150,7 @@ describe('OpenAPI document', () => {
     expect(doc.info.license).toEqual({ name: 'Apache-2.0', identifier: 'Apache-2.0' });
     expect(fs.readFileSync(path.join(ROOT, 'LICENSE'), 'utf8')).toContain('Apache License');
     const tags = doc.tags.map((t: any) => t.name);
-    expect(tags).toEqual(['Capture sessions', 'Connectors', 'Runs', 'Files', 'Secrets', 'Tasks']);
+    expect(tags).toEqual(['Capture sessions', 'Connectors', 'Runs', 'Files', 'Secrets', 'Tasks', 'Webhooks']);
     for (const t of doc.tags) expect(t.description).toBeTruthy();
     for (const { op } of operations(doc)) expect(op.tags).toHaveLength(1);
     const used = new Set(operations(doc).map(({ op }) => op.tags[0]));

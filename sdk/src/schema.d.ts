@@ -272,7 +272,7 @@ export interface paths {
         put?: never;
         /**
          * Create a task
-         * @description Extension. A task starts not_ready; start a manual session, do the task in it and complete it to make the task ready.
+         * @description Extension. A task starts not_ready; start a manual session, do the task in it and complete it to make the task ready. webhook_url is told (task.completed) each time the task becomes ready or failed.
          */
         post: operations["createTask"];
         delete?: never;
@@ -360,7 +360,7 @@ export interface paths {
         put?: never;
         /**
          * Run a connector (or a task: task-based variant)
-         * @description Pins the newest version, validates arguments against its input_schema and the secrets against required_secrets. async=false blocks until a terminal status (200); async=true answers 202 with a pending run at once. secret_values are never stored. Task-based variant: a body with task_id (instead of connector_id) runs the task’s connector synchronously and answers the task-based Run (success, result_json); 409 when the task is not ready. A body with both ids is a 422.
+         * @description Pins the newest version, validates arguments against its input_schema and the secrets against required_secrets. async=false blocks until a terminal status (200); async=true answers 202 with a pending run at once. secret_values are never stored. webhook_url (extension) is told of the terminal status (run.completed). Task-based variant: a body with task_id (instead of connector_id) runs the task’s connector synchronously and answers the task-based Run (success, result_json); 409 when the task is not ready. A body with both ids is a 422.
          */
         post: operations["createRun"];
         delete?: never;
@@ -441,7 +441,7 @@ export interface paths {
         put?: never;
         /**
          * Start a capture session
-         * @description Takes a pre-warmed browser context, starts recording and returns the session with its iframe_url. Optional body (absent or null allowed): use_proxy, cookies, start_url (extension). 429 when the maximum number of live sessions (CAPTURE_MAX_SESSIONS) is reached.
+         * @description Takes a pre-warmed browser context, starts recording and returns the session with its iframe_url. Optional body (absent or null allowed): use_proxy, cookies, start_url and webhook_url (extensions). 429 when the maximum number of live sessions (CAPTURE_MAX_SESSIONS) is reached.
          */
         post: operations["createCaptureSession"];
         delete?: never;
@@ -545,6 +545,138 @@ export interface paths {
         put?: never;
         post?: never;
         delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1beta/webhooks": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * List webhook subscriptions
+         * @description Extension. Newest first; secrets are never listed.
+         */
+        get: operations["listWebhookSubscriptions"];
+        put?: never;
+        /**
+         * Subscribe a URL to events
+         * @description Extension. Every matching event of yours is POSTed to url, signed the Standard Webhooks way with this subscription’s secret, which this answer shows once. The egress policy applies to url (metadata, link-local and this server’s own addresses are refused with 422) and again at every delivery. 409 beyond 25 subscriptions.
+         */
+        post: operations["createWebhookSubscription"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1beta/webhooks/signing-secret": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Get the signing secret of per-request webhooks
+         * @description Extension. The secret (created on first use) that signs deliveries to the webhook_url given with POST /v1beta/runs, /v1beta/capture_sessions and /v1beta/tasks. Subscriptions have secrets of their own.
+         */
+        get: operations["getWebhookSigningSecret"];
+        put?: never;
+        /**
+         * Rotate the signing secret of per-request webhooks
+         * @description Extension. Replaces the secret; every attempt from now on, retries of earlier events included, is signed with the new one.
+         */
+        post: operations["createWebhookSigningSecret"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1beta/webhooks/deliveries": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * List webhook deliveries
+         * @description Extension. The delivery log, newest first: each event sent to each URL, its status and every attempt (time, response status, error). Finished deliveries are kept 30 days.
+         */
+        get: operations["listWebhookDeliveries"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1beta/webhooks/deliveries/{id}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Get a webhook delivery
+         * @description Extension.
+         */
+        get: operations["getWebhookDelivery"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1beta/webhooks/deliveries/{id}/redeliver": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Redeliver a webhook delivery
+         * @description Extension. Queues the delivery again, due now, with a fresh WEBHOOK_MAX_ATTEMPTS budget and the same payload and webhook-id; 202 with the delivery. 409 while an attempt is in flight or when its subscription was deleted.
+         */
+        post: operations["redeliverWebhookDelivery"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1beta/webhooks/{id}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Get a webhook subscription
+         * @description Extension. Without its secret.
+         */
+        get: operations["getWebhookSubscription"];
+        put?: never;
+        post?: never;
+        /**
+         * Delete a webhook subscription
+         * @description Extension. Deletes it and its secret; its pending deliveries end failed (they stay in the delivery log).
+         */
+        delete: operations["deleteWebhookSubscription"];
         options?: never;
         head?: never;
         patch?: never;
@@ -692,6 +824,11 @@ export interface components {
              * @description Extension: page the browser opens first (http or https).
              */
             start_url?: string | null;
+            /**
+             * Format: uri
+             * @description Extension: an http(s) URL that receives a signed POST (Standard Webhooks) when this resource reaches a terminal state. Signed with your signing secret (GET /v1beta/webhooks/signing-secret). The egress policy applies: metadata, link-local and this server’s own addresses are refused (422).
+             */
+            webhook_url?: string | null;
         } | null;
         /**
          * CreateRunRequest
@@ -730,6 +867,11 @@ export interface components {
             async?: boolean;
             /** @default 300 */
             max_timeout_s?: number;
+            /**
+             * Format: uri
+             * @description Extension: an http(s) URL that receives a signed POST (Standard Webhooks) when this resource reaches a terminal state. Signed with your signing secret (GET /v1beta/webhooks/signing-secret). The egress policy applies: metadata, link-local and this server’s own addresses are refused (422).
+             */
+            webhook_url?: string | null;
         };
         /**
          * CreateSecretRequest
@@ -792,6 +934,11 @@ export interface components {
             secret_bindings?: {
                 [key: string]: string;
             };
+            /**
+             * Format: uri
+             * @description Extension: an http(s) URL that receives a signed POST (Standard Webhooks) when this resource reaches a terminal state. Signed with your signing secret (GET /v1beta/webhooks/signing-secret). The egress policy applies: metadata, link-local and this server’s own addresses are refused (422).
+             */
+            webhook_url?: string | null;
         };
         /**
          * CreateTaskRunRequest
@@ -816,6 +963,48 @@ export interface components {
                 [key: string]: string;
             };
         };
+        /**
+         * CreateWebhookSubscriptionRequest
+         * @example {
+         *       "url": "https://hooks.example.com/connector-service",
+         *       "event_types": [
+         *         "run.completed"
+         *       ],
+         *       "description": "CI"
+         *     }
+         */
+        CreateWebhookSubscriptionRequest: {
+            /**
+             * Format: uri
+             * @description Where events are POSTed.
+             */
+            url: string;
+            event_types: components["schemas"]["WebhookEventType"][];
+            description?: string | null;
+        };
+        /**
+         * CreatedWebhookSubscription
+         * @example {
+         *       "id": "0194f1c8-5555-7666-8777-888899990000",
+         *       "url": "https://hooks.example.com/connector-service",
+         *       "event_types": [
+         *         "run.completed"
+         *       ],
+         *       "description": "CI",
+         *       "created_at": "2026-01-05T09:30:00Z",
+         *       "secret": "whsec_MfKQ9r8GKYqrTwjUPD8ILPZIo2LaLaSw"
+         *     }
+         */
+        CreatedWebhookSubscription: {
+            id: string;
+            url: string;
+            event_types: components["schemas"]["WebhookEventType"][];
+            description: string | null;
+            /** Format: date-time */
+            created_at: string;
+            /** @description The signing secret of this subscription (whsec_ + base64). Shown once: store it now. */
+            secret: string;
+        };
         /** DeleteConnectorResponse */
         DeleteConnectorResponse: {
             id: string;
@@ -833,6 +1022,11 @@ export interface components {
         };
         /** DeleteTaskResponse */
         DeleteTaskResponse: {
+            id: string;
+            deleted: boolean;
+        };
+        /** DeleteWebhookSubscriptionResponse */
+        DeleteWebhookSubscriptionResponse: {
             id: string;
             deleted: boolean;
         };
@@ -986,6 +1180,12 @@ export interface components {
         /** ListTasksResponse */
         ListTasksResponse: {
             data: components["schemas"]["Task"][];
+            has_more: boolean;
+            next_cursor: string | null;
+        };
+        /** ListWebhookDeliveriesResponse */
+        ListWebhookDeliveriesResponse: {
+            data: components["schemas"]["WebhookDelivery"][];
             has_more: boolean;
             next_cursor: string | null;
         };
@@ -1410,6 +1610,128 @@ export interface components {
             ctx?: {
                 [key: string]: unknown;
             };
+        };
+        /**
+         * WebhookDelivery
+         * @example {
+         *       "id": "0194f1c9-2222-7333-8444-555566667777",
+         *       "event_id": "evt_0194f1c31111722283339444555666ff",
+         *       "event_type": "run.completed",
+         *       "resource_id": "0194f1c3-1111-7222-8333-944455566677",
+         *       "subscription_id": "0194f1c8-5555-7666-8777-888899990000",
+         *       "target_url": "https://hooks.example.com/connector-service",
+         *       "status": "succeeded",
+         *       "attempt_count": 2,
+         *       "next_attempt_at": null,
+         *       "last_response_status": 200,
+         *       "last_error": null,
+         *       "created_at": "2026-01-05T09:30:04Z",
+         *       "updated_at": "2026-01-05T09:30:04Z",
+         *       "attempts": [
+         *         {
+         *           "attempt": 1,
+         *           "started_at": "2026-01-05T09:30:04Z",
+         *           "duration_ms": 10002,
+         *           "response_status": null,
+         *           "error": "timed out after 10 s"
+         *         },
+         *         {
+         *           "attempt": 2,
+         *           "started_at": "2026-01-05T09:30:04Z",
+         *           "duration_ms": 84,
+         *           "response_status": 200,
+         *           "error": null
+         *         }
+         *       ]
+         *     }
+         */
+        WebhookDelivery: {
+            id: string;
+            /** @description The webhook-id header: the same for every attempt and target of one event. */
+            event_id: string;
+            event_type: string;
+            /** @description The run, capture session or task the event is about. */
+            resource_id: string;
+            /** @description null: the webhook_url given with the resource. */
+            subscription_id: string | null;
+            target_url: string;
+            status: components["schemas"]["WebhookDeliveryStatus"];
+            attempt_count: number;
+            /** @description When the next attempt is due (pending only). */
+            next_attempt_at: string | null;
+            last_response_status: number | null;
+            last_error: string | null;
+            /** Format: date-time */
+            created_at: string;
+            /** Format: date-time */
+            updated_at: string;
+            /** @description Every attempt, oldest first. */
+            attempts: components["schemas"]["WebhookDeliveryAttempt"][];
+        };
+        /**
+         * WebhookDeliveryAttempt
+         * @example {
+         *       "attempt": 1,
+         *       "started_at": "2026-01-05T09:30:04Z",
+         *       "duration_ms": 10002,
+         *       "response_status": null,
+         *       "error": "timed out after 10 s"
+         *     }
+         */
+        WebhookDeliveryAttempt: {
+            attempt: number;
+            /** Format: date-time */
+            started_at: string;
+            duration_ms: number;
+            /** @description The receiver’s HTTP status; null when none came. */
+            response_status: number | null;
+            /** @description Why the attempt failed (network error, timeout, egress denial, non-2xx answer with the start of its body), truncated. */
+            error: string | null;
+        };
+        /**
+         * WebhookDeliveryStatus
+         * @enum {string}
+         */
+        WebhookDeliveryStatus: "pending" | "succeeded" | "failed";
+        /**
+         * WebhookEventType
+         * @description run.completed: a run reached a terminal status (success or not; see data.status). capture_session.completed: a capture session ended (completed, abandoned or failed; see data.state). task.completed: a task became ready or failed (data.current_state). "*": every event.
+         * @enum {string}
+         */
+        WebhookEventType: "run.completed" | "capture_session.completed" | "task.completed" | "*";
+        /**
+         * WebhookSigningSecret
+         * @example {
+         *       "secret": "whsec_C2FVsBQIhrscChlQIMV+b5sSYspob7oD",
+         *       "created_at": "2026-01-05T09:30:00Z"
+         *     }
+         */
+        WebhookSigningSecret: {
+            /** @description Signs the deliveries to per-request webhook_urls (whsec_ + base64). */
+            secret: string;
+            /** Format: date-time */
+            created_at: string;
+        };
+        /**
+         * WebhookSubscription
+         * @description A subscription; its signing secret is shown only in the answer that created it.
+         * @example {
+         *       "id": "0194f1c8-5555-7666-8777-888899990000",
+         *       "url": "https://hooks.example.com/connector-service",
+         *       "event_types": [
+         *         "run.completed"
+         *       ],
+         *       "description": "CI",
+         *       "created_at": "2026-01-05T09:30:00Z"
+         *     }
+         */
+        WebhookSubscription: {
+            id: string;
+            url: string;
+            event_types: components["schemas"]["WebhookEventType"][];
+            description: string | null;
+            /** Format: date-time */
+            created_at: string;
         };
     };
     responses: {
@@ -3015,6 +3337,363 @@ export interface operations {
             401: components["responses"]["Unauthorized"];
             404: components["responses"]["NotFound"];
             409: components["responses"]["Conflict"];
+            422: components["responses"]["ValidationFailed"];
+        };
+    };
+    listWebhookSubscriptions: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example [
+                     *       {
+                     *         "id": "0194f1c8-5555-7666-8777-888899990000",
+                     *         "url": "https://hooks.example.com/connector-service",
+                     *         "event_types": [
+                     *           "run.completed"
+                     *         ],
+                     *         "description": "CI",
+                     *         "created_at": "2026-01-05T09:30:00Z"
+                     *       }
+                     *     ]
+                     */
+                    "application/json": components["schemas"]["WebhookSubscription"][];
+                };
+            };
+            401: components["responses"]["Unauthorized"];
+            404: components["responses"]["NotFound"];
+            422: components["responses"]["ValidationFailed"];
+        };
+    };
+    createWebhookSubscription: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "url": "https://hooks.example.com/connector-service",
+                 *       "event_types": [
+                 *         "run.completed"
+                 *       ],
+                 *       "description": "CI"
+                 *     }
+                 */
+                "application/json": components["schemas"]["CreateWebhookSubscriptionRequest"];
+            };
+        };
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "id": "0194f1c8-5555-7666-8777-888899990000",
+                     *       "url": "https://hooks.example.com/connector-service",
+                     *       "event_types": [
+                     *         "run.completed"
+                     *       ],
+                     *       "description": "CI",
+                     *       "created_at": "2026-01-05T09:30:00Z",
+                     *       "secret": "whsec_MfKQ9r8GKYqrTwjUPD8ILPZIo2LaLaSw"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["CreatedWebhookSubscription"];
+                };
+            };
+            401: components["responses"]["Unauthorized"];
+            404: components["responses"]["NotFound"];
+            409: components["responses"]["Conflict"];
+            413: components["responses"]["PayloadTooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
+            422: components["responses"]["ValidationFailed"];
+        };
+    };
+    getWebhookSigningSecret: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "secret": "whsec_C2FVsBQIhrscChlQIMV+b5sSYspob7oD",
+                     *       "created_at": "2026-01-05T09:30:00Z"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["WebhookSigningSecret"];
+                };
+            };
+            401: components["responses"]["Unauthorized"];
+            404: components["responses"]["NotFound"];
+            422: components["responses"]["ValidationFailed"];
+        };
+    };
+    createWebhookSigningSecret: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "secret": "whsec_C2FVsBQIhrscChlQIMV+b5sSYspob7oD",
+                     *       "created_at": "2026-01-05T09:30:00Z"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["WebhookSigningSecret"];
+                };
+            };
+            401: components["responses"]["Unauthorized"];
+            404: components["responses"]["NotFound"];
+            409: components["responses"]["Conflict"];
+            422: components["responses"]["ValidationFailed"];
+        };
+    };
+    listWebhookDeliveries: {
+        parameters: {
+            query?: {
+                /** @description Page size, 1 to 100. */
+                limit?: number;
+                /** @description Opaque cursor from a previous next_cursor. */
+                cursor?: string;
+                /** @description Only this subscription’s deliveries. */
+                subscription_id?: string;
+                status?: "pending" | "succeeded" | "failed";
+                /** @description Only deliveries about this run, session or task. */
+                resource_id?: string;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ListWebhookDeliveriesResponse"];
+                };
+            };
+            401: components["responses"]["Unauthorized"];
+            404: components["responses"]["NotFound"];
+            422: components["responses"]["ValidationFailed"];
+        };
+    };
+    getWebhookDelivery: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "id": "0194f1c9-2222-7333-8444-555566667777",
+                     *       "event_id": "evt_0194f1c31111722283339444555666ff",
+                     *       "event_type": "run.completed",
+                     *       "resource_id": "0194f1c3-1111-7222-8333-944455566677",
+                     *       "subscription_id": "0194f1c8-5555-7666-8777-888899990000",
+                     *       "target_url": "https://hooks.example.com/connector-service",
+                     *       "status": "succeeded",
+                     *       "attempt_count": 2,
+                     *       "next_attempt_at": null,
+                     *       "last_response_status": 200,
+                     *       "last_error": null,
+                     *       "created_at": "2026-01-05T09:30:04Z",
+                     *       "updated_at": "2026-01-05T09:30:04Z",
+                     *       "attempts": [
+                     *         {
+                     *           "attempt": 1,
+                     *           "started_at": "2026-01-05T09:30:04Z",
+                     *           "duration_ms": 10002,
+                     *           "response_status": null,
+                     *           "error": "timed out after 10 s"
+                     *         },
+                     *         {
+                     *           "attempt": 2,
+                     *           "started_at": "2026-01-05T09:30:04Z",
+                     *           "duration_ms": 84,
+                     *           "response_status": 200,
+                     *           "error": null
+                     *         }
+                     *       ]
+                     *     }
+                     */
+                    "application/json": components["schemas"]["WebhookDelivery"];
+                };
+            };
+            401: components["responses"]["Unauthorized"];
+            404: components["responses"]["NotFound"];
+            422: components["responses"]["ValidationFailed"];
+        };
+    };
+    redeliverWebhookDelivery: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Accepted */
+            202: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "id": "0194f1c9-2222-7333-8444-555566667777",
+                     *       "event_id": "evt_0194f1c31111722283339444555666ff",
+                     *       "event_type": "run.completed",
+                     *       "resource_id": "0194f1c3-1111-7222-8333-944455566677",
+                     *       "subscription_id": "0194f1c8-5555-7666-8777-888899990000",
+                     *       "target_url": "https://hooks.example.com/connector-service",
+                     *       "status": "pending",
+                     *       "attempt_count": 2,
+                     *       "next_attempt_at": "2026-01-05T09:30:04Z",
+                     *       "last_response_status": 200,
+                     *       "last_error": null,
+                     *       "created_at": "2026-01-05T09:30:04Z",
+                     *       "updated_at": "2026-01-05T09:30:04Z",
+                     *       "attempts": [
+                     *         {
+                     *           "attempt": 1,
+                     *           "started_at": "2026-01-05T09:30:04Z",
+                     *           "duration_ms": 10002,
+                     *           "response_status": null,
+                     *           "error": "timed out after 10 s"
+                     *         },
+                     *         {
+                     *           "attempt": 2,
+                     *           "started_at": "2026-01-05T09:30:04Z",
+                     *           "duration_ms": 84,
+                     *           "response_status": 200,
+                     *           "error": null
+                     *         }
+                     *       ]
+                     *     }
+                     */
+                    "application/json": components["schemas"]["WebhookDelivery"];
+                };
+            };
+            401: components["responses"]["Unauthorized"];
+            404: components["responses"]["NotFound"];
+            409: components["responses"]["Conflict"];
+            422: components["responses"]["ValidationFailed"];
+        };
+    };
+    getWebhookSubscription: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description A subscription; its signing secret is shown only in the answer that created it. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "id": "0194f1c8-5555-7666-8777-888899990000",
+                     *       "url": "https://hooks.example.com/connector-service",
+                     *       "event_types": [
+                     *         "run.completed"
+                     *       ],
+                     *       "description": "CI",
+                     *       "created_at": "2026-01-05T09:30:00Z"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["WebhookSubscription"];
+                };
+            };
+            401: components["responses"]["Unauthorized"];
+            404: components["responses"]["NotFound"];
+            422: components["responses"]["ValidationFailed"];
+        };
+    };
+    deleteWebhookSubscription: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["DeleteWebhookSubscriptionResponse"];
+                };
+            };
+            401: components["responses"]["Unauthorized"];
+            404: components["responses"]["NotFound"];
             422: components["responses"]["ValidationFailed"];
         };
     };

@@ -9,6 +9,8 @@ const TASK_ID = '0194f1c4-aaaa-7bbb-8ccc-dddd0000eeee';
 const SECRET_ID = '0194f1c5-0000-7111-8222-333344445555';
 const FILE_ID = '0194f1c6-9999-7888-8777-666655554444';
 const SESSION_ID = '0194f1c7-1234-7567-89ab-cdef01234567';
+const WEBHOOK_ID = '0194f1c8-5555-7666-8777-888899990000';
+const DELIVERY_ID = '0194f1c9-2222-7333-8444-555566667777';
 
 const connector = {
   id: CONNECTOR_ID,
@@ -52,6 +54,33 @@ const task = {
   creation: { auto_generate_schemas: true, secrets: [], secret_bindings: {} },
   created_at: T0,
   updated_at: T1,
+};
+
+const webhook = {
+  id: WEBHOOK_ID,
+  url: 'https://hooks.example.com/connector-service',
+  event_types: ['run.completed'],
+  description: 'CI',
+  created_at: T0,
+};
+const delivery = {
+  id: DELIVERY_ID,
+  event_id: 'evt_0194f1c31111722283339444555666ff',
+  event_type: 'run.completed',
+  resource_id: RUN_ID,
+  subscription_id: WEBHOOK_ID,
+  target_url: 'https://hooks.example.com/connector-service',
+  status: 'succeeded',
+  attempt_count: 2,
+  next_attempt_at: null,
+  last_response_status: 200,
+  last_error: null,
+  created_at: T1,
+  updated_at: T1,
+  attempts: [
+    { attempt: 1, started_at: T1, duration_ms: 10002, response_status: null, error: 'timed out after 10 s' },
+    { attempt: 2, started_at: T1, duration_ms: 84, response_status: 200, error: null },
+  ],
 };
 
 export const SCHEMA_EXAMPLES: Record<string, unknown> = {
@@ -141,6 +170,16 @@ export const SCHEMA_EXAMPLES: Record<string, unknown> = {
     website: 'https://shop.example.com',
   },
   StartManualSessionResponse: { session_id: SESSION_ID, iframe_url: captureSession.iframe_url },
+  CreateWebhookSubscriptionRequest: {
+    url: 'https://hooks.example.com/connector-service',
+    event_types: ['run.completed'],
+    description: 'CI',
+  },
+  WebhookSubscription: webhook,
+  CreatedWebhookSubscription: { ...webhook, secret: 'whsec_MfKQ9r8GKYqrTwjUPD8ILPZIo2LaLaSw' },
+  WebhookSigningSecret: { secret: 'whsec_C2FVsBQIhrscChlQIMV+b5sSYspob7oD', created_at: T0 },
+  WebhookDeliveryAttempt: delivery.attempts[0],
+  WebhookDelivery: delivery,
   ErrorDetail: { detail: 'Run not found' },
   HTTPValidationError: { detail: [{ loc: ['body', 'connector_id'], msg: 'Field required', type: 'missing', input: {} }] },
 };
@@ -158,4 +197,5 @@ export const OPERATION_EXAMPLES: Record<string, unknown> = {
   },
   'completeCaptureSession 202': { ...captureSession, state: 'completing', updated_at: T1 },
   'abandonCaptureSession 200': { ...captureSession, state: 'abandoned', browser_session_id: null, iframe_url: null, updated_at: T1 },
+  'redeliverWebhookDelivery 202': { ...delivery, status: 'pending', next_attempt_at: T1 },
 };

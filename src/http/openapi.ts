@@ -15,6 +15,7 @@ export const TAGS = [
   { name: 'Files', description: 'Uploads (signed PUT) and run outputs, with signed download URLs.' },
   { name: 'Secrets', description: 'Logins and strings in the encrypted vault; values are never returned.' },
   { name: 'Tasks', description: 'The task-based family: a task becomes ready after a manual session.' },
+  { name: 'Webhooks', description: 'Signed notifications when runs, capture sessions and tasks end: subscriptions and the delivery log.' },
 ] as const;
 
 export async function registerOpenApi(app: FastifyInstance, publicBaseUrl: string): Promise<void> {

@@ -3,7 +3,7 @@
 import type { Kysely } from 'kysely';
 import type { Config } from '../config.js';
 import type { Database } from '../adapters/db/schema.js';
-import type { RunOutputSink, SecretResolver, VersionSource } from './ports.js';
+import type { RunOutputSink, RunsFinished, SecretResolver, VersionSource } from './ports.js';
 import { BrowserHost } from './host/browser-host.js';
 import { EmbeddedDispatcher, type RunQueue } from './host/dispatcher.js';
 import { RunExecutor, type Finished } from './host/executor.js';
@@ -61,6 +61,8 @@ export function createRuntime(
     log?: { error(o: object, m: string): void };
     workerEntry?: string;
     events?: EventBus;
+    /** Told of runs reaching a terminal status, in the transaction that records it. */
+    onFinished?: RunsFinished;
   },
 ): Runtime {
   const proxies = new ProxyMap(config.proxyUrls);
@@ -77,7 +79,7 @@ export function createRuntime(
   });
   const totp = new TotpLedger(deps.db, config.totpCodeReuse === 'wait');
   const browser = new BrowserHost({ cdpUrl: config.browserCdpUrl, egress: deps.egress, events: deps.events });
-  const store = new RunStore(deps.db);
+  const store = new RunStore(deps.db, deps.onFinished);
   const executor = new RunExecutor({
     store,
     pool,

@@ -2,6 +2,8 @@
 // (src/services.ts) plugs the connectors, secrets and files services in; the runtime never
 // imports a module.
 import type { Readable } from 'node:stream';
+import type { Kysely, Selectable } from 'kysely';
+import type { Database, RunsTable } from '../adapters/db/schema.js';
 import type { ConnectorDefinition, SecretSlot } from '../formats/definition/types.js';
 import type { SecretValue } from '../formats/secret.js';
 
@@ -42,3 +44,9 @@ export interface RunOutputSink {
     size_bytes: number;
   }>;
 }
+
+/**
+ * Told of runs that reached a terminal status, inside the transaction that wrote it (with the
+ * rows as written), so whatever it records commits together with the terminal state (webhooks).
+ */
+export type RunsFinished = (trx: Kysely<Database>, rows: Selectable<RunsTable>[]) => Promise<void>;

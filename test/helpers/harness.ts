@@ -56,7 +56,8 @@ export interface Harness {
   newUser(name?: string): Promise<{ userId: string; key: string }>;
   /** fetch against the server with the first user's key (or `key`). */
   api(method: string, p: string, body?: unknown, key?: string | null): Promise<ApiResponse>;
-  close(): Promise<void>;
+  /** `keepData`: leave the data dir and PostgreSQL schema for a harness started with `reuse`. */
+  close(opts?: { keepData?: boolean }): Promise<void>;
 }
 
 export interface ApiResponse {
@@ -69,10 +70,14 @@ export interface ApiResponse {
 export async function startHarness(
   backend: Backend,
   env: Record<string, string> = {},
-  opts: { workerEntry?: string } = {},
+  opts: {
+    workerEntry?: string;
+    /** A closed harness's data (dir, schema, first user): this one is a restart of that service. */
+    reuse?: Pick<Harness, 'dataDir' | 'pgSchema' | 'key' | 'userId'>;
+  } = {},
 ): Promise<Harness> {
-  const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'cs-test-'));
-  const pgSchema = backend === 'postgres' ? `t_${crypto.randomBytes(6).toString('hex')}` : undefined;
+  const dataDir = opts.reuse?.dataDir ?? fs.mkdtempSync(path.join(os.tmpdir(), 'cs-test-'));
+  const pgSchema = backend === 'postgres' ? (opts.reuse?.pgSchema ?? `t_${crypto.randomBytes(6).toString('hex')}`) : undefined;
   const config = loadConfig({
     DATA_DIR: dataDir,
     PORT: '0',
@@ -90,7 +95,7 @@ export async function startHarness(
     },
   });
   const logger = makeLogger(config.logLevel, sink);
-  const services = await createServices(config, { pgSchema, ...opts });
+  const services = await createServices(config, { pgSchema, workerEntry: opts.workerEntry });
   const app = await buildApp(services, { logger });
   await services.start();
   await app.listen({ host: '127.0.0.1', port: 0 });
@@ -98,7 +103,7 @@ export async function startHarness(
   const port = typeof addr === 'object' && addr ? addr.port : 0;
   const url = `http://127.0.0.1:${port}`;
   config.publicBaseUrl = url;
-  const boot = await services.users.bootstrap();
+  const boot = opts.reuse ? { key: opts.reuse.key, user: { id: opts.reuse.userId } } : await services.users.bootstrap();
   if (!boot) throw new Error('expected an empty database');
 
   const api: Harness['api'] = async (method, p, body, key = boot.key) => {
@@ -137,10 +142,11 @@ export async function startHarness(
       const { key } = await services.users.createKey(u.id);
       return { userId: u.id, key };
     },
-    async close() {
+    async close({ keepData = false } = {}) {
       await services.stop();
       await app.close();
       await services.close();
+      if (keepData) return;
       if (pgSchema) {
         const c = new pg.Client({ connectionString: PG_URL });
         await c.connect();

@@ -9,6 +9,7 @@ import { m0003 } from './migrations/0003-capture-sessions.js';
 import { m0004 } from './migrations/0004-tasks.js';
 import { m0005 } from './migrations/0005-totp-steps.js';
 import { m0006 } from './migrations/0006-run-leases.js';
+import { m0007 } from './migrations/0007-webhooks.js';
 import { m0008 } from './migrations/0008-run-cancel.js';
 import { v0001 } from './migrations/vault-0001-entries.js';
 
@@ -19,6 +20,7 @@ const migrations: Record<string, Migration> = {
   '0004_tasks': m0004,
   '0005_totp_steps': m0005,
   '0006_run_leases': m0006,
+  '0007_webhooks': m0007,
   '0008_run_cancel': m0008,
 };
 

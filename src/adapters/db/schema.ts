@@ -61,6 +61,8 @@ export interface CaptureSessionsTable {
   recording_size: number | null;
   /** Why the session ended when it was not by complete/abandon (timeout, crash, restart). */
   end_reason: string | null;
+  /** Told when the session ends (webhooks); null = none. */
+  webhook_url: string | null;
   created_at: string;
   updated_at: string;
 }
@@ -86,6 +88,10 @@ export interface Database {
   run_logs: RunLogsTable;
   tasks: TasksTable;
   totp_steps: TotpStepsTable;
+  webhook_subscriptions: WebhookSubscriptionsTable;
+  webhook_signing_secrets: WebhookSigningSecretsTable;
+  webhook_deliveries: WebhookDeliveriesTable;
+  webhook_attempts: WebhookAttemptsTable;
 }
 
 export interface ConnectorsTable {
@@ -150,6 +156,8 @@ export interface RunsTable {
   lease_until: string | null;
   /** 1 once a cancel was asked for this run while another process executed it. */
   cancel_requested: Generated<number>;
+  /** Told when the run reaches a terminal status (webhooks); null = none. */
+  webhook_url: string | null;
 }
 
 export interface RunLogsTable {
@@ -192,6 +200,67 @@ export interface TasksTable {
   synthesis_lease: string | null;
   failure_category: string | null;
   failure_message: string | null;
+  /** Told each time the task becomes ready or failed (webhooks); null = none. */
+  webhook_url: string | null;
   created_at: string;
   updated_at: string;
+}
+
+/** A user's webhook subscription; its signing secret is a vault entry with the subscription's id. */
+export interface WebhookSubscriptionsTable {
+  id: string;
+  user_id: string;
+  url: string;
+  /** JSON array of event types, or ["*"]. */
+  event_types: string;
+  description: string | null;
+  created_at: string;
+}
+
+/** The per-user secret that signs per-request webhooks: a pointer to its vault entry. */
+export interface WebhookSigningSecretsTable {
+  user_id: string;
+  vault_id: string;
+  created_at: string;
+}
+
+export type WebhookDeliveryStatus = 'pending' | 'succeeded' | 'failed';
+
+/** One event to one URL: the durable queue entry and its outcome. */
+export interface WebhookDeliveriesTable {
+  id: string;
+  user_id: string;
+  /** null: the webhook_url of the resource's creation request (signed with the user's signing secret). */
+  subscription_id: string | null;
+  /** The `webhook-id` header: the same for every attempt and every target of one event. */
+  event_id: string;
+  event_type: string;
+  resource_id: string;
+  target_url: string;
+  /** The JSON body sent, as built when the event happened. */
+  payload: string;
+  status: WebhookDeliveryStatus;
+  /** Attempts ever made (numbering of webhook_attempts). */
+  attempts: number;
+  /** Attempts since it was (re)queued: the backoff exponent and the WEBHOOK_MAX_ATTEMPTS budget. */
+  round_attempts: number;
+  /** When the next attempt is due (pending only). */
+  next_attempt_at: string | null;
+  /** A process attempting it now holds it until then (claimed with a compare-and-set). */
+  lease_until: string | null;
+  lease_token: string | null;
+  last_response_status: number | null;
+  last_error: string | null;
+  created_at: string;
+  updated_at: string;
+}
+
+export interface WebhookAttemptsTable {
+  delivery_id: string;
+  attempt: number;
+  started_at: string;
+  duration_ms: number;
+  response_status: number | null;
+  /** Why it failed (network error, timeout, egress denial, non-2xx answer), truncated. */
+  error: string | null;
 }

@@ -8,11 +8,18 @@ import type { EventBus } from '../../lib/events.js';
 export type CaptureState = CaptureSessionsTable['state'];
 export type CaptureRow = CaptureSessionsTable;
 
+/** States a session never leaves. */
+export const ENDED: readonly CaptureState[] = ['completed', 'abandoned', 'failed'];
+
+/** Told of a session that ended, inside the transaction that recorded it (webhooks). */
+export type SessionEnded = (trx: Kysely<Database>, row: CaptureRow) => Promise<void>;
+
 /** Every state change goes through here, so each one is a capture.state event (log line, metrics). */
 export class CaptureRepo {
   constructor(
     private readonly db: Kysely<Database>,
     private readonly events?: EventBus,
+    private readonly onEnded?: SessionEnded,
   ) {}
 
   async insert(row: CaptureRow): Promise<void> {
@@ -40,14 +47,26 @@ export class CaptureRepo {
 
   /** Moves `id` from one of `from` to `to` with `patch`; the updated row, or null if the state was different. */
   async transition(id: string, from: CaptureState[], to: CaptureState, patch: Partial<CaptureRow> = {}): Promise<CaptureRow | null> {
-    const r = await this.db
-      .updateTable('capture_sessions')
-      .set({ ...patch, state: to, updated_at: nowIso() })
-      .where('id', '=', id)
-      .where('state', 'in', from)
-      .executeTakeFirst();
-    if (Number(r.numUpdatedRows) === 0) return null;
-    const row = (await this.byId(id)) ?? null;
+    const move = async (db: Kysely<Database>) => {
+      const r = await db
+        .updateTable('capture_sessions')
+        .set({ ...patch, state: to, updated_at: nowIso() })
+        .where('id', '=', id)
+        .where('state', 'in', from)
+        .executeTakeFirst();
+      if (Number(r.numUpdatedRows) === 0) return null;
+      return (await db.selectFrom('capture_sessions').selectAll().where('id', '=', id).executeTakeFirst()) ?? null;
+    };
+    const onEnded = this.onEnded;
+    const row =
+      !onEnded || !ENDED.includes(to)
+        ? await move(this.db)
+        : // The end and whoever is told of it commit together.
+          await this.db.transaction().execute(async (trx) => {
+            const r = await move(trx);
+            if (r) await onEnded(trx, r);
+            return r;
+          });
     if (row) this.events?.emit({ kind: 'capture.state', sessionId: id, userId: row.user_id, state: to, reason: row.end_reason });
     return row;
   }

@@ -32,7 +32,7 @@ export const captureSessionsRoutes: FastifyPluginAsync<{ svc: CaptureSessionsSer
         summary: 'Start a capture session',
         description:
           'Takes a pre-warmed browser context, starts recording and returns the session with its iframe_url. ' +
-          'Optional body (absent or null allowed): use_proxy, cookies, start_url (extension). 429 when the ' +
+          'Optional body (absent or null allowed): use_proxy, cookies, start_url and webhook_url (extensions). 429 when the ' +
           'maximum number of live sessions (CAPTURE_MAX_SESSIONS) is reached.',
         body: CreateCaptureSessionBody,
         'x-optional-body': true,

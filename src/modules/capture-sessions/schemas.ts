@@ -1,7 +1,8 @@
 // Request and response schemas of /v1beta/capture_sessions (CaptureSession,
-// SessionCookie, Capture sessions). `start_url` and the recording route are extensions.
+// SessionCookie, Capture sessions). `start_url`, `webhook_url` and the recording route are extensions.
 import { Type, type Static } from '@sinclair/typebox';
 import { DateTime } from '../../http/schemas.js';
+import { WebhookUrlField } from '../webhooks/schemas.js';
 
 export const CaptureSessionState = Type.Unsafe<'active' | 'completing' | 'completed' | 'abandoned' | 'failed'>({
   type: 'string',
@@ -51,6 +52,7 @@ export const CreateCaptureSessionBody = Type.Unsafe<{
   use_proxy?: boolean;
   cookies?: Static<typeof SessionCookie>[] | null;
   start_url?: string | null;
+  webhook_url?: string | null;
 } | null>({
   type: ['object', 'null'],
   title: 'CreateCaptureSessionRequest',
@@ -71,6 +73,7 @@ export const CreateCaptureSessionBody = Type.Unsafe<{
       description: 'Extension: page the browser opens first (http or https).',
       'x-extension': true,
     },
+    webhook_url: WebhookUrlField,
   },
 });
 

@@ -15,7 +15,7 @@ import { newId, nowIso } from '../../lib/ids.js';
 import { BrowserPool, CapacityError } from '../../browser/pool.js';
 import { CaptureRuntime, type CookieInput } from '../../browser/capture-runtime.js';
 import type { SecretField } from '../../formats/recording/types.js';
-import { CaptureRepo, type CaptureRow, type CaptureState } from './repo.js';
+import { CaptureRepo, type CaptureRow, type CaptureState, type SessionEnded } from './repo.js';
 import type { Egress } from '../../egress/egress.js';
 import { TotpStepTaken, type TotpLedger } from '../../runtime/host/totp-ledger.js';
 import { EgressDenied } from '../../egress/policy.js';
@@ -38,6 +38,7 @@ export interface CreateCaptureInput {
   use_proxy?: boolean;
   cookies?: CookieInput[] | null;
   start_url?: string | null;
+  webhook_url?: string | null;
 }
 
 interface Live {
@@ -66,10 +67,14 @@ export class CaptureSessionsService {
       totp?: TotpLedger;
       log?: FastifyBaseLogger;
       events?: EventBus;
+      /** Why a webhook_url can't be used (the webhooks module's rule), or null. */
+      checkWebhookUrl?: (url: string) => Promise<string | null>;
+      /** Told of every session that ends (completed, abandoned, failed), in the transaction that records it. */
+      onEnded?: SessionEnded;
     },
   ) {
     const c = deps.config;
-    this.repo = new CaptureRepo(deps.db, deps.events);
+    this.repo = new CaptureRepo(deps.db, deps.events, deps.onEnded);
     this.pool = new BrowserPool({
       cdpUrl: c.browserCdpUrl,
       warm: c.captureWarmContexts,
@@ -162,6 +167,9 @@ export class CaptureSessionsService {
           : e;
       });
     }
+    const webhookUrl = input.webhook_url ?? null;
+    const refused = webhookUrl && this.deps.checkWebhookUrl ? await this.deps.checkWebhookUrl(webhookUrl) : null;
+    if (refused) throw invalid(['body', 'webhook_url'], `Value error, ${refused}`, 'value_error', { input: webhookUrl });
     // Fairness (issue 9): one user can't take every browser slot and lock the others out. (At or
     // above CAPTURE_MAX_SESSIONS the per-user limit is off: the process-wide one answers.)
     const perUser = c.captureMaxSessionsPerUser;
@@ -207,6 +215,7 @@ export class CaptureSessionsService {
       recording_key: null,
       recording_size: null,
       end_reason: null,
+      webhook_url: webhookUrl,
       created_at: now,
       updated_at: now,
     };

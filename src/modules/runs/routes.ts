@@ -63,6 +63,7 @@ export const runsRoutes: FastifyPluginAsync<{ runs: RunsService; tasks: TasksSer
         description:
           'Pins the newest version, validates arguments against its input_schema and the secrets against required_secrets. ' +
           'async=false blocks until a terminal status (200); async=true answers 202 with a pending run at once. secret_values are never stored. ' +
+          'webhook_url (extension) is told of the terminal status (run.completed). ' +
           'Task-based variant: a body with task_id (instead of connector_id) runs the task’s connector synchronously and answers the task-based Run ' +
           '(success, result_json); 409 when the task is not ready. A body with both ids is a 422.',
         body: Type.Unsafe({ oneOf: [CreateRunBody, TaskRunBody] }),

@@ -3,6 +3,7 @@ import { Type, type Static } from '@sinclair/typebox';
 import { CursorQuery, DateTime, LimitQuery } from '../../http/schemas.js';
 import { INT32_MAX } from '../../lib/json-schema.js';
 import { DEFAULT_RUN_TIMEOUT_S, MAX_RUN_TIMEOUT_S } from '../../runtime/host/run-store.js';
+import { WebhookUrlField } from '../webhooks/schemas.js';
 
 export const COUNTRIES = [
   'at',
@@ -98,6 +99,7 @@ export const CreateRunBody = Type.Object(
     proxy_settings: Type.Optional(ProxySettings),
     async: Type.Optional(Type.Boolean({ default: false })),
     max_timeout_s: Type.Optional(Type.Integer({ minimum: 1, maximum: MAX_RUN_TIMEOUT_S, default: DEFAULT_RUN_TIMEOUT_S })),
+    webhook_url: Type.Optional(WebhookUrlField),
   },
   { additionalProperties: false, title: 'CreateRunRequest' },
 );

@@ -42,6 +42,8 @@ export interface RunsDeps {
   secrets: SecretsService;
   versions: VersionCache;
   proxies: ProxyMap;
+  /** Why a webhook_url can't be used (the webhooks module's rule), or null. */
+  checkWebhookUrl?: (url: string) => Promise<string | null>;
 }
 
 export class RunsService {
@@ -154,6 +156,9 @@ export class RunsService {
         input: proxy,
       });
     }
+    const webhookUrl = body.webhook_url ?? null;
+    const refused = webhookUrl && this.d.checkWebhookUrl ? await this.d.checkWebhookUrl(webhookUrl) : null;
+    if (refused) errors.push({ loc: ['body', 'webhook_url'], msg: `Value error, ${refused}`, type: 'value_error', input: webhookUrl });
     if (errors.length) throw new InvalidInput(errors);
 
     const isAsync = body.async ?? false;
@@ -179,6 +184,7 @@ export class RunsService {
       finished_at: null,
       lease_until: null,
       cancel_requested: 0,
+      webhook_url: webhookUrl,
     };
     // Sync: wait for the terminal state. A client that goes away doesn't cancel anything.
     const f = await this.d.launch(row, ephemeral, !isAsync);

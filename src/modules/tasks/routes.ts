@@ -27,7 +27,8 @@ export const tasksRoutes: FastifyPluginAsync<{ tasks: TasksService }> = async (a
         operationId: 'createTask',
         summary: 'Create a task',
         description:
-          'Extension. A task starts not_ready; start a manual session, do the task in it and complete it to make the task ready.',
+          'Extension. A task starts not_ready; start a manual session, do the task in it and complete it to make the task ready. ' +
+          'webhook_url is told (task.completed) each time the task becomes ready or failed.',
         body: CreateTaskBody,
         response: { 200: TaskSchema, ...errorResponses() },
         ...extension,

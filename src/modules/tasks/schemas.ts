@@ -3,6 +3,7 @@
 import { Type, type Static } from '@sinclair/typebox';
 import { CursorQuery, DateTime, LimitQuery } from '../../http/schemas.js';
 import { SessionCookie } from '../capture-sessions/schemas.js';
+import { WebhookUrlField } from '../webhooks/schemas.js';
 
 export const TaskState = Type.Unsafe<'not_ready' | 'waiting_for_manual_completion' | 'ready' | 'failed'>({
   type: 'string',
@@ -90,6 +91,7 @@ export const CreateTaskBody = Type.Object(
     auto_generate_schemas: Type.Optional(Type.Boolean({ default: true })),
     secrets: Type.Optional(Type.Array(TaskSecretRef, { maxItems: 50 })),
     secret_bindings: Type.Optional(SecretBindings),
+    webhook_url: Type.Optional(WebhookUrlField),
   },
   { additionalProperties: false, title: 'CreateTaskRequest' },
 );

@@ -3,7 +3,7 @@
 // docs/tasks.md describes the states and failure categories.
 import type { Kysely } from 'kysely';
 import type { Database, TasksTable } from '../../adapters/db/schema.js';
-import { conflict, notFound } from '../../lib/errors.js';
+import { conflict, invalid, notFound } from '../../lib/errors.js';
 import { afterCursor, decodeCursor, toPage, type Page } from '../../lib/cursor.js';
 import { newId, nowIso } from '../../lib/ids.js';
 import { checkCreateTask } from './create-input.js';
@@ -21,6 +21,12 @@ import { taskView } from './view.js';
 
 type TaskRow = TasksTable;
 
+/** States a task rests in until someone acts (each arrival is an event for webhooks). */
+const SETTLED: readonly TaskRow['current_state'][] = ['ready', 'failed'];
+
+/** Told of a task that became ready or failed, inside the transaction that recorded it (webhooks). */
+export type TaskSettled = (trx: Kysely<Database>, row: TaskRow) => Promise<void>;
+
 /** Longest a synthesis may hold a task before another process may take it over. */
 const SYNTHESIS_LEASE_MS = 10 * 60_000;
 
@@ -36,6 +42,9 @@ export class TasksService {
       ports: TaskPorts;
       ownsSecret: (userId: string, secretId: string) => Promise<boolean>;
       log?: { error(obj: object, msg: string): void };
+      /** Why a webhook_url can't be used (the webhooks module's rule), or null. */
+      checkWebhookUrl?: (url: string) => Promise<string | null>;
+      onSettled?: TaskSettled;
     },
   ) {}
 
@@ -45,6 +54,9 @@ export class TasksService {
 
   async create(userId: string, body: CreateTaskBody): Promise<TaskView> {
     const input = await checkCreateTask(body, (id) => this.deps.ownsSecret(userId, id));
+    const webhookUrl = body.webhook_url ?? null;
+    const refused = webhookUrl && this.deps.checkWebhookUrl ? await this.deps.checkWebhookUrl(webhookUrl) : null;
+    if (refused) throw invalid(['body', 'webhook_url'], `Value error, ${refused}`, 'value_error', { input: webhookUrl });
     const now = nowIso();
     const row: TaskRow = {
       id: newId(),
@@ -67,6 +79,7 @@ export class TasksService {
       synthesis_lease: null,
       failure_category: null,
       failure_message: null,
+      webhook_url: webhookUrl,
       created_at: now,
       updated_at: now,
     };
@@ -221,7 +234,8 @@ export class TasksService {
         : state === 'failed'
           ? ['session_failed', 'The manual session’s browser failed. Start a new manual session and try again.']
           : ['no_recording', 'The manual session no longer exists. Start a new manual session.'];
-    await this.fail(row.id, sessionId, category, message);
+    // Only from waiting: two processes settling the same task fail it (and tell of it) once.
+    await this.fail(row.id, sessionId, category, message, 'waiting_for_manual_completion');
   }
 
   private synthesize(row: TaskRow, sessionId: string): Promise<void> {
@@ -286,21 +300,45 @@ export class TasksService {
     }
   }
 
-  private async fail(id: string, sessionId: string, category: FailureCategory, message: string): Promise<void> {
-    await this.update(id, {
-      current_state: 'failed',
-      capture_session_id: sessionId,
-      synthesis_lease: null,
-      failure_category: category,
-      failure_message: message,
-    });
+  private async fail(
+    id: string,
+    sessionId: string,
+    category: FailureCategory,
+    message: string,
+    from?: TaskRow['current_state'],
+  ): Promise<void> {
+    await this.update(
+      id,
+      {
+        current_state: 'failed',
+        capture_session_id: sessionId,
+        synthesis_lease: null,
+        failure_category: category,
+        failure_message: message,
+      },
+      from,
+    );
   }
 
-  private async update(id: string, patch: Partial<TaskRow>): Promise<void> {
-    await this.db
-      .updateTable('tasks')
-      .set({ ...patch, updated_at: nowIso() })
-      .where('id', '=', id)
-      .execute();
+  /** Writes `patch` (only while the task is in state `from`, if given); a task that settles tells onSettled in the same transaction. */
+  private async update(id: string, patch: Partial<TaskRow>, from?: TaskRow['current_state']): Promise<void> {
+    const write = async (db: Kysely<Database>) => {
+      let q = db
+        .updateTable('tasks')
+        .set({ ...patch, updated_at: nowIso() })
+        .where('id', '=', id);
+      if (from) q = q.where('current_state', '=', from);
+      return Number((await q.executeTakeFirst()).numUpdatedRows) > 0;
+    };
+    const onSettled = this.deps.onSettled;
+    if (!onSettled || !patch.current_state || !SETTLED.includes(patch.current_state)) {
+      await write(this.db);
+      return;
+    }
+    await this.db.transaction().execute(async (trx) => {
+      if (!(await write(trx))) return;
+      const row = await trx.selectFrom('tasks').selectAll().where('id', '=', id).executeTakeFirst();
+      if (row) await onSettled(trx, row);
+    });
   }
 }

@@ -8,6 +8,7 @@ import type { Database, RunStatus, RunsTable } from '../../adapters/db/schema.js
 import { afterCursor, type Cursor } from '../../lib/cursor.js';
 import { nowIso } from '../../lib/ids.js';
 import { Batcher } from './batcher.js';
+import type { RunsFinished } from '../ports.js';
 
 export type RunRow = Selectable<RunsTable>;
 
@@ -22,7 +23,16 @@ export interface TerminalWrite {
 }
 
 export class RunStore {
-  constructor(private readonly db: Kysely<Database>) {}
+  constructor(
+    private readonly db: Kysely<Database>,
+    /** Told of every terminal write, in its transaction. */
+    private readonly onFinished?: RunsFinished,
+  ) {}
+
+  private async told(trx: Kysely<Database>, ids: string[]): Promise<void> {
+    if (!this.onFinished || !ids.length) return;
+    await this.onFinished(trx, await trx.selectFrom('runs').selectAll().where('id', 'in', ids).execute());
+  }
 
   async insert(row: RunRow): Promise<void> {
     await this.db.insertInto('runs').values(row).execute();
@@ -183,6 +193,7 @@ export class RunStore {
           .where('run_id', '=', id)
           .execute();
       else await trx.insertInto('run_logs').values({ run_id: id, logs: stamped }).execute();
+      await this.told(trx, [id]);
     });
   }
 
@@ -220,6 +231,7 @@ export class RunStore {
         .insertInto('run_logs')
         .values({ run_id: id, logs: `${now} ${line}` })
         .execute();
+      await this.told(trx, [id]);
       return true;
     });
   }
@@ -258,6 +270,10 @@ export class RunStore {
           .onConflict((oc) => oc.column('run_id').doUpdateSet((eb) => ({ logs: eb.ref('excluded.logs') })))
           .execute();
       for (const b of batch) await trx.updateTable('runs').set(b.set).where('id', '=', b.runId).execute();
+      await this.told(
+        trx,
+        batch.map((b) => b.runId),
+      );
     });
     return batch.map(() => undefined);
   });
