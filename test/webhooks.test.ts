@@ -169,6 +169,31 @@ describe.each(await backends())('webhooks (%s)', (backend) => {
     });
   });
 
+  it('a cancelled run delivers run.completed with status cancelled', async () => {
+    const slow = await publish(h, {
+      definition: {
+        format: 'connector-definition/v1',
+        engine: 'script',
+        source: 'export default async () => { await new Promise((r) => setTimeout(r, 60000)); return {}; }',
+      },
+      input_schema: { type: 'object' },
+    });
+    const secret = (await h.api('GET', '/v1beta/webhooks/signing-secret')).json.secret;
+    const r = await run(h, { connector_id: slow.id, arguments: {}, async: true, webhook_url: `${rx.url}/cancelled` });
+    await until(
+      'the run to start',
+      async () => (await h.api('GET', `/v1beta/runs/${r.id}`)).json.status,
+      (s) => s === 'running',
+    );
+    expect((await h.api('POST', `/v1beta/runs/${r.id}/cancel`)).json.status).toBe('cancelled');
+    const got = await until(
+      'the cancel webhook',
+      () => rx.at('/cancelled'),
+      (g) => g.length === 1,
+    );
+    expect(verified(got[0], secret)).toMatchObject({ type: 'run.completed', data: { id: r.id, status: 'cancelled' } });
+  });
+
   it('subscriptions receive the events they subscribed to, signed with their own secret shown once', async () => {
     const runs = await subscribe('/sub-runs', ['run.completed']);
     const tasks = await subscribe('/sub-tasks', ['task.completed']);
