@@ -118,6 +118,7 @@ export class WorkerPool {
       };
       proc.on('message', onMsg);
       proc.once('exit', () => reject(new Error('worker exited before it was ready')));
+      proc.once('error', () => reject(new Error('worker could not be started')));
     });
     let ready = false;
     w.ready.then(
@@ -131,7 +132,8 @@ export class WorkerPool {
     proc.stderr!.on('data', (c: Buffer) => {
       w.stderr = (w.stderr + c.toString('utf8')).slice(-4000);
     });
-    proc.once('exit', (code, signal) => {
+    const ended = (code: number | string | null, signal: string | null) => {
+      if (w.exited) return;
       w.exited = true;
       this.workers = this.workers.filter((x) => x !== w);
       // Workers that die before they are ready (an unreadable bundle for the sandbox uid, a bad
@@ -144,6 +146,12 @@ export class WorkerPool {
         return;
       }
       if (!this.closed && this.workers.length < this.opts.size) this.add();
+    };
+    proc.once('exit', ended);
+    // A worker that can't even be started (e.g. EACCES: the sandbox uid can't execute node) emits
+    // 'error' and never 'exit': the same failed start, or runs would wait for it forever.
+    proc.once('error', (e: NodeJS.ErrnoException) => {
+      if (proc.pid === undefined) ended(e.code ?? 'spawn error', null);
     });
     return w;
   }
