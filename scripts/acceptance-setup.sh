@@ -8,6 +8,7 @@ need=()
 command -v php >/dev/null || need+=(php-cli php-xml php-mbstring php-intl php-gd php-mysql)
 [ -d /usr/share/dokuwiki ] || need+=(dokuwiki)
 [ -d /usr/share/phpmyadmin ] || need+=(phpmyadmin)
+[ -d /usr/share/mediawiki ] || need+=(mediawiki php-sqlite3)
 if [ ${#need[@]} -gt 0 ]; then
   apt-get update -qq
   apt-get install -y -qq --no-install-recommends "${need[@]}"
@@ -78,4 +79,66 @@ $cfg['VersionCheck'] = false;
 $cfg['SendErrorReports'] = 'never';
 PHP
 fi
-echo "acceptance apps ready: dokuwiki (/usr/share/dokuwiki), phpmyadmin (/usr/share/phpmyadmin), mariadb db acme"
+
+# ---- MediaWiki on SQLite: an admin and an editor, seeded fruit pages (an infobox-like table, a
+# catalogue table, a category), so search, detail, table, category, history and edit flows have data.
+MW=/var/lib/mediawiki
+MWDB=/var/lib/mediawiki-acc
+if [ ! -f /etc/mediawiki/LocalSettings.php ] || ! grep -q 'acceptance-suite' /etc/mediawiki/LocalSettings.php; then
+  rm -rf "$MWDB" /etc/mediawiki/LocalSettings.php
+  mkdir -p "$MWDB"
+  php "$MW/maintenance/install.php" --dbtype sqlite --dbpath "$MWDB" --dbname acmewiki --server http://127.0.0.1:8933 \
+    --scriptpath "" --lang en --pass mw-admin-pass-1 --confpath /etc/mediawiki "Acme Wiki" Admin >/dev/null
+  cat >> /etc/mediawiki/LocalSettings.php <<'PHP'
+/* acceptance-suite: served by `php -S` on whatever port a test picks */
+$wgServer = 'http://' . ($_SERVER['HTTP_HOST'] ?? '127.0.0.1:8933');
+$wgPasswordAttemptThrottle = [];
+$wgRateLimits = [];
+$wgJobRunRate = 0;
+$wgEnableEmail = false;
+PHP
+  php "$MW/maintenance/createAndPromote.php" Editor mw-editor-pass-1 >/dev/null
+fi
+mwpage() { php "$MW/maintenance/edit.php" -q -u Admin -s "seed" "$1"; }
+for f in Apple:Red:Malus_domestica:1.20 Banana:Yellow:Musa:0.35 Blackberry:Black:Rubus:5.20 Blueberry:Blue:Vaccinium:7.40 Cherry:Dark_red:Prunus_avium:4.10 Cranberry:Red:Vaccinium_oxycoccos:6.10 Damson:Purple:Prunus_insititia:3.05 Elderberry:Black:Sambucus:6.50; do
+  IFS=: read -r name color latin price <<<"$f"
+  mwpage "$name" <<PAGE
+'''${name}''' is an orchard fruit described for the acceptance suite.
+
+{| class="wikitable infobox"
+! Property !! Value
+|-
+| Colour || ${color//_/ }
+|-
+| Latin name || ${latin//_/ }
+|-
+| Price per kg || ${price}
+|}
+
+[[Category:Fruit]]
+PAGE
+done
+mwpage "Fruit catalogue" <<'PAGE'
+The fruit we stock.
+
+{| class="wikitable sortable"
+! Fruit !! Colour !! Price per kg !! Stock
+|-
+| [[Apple]] || Red || 1.20 || 140
+|-
+| [[Banana]] || Yellow || 0.35 || 900
+|-
+| [[Cherry]] || Dark red || 4.10 || 35
+|-
+| [[Damson]] || Purple || 3.05 || 12
+|-
+| [[Elderberry]] || Black || 6.50 || 7
+|}
+PAGE
+mwpage "Category:Fruit" <<<'Every fruit page.'
+# a page with a history of several revisions (pagination of the history list)
+for i in 1 2 3 4 5 6; do echo "Harvest log entry $i." | mwpage "Harvest log"; done
+php "$MW/maintenance/runJobs.php" -q >/dev/null 2>&1 || true
+php "$MW/maintenance/rebuildtextindex.php" -q >/dev/null 2>&1 || true
+
+echo "acceptance apps ready: dokuwiki (/usr/share/dokuwiki), phpmyadmin (/usr/share/phpmyadmin), mariadb db acme, mediawiki (/var/lib/mediawiki, sqlite $MWDB)"

@@ -147,7 +147,7 @@ export interface RankedExtraction extends HtmlExtraction {
  * rule that produces most of them wins), then the values the person typed (search hits echo the
  * query), then size and place (main content over page chrome).
  */
-export function extractHtml(html: string, hints: string[] = [], typed: string[] = []): RankedExtraction | null {
+export function extractHtml(html: string, hints: string[] = [], typed: string[] = [], otherPages: string[] = []): RankedExtraction | null {
   const $ = cheerio.load(html);
   const view = new View({ url: 'http://recorded.invalid/', status: 200, text: html });
   const conv = [detail($, []), list($, [])].filter((c): c is HtmlExtraction => !!c);
@@ -169,7 +169,7 @@ export function extractHtml(html: string, hints: string[] = [], typed: string[] 
     cands.push({ c: { ...c, sample }, score, missing });
   };
   for (const c of conv) consider(c, 30);
-  for (const s of structuralCandidates(html)) {
+  for (const s of structuralCandidates(html, otherPages)) {
     const size =
       s.kind === 'list'
         ? Math.min(s.records, 25) * 0.4 + Math.min(s.fieldCount, 8) * (s.records >= 3 ? 1 : 0.5)

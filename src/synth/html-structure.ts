@@ -336,6 +336,116 @@ function leavesOf($: cheerio.CheerioAPI, rec: El): Leaf[] {
   return out;
 }
 
+/** A list rule over `members` (records found by structure), or null when they hold no data. */
+function listCandidate($: cheerio.CheerioAPI, members: El[], sel: string, parent: El): StructuralCandidate | null {
+  // Copies of one block (a pager printed above and below a list) are not records.
+  const copy = (m: El) =>
+    `${clean(m.text())} ${m
+      .find('a[href]')
+      .map((_, a) => $(a).attr('href'))
+      .get()
+      .join(' ')}`;
+  if (new Set(members.map(copy)).size === 1) return null;
+  // Record fields: leaf paths of the first record that most records also have.
+  const perRec = members.map((m) => leavesOf($, m));
+  const counts = new Map<string, number>();
+  for (const ls of perRec)
+    for (const key of new Set(ls.map((l) => `${l.path}@${l.attr ?? ''}`))) counts.set(key, (counts.get(key) ?? 0) + 1);
+  const fields: Record<string, CssField> = {};
+  const props: Record<string, Schema> = {};
+  const taken = new Set<string>();
+  for (const leaf of perRec[0]) {
+    const key = `${leaf.path}@${leaf.attr ?? ''}`;
+    const n = counts.get(key) ?? 0;
+    if (n < Math.max(2, Math.ceil(members.length / 2))) continue;
+    const vals = members.map((m) => {
+      const t = m.find(leaf.path).first();
+      return t.length ? clean(leaf.attr ? (t.attr(leaf.attr) ?? '') : t.text()) : '';
+    });
+    // Template parts (the same text in every record: labels, separators) are not data.
+    if (new Set(vals).size === 1 && members.length >= 3) continue;
+    if (!vals[0]) continue;
+    const base =
+      leaf.kind === 'link'
+        ? leaf.hint
+          ? `${leaf.hint}_url`
+          : 'url'
+        : leaf.kind === 'time'
+          ? 'date'
+          : leaf.kind === 'img'
+            ? 'image'
+            : leaf.hint || 'text';
+    const name = argName(base, taken);
+    const ty = leaf.kind === 'text' ? typed(vals[0]) : { schema: { type: 'string' } as Schema };
+    // Two records are too few to call a field part of every record (a tag marker on both).
+    const all = n === members.length && members.length >= 3;
+    fields[name] = {
+      selector: leaf.path,
+      ...(leaf.attr ? { attr: leaf.attr } : {}),
+      ...(ty.type && vals.every((v) => typed(v).type === ty.type) ? { type: ty.type } : {}),
+      ...(all ? {} : { required: false }),
+    };
+    props[name] = all ? (fields[name].type ? ty.schema : { type: 'string' }) : nullable(fields[name].type ? ty.schema : { type: 'string' });
+  }
+  const count = Object.keys(fields).length;
+  if (!count) return null;
+  return {
+    kind: 'list',
+    extractor: { from: 'css', selector: sel, all: true, required: false, fields },
+    schema: {
+      type: 'array',
+      items: { type: 'object', properties: props, required: Object.keys(props).filter((k) => fields[k].required !== false) },
+    },
+    why: `${members.length} repeated ${signature($, members[0])} records under ${pathOf($, parent)} (${Object.keys(fields).join(', ')})`,
+    text: clean(members.map((m) => m.text()).join(' ')),
+    records: members.length,
+    fieldCount: count,
+    main: inMain(parent),
+  };
+}
+
+/**
+ * Repeated items inside repeated groups (`ul > li` under each letter of an index, rows under each
+ * day of a history): the tag path, relative to a group, of the shallowest element that repeats
+ * among its siblings in some group and is found in most groups — when the groups hold more items
+ * than there are groups, in varying numbers (or as list items). Null when the groups are the records.
+ */
+function groupedItems($: cheerio.CheerioAPI, groups: El[]): { path: string; records: El[] } | null {
+  const byPath = new Map<string, { records: El[]; groups: Set<number>; perGroup: number[]; repeats: boolean; depth: number }>();
+  groups.forEach((g, gi) => {
+    g.find('*').each((_, d) => {
+      const el = $(d);
+      const tags: string[] = [];
+      for (let cur = el; cur.length && !cur.is(g); cur = cur.parent()) tags.unshift(tagOf(cur));
+      if (tags.length > 3 || /^(br|hr|script|style|input|option|td|th|tr|span|b|i|em|strong|a)$/.test(tags[tags.length - 1])) return;
+      const key = tags.join(' > ');
+      const e = byPath.get(key) ?? {
+        records: [],
+        groups: new Set<number>(),
+        perGroup: groups.map(() => 0),
+        repeats: false,
+        depth: tags.length,
+      };
+      e.records.push(el);
+      e.groups.add(gi);
+      e.perGroup[gi]++;
+      if (el.parent().children(tags[tags.length - 1]).length > 1) e.repeats = true;
+      byPath.set(key, e);
+    });
+  });
+  // A count that is the same in every group (a dt and two dd per search hit) is the group's own
+  // template, not a list in it — unless the items are list items.
+  const fits = [...byPath.entries()].filter(
+    ([key, e]) =>
+      e.repeats &&
+      e.groups.size >= Math.ceil(groups.length / 2) &&
+      e.records.length > groups.length &&
+      (new Set(e.perGroup).size > 1 || key.endsWith('li')),
+  );
+  fits.sort((a, b) => a[1].depth - b[1].depth || b[1].records.length - a[1].records.length);
+  return fits.length ? { path: fits[0][0], records: fits[0][1].records } : null;
+}
+
 function repeated($: cheerio.CheerioAPI): StructuralCandidate[] {
   const out: StructuralCandidate[] = [];
   $('body *').each((_, p) => {
@@ -354,74 +464,28 @@ function repeated($: cheerio.CheerioAPI): StructuralCandidate[] {
     // parent's children, split over several signatures — one group too.
     for (const [tag, members] of byTag) {
       const largest = Math.max(...[...groups.entries()].filter(([k]) => k.startsWith(`${tag}(`)).map(([, g]) => g.length));
-      if (members.length >= 3 && members.length > largest && members.length >= kids.length * 0.6) groups.set(`${tag}(*)`, members);
+      // (Two list items of a list are records too: the newest entry of a history has no "cur" link.)
+      const listItems = members.length === kids.length && /^(ul|ol)$/.test(tagOf(parent));
+      if ((members.length >= 3 || listItems) && members.length > largest && members.length >= kids.length * 0.6)
+        groups.set(`${tag}(*)`, members);
     }
     for (const [, members] of groups) {
       if (members.length < 2) continue;
       const tag = tagOf(members[0]);
       if (/^(br|hr|script|style|input|option|meta|link|td|th|dt|dd)$/.test(tag)) continue;
-      // Record fields: leaf paths of the first record that most records also have.
-      const perRec = members.map((m) => leavesOf($, m));
-      const counts = new Map<string, number>();
-      for (const ls of perRec)
-        for (const key of new Set(ls.map((l) => `${l.path}@${l.attr ?? ''}`))) counts.set(key, (counts.get(key) ?? 0) + 1);
-      const fields: Record<string, CssField> = {};
-      const props: Record<string, Schema> = {};
-      const taken = new Set<string>();
-      for (const leaf of perRec[0]) {
-        const key = `${leaf.path}@${leaf.attr ?? ''}`;
-        const n = counts.get(key) ?? 0;
-        if (n < Math.max(2, Math.ceil(members.length / 2))) continue;
-        const vals = members.map((m) => {
-          const t = m.find(leaf.path).first();
-          return t.length ? clean(leaf.attr ? (t.attr(leaf.attr) ?? '') : t.text()) : '';
-        });
-        // Template parts (the same text in every record: labels, separators) are not data.
-        if (new Set(vals).size === 1 && members.length >= 3) continue;
-        if (!vals[0]) continue;
-        const base =
-          leaf.kind === 'link'
-            ? leaf.hint
-              ? `${leaf.hint}_url`
-              : 'url'
-            : leaf.kind === 'time'
-              ? 'date'
-              : leaf.kind === 'img'
-                ? 'image'
-                : leaf.hint || 'text';
-        const name = argName(base, taken);
-        const ty = leaf.kind === 'text' ? typed(vals[0]) : { schema: { type: 'string' } as Schema };
-        const all = n === members.length;
-        fields[name] = {
-          selector: leaf.path,
-          ...(leaf.attr ? { attr: leaf.attr } : {}),
-          ...(ty.type && vals.every((v) => typed(v).type === ty.type) ? { type: ty.type } : {}),
-          ...(all ? {} : { required: false }),
-        };
-        props[name] = all
-          ? fields[name].type
-            ? ty.schema
-            : { type: 'string' }
-          : nullable(fields[name].type ? ty.schema : { type: 'string' });
-      }
-      const count = Object.keys(fields).length;
-      if (!count) continue;
+      if (members.some(inChrome)) continue; // menus: a sidebar's <nav> portlets
       const sel = `${pathOf($, parent)} > ${tag}`;
       const got = $(sel);
       if (got.length !== members.length && !members.every((m) => got.is(m))) continue;
-      out.push({
-        kind: 'list',
-        extractor: { from: 'css', selector: sel, all: true, required: false, fields },
-        schema: {
-          type: 'array',
-          items: { type: 'object', properties: props, required: Object.keys(props).filter((k) => fields[k].required !== false) },
-        },
-        why: `${members.length} repeated ${signature($, members[0])} records under ${pathOf($, parent)} (${Object.keys(fields).join(', ')})`,
-        text: clean(members.map((m) => m.text()).join(' ')),
-        records: members.length,
-        fieldCount: count,
-        main: inMain(parent),
-      });
+      // Groups of records (a letter or date heading + its list): the items are the records; a
+      // rule over the groups would return only each group's first item.
+      const items = groupedItems($, members);
+      const itemSel = items && `${sel} > ${items.path}`;
+      const itemRule =
+        items && itemSel && $(itemSel).length === items.records.length ? listCandidate($, items.records, itemSel, parent) : null;
+      const groupRule = listCandidate($, members, sel, parent);
+      if (itemRule) out.push({ ...itemRule, why: `${itemRule.why}, grouped in ${members.length} ${signature($, members[0])}` });
+      else if (groupRule) out.push(groupRule);
     }
   });
   return out;
@@ -430,7 +494,7 @@ function repeated($: cheerio.CheerioAPI): StructuralCandidate[] {
 // ---------------------------------------------------------------------------- detail pages
 
 /** <dl> pairs, "Label: value" lines and the heading of the main content block. */
-function detailBlock($: cheerio.CheerioAPI): StructuralCandidate[] {
+function detailBlock($: cheerio.CheerioAPI, otherPages: string[]): StructuralCandidate[] {
   const out: StructuralCandidate[] = [];
   const main = mainBlock($);
   if (!main) return out;
@@ -570,7 +634,11 @@ function detailBlock($: cheerio.CheerioAPI): StructuralCandidate[] {
       main: true,
     });
   // The main content block as a whole: its heading and its text (an article, a wiki page).
-  const tfields: Record<string, CssField> = { ...(fields.title ? { title: fields.title } : {}), content: {} };
+  const body = contentOf($, main, heading, otherPages);
+  const tfields: Record<string, CssField> = {
+    ...(fields.title ? { title: fields.title } : {}),
+    content: body && !body.is(main) ? { selector: shortRel(main, body, stableIdOf($, body)) } : {},
+  };
   out.push({
     kind: 'detail',
     extractor: { from: 'css', selector: root, fields: tfields },
@@ -586,6 +654,60 @@ function detailBlock($: cheerio.CheerioAPI): StructuralCandidate[] {
     main: true,
   });
   return out;
+}
+
+/** Text as a site's template prints it on every page: URLs and numbers masked ("Retrieved from <url>"). */
+const templateText = (t: string) =>
+  clean(t)
+    .replace(/https?:\/\/\S+/g, '<url>')
+    .replace(/\d+/g, '0')
+    .toLowerCase();
+
+/** `#id` when `e` has a stable id that is unique on the page (a selector that survives layout changes). */
+function stableIdOf($: cheerio.CheerioAPI, e: El): string[] {
+  const id = e.attr('id');
+  return id && stableId(id) && $(`#${id}`).length === 1 ? [`#${id}`] : [];
+}
+
+/**
+ * The part of the main block that holds the page's own content: the nearest common ancestor of
+ * the text that the site's template does not print on its other recorded pages ("From <site>",
+ * skip links, a print footer are template), widened from a lone paragraph to its block. Null when
+ * there is nothing to compare with or no such text.
+ */
+function contentOf($: cheerio.CheerioAPI, main: El, heading: El, otherPages: string[]): El | null {
+  if (!otherPages.length) return null;
+  const template = new Set<string>();
+  for (const html of otherPages) {
+    const o = cheerio.load(html);
+    o('body *').each((_, e) => {
+      const t = templateText(o(e).text());
+      if (t && t.length <= 300) template.add(t);
+    });
+  }
+  const data: El[] = [];
+  main.find('*').each((_, d) => {
+    const e = $(d);
+    if (e.is(SKIP) || e.closest(SKIP).length || (heading.length && (e.is(heading) || e.closest(heading).length))) return;
+    const own = clean(
+      e
+        .contents()
+        .toArray()
+        .filter((n: any) => n.type === 'text')
+        .map((n: any) => n.data ?? '')
+        .join(' '),
+    );
+    if (!own) return;
+    // The element's whole text, or the text of the nearest block that holds it, is the template's.
+    const block = e.closest('p, div, li, td, dd, section, span, a');
+    if (template.has(templateText(e.text())) || (block.length && template.has(templateText(block.text())))) return;
+    data.push(e);
+  });
+  if (!data.length) return null;
+  let lca = data[0];
+  for (const e of data.slice(1)) while (lca.length && !lca.is(main) && !e.closest(lca).length) lca = lca.parent();
+  while (!lca.is(main) && /^(p|span|a|b|i|em|strong|code|li|td|dd|h\d)$/.test(tagOf(lca))) lca = lca.parent();
+  return lca.closest(main).length ? lca : null;
 }
 
 /** The main content: <main>/[role=main]/<article>, else the element holding most of the page's non-chrome text. */
@@ -626,17 +748,31 @@ function textWithoutChrome(_$: cheerio.CheerioAPI, e: El): number {
 /** A link to the next page of results: rel=next, or a link labelled "next"/"›"/"»"/"older". */
 export function nextPageLink($: cheerio.CheerioAPI): string | null {
   const rel = $('a[rel~=next][href]').first();
-  if (rel.length) return $('a[rel~=next][href]').length === 1 ? 'a[rel~=next][href]' : pathOf($, rel);
+  // (Pagers are often printed above and below the list: the same link twice is one link.)
+  const rels = new Set(
+    $('a[rel~=next][href]')
+      .map((_, e) => $(e).attr('href'))
+      .get(),
+  );
+  if (rel.length) return rels.size === 1 ? 'a[rel~=next][href]' : pathOf($, rel);
   const a = $('a[href]')
     .filter((_, e) => {
       const t = clean($(e).text() || $(e).attr('aria-label') || $(e).attr('title') || '');
-      return /^(next( page)?|next ›|next »|›|»|older( posts| entries)?|more results)$/i.test(t);
+      return /^(next( page| \d+)?|next ›|next »|›|»|older( posts| entries| \d+)?|more results)$/i.test(t);
     })
     .first();
   return a.length ? pathOf($, a) : null;
 }
 
-export function structuralCandidates(html: string): StructuralCandidate[] {
+/** The next-page link of a recorded page: its selector and where it pointed. */
+export function nextLinkOf(html: string): { selector: string; href: string } | null {
   const $ = cheerio.load(html);
-  return [...tables($), ...repeated($), ...detailBlock($)];
+  const selector = nextPageLink($);
+  const href = selector ? $(selector).first().attr('href') : undefined;
+  return selector && href ? { selector, href } : null;
+}
+
+export function structuralCandidates(html: string, otherPages: string[] = []): StructuralCandidate[] {
+  const $ = cheerio.load(html);
+  return [...tables($), ...repeated($), ...detailBlock($, otherPages)];
 }

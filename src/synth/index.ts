@@ -17,7 +17,7 @@ import type { Schema } from './schema-infer.js';
 import { allNeedles, planSecrets } from './secrets.js';
 import { detectPaging, scoreTargets, type Candidate } from './target.js';
 import { traceChain } from './trace.js';
-import { requestSlots } from './slots.js';
+import { parseJson, requestSlots } from './slots.js';
 import type { SecretNeedle } from './substitute.js';
 import { SynthError, type Exchange, type Hints, type RecordedSecrets, type Recording, type SecretValues } from './types.js';
 import { argumentValues, findDetail, flatValues, isPlainObject, landing, lastActionTime, prefixed } from './facts.js';
@@ -122,13 +122,14 @@ export function synthesize(inp: SynthInput): SynthResult {
     ]);
   let { paging, samples } = detectPaging(best.exchange, all);
   // The person named the page parameter as an argument ({"page": 2}): one page per run, theirs to choose.
-  const pageArg = paging
+  const pageParam = paging?.param;
+  const pageArg = pageParam
     ? args.find((a) =>
-        samples.some((x) => new URL(x.url).searchParams.get(paging!.param) === a.example && hints.arguments?.[a.name] !== undefined),
+        samples.some((x) => new URL(x.url).searchParams.get(pageParam) === a.example && hints.arguments?.[a.name] !== undefined),
       )
     : undefined;
-  if (paging && pageArg) {
-    samples = [samples.find((x) => new URL(x.url).searchParams.get(paging!.param) === pageArg.example)!];
+  if (pageParam && pageArg) {
+    samples = [samples.find((x) => new URL(x.url).searchParams.get(pageParam) === pageArg.example)!];
     paging = null;
   }
   const first = samples[0];
@@ -143,7 +144,7 @@ export function synthesize(inp: SynthInput): SynthResult {
     start: [first, ...(detail ? [detail] : []), ...loginCarriers],
     args,
     secrets,
-    pagingParam: paging ? { exchange: first.id, param: paging.param } : undefined,
+    pagingParam: paging?.param ? { exchange: first.id, param: paging.param } : undefined,
     constants: diff?.constants,
     dynamics: diff?.dynamics,
   });
@@ -193,7 +194,12 @@ export function synthesize(inp: SynthInput): SynthResult {
     }
   }
   const typedValues = args.map((a) => a.example);
-  const out = buildOutput(samples, !!paging, resultValues, typedValues);
+  const origin = new URL(first.url).origin;
+  const otherPages = all
+    .filter((x) => x.id !== first.id && x.mime.includes('html') && x.text && new URL(x.url).origin === origin)
+    .map((x) => x.text as string)
+    .slice(-6);
+  const out = buildOutput(samples, !!paging, resultValues, typedValues, otherPages);
   // Never publish an empty promise: a read flow must return data from the page, and every hinted
   // result value must come out of the chosen rule on the recorded response.
   const reads = first.method === 'GET' || first.method === 'HEAD';
@@ -234,7 +240,6 @@ export function synthesize(inp: SynthInput): SynthResult {
         }
       : { type: 'object', properties: { data: out.schema, detail: detailOut.schema }, required: ['data', 'detail'] }
     : out.schema;
-  const origin = new URL(first.url).origin;
   const extractsFor = new Map<string, Record<string, Extractor>>();
   for (const v of chain.vars) {
     const m = extractsFor.get(v.producer) ?? {};
@@ -289,19 +294,27 @@ export function synthesize(inp: SynthInput): SynthResult {
               max_pages: 50,
               note: `the recording shows ${paging.param} counting up over ${samples.length} calls`,
             }
-          : {
-              mode: 'cursor',
-              param: paging.param,
-              next: {
-                from: 'json',
-                path: `$${paging.nextPath.map((p) => (typeof p === 'number' ? `[${p}]` : `.${p}`)).join('')}`,
-                required: false,
-              },
-              stop_when_empty: 'items',
-              max_pages: 50,
-              note: `the recording passes ${paging.param} from the previous response`,
-            };
-      const hasMore = JSON.parse(first.text ?? '{}')?.has_more;
+          : paging.mode === 'next_url'
+            ? {
+                mode: 'next_url',
+                next: { from: 'css', selector: paging.selector, attr: 'href', required: false },
+                stop_when_empty: 'items',
+                max_pages: 50,
+                note: `the recording follows the page's next-page link (${paging.selector}) over ${samples.length} pages`,
+              }
+            : {
+                mode: 'cursor',
+                param: paging.param,
+                next: {
+                  from: 'json',
+                  path: `$${paging.nextPath.map((p) => (typeof p === 'number' ? `[${p}]` : `.${p}`)).join('')}`,
+                  required: false,
+                },
+                stop_when_empty: 'items',
+                max_pages: 50,
+                note: `the recording passes ${paging.param} from the previous response`,
+              };
+      const hasMore = (parseJson(first.text) as { has_more?: unknown } | undefined)?.has_more;
       if (typeof hasMore === 'boolean') {
         step.extract = {
           ...step.extract,

@@ -58,7 +58,17 @@ function projection(body: unknown, hints: string[]): (string | number | '*')[] |
 
 const dig = (v: any, path: (string | number)[]) => path.reduce((a, k) => (a == null ? a : a[k]), v);
 
-export function buildOutput(samples: Exchange[], paging: boolean, resultHints: string[], typed: string[] = []): Output {
+/**
+ * `otherPages`: the site's other recorded HTML pages; what they share with the target is its
+ * template (menus, footers, skip links), not its content.
+ */
+export function buildOutput(
+  samples: Exchange[],
+  paging: boolean,
+  resultHints: string[],
+  typed: string[] = [],
+  otherPages: string[] = [],
+): Output {
   const t = samples[0];
   if (isJson(t)) {
     const bodies = samples.map((s) => parseJson(s.text)).filter((b) => b !== undefined);
@@ -105,7 +115,7 @@ export function buildOutput(samples: Exchange[], paging: boolean, resultHints: s
     };
   }
   if (isHtml(t) && t.text) {
-    const h = extractHtml(t.text, resultHints, typed);
+    const h = extractHtml(t.text, resultHints, typed, otherPages);
     if (h) {
       const ex: Extractor = { ...h.extractor, note: h.why };
       const extra = { missing: h.missing, considered: h.considered };

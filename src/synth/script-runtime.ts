@@ -92,6 +92,7 @@ async function step(ctx, s, scope, base) {
   ctx.log(s.id + ': ' + req.method + ' ' + res.url + ' -> ' + res.status);
   if (res.status >= 500 || res.status === 429) ctx.fail('site_unavailable', s.id + ': the site answered HTTP ' + res.status, { retryable: true });
   if (res.status === 401 || res.status === 403) ctx.fail('auth_required', s.id + ': the site answered HTTP ' + res.status, { retryable: false });
+  if ((res.status === 404 || res.status === 410) && /\{\{\s*args\./.test(s.url + JSON.stringify(s.query || {}))) ctx.fail('invalid_input', s.id + ': the site has no page for these arguments (HTTP ' + res.status + ')', { retryable: false, details: { step: s.id, status: res.status, not_found: true } });
   if (res.status === 400 || res.status === 422) ctx.fail('invalid_input', s.id + ': the site rejected the request (HTTP ' + res.status + ')', { retryable: false });
   if (res.status >= 300) ctx.fail('site_changed', s.id + ': unexpected HTTP ' + res.status, { retryable: false });
   for (const [name, x] of Object.entries(s.extract || {})) {

@@ -1,6 +1,7 @@
 // Stage 2: which request(s) is the connector about? Every candidate gets a score with the reasons
 // recorded; the best one wins, and its siblings on the same templated endpoint join it when they
 // show pagination (page numbers counting up, or a cursor taken from the previous response).
+import { nextLinkOf } from './html-structure.js';
 import { isHtml, isJson, reqHeader, resHeader } from './normalize.js';
 import { jsonLeaves, parseJson } from './slots.js';
 import type { Exchange } from './types.js';
@@ -108,6 +109,7 @@ export function scoreTargets(xs: Exchange[], f: TargetFacts): Candidate[] {
 export type Paging =
   | { mode: 'page'; param: string; start: number }
   | { mode: 'cursor'; param: string; nextPath: (string | number)[] }
+  | { mode: 'next_url'; param?: undefined; selector: string }
   | null;
 
 /** Pagination shown by the recording: the target's endpoint called again with a moving parameter. */
@@ -135,5 +137,17 @@ export function detectPaging(target: Exchange, all: Exchange[]): { paging: Pagin
       if (leaf) return { paging: { mode: 'cursor', param: p, nextPath: leaf.path }, samples };
     }
   }
+  // A next-page link: each call after the first went where the previous page's "next" link pointed.
+  const links = samples.slice(0, -1).map((x) => (isHtml(x) && x.text ? nextLinkOf(x.text) : null));
+  const followed = (i: number) => {
+    const l = links[i];
+    if (!l) return false;
+    try {
+      return new URL(l.href, samples[i].url).href === new URL(samples[i + 1].url).href;
+    } catch {
+      return false;
+    }
+  };
+  if (links.every((_, i) => followed(i))) return { paging: { mode: 'next_url', selector: links[0]!.selector }, samples };
   return { paging: null, samples: [target] };
 }

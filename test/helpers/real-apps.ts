@@ -6,7 +6,7 @@ import fs from 'node:fs';
 import net from 'node:net';
 
 export interface RealApp {
-  name: 'dokuwiki' | 'phpmyadmin';
+  name: 'dokuwiki' | 'phpmyadmin' | 'mediawiki';
   docroot: string;
   /** Port the fixtures were recorded on. */
   recordedPort: number;
@@ -15,9 +15,13 @@ export interface RealApp {
 export const APPS: Record<RealApp['name'], RealApp> = {
   dokuwiki: { name: 'dokuwiki', docroot: '/usr/share/dokuwiki', recordedPort: 8931 },
   phpmyadmin: { name: 'phpmyadmin', docroot: '/usr/share/phpmyadmin', recordedPort: 8932 },
+  mediawiki: { name: 'mediawiki', docroot: '/var/lib/mediawiki', recordedPort: 8933 },
 };
 
-export const appInstalled = (a: RealApp) => fs.existsSync(a.docroot) && fs.existsSync('/usr/bin/php');
+export const appInstalled = (a: RealApp) =>
+  fs.existsSync(a.docroot) &&
+  fs.existsSync('/usr/bin/php') &&
+  (a.name !== 'mediawiki' || fs.existsSync('/etc/mediawiki/LocalSettings.php'));
 
 async function freePort(): Promise<number> {
   return new Promise((resolve, reject) => {

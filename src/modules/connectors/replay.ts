@@ -207,9 +207,12 @@ export async function validateByReplay(
     } catch (e) {
       // A made-up value may simply match nothing (an extractor finds no row): that says nothing
       // about the plan, which already replayed with the recorded values. Anything else fails.
+      // Likewise a detail page that the site doesn't have for the made-up value (HTTP 404).
       const err =
-        e instanceof ReplayFailed ? (e.details.error as { type?: string; details?: { extractor?: string } } | undefined) : undefined;
-      if (!(err?.type === 'site_changed' && err.details?.extractor)) throw e;
+        e instanceof ReplayFailed
+          ? (e.details.error as { type?: string; details?: { extractor?: string; not_found?: boolean } } | undefined)
+          : undefined;
+      if (!((err?.type === 'site_changed' && err.details?.extractor) || (err?.type === 'invalid_input' && err.details?.not_found))) throw e;
       warnings.push(
         `with '${changed}' changed the site returned nothing to extract (${(e as Error).message}); only the recorded values were checked`,
       );

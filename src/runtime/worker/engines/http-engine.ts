@@ -69,6 +69,7 @@ export class HttpEngine {
     let pageNo = p.start ?? 1;
     let cursor: unknown = null;
     let nextUrl: string | null = null;
+    const seen = new Set<string>();
     for (let i = 0; i < maxPages; i++) {
       this.ctx.page = { number: pageNo, index: i, cursor };
       const override: Record<string, string> = {};
@@ -97,6 +98,10 @@ export class HttpEngine {
         if (!truthy(n)) break;
         if (p.mode === 'cursor') cursor = n;
         else nextUrl = new URL(toText(n), view.src.url).href;
+        // A pager that links back (the last page's "next" is the first page) ends here.
+        const key = p.mode === 'cursor' ? `c:${toText(n)}` : `u:${nextUrl}`;
+        if (seen.has(key)) break;
+        seen.add(key);
       }
       pageNo++;
     }
@@ -160,6 +165,13 @@ export class HttpEngine {
     }
     const ok = step.expect_status ? step.expect_status.includes(res.status) : res.status >= 200 && res.status < 300;
     if (!ok) {
+      // A page addressed by an argument that the site doesn't have (a detail page of an unknown
+      // id) is the caller's input, not a changed site.
+      if ((res.status === 404 || res.status === 410) && /\{\{\s*args\./.test(step.url + JSON.stringify(step.query ?? {}))) {
+        throw new RunFailure('invalid_input', `step ${step.id}: the site has no page for these arguments (HTTP ${res.status})`, {
+          details: { step: step.id, status: res.status, not_found: true },
+        });
+      }
       if (res.status === 400 || res.status === 422) {
         throw new RunFailure('invalid_input', `step ${step.id}: the site rejected the request (HTTP ${res.status})`, {
           details: { step: step.id, status: res.status, body: res.text.slice(0, 500) },
