@@ -10,6 +10,7 @@ import { inferMerged, inferSchema, type Schema } from './schema-infer.js';
 import { jsonLeaves, parseJson } from './slots.js';
 import { isDownload } from './target.js';
 import type { Exchange } from './types.js';
+import type { RulePreference } from './picks.js';
 
 export interface Output {
   extract: Record<string, Extractor>;
@@ -58,7 +59,13 @@ function projection(body: unknown, hints: string[]): (string | number | '*')[] |
 
 const dig = (v: any, path: (string | number)[]) => path.reduce((a, k) => (a == null ? a : a[k]), v);
 
-export function buildOutput(samples: Exchange[], paging: boolean, resultHints: string[], typed: string[] = []): Output {
+export function buildOutput(
+  samples: Exchange[],
+  paging: boolean,
+  resultHints: string[],
+  typed: string[] = [],
+  prefer?: RulePreference,
+): Output {
   const t = samples[0];
   if (isJson(t)) {
     const bodies = samples.map((s) => parseJson(s.text)).filter((b) => b !== undefined);
@@ -105,7 +112,7 @@ export function buildOutput(samples: Exchange[], paging: boolean, resultHints: s
     };
   }
   if (isHtml(t) && t.text) {
-    const h = extractHtml(t.text, resultHints, typed);
+    const h = extractHtml(t.text, resultHints, typed, prefer);
     if (h) {
       const ex: Extractor = { ...h.extractor, note: h.why };
       const extra = { missing: h.missing, considered: h.considered };
