@@ -37,7 +37,7 @@ body.view #img{object-fit:contain}
   const screen = $('screen'), img = $('img'), url = $('url'), state = $('state');
   const wsUrl = location.href.replace(/^http/, 'ws').replace(/\\/live\\/([^/?#]+)/, '/live/$1/ws');
   const READ_ONLY = ${opts.readOnly ? 'true' : 'false'};
-  const SID = decodeURIComponent((location.pathname.match(//live/([^/]+)/) || [])[1] || '');
+  const SID = decodeURIComponent((location.pathname.match(/\\/live\\/([^/]+)/) || [])[1] || '');
   // Events for the embedding page go only to the origin it named (never '*': they carry URLs and picked text).
   const PARENT = (() => {
     const o = new URLSearchParams(location.search).get('parent_origin');
