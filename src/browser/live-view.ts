@@ -62,6 +62,8 @@ export class LiveView {
   private ended = false;
   /** Pick mode: mouse clicks point at results instead of reaching the page (one mode for all viewers). */
   private picking = false;
+  /** Pick mode: the latest pointer position waiting for a highlight (moves coalesce while one is queued). */
+  private hoverAt: { x?: unknown; y?: unknown } | null = null;
   framesSent = 0;
   bytesSent = 0;
 
@@ -213,6 +215,11 @@ export class LiveView {
     }
     if (!m || typeof m.t !== 'string') return;
     this.hooks.onInput();
+    if (this.picking && m.t === 'mouse' && m.type === 'move') {
+      const queued = this.hoverAt !== null;
+      this.hoverAt = m;
+      if (queued) return; // the queued highlight uses the latest position
+    }
     // One input at a time, in order; a failing input never blocks the next.
     this.queue = this.queue.then(() => this.dispatch(m)).catch(() => {});
   }
@@ -226,6 +233,7 @@ export class LiveView {
       case 'pick':
         if (typeof m.on !== 'boolean' || m.on === this.picking) return;
         this.picking = m.on;
+        this.hoverAt = null;
         return this.send({ t: 'pick', on: m.on });
       case 'pick_at':
         return this.pick(p, {
@@ -237,10 +245,15 @@ export class LiveView {
       case 'mouse':
         if (this.picking) {
           // Nothing reaches the page: a move highlights, a left button release picks (shift: the whole record).
-          if (m.type === 'move') return this.hover(p, n(m.x), n(m.y));
+          if (m.type === 'move') {
+            const at = this.hoverAt ?? m;
+            this.hoverAt = null;
+            return this.hover(p, n(at.x), n(at.y));
+          }
           if (m.type === 'up' && button === 'left') return this.pick(p, { x: n(m.x), y: n(m.y), selector: null, record: m.shift === true });
           return;
         }
+        this.hoverAt = null; // a move queued in pick mode that ran after it ended
         if (m.type === 'move') return p.mouse.move(n(m.x), n(m.y));
         await p.mouse.move(n(m.x), n(m.y));
         if (m.type === 'down') return p.mouse.down({ button, clickCount: n(m.clickCount, 1) });
