@@ -218,11 +218,20 @@ describe('live view pick mode, events and read-only mode (sqlite)', () => {
     const s = (await h.api('POST', '/v1beta/capture_sessions', { start_url: `${site.url}/item` })).json;
     const v = await wsViewer(s.iframe_url);
     await expect.poll(() => v.msgs.some((m) => m.url === `${site.url}/item`), { timeout: 10_000 }).toBe(true);
-    await sleep(300); // the page's document is in
-    v.send({ t: 'pick_at', selector: '#price' });
-    v.send({ t: 'pick_at', selector: '#pw' });
-    await expect.poll(() => v.msgs.filter((m) => m.t === 'picked').length).toBe(2);
-    const [price, pw] = v.msgs.filter((m) => m.t === 'picked');
+    // A pick at commit time may find no document yet ({"id":null}): ask again, one reply at a time.
+    const pickOnce = async (selector: string) => {
+      for (let i = 0; i < 20; i++) {
+        const before = v.msgs.filter((m) => m.t === 'picked').length;
+        v.send({ t: 'pick_at', selector });
+        await expect.poll(() => v.msgs.filter((m) => m.t === 'picked').length).toBe(before + 1);
+        const last = v.msgs.filter((m) => m.t === 'picked').at(-1);
+        if (last.id) return last;
+        await sleep(200);
+      }
+      throw new Error(`nothing picked at ${selector}`);
+    };
+    const price = await pickOnce('#price');
+    const pw = await pickOnce('#pw');
     expect(price).toMatchObject({ scope: 'value', text: '11.99', tag: 'dd', selector: 'css=#price', record_selector: null });
     expect(pw).toMatchObject({ tag: 'input', text: null });
     v.ws.close();
