@@ -68,7 +68,16 @@ describe.each(await backends())('capture sessions API (%s)', (backend) => {
       browser_session_id: expect.any(String),
       iframe_url: expect.stringContaining('/live/'),
     });
-    expect(Object.keys(a.json).sort()).toEqual(['browser_session_id', 'created_at', 'id', 'iframe_url', 'state', 'updated_at']);
+    // The SPEC fields, plus the extension iframe_view_url (read-only live view, docs/live-view.md).
+    expect(Object.keys(a.json).sort()).toEqual([
+      'browser_session_id',
+      'created_at',
+      'id',
+      'iframe_url',
+      'iframe_view_url',
+      'state',
+      'updated_at',
+    ]);
     // The limit is 2: a third session is refused at once, clearly.
     const t0 = Date.now();
     const c = await h.api('POST', S, {});
@@ -83,7 +92,13 @@ describe.each(await backends())('capture sessions API (%s)', (backend) => {
     for (const s of [a, b]) {
       const r = await h.api('POST', `${S}/${s.json.id}/abandon`);
       expect(r.status).toBe(200);
-      expect(r.json).toMatchObject({ id: s.json.id, state: 'abandoned', browser_session_id: null, iframe_url: null });
+      expect(r.json).toMatchObject({
+        id: s.json.id,
+        state: 'abandoned',
+        browser_session_id: null,
+        iframe_url: null,
+        iframe_view_url: null,
+      });
     }
     const d = await h.api('POST', S, {});
     expect(d.status).toBe(200);
@@ -109,7 +124,7 @@ describe.each(await backends())('capture sessions API (%s)', (backend) => {
       })
       .execute();
     const g = await h.api('GET', `${S}/orphan-1`);
-    expect(g.json).toMatchObject({ state: 'failed', browser_session_id: null, iframe_url: null });
+    expect(g.json).toMatchObject({ state: 'failed', browser_session_id: null, iframe_url: null, iframe_view_url: null });
     expect((await h.api('POST', `${S}/orphan-1/complete`)).status).toBe(409);
     const row = await h.services.db
       .selectFrom('capture_sessions')

@@ -578,6 +578,7 @@ const commands: Record<string, Record<string, Command>> = {
           [
             `Capture session ${s.id}: ${s.state}`,
             `Live view (open it in a browser, or embed it in an iframe): ${s.iframe_url}`,
+            ...(s.iframe_view_url ? [`Watch only (read-only live view, safe to share): ${s.iframe_view_url}`] : []),
             `When done: connector capture complete ${s.id}`,
           ].join('\n'),
         );

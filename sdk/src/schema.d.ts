@@ -693,6 +693,7 @@ export interface components {
          *       "state": "active",
          *       "browser_session_id": "ctx-7f3a",
          *       "iframe_url": "https://connectors.example.com/live/0194f1c7-1234-7567-89ab-cdef01234567?token=lv_3q2w…",
+         *       "iframe_view_url": "https://connectors.example.com/live/0194f1c7-1234-7567-89ab-cdef01234567?token=lv_9xk4…&mode=view",
          *       "created_at": "2026-01-05T09:30:00Z",
          *       "updated_at": "2026-01-05T09:30:00Z"
          *     }
@@ -704,6 +705,8 @@ export interface components {
             browser_session_id: string | null;
             /** @description Live view to embed in an iframe (any origin); carries a per-session token and works only while the session is active. */
             iframe_url: string | null;
+            /** @description Extension: the read-only live view (frames only; the server drops any input on its socket). Its own token, so sharing it grants no control; null when iframe_url is. */
+            iframe_view_url: string | null;
             /** Format: date-time */
             created_at: string;
             /** Format: date-time */
@@ -3111,6 +3114,7 @@ export interface operations {
                      *         "state": "active",
                      *         "browser_session_id": "ctx-7f3a",
                      *         "iframe_url": "https://connectors.example.com/live/0194f1c7-1234-7567-89ab-cdef01234567?token=lv_3q2w…",
+                     *         "iframe_view_url": "https://connectors.example.com/live/0194f1c7-1234-7567-89ab-cdef01234567?token=lv_9xk4…&mode=view",
                      *         "created_at": "2026-01-05T09:30:00Z",
                      *         "updated_at": "2026-01-05T09:30:00Z"
                      *       }
@@ -3155,6 +3159,7 @@ export interface operations {
                      *       "state": "active",
                      *       "browser_session_id": "ctx-7f3a",
                      *       "iframe_url": "https://connectors.example.com/live/0194f1c7-1234-7567-89ab-cdef01234567?token=lv_3q2w…",
+                     *       "iframe_view_url": "https://connectors.example.com/live/0194f1c7-1234-7567-89ab-cdef01234567?token=lv_9xk4…&mode=view",
                      *       "created_at": "2026-01-05T09:30:00Z",
                      *       "updated_at": "2026-01-05T09:30:00Z"
                      *     }
@@ -3194,6 +3199,7 @@ export interface operations {
                      *       "state": "active",
                      *       "browser_session_id": "ctx-7f3a",
                      *       "iframe_url": "https://connectors.example.com/live/0194f1c7-1234-7567-89ab-cdef01234567?token=lv_3q2w…",
+                     *       "iframe_view_url": "https://connectors.example.com/live/0194f1c7-1234-7567-89ab-cdef01234567?token=lv_9xk4…&mode=view",
                      *       "created_at": "2026-01-05T09:30:00Z",
                      *       "updated_at": "2026-01-05T09:30:00Z"
                      *     }
@@ -3229,6 +3235,7 @@ export interface operations {
                      *       "state": "completing",
                      *       "browser_session_id": "ctx-7f3a",
                      *       "iframe_url": "https://connectors.example.com/live/0194f1c7-1234-7567-89ab-cdef01234567?token=lv_3q2w…",
+                     *       "iframe_view_url": "https://connectors.example.com/live/0194f1c7-1234-7567-89ab-cdef01234567?token=lv_9xk4…&mode=view",
                      *       "created_at": "2026-01-05T09:30:00Z",
                      *       "updated_at": "2026-01-05T09:30:04Z"
                      *     }
@@ -3301,6 +3308,7 @@ export interface operations {
                      *       "state": "abandoned",
                      *       "browser_session_id": null,
                      *       "iframe_url": null,
+                     *       "iframe_view_url": null,
                      *       "created_at": "2026-01-05T09:30:00Z",
                      *       "updated_at": "2026-01-05T09:30:04Z"
                      *     }

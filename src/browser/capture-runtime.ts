@@ -63,6 +63,32 @@ export class CaptureRuntime {
           const id = recorder.pageId(page);
           if (id) recorder.action(page, { type: 'tab', event, tab: id, target: null });
         },
+        onPick: (page, f) => {
+          const bound = (v: unknown, n: number) => (typeof v === 'string' ? v.slice(0, n) : null);
+          const id = recorder.action(page, {
+            type: 'pick',
+            scope: f.scope === 'record' ? 'record' : 'value',
+            text: bound(f.text, 500),
+            tag: String(f.tag),
+            target: f.target as never,
+            record: f.record,
+            list: f.list,
+            box: f.box,
+          });
+          // Viewers (and through them an embedding page) are told what was picked, redacted like the recording.
+          const red = (v: string | null) => (v === null ? null : recorder.redactor.string(v));
+          const sel = (f.target as { selectors?: { playwright: string }[] } | null)?.selectors?.[0]?.playwright ?? null;
+          return {
+            t: 'picked',
+            id,
+            scope: f.scope,
+            text: red(bound(f.text, 500)),
+            tag: String(f.tag),
+            selector: red(sel),
+            record_selector: f.record ? red(f.record.css) : null,
+            list_selector: f.list ? red(f.list.css) : null,
+          };
+        },
         refuse: (url) =>
           slot.guard.checkNavigation(url).then(
             () => null,

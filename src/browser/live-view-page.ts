@@ -1,7 +1,9 @@
-// The live view's HTML page (what iframe_url serves): a URL bar with back/forward/reload and the
-// remote screen. Frames arrive as binary WebSocket messages (JPEG); input goes back as JSON.
-// Self-contained (no external assets), so it works embedded in any origin.
-export function liveViewPage(): string {
+// The live view's HTML page (what iframe_url serves): a URL bar with back/forward/reload, the pick
+// mode toggle and the remote screen. Frames arrive as binary WebSocket messages (JPEG); input goes
+// back as JSON. Events go to the embedding page with postMessage, only to the origin named by
+// `parent_origin`. Read-only (iframe_view_url): no controls, nothing sent (the server drops input
+// on that socket anyway). Self-contained (no external assets), so it works embedded in any origin.
+export function liveViewPage(opts: { readOnly?: boolean } = {}): string {
   return `<!doctype html>
 <html lang="en"><head><meta charset="utf-8"><title>Live browser</title>
 <meta name="viewport" content="width=device-width, initial-scale=1">
@@ -12,28 +14,61 @@ html,body{margin:0;height:100%;overflow:hidden;font:13px system-ui,sans-serif;ba
 #state{color:#666;min-width:5em;text-align:right}
 #screen{position:absolute;top:37px;left:0;right:0;bottom:0;outline:none;background:#fff;overflow:hidden;cursor:default}
 #img{display:block;width:100%;height:100%;object-fit:fill;user-select:none;-webkit-user-drag:none;pointer-events:none}
+#pick[aria-pressed=true]{background:#ffd54a}#screen.picking{cursor:crosshair}
+.hl{position:absolute;pointer-events:none;display:none;box-sizing:border-box}
+#hl{border:2px solid #e8710a;background:rgba(232,113,10,.12)}#hlrec{border:2px dashed #1a73e8}
+#picks{color:#555}body.view #back,body.view #fwd,body.view #reload,body.view #pick{display:none}
+body.view #img{object-fit:contain}
 </style></head>
-<body>
+<body class="${opts.readOnly ? 'view' : 'control'}">
 <div id="bar">
 <button id="back" title="Back" aria-label="Back">&#8592;</button>
 <button id="fwd" title="Forward" aria-label="Forward">&#8594;</button>
 <button id="reload" title="Reload" aria-label="Reload">&#8635;</button>
-<form id="go"><input id="url" aria-label="Address" autocomplete="off" spellcheck="false"></form>
+<form id="go"><input id="url" aria-label="Address" autocomplete="off" spellcheck="false"${opts.readOnly ? ' readonly' : ''}></form>
+<button id="pick" title="Pick what you want back: click a value, shift-click for its whole row (Esc: done)" aria-label="Pick what you want back" aria-pressed="false" style="width:auto">Pick</button>
+<span id="picks"></span>
 <span id="state">connecting</span>
 </div>
-<div id="screen" tabindex="0" aria-label="Remote browser"><img id="img" alt=""></div>
+<div id="screen" tabindex="0" aria-label="Remote browser"><img id="img" alt=""><div id="hlrec" class="hl"></div><div id="hl" class="hl"></div></div>
 <script>
 (() => {
   const $ = (id) => document.getElementById(id);
   const screen = $('screen'), img = $('img'), url = $('url'), state = $('state');
   const wsUrl = location.href.replace(/^http/, 'ws').replace(/\\/live\\/([^/?#]+)/, '/live/$1/ws');
+  const READ_ONLY = ${opts.readOnly ? 'true' : 'false'};
+  const SID = decodeURIComponent((location.pathname.match(/\\/live\\/([^/]+)/) || [])[1] || '');
+  // Events for the embedding page go only to the origin it named (never '*': they carry URLs and picked text).
+  const PARENT = (() => {
+    const o = new URLSearchParams(location.search).get('parent_origin');
+    try { const u = new URL(o); return /^https?:$/.test(u.protocol) && u.origin === o ? o : null; } catch (e) { return null; }
+  })();
+  const post = (type, data) => {
+    if (!PARENT || window.parent === window) return;
+    try { window.parent.postMessage(Object.assign({ source: 'connector-live-view', type, session_id: SID }, data), PARENT); } catch (e) {}
+  };
   const ws = new WebSocket(wsUrl);
   ws.binaryType = 'blob';
-  let vp = { width: 1280, height: 800 }, frames = 0, lastUrl = null;
-  const send = (m) => { if (ws.readyState === 1) ws.send(JSON.stringify(m)); };
-  window.__live = { get frames() { return frames; }, get state() { return state.textContent; }, get viewport() { return vp; } };
-  ws.onopen = () => { state.textContent = 'live'; sendSize(); screen.focus(); };
-  ws.onclose = () => { if (state.textContent !== 'ended') state.textContent = 'disconnected'; };
+  let vp = { width: 1280, height: 800 }, frames = 0, lastUrl = null, picking = false, picks = 0;
+  const send = (m) => { if (!READ_ONLY && ws.readyState === 1) ws.send(JSON.stringify(m)); };
+  const setState = (s, why) => {
+    if (state.textContent === s) return;
+    state.textContent = s; state.title = why || '';
+    if (s !== 'ended') post('state', { state: s });
+  };
+  window.__live = { get frames() { return frames; }, get state() { return state.textContent; }, get viewport() { return vp; }, get picking() { return picking; }, get picks() { return picks; }, readOnly: READ_ONLY };
+  ws.onopen = () => { setState('live'); sendSize(); screen.focus(); };
+  ws.onclose = () => { if (state.textContent !== 'ended') setState('disconnected'); };
+  const hl = $('hl'), hlrec = $('hlrec');
+  const place = (el, b) => {
+    if (!b || !picking) { el.style.display = 'none'; return; }
+    const r = screen.getBoundingClientRect(), kx = r.width / vp.width, ky = r.height / vp.height;
+    Object.assign(el.style, { display: 'block', left: b.x * kx + 'px', top: b.y * ky + 'px', width: b.width * kx + 'px', height: b.height * ky + 'px' });
+  };
+  const setPicking = (on) => {
+    picking = on; $('pick').setAttribute('aria-pressed', String(on)); screen.classList.toggle('picking', on);
+    if (!on) { place(hl, null); place(hlrec, null); }
+  };
   ws.onmessage = (ev) => {
     if (typeof ev.data !== 'string') {
       const u = URL.createObjectURL(ev.data);
@@ -43,14 +78,29 @@ html,body{margin:0;height:100%;overflow:hidden;font:13px system-ui,sans-serif;ba
     }
     const m = JSON.parse(ev.data);
     if (m.viewport) vp = m.viewport;
-    if (m.t === 'url' || m.t === 'hello') { if (document.activeElement !== url) url.value = m.url || ''; if (m.title) document.title = m.title; if (state.textContent === 'blocked') { state.textContent = 'live'; state.title = ''; } }
-    if (m.t === 'denied') { state.textContent = 'blocked'; state.title = m.detail || ''; }
-    if (m.t === 'ended') state.textContent = 'ended';
+    if (m.t === 'url' || m.t === 'hello') { if (document.activeElement !== url) url.value = m.url || ''; if (m.title) document.title = m.title; if (state.textContent === 'blocked') setState('live'); }
+    if (m.t === 'hello') { setPicking(!!m.pick); post('ready', { mode: m.mode, url: m.url || '' }); }
+    if (m.t === 'url') post('navigated', { url: m.url || '', title: m.title || '' });
+    if (m.t === 'denied') setState('blocked', m.detail || '');
+    if (m.t === 'ended') { state.textContent = 'ended'; post('ended', { state: m.state }); }
+    if (m.t === 'pick') setPicking(!!m.on);
+    if (m.t === 'hover') { place(hl, m.box); place(hlrec, m.scope === 'value' ? m.record_box : null); }
+    if (m.t === 'picked' && m.id) {
+      picks++; $('picks').textContent = picks + ' picked'; $('picks').title = m.text || '';
+      post('pick', { id: m.id, scope: m.scope, text: m.text, tag: m.tag, selector: m.selector, record_selector: m.record_selector, list_selector: m.list_selector });
+    }
   };
+  // Commands from the embedding page: only from the named origin, only the parent window.
+  window.addEventListener('message', (e) => {
+    if (!PARENT || e.origin !== PARENT || e.source !== window.parent || !e.data || typeof e.data !== 'object') return;
+    if (e.data.type === 'pick') send({ t: 'pick', on: !!e.data.on });
+  });
+  if (READ_ONLY) return;
+  $('pick').onclick = () => { send({ t: 'pick', on: !picking }); screen.focus(); };
   const pos = (e) => { const r = screen.getBoundingClientRect(); return { x: (e.clientX - r.left) * vp.width / r.width, y: (e.clientY - r.top) * vp.height / r.height }; };
   const BTN = ['left', 'middle', 'right'];
   screen.addEventListener('mousedown', (e) => { e.preventDefault(); screen.focus(); send(Object.assign({ t: 'mouse', type: 'down', button: BTN[e.button], clickCount: e.detail || 1 }, pos(e))); });
-  screen.addEventListener('mouseup', (e) => { e.preventDefault(); send(Object.assign({ t: 'mouse', type: 'up', button: BTN[e.button], clickCount: e.detail || 1 }, pos(e))); });
+  screen.addEventListener('mouseup', (e) => { e.preventDefault(); send(Object.assign({ t: 'mouse', type: 'up', button: BTN[e.button], clickCount: e.detail || 1, shift: e.shiftKey }, pos(e))); });
   let moveQueued = null;
   screen.addEventListener('mousemove', (e) => {
     const first = !moveQueued; moveQueued = pos(e);
@@ -62,6 +112,7 @@ html,body{margin:0;height:100%;overflow:hidden;font:13px system-ui,sans-serif;ba
   const isAsciiChar = (k) => k.length === 1 && k >= ' ' && k <= '~';
   let composing = false;
   screen.addEventListener('keydown', (e) => {
+    if (picking && e.key === 'Escape') { e.preventDefault(); return send({ t: 'pick', on: false }); }
     if (composing || e.isComposing) return;
     e.preventDefault();
     if (e.key.length === 1 && !isAsciiChar(e.key) && !e.ctrlKey && !e.metaKey) return send({ t: 'text', text: e.key });

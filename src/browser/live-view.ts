@@ -15,6 +15,35 @@ export interface LiveViewHooks {
   onSwitch(page: Page, event: 'opened' | 'closed' | 'switched'): void;
   /** The egress policy's verdict on a typed URL: null = go, else why not (sent as `denied`). */
   refuse?(url: string): Promise<string | null>;
+  /** Pick mode: records what the page's pick script found; returns what viewers may be told (redacted). */
+  onPick?(page: Page, pick: PickFound): PickedMessage | null;
+}
+
+/** What the in-page `__csPick` returns for a pick (see action-script.ts). */
+export interface PickFound {
+  scope: 'value' | 'record';
+  text: string | null;
+  tag: string;
+  target: unknown;
+  record: { css: string; selectors: unknown[]; index: number; values: string[] } | null;
+  list: { css: string; count: number } | null;
+  box: { x: number; y: number; width: number; height: number };
+}
+
+export interface PickedMessage {
+  t: 'picked';
+  id: string;
+  scope: 'value' | 'record';
+  text: string | null;
+  tag: string;
+  selector: string | null;
+  record_selector: string | null;
+  list_selector: string | null;
+}
+
+/** A read-only viewer gets frames and events; everything it sends is dropped (docs/live-view.md). */
+export interface ViewerOptions {
+  readOnly?: boolean;
 }
 
 const MIN_SIZE = 200;
@@ -31,6 +60,10 @@ export class LiveView {
   private lastFrame: Buffer | null = null;
   private queue: Promise<unknown> = Promise.resolve();
   private ended = false;
+  /** Pick mode: mouse clicks point at results instead of reaching the page (one mode for all viewers). */
+  private picking = false;
+  /** Pick mode: the latest pointer position waiting for a highlight (moves coalesce while one is queued). */
+  private hoverAt: { x?: unknown; y?: unknown } | null = null;
   framesSent = 0;
   bytesSent = 0;
 
@@ -84,20 +117,28 @@ export class LiveView {
     if (this.viewers.size) await this.startCast();
   }
 
-  addViewer(ws: WebSocket): void {
+  addViewer(ws: WebSocket, opts: ViewerOptions = {}): void {
     if (this.ended) {
       ws.close(4001, 'session ended');
       return;
     }
     this.viewers.add(ws);
+    // Enforced here, not by the page: a read-only socket's messages never reach the dispatcher.
     ws.on('message', (data, isBinary) => {
-      if (!isBinary) this.onMessage(String(data));
+      if (!isBinary && !opts.readOnly) this.onMessage(String(data));
     });
     ws.on('close', () => {
       this.viewers.delete(ws);
       if (!this.viewers.size) void this.stopCast();
     });
-    this.sendTo(ws, { t: 'hello', viewport: this.viewport, url: this.shown.url(), tabs: this.pages.length });
+    this.sendTo(ws, {
+      t: 'hello',
+      viewport: this.viewport,
+      url: this.shown.url(),
+      tabs: this.pages.length,
+      mode: opts.readOnly ? 'view' : 'control',
+      pick: this.picking,
+    });
     if (this.lastFrame) ws.send(this.lastFrame);
     if (!this.casting) void this.startCast();
   }
@@ -174,6 +215,11 @@ export class LiveView {
     }
     if (!m || typeof m.t !== 'string') return;
     this.hooks.onInput();
+    if (this.picking && m.t === 'mouse' && m.type === 'move') {
+      const queued = this.hoverAt !== null;
+      this.hoverAt = m;
+      if (queued) return; // the queued highlight uses the latest position
+    }
     // One input at a time, in order; a failing input never blocks the next.
     this.queue = this.queue.then(() => this.dispatch(m)).catch(() => {});
   }
@@ -184,7 +230,30 @@ export class LiveView {
     const n = (v: unknown, d = 0) => (typeof v === 'number' && Number.isFinite(v) ? v : d);
     const button = ['left', 'middle', 'right'].includes(m.button) ? m.button : 'left';
     switch (m.t) {
+      case 'pick':
+        if (typeof m.on !== 'boolean' || m.on === this.picking) return;
+        this.picking = m.on;
+        this.hoverAt = null;
+        return this.send({ t: 'pick', on: m.on });
+      case 'pick_at':
+        return this.pick(p, {
+          x: n(m.x),
+          y: n(m.y),
+          selector: typeof m.selector === 'string' ? m.selector : null,
+          record: m.record === true,
+        });
       case 'mouse':
+        if (this.picking) {
+          // Nothing reaches the page: a move highlights, a left button release picks (shift: the whole record).
+          if (m.type === 'move') {
+            const at = this.hoverAt ?? m;
+            this.hoverAt = null;
+            return this.hover(p, n(at.x), n(at.y));
+          }
+          if (m.type === 'up' && button === 'left') return this.pick(p, { x: n(m.x), y: n(m.y), selector: null, record: m.shift === true });
+          return;
+        }
+        this.hoverAt = null; // a move queued in pick mode that ran after it ended
         if (m.type === 'move') return p.mouse.move(n(m.x), n(m.y));
         await p.mouse.move(n(m.x), n(m.y));
         if (m.type === 'down') return p.mouse.down({ button, clickCount: n(m.clickCount, 1) });
@@ -238,6 +307,20 @@ export class LiveView {
         return;
       }
     }
+  }
+
+  private async hover(p: Page, x: number, y: number) {
+    const h = await p.evaluate(`window.__csPick ? window.__csPick(${JSON.stringify({ x, y, hover: true })}) : null`).catch(() => null);
+    this.send({ t: 'hover', ...((h as object | null) ?? { box: null }) });
+  }
+
+  private async pick(p: Page, o: { x: number; y: number; selector: string | null; record: boolean }) {
+    const found = (await p
+      .evaluate(`window.__csPick ? window.__csPick(${JSON.stringify(o)}) : null`)
+      .catch(() => null)) as PickFound | null;
+    if (!found) return this.send({ t: 'picked', id: null, error: 'nothing to pick there' });
+    const msg = this.hooks.onPick?.(p, found);
+    if (msg) this.send(msg);
   }
 
   /** Tells viewers the session ended and closes their sockets; stops the screencast. */

@@ -40,6 +40,7 @@ const captureSession = {
   state: 'active',
   browser_session_id: 'ctx-7f3a',
   iframe_url: `https://connectors.example.com/live/${SESSION_ID}?token=lv_3q2w…`,
+  iframe_view_url: `https://connectors.example.com/live/${SESSION_ID}?token=lv_9xk4…&mode=view`,
   created_at: T0,
   updated_at: T0,
 };
@@ -196,6 +197,13 @@ export const OPERATION_EXAMPLES: Record<string, unknown> = {
     finished_at: null,
   },
   'completeCaptureSession 202': { ...captureSession, state: 'completing', updated_at: T1 },
-  'abandonCaptureSession 200': { ...captureSession, state: 'abandoned', browser_session_id: null, iframe_url: null, updated_at: T1 },
+  'abandonCaptureSession 200': {
+    ...captureSession,
+    state: 'abandoned',
+    browser_session_id: null,
+    iframe_url: null,
+    iframe_view_url: null,
+    updated_at: T1,
+  },
   'redeliverWebhookDelivery 202': { ...delivery, status: 'pending', next_attempt_at: T1 },
 };

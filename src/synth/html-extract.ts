@@ -147,7 +147,13 @@ export interface RankedExtraction extends HtmlExtraction {
  * rule that produces most of them wins), then the values the person typed (search hits echo the
  * query), then size and place (main content over page chrome).
  */
-export function extractHtml(html: string, hints: string[] = [], typed: string[] = [], otherPages: string[] = []): RankedExtraction | null {
+export function extractHtml(
+  html: string,
+  hints: string[] = [],
+  typed: string[] = [],
+  prefer?: (kind: 'detail' | 'list', sample: unknown) => number, // the person's picks (picks.ts)
+  otherPages: string[] = [], // the site's other recorded pages: what they share is template
+): RankedExtraction | null {
   const $ = cheerio.load(html);
   const view = new View({ url: 'http://recorded.invalid/', status: 200, text: html });
   const conv = [detail($, []), list($, [])].filter((c): c is HtmlExtraction => !!c);
@@ -165,7 +171,11 @@ export function extractHtml(html: string, hints: string[] = [], typed: string[] 
     const inside = hints.filter((h) => !exact.includes(h) && values.some((v) => v.includes(h.toLowerCase())));
     const missing = hints.filter((h) => !exact.includes(h) && !inside.includes(h));
     const seen = typed.filter((t) => t.length >= 2 && values.some((v) => v.includes(t.toLowerCase())));
-    const score = (hints.length ? (100 * (exact.length + 0.6 * inside.length)) / hints.length : 0) + (seen.length ? 10 : 0) + base;
+    const score =
+      (hints.length ? (100 * (exact.length + 0.6 * inside.length)) / hints.length : 0) +
+      (seen.length ? 10 : 0) +
+      base +
+      (prefer?.(c.kind, sample) ?? 0);
     cands.push({ c: { ...c, sample }, score, missing });
   };
   for (const c of conv) consider(c, 30);

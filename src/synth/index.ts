@@ -22,6 +22,7 @@ import type { SecretNeedle } from './substitute.js';
 import { SynthError, type Exchange, type Hints, type RecordedSecrets, type Recording, type SecretValues } from './types.js';
 import { argumentValues, findDetail, flatValues, isPlainObject, landing, lastActionTime, prefixed } from './facts.js';
 import { encodings, preview, typeOf } from './values.js';
+import { pickDecision, pickedResultValues, pickPreference, picksOf } from './picks.js';
 
 export const SYNTH_VERSION = 'synth/1.0';
 
@@ -101,7 +102,9 @@ export function synthesize(inp: SynthInput): SynthResult {
       )
       .map((x) => x.id),
   );
-  const resultValues = hints.result === undefined ? [] : flatValues(hints.result);
+  // What the person picked in the live view counts like hints.result (picks.ts).
+  const picks = picksOf(rec);
+  const resultValues = [...new Set([...(hints.result === undefined ? [] : flatValues(hints.result)), ...pickedResultValues(picks)])];
   // Where a login POST landed is a candidate of its own (fetched again after the login chain).
   const all = [...xs, ...xs.filter((x) => carriers.has(x.id) && x.hops.length && x.text).map(landing)].sort((a, b) => a.index - b.index);
   let cands = scoreTargets(all, {
@@ -199,7 +202,7 @@ export function synthesize(inp: SynthInput): SynthResult {
     .filter((x) => x.id !== first.id && x.mime.includes('html') && x.text && new URL(x.url).origin === origin)
     .map((x) => x.text as string)
     .slice(-6);
-  const out = buildOutput(samples, !!paging, resultValues, typedValues, otherPages);
+  const out = buildOutput(samples, !!paging, resultValues, typedValues, pickPreference(picks), otherPages);
   // Never publish an empty promise: a read flow must return data from the page, and every hinted
   // result value must come out of the chosen rule on the recorded response.
   const reads = first.method === 'GET' || first.method === 'HEAD';
@@ -353,6 +356,7 @@ export function synthesize(inp: SynthInput): SynthResult {
     result: { kind: out.kind, rule: out.why, ...(out.considered?.length ? { considered: out.considered } : {}) },
     login: chainIds.filter((id) => loginIds.has(id)).map((id) => `${byId.get(id)!.method} ${byId.get(id)!.url}`),
     traced: chain.vars.map((v) => `${v.name}: ${v.how}`),
+    ...(picks.length ? { picks: pickDecision(picks) } : {}),
   };
   const def: HttpDefinition = {
     format: 'connector-definition/v1',

@@ -10,6 +10,7 @@ import { inferMerged, inferSchema, type Schema } from './schema-infer.js';
 import { jsonLeaves, parseJson } from './slots.js';
 import { isDownload } from './target.js';
 import type { Exchange } from './types.js';
+import type { RulePreference } from './picks.js';
 
 export interface Output {
   extract: Record<string, Extractor>;
@@ -59,14 +60,15 @@ function projection(body: unknown, hints: string[]): (string | number | '*')[] |
 const dig = (v: any, path: (string | number)[]) => path.reduce((a, k) => (a == null ? a : a[k]), v);
 
 /**
- * `otherPages`: the site's other recorded HTML pages; what they share with the target is its
- * template (menus, footers, skip links), not its content.
+ * `prefer`: the person's picks (picks.ts). `otherPages`: the site's other recorded HTML pages;
+ * what they share with the target is its template (menus, footers, skip links), not its content.
  */
 export function buildOutput(
   samples: Exchange[],
   paging: boolean,
   resultHints: string[],
   typed: string[] = [],
+  prefer?: RulePreference,
   otherPages: string[] = [],
 ): Output {
   const t = samples[0];
@@ -115,7 +117,7 @@ export function buildOutput(
     };
   }
   if (isHtml(t) && t.text) {
-    const h = extractHtml(t.text, resultHints, typed, otherPages);
+    const h = extractHtml(t.text, resultHints, typed, prefer, otherPages);
     if (h) {
       const ex: Extractor = { ...h.extractor, note: h.why };
       const extra = { missing: h.missing, considered: h.considered };

@@ -9,13 +9,17 @@ import WebSocket from 'ws';
 
 export const liveWsUrl = (iframeUrl: string) => iframeUrl.replace(/^http/, 'ws').replace(/\/live\/([^?]+)/, '/live/$1/ws');
 
-/** A page on another loopback origin that embeds `?src=` in an iframe at (0,0) of the given size. */
+/**
+ * A page on another loopback origin that embeds `?src=` in an iframe at (0,0) of the given size;
+ * it keeps every message posted to it in `window.__msgs` ({origin, data}).
+ */
 export async function startEmbedder(size: { width: number; height: number }) {
   const server = http.createServer((req, res) => {
     const src = new URL(req.url ?? '/', 'http://x').searchParams.get('src') ?? '';
     res.writeHead(200, { 'content-type': 'text/html' });
     res.end(
-      `<!doctype html><body style="margin:0"><iframe src="${src.replace(/"/g, '&quot;')}" ` +
+      `<!doctype html><body style="margin:0"><script>window.__msgs=[];addEventListener('message',(e)=>window.__msgs.push({origin:e.origin,data:e.data}))</script>` +
+        `<iframe src="${src.replace(/"/g, '&quot;')}" ` +
         `style="border:0;position:absolute;left:0;top:0;width:${size.width}px;height:${size.height}px"></iframe></body>`,
     );
   });

@@ -97,6 +97,52 @@ export const ACTION_SCRIPT = String.raw`(() => {
       href: tag === 'a' && el.href ? el.href : null, selectors: sel, form: formInfo(el.form || (el.closest && el.closest('form'))),
     };
   }
+  // Pick mode (the live view calls this; docs/live-view.md): the element at (x, y) or matching a
+  // CSS selector, and the record around it. A record is a table row, or the nearest ancestor with
+  // at least one sibling of the same signature (tag, classes, child tags): list items, cards.
+  // Cells, definition terms/values and options are fields, never records.
+  const NOT_RECORD = /^(TD|TH|DD|DT|OPTION|TBODY|THEAD|TFOOT|HTML|BODY)$/;
+  const sig = (e) => e.tagName + '.' + [...e.classList].sort().join('.') + '>' + [...e.children].map((c) => c.tagName).join(',');
+  function recordOf(el) {
+    for (let cur = el; cur && cur.parentElement && cur !== document.body; cur = cur.parentElement) {
+      if (cur.tagName === 'TR') {
+        const t = cur.closest('table') || cur.parentElement;
+        const sibs = [...t.querySelectorAll('tr')].filter((r) => r.closest('table') === t && r.querySelector('td'));
+        if (sibs.includes(cur) && sibs.length >= 2) return { rec: cur, list: t, sibs };
+        continue;
+      }
+      if (NOT_RECORD.test(cur.tagName)) continue;
+      const s = sig(cur);
+      const sibs = [...cur.parentElement.children].filter((c) => sig(c) === s);
+      if (sibs.length >= 2 && (cur.tagName === 'LI' || cur.children.length > 0)) return { rec: cur, list: cur.parentElement, sibs };
+    }
+    return null;
+  }
+  const ownText = (e) => clean([...e.childNodes].filter((n) => n.nodeType === 3).map((n) => n.textContent).join(' '));
+  function leafTexts(r) {
+    const out = [];
+    for (const e of [r, ...r.querySelectorAll('*')]) { if (!/^(SCRIPT|STYLE|TEMPLATE)$/.test(e.tagName)) { const t = ownText(e); if (t && !out.includes(t)) out.push(t); } }
+    return out;
+  }
+  const secretField = (e) => e.tagName === 'INPUT' && (e.type === 'password' || (e.getAttribute('autocomplete') || '').includes('one-time-code'));
+  const boxOf = (e) => { const b = e.getBoundingClientRect(); return { x: Math.round(b.left), y: Math.round(b.top), width: Math.round(b.width), height: Math.round(b.height) }; };
+  window.__csPick = (o) => {
+    let el = null;
+    try { el = o.selector ? document.querySelector(o.selector) : document.elementFromPoint(o.x, o.y); } catch (e) {}
+    if (!el || el === document.documentElement || el === document.body) return null;
+    const r = recordOf(el);
+    const scope = r && (o.record || r.rec === el) ? 'record' : 'value';
+    const pe = scope === 'record' ? r.rec : el;
+    if (o.hover) return { tag: pe.tagName.toLowerCase(), scope, box: boxOf(pe), record_box: r ? boxOf(r.rec) : null };
+    const text = secretField(pe) ? null : clean(/^(INPUT|TEXTAREA|SELECT)$/.test(pe.tagName) ? pe.value : pe.innerText, 500);
+    let record = null;
+    if (r) {
+      const others = r.sibs.filter((x) => x !== r.rec).map(leafTexts);
+      const values = leafTexts(r.rec).filter((t) => !others.every((o2) => o2.includes(t))).slice(0, 12);
+      record = { css: cssPath(r.rec), selectors: describe(r.rec).selectors, index: r.sibs.indexOf(r.rec), values };
+    }
+    return { scope, text, tag: pe.tagName.toLowerCase(), target: describe(pe), record, list: r ? { css: cssPath(r.list), count: r.sibs.length } : null, box: boxOf(pe) };
+  };
   window.__csDescribeActive = () => { let a = document.activeElement; while (a && a.shadowRoot && a.shadowRoot.activeElement) a = a.shadowRoot.activeElement; return a && a !== document.body ? describe(a) : null; };
 
   const base = (type, el, time) => ({ type, time: time || Date.now(), url: location.href, target: el ? describe(el) : null });

@@ -72,7 +72,8 @@ export type ActionType =
   | 'submit' // a form was submitted (by button, Enter or script)
   | 'key' // a non-text key that usually triggers something (Enter, Escape, Tab, arrows)
   | 'paste' // a secret field pasted through POST /capture_sessions/{id}/paste
-  | 'tab'; // a new page (popup / new tab) opened, or the live view switched pages
+  | 'tab' // a new page (popup / new tab) opened, or the live view switched pages
+  | 'pick'; // the person pointed at a result in the live view's pick mode (nothing reached the page)
 
 export interface ActionBase {
   /** "a1", "a2", … unique in the recording. */
@@ -168,7 +169,38 @@ export interface TabAction extends ActionBase {
   tab: string;
 }
 
+/**
+ * The person pointed at what they want back (live view pick mode, docs/live-view.md). `target` is
+ * the picked element (the whole record when `scope` is `record`); nothing was dispatched to the page.
+ */
+export interface PickAction extends ActionBase {
+  type: 'pick';
+  /** value: one element (a field); record: a whole row / list item / card (shift-click, or the record itself clicked). */
+  scope: 'value' | 'record';
+  /** The text seen (innerText, or a field's value), whitespace-collapsed, ≤ 500 chars; null for password / one-time-code fields. */
+  text: string | null;
+  /** Lower-case tag of the picked element. */
+  tag: string;
+  /** The repeated structure around the element (table row, list item, sibling cards of one signature), if any. */
+  record: PickRecord | null;
+  /** The element holding the records (the table for rows). */
+  list: { css: string; count: number } | null;
+  /** Where it was on the viewport (CSS pixels). */
+  box: { x: number; y: number; width: number; height: number };
+}
+
+export interface PickRecord {
+  /** Structural CSS path of the record element, and its robust selectors. */
+  css: string;
+  selectors: Selector[];
+  /** 0-based position among the list's records. */
+  index: number;
+  /** The record's value texts: leaf texts that are not the same in every record (template labels), ≤ 12. */
+  values: string[];
+}
+
 export type Action =
+  | PickAction
   | NavigateAction
   | ClickAction
   | FillAction

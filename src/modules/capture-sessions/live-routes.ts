@@ -7,7 +7,7 @@ import websocket from '@fastify/websocket';
 import type { CaptureSessionsService } from './service.js';
 import { liveViewPage } from '../../browser/live-view-page.js';
 
-type Req = FastifyRequest<{ Params: { id: string }; Querystring: { token?: string } }>;
+type Req = FastifyRequest<{ Params: { id: string }; Querystring: { token?: string; mode?: string } }>;
 
 export const liveViewRoutes: FastifyPluginAsync<{ svc: CaptureSessionsService }> = async (app, { svc }) => {
   await app.register(websocket, { options: { maxPayload: 64 * 1024 } });
@@ -24,7 +24,11 @@ export const liveViewRoutes: FastifyPluginAsync<{ svc: CaptureSessionsService }>
   };
   const hide = { hide: true } as object;
 
-  app.get('/live/:id', { logLevel: 'silent', schema: hide, preHandler: check }, async (_req: Req, reply) =>
+  // Read-only: the view token (iframe_view_url), or any token with mode=view (a person may watch
+  // without control); the socket then drops input, whatever the page does.
+  const readOnly = (req: Req) => !!svc.liveLookup(req.params.id, req.query.token ?? '')?.readOnly || req.query.mode === 'view';
+
+  app.get('/live/:id', { logLevel: 'silent', schema: hide, preHandler: check }, async (req: Req, reply) =>
     reply
       .type('text/html; charset=utf-8')
       .header(
@@ -33,15 +37,17 @@ export const liveViewRoutes: FastifyPluginAsync<{ svc: CaptureSessionsService }>
       )
       .header('cache-control', 'no-store')
       .header('referrer-policy', 'no-referrer')
-      .send(liveViewPage()),
+      .send(liveViewPage({ readOnly: readOnly(req) })),
   );
 
   app.get('/live/:id/ws', { logLevel: 'silent', schema: hide, websocket: true, preValidation: check }, (socket, req: Req) => {
     sockets.add(socket);
     socket.on('close', () => sockets.delete(socket));
-    const rt = svc.liveLookup(req.params.id, req.query.token ?? '');
-    if (!rt) return socket.close(4004, 'not found');
-    rt.touch();
-    rt.live.addViewer(socket);
+    const l = svc.liveLookup(req.params.id, req.query.token ?? '');
+    if (!l) return socket.close(4004, 'not found');
+    const ro = l.readOnly || req.query.mode === 'view';
+    // Watching is no activity: only a controlling viewer keeps the session from its idle timeout.
+    if (!ro) l.rt.touch();
+    l.rt.live.addViewer(socket, { readOnly: ro });
   });
 };

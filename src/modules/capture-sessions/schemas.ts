@@ -20,6 +20,10 @@ export const CaptureSessionSchema = Type.Object(
     iframe_url: Type.Union([Type.String(), Type.Null()], {
       description: 'Live view to embed in an iframe (any origin); carries a per-session token and works only while the session is active.',
     }),
+    iframe_view_url: Type.Union([Type.String(), Type.Null()], {
+      description:
+        'Extension: the read-only live view (frames only; the server drops any input on its socket). Its own token, so sharing it grants no control; null when iframe_url is.',
+    }),
     created_at: DateTime,
     updated_at: DateTime,
   },

@@ -30,6 +30,8 @@ export interface CaptureSessionView {
   state: CaptureState;
   browser_session_id: string | null;
   iframe_url: string | null;
+  /** Extension: the read-only live view (its own token: sharing it grants no control). */
+  iframe_view_url: string | null;
   created_at: string;
   updated_at: string;
 }
@@ -45,6 +47,8 @@ interface Live {
   rt: CaptureRuntime;
   userId: string;
   token: string;
+  /** Token of the read-only live view (iframe_view_url); never grants input. */
+  viewToken: string;
 }
 
 export class CaptureSessionsService {
@@ -101,12 +105,14 @@ export class CaptureSessionsService {
   view(r: CaptureRow): CaptureSessionView {
     // The live token exists only in this process's memory (never in the database): the browser
     // it opens lives here too, and a leaked database row cannot open a live view.
-    const token = r.state === 'active' ? this.live.get(r.id)?.token : undefined;
+    const l = r.state === 'active' ? this.live.get(r.id) : undefined;
+    const token = l?.token;
     return {
       id: r.id,
       state: r.state,
       browser_session_id: r.state === 'active' || r.state === 'completing' ? r.browser_session_id : null,
       iframe_url: token ? `${this.deps.config.publicBaseUrl}/live/${r.id}?token=${token}` : null,
+      iframe_view_url: l ? `${this.deps.config.publicBaseUrl}/live/${r.id}?token=${l.viewToken}&mode=view` : null,
       created_at: r.created_at,
       updated_at: r.updated_at,
     };
@@ -219,7 +225,7 @@ export class CaptureSessionsService {
       created_at: now,
       updated_at: now,
     };
-    this.live.set(id, { rt, userId, token });
+    this.live.set(id, { rt, userId, token, viewToken: crypto.randomBytes(32).toString('base64url') });
     try {
       await this.repo.insert(row);
     } catch (e) {
@@ -362,13 +368,20 @@ export class CaptureSessionsService {
     return { stream, size: r.recording_size };
   }
 
-  /** The runtime behind a live view URL, if the token is right and the session still active. */
-  liveLookup(id: string, token: string): CaptureRuntime | null {
+  /**
+   * The runtime behind a live view URL, if the token is right and the session still active;
+   * `readOnly` for the view token (iframe_view_url), whatever the URL's `mode` says.
+   */
+  liveLookup(id: string, token: string): { rt: CaptureRuntime; readOnly: boolean } | null {
     const l = this.live.get(id);
     if (!l || typeof token !== 'string') return null;
-    const a = Buffer.from(l.token);
-    const b = Buffer.from(token);
-    return a.length === b.length && crypto.timingSafeEqual(a, b) ? l.rt : null;
+    const same = (t: string) => {
+      const a = Buffer.from(t);
+      const b = Buffer.from(token);
+      return a.length === b.length && crypto.timingSafeEqual(a, b);
+    };
+    if (same(l.token)) return { rt: l.rt, readOnly: false };
+    return same(l.viewToken) ? { rt: l.rt, readOnly: true } : null;
   }
 
   /** Idle timeout and maximum lifetime. */
