@@ -27,7 +27,16 @@ describe('MediaWiki pages', () => {
     const x = extractHtml(html);
     expect(x!.why).toMatch(/grouped in/);
     const items = run(x, html) as any[];
-    expect(items.map((i) => i.title)).toEqual(['Apple', 'Banana', 'Blackberry', 'Blueberry', 'Cherry', 'Cranberry', 'Damson', 'Elderberry']);
+    expect(items.map((i) => i.title)).toEqual([
+      'Apple',
+      'Banana',
+      'Blackberry',
+      'Blueberry',
+      'Cherry',
+      'Cranberry',
+      'Damson',
+      'Elderberry',
+    ]);
     expect(items[2].url).toMatch(/Blackberry$/);
     // The sidebar's menus (<nav> groups of links) are never the records.
     expect(JSON.stringify(items)).not.toContain('Special:RecentChanges');
