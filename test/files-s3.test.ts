@@ -16,6 +16,7 @@ import { publish, run } from './helpers/runs.js';
 import { startS3Server, type S3TestServer } from './helpers/s3-server.js';
 import { S3BlobStore } from '../src/adapters/blob/s3.js';
 import { UploadSizeError } from '../src/adapters/blob/errors.js';
+import { createClient } from '../sdk/src/index.js';
 import { ConfigError, loadConfig } from '../src/config.js';
 
 vi.setConfig({ testTimeout: 60_000, hookTimeout: 90_000 });
@@ -138,6 +139,16 @@ describe(`files on the S3 blob store (${backend})`, () => {
     const du = await h.api('GET', `/v1beta/files/${init.file_id}/download_url`);
     expect(presignedExpiry(du.json.url)).toBe(Date.parse(du.json.expires_at));
     expect(Date.parse(du.json.expires_at) - Date.now()).toBeGreaterThan((h.config.downloadUrlTtlS - 2) * 1000);
+  });
+
+  it('round-trips through the SDK (streamed PUT with the upload headers, CRC32C checked both ways)', async () => {
+    const client = createClient({ baseUrl: h.url, apiKey: h.key });
+    const data = crypto.randomBytes(1024 * 1024 + 5);
+    const f = await client.uploadFile(data, { name: 'sdk.bin' });
+    expect(f).toMatchObject({ name: 'sdk.bin', size_bytes: data.length, crc32c: expectedCrc(data) });
+    expect((await stored(objectKey(f.id)))?.bytes.equals(data)).toBe(true);
+    const got = await client.downloadFile(f.id);
+    expect(Buffer.from(got.data!).equals(data)).toBe(true);
   });
 
   it('round-trips a 0-byte file', async () => {

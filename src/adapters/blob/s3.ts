@@ -116,7 +116,8 @@ export class S3BlobStore implements BlobStore {
       ContentLength: opts.size,
       IfNoneMatch: '*',
     });
-    // Signed (so enforced by S3) and kept as headers, never hoisted into the query string.
+    // Signed, so enforced by S3 (the presigner leaves content-type unsigned unless told), and
+    // kept as headers the client sends, never hoisted into the query string.
     const signed = new Set(['content-type', 'content-length', 'if-none-match']);
     const url = await getSignedUrl(this.client, cmd, {
       ...this.validity(opts.expiresAt),
