@@ -23,6 +23,8 @@ export interface Config {
   /** S3-compatible servers (MinIO, Ceph, R2, …); unset = AWS. */
   s3Endpoint: string | null;
   s3ForcePathStyle: boolean;
+  /** Upload URLs carry a signed `If-None-Match: *` (write-once); off for servers that refuse it. */
+  s3ConditionalWrites: boolean;
   /** Prepended to every object key, e.g. "connector/"; a trailing "/" is added when missing. */
   s3Prefix: string;
   /** Both or neither; unset = the SDK's default credential chain. The secret is never printed. */
@@ -200,6 +202,13 @@ export const CONFIG_TABLE: Entry[] = [
     kind: 'bool',
     def: 'false',
     doc: 'true = path-style URLs (endpoint/bucket/key), as most S3-compatible servers need; false = virtual-hosted style (bucket.endpoint/key).',
+  },
+  {
+    env: 'S3_CONDITIONAL_WRITES',
+    key: 's3ConditionalWrites',
+    kind: 'bool',
+    def: 'true',
+    doc: 'true = upload URLs carry a signed "If-None-Match: *", so each creates its object once and never replaces bytes already completed (AWS S3, MinIO, R2, Ceph support it); false for S3-compatible servers that refuse conditional writes.',
   },
   {
     env: 'S3_PREFIX',

@@ -314,6 +314,28 @@ describe(`files on the S3 blob store (${backend})`, () => {
     ).rejects.toThrow(/relative segment/);
   });
 
+  it('with S3_CONDITIONAL_WRITES=false, upload URLs sign only Content-Type and Content-Length', async () => {
+    const store = new S3BlobStore({
+      bucket: s3.bucket,
+      region: 'us-east-1',
+      endpoint: s3.endpoint,
+      forcePathStyle: true,
+      conditionalWrites: false,
+      credentials: s3.credentials,
+      spoolDir: h.dataDir,
+    });
+    try {
+      const up = await store.presignPut('t/plain', { contentType: 'text/plain', size: 2, expiresAt: new Date(Date.now() + 60_000) });
+      expect(up.headers).toEqual({ 'Content-Type': 'text/plain', 'Content-Length': '2' });
+      expect(new URL(up.url).searchParams.get('X-Amz-SignedHeaders')).toBe('content-length;content-type;host');
+      expect((await rawPut(up.url, up.headers, Buffer.from('ok'))).status).toBe(200);
+      expect((await rawPut(up.url, { ...up.headers, 'Content-Length': '3' }, Buffer.from('ok!'))).status).toBe(403);
+      expect(await store.head('t/plain')).toEqual({ size: 2, crc32c: expectedCrc(Buffer.from('ok')), contentType: 'text/plain' });
+    } finally {
+      store.close();
+    }
+  });
+
   it('stores run output files in the bucket', async () => {
     const c = await publish(h, {
       definition: {

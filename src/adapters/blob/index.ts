@@ -14,6 +14,7 @@ export async function createBlobStore(config: Config, signingKey: Buffer): Promi
       region: config.s3Region,
       endpoint: config.s3Endpoint,
       forcePathStyle: config.s3ForcePathStyle,
+      conditionalWrites: config.s3ConditionalWrites,
       prefix: config.s3Prefix,
       credentials:
         config.s3AccessKeyId && config.s3SecretAccessKey

@@ -4,8 +4,8 @@
 //
 // What a presigned PUT enforces: Content-Type and Content-Length are SIGNED headers (a different
 // size or type changes the canonical request, S3 answers 403 SignatureDoesNotMatch), and so is
-// `If-None-Match: *`, so the URL creates the object once and can never replace bytes whose CRC32C
-// `complete` recorded. The CRC32C itself cannot be signed in: it is unknown when the URL is made.
+// `If-None-Match: *` (unless S3_CONDITIONAL_WRITES=false), so the URL creates the object once and
+// can never replace bytes whose CRC32C `complete` recorded. The CRC32C itself cannot be signed in: it is unknown when the URL is made.
 import fs from 'node:fs';
 import fsp from 'node:fs/promises';
 import path from 'node:path';
@@ -34,6 +34,8 @@ export interface S3BlobStoreOptions {
   /** S3-compatible server; unset = AWS. */
   endpoint?: string | null;
   forcePathStyle?: boolean;
+  /** Sign `If-None-Match: *` into upload URLs (default true). */
+  conditionalWrites?: boolean;
   /** Prepended to every key ("" or ending in "/"). */
   prefix?: string;
   /** Unset = the SDK's default credential chain. */
@@ -62,12 +64,14 @@ export class S3BlobStore implements BlobStore {
   readonly bucket: string;
   private readonly prefix: string;
   private readonly spoolDir: string;
+  private readonly conditionalWrites: boolean;
 
   constructor(opts: S3BlobStoreOptions) {
     this.bucket = opts.bucket;
     const p = (opts.prefix ?? '').replace(/^\/+/, '');
     this.prefix = p && !p.endsWith('/') ? `${p}/` : p;
     this.spoolDir = opts.spoolDir;
+    this.conditionalWrites = opts.conditionalWrites ?? true;
     const config: S3ClientConfig = {
       region: opts.region,
       forcePathStyle: !!opts.forcePathStyle,
@@ -108,17 +112,19 @@ export class S3BlobStore implements BlobStore {
   }
 
   async presignPut(key: string, opts: { contentType: string; size: number; expiresAt: Date }): Promise<SignedUpload> {
-    const headers = { 'Content-Type': opts.contentType, 'Content-Length': String(opts.size), 'If-None-Match': '*' };
+    const once = this.conditionalWrites;
+    const headers: Record<string, string> = { 'Content-Type': opts.contentType, 'Content-Length': String(opts.size) };
+    if (once) headers['If-None-Match'] = '*';
     const cmd = new PutObjectCommand({
       Bucket: this.bucket,
       Key: this.objectKey(key),
       ContentType: opts.contentType,
       ContentLength: opts.size,
-      IfNoneMatch: '*',
+      IfNoneMatch: once ? '*' : undefined,
     });
     // Signed, so enforced by S3 (the presigner leaves content-type unsigned unless told), and
     // kept as headers the client sends, never hoisted into the query string.
-    const signed = new Set(['content-type', 'content-length', 'if-none-match']);
+    const signed = new Set(['content-type', 'content-length', ...(once ? ['if-none-match'] : [])]);
     const url = await getSignedUrl(this.client, cmd, {
       ...this.validity(opts.expiresAt),
       signableHeaders: signed,
