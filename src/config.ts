@@ -16,6 +16,20 @@ export interface Config {
   uploadUrlTtlS: number;
   downloadUrlTtlS: number;
   maxUploadBytes: number;
+  /** Where file bytes, run outputs and recordings live: local disk (signed URLs served here) or S3. */
+  blobStore: 'local' | 's3';
+  s3Bucket: string | null;
+  s3Region: string;
+  /** S3-compatible servers (MinIO, Ceph, R2, …); unset = AWS. */
+  s3Endpoint: string | null;
+  s3ForcePathStyle: boolean;
+  /** Upload URLs carry a signed `If-None-Match: *` (write-once); off for servers that refuse it. */
+  s3ConditionalWrites: boolean;
+  /** Prepended to every object key, e.g. "connector/"; a trailing "/" is added when missing. */
+  s3Prefix: string;
+  /** Both or neither; unset = the SDK's default credential chain. The secret is never printed. */
+  s3AccessKeyId: string | null;
+  s3SecretAccessKey: string | null;
   /** Runs executing at once = warm sandbox worker processes. */
   runConcurrency: number;
   runLeaseS: number;
@@ -75,7 +89,7 @@ export interface Config {
   webhookRetryMaxMs: number;
 }
 
-type Kind = 'string' | 'int' | 'url';
+type Kind = 'string' | 'int' | 'url' | 'bool';
 interface Entry {
   env: string;
   key: keyof Config;
@@ -85,6 +99,8 @@ interface Entry {
   min?: number;
   max?: number;
   choices?: string[];
+  /** Never printed (`connector-service config` shows "(set)"). */
+  secret?: boolean;
 }
 
 export const CONFIG_TABLE: Entry[] = [
@@ -118,6 +134,7 @@ export const CONFIG_TABLE: Entry[] = [
     key: 'metricsToken',
     kind: 'string',
     def: null,
+    secret: true,
     doc: 'When set, GET /metrics requires "Authorization: Bearer <token>"; unset = /metrics is open (bind it to a private network).',
   },
   {
@@ -125,6 +142,7 @@ export const CONFIG_TABLE: Entry[] = [
     key: 'masterKey',
     kind: 'string',
     def: null,
+    secret: true,
     doc: 'Vault master key(s): base64 of 32 bytes, or "id:base64,id:base64" with the current key first. Unset = generated once into DATA_DIR/master.key (mode 0600).',
   },
   {
@@ -160,6 +178,59 @@ export const CONFIG_TABLE: Entry[] = [
     def: 5 * 1024 ** 3,
     min: 0,
     doc: 'Largest size_bytes accepted by POST /v1beta/files.',
+  },
+  {
+    env: 'BLOB_STORE',
+    key: 'blobStore',
+    kind: 'string',
+    def: 'local',
+    choices: ['local', 's3'],
+    doc: 'Where file bytes, run output files and capture recordings are stored: local = DATA_DIR/blobs with signed URLs served by this server; s3 = an S3 bucket (S3_*) with presigned URLs (docs/files.md).',
+  },
+  { env: 'S3_BUCKET', key: 's3Bucket', kind: 'string', def: null, doc: 'Bucket of the S3 blob store (required with BLOB_STORE=s3).' },
+  { env: 'S3_REGION', key: 's3Region', kind: 'string', def: 'us-east-1', doc: 'Region the S3 requests and presigned URLs are signed for.' },
+  {
+    env: 'S3_ENDPOINT',
+    key: 's3Endpoint',
+    kind: 'url',
+    def: null,
+    doc: 'Endpoint of an S3-compatible server (MinIO, Ceph, R2, …), e.g. https://minio.internal:9000; unset = AWS S3. Clients upload to and download from it directly, so it must be reachable by them.',
+  },
+  {
+    env: 'S3_FORCE_PATH_STYLE',
+    key: 's3ForcePathStyle',
+    kind: 'bool',
+    def: 'false',
+    doc: 'true = path-style URLs (endpoint/bucket/key), as most S3-compatible servers need; false = virtual-hosted style (bucket.endpoint/key).',
+  },
+  {
+    env: 'S3_CONDITIONAL_WRITES',
+    key: 's3ConditionalWrites',
+    kind: 'bool',
+    def: 'true',
+    doc: 'true = upload URLs carry a signed "If-None-Match: *", so each creates its object once and never replaces bytes already completed (AWS S3, MinIO, R2, Ceph support it); false for S3-compatible servers that refuse conditional writes.',
+  },
+  {
+    env: 'S3_PREFIX',
+    key: 's3Prefix',
+    kind: 'string',
+    def: '',
+    doc: 'Prefix of every object key, e.g. "connector/" (a trailing "/" is added).',
+  },
+  {
+    env: 'S3_ACCESS_KEY_ID',
+    key: 's3AccessKeyId',
+    kind: 'string',
+    def: null,
+    doc: "Access key of the S3 blob store, with S3_SECRET_ACCESS_KEY; unset = the AWS SDK's default credential chain (AWS_* variables, profile, instance or task role).",
+  },
+  {
+    env: 'S3_SECRET_ACCESS_KEY',
+    key: 's3SecretAccessKey',
+    kind: 'string',
+    def: null,
+    secret: true,
+    doc: 'Secret key belonging to S3_ACCESS_KEY_ID; never logged or printed.',
   },
   {
     env: 'RUN_LEASE_S',
@@ -491,7 +562,7 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
   for (const e of CONFIG_TABLE) {
     const raw = env[e.env];
     if (raw === undefined || raw === '') {
-      out[e.key] = e.def ?? null;
+      out[e.key] = e.kind === 'bool' ? e.def === 'true' : (e.def ?? null);
       continue;
     }
     if (e.kind === 'int') {
@@ -509,11 +580,17 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
         problems.push(`${e.env} must be a URL`);
       }
       out[e.key] = raw.replace(/\/+$/, '');
+    } else if (e.kind === 'bool') {
+      if (!/^(true|false|1|0)$/.test(raw)) problems.push(`${e.env} must be true or false`);
+      out[e.key] = raw === 'true' || raw === '1';
     } else {
       if (e.choices && !e.choices.includes(raw)) problems.push(`${e.env} must be one of ${e.choices.join(', ')}`);
       out[e.key] = raw;
     }
   }
+  if (out.blobStore === 's3' && !out.s3Bucket) problems.push('S3_BUCKET is required with BLOB_STORE=s3');
+  if (!out.s3AccessKeyId !== !out.s3SecretAccessKey)
+    problems.push('S3_ACCESS_KEY_ID and S3_SECRET_ACCESS_KEY go together (or leave both unset)');
   if (problems.length) throw new ConfigError(`Invalid configuration:\n- ${problems.join('\n- ')}`);
   const cfg = { ...(out as unknown as Config), ...overrides };
   cfg.dataDir = path.resolve(cfg.dataDir);

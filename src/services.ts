@@ -85,7 +85,7 @@ export async function createServices(config: Config, opts: ServiceOptions = {}):
     await migrateMetadata(handle.db, handle.kind === 'postgres' ? opts.pgSchema : undefined);
     const keyring = loadMasterKeyring(config);
     const vault = await createVault(config, keyring, opts);
-    const blobs = createBlobStore(config, keyring.derive('signed-urls'));
+    const blobs = await createBlobStore(config, keyring.derive('signed-urls'));
     const db = handle.db;
     const usersService = new UsersService(
       db,
@@ -203,6 +203,7 @@ export async function createServices(config: Config, opts: ServiceOptions = {}):
         await runtime.stop();
         await webhooks.stop();
         await vault.close();
+        blobs.close?.();
         await usersService.close();
         await handle.close();
       },

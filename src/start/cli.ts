@@ -75,7 +75,7 @@ export async function main(argv: string[]): Promise<void> {
     case 'config':
       for (const e of CONFIG_TABLE) {
         const v = cfg[e.key];
-        console.log(`${e.env.padEnd(20)} ${e.env === 'MASTER_KEY' ? (v ? '(set)' : '(unset)') : String(v)}`);
+        console.log(`${e.env.padEnd(20)} ${e.secret ? (v ? '(set)' : '(unset)') : String(v)}`);
       }
       return;
     case 'users create':

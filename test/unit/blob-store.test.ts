@@ -8,9 +8,10 @@ import { afterAll, describe, expect, it } from 'vitest';
 import { crc32c } from '@node-rs/crc32';
 import { BadKeyError, checkKey, resolveKey } from '../../src/adapters/blob/keys.js';
 import { crc32cBase64, crc32cOf, crc32cUpdate } from '../../src/adapters/blob/crc32c.js';
-import { LocalBlobStore, UploadSizeError } from '../../src/adapters/blob/local.js';
+import { LocalBlobStore } from '../../src/adapters/blob/local.js';
+import { UploadSizeError } from '../../src/adapters/blob/errors.js';
 import { SignedUrlError, UrlSigner } from '../../src/adapters/blob/signing.js';
-import { contentDisposition } from '../../src/modules/files/local-blob-routes.js';
+import { contentDisposition } from '../../src/adapters/blob/content-disposition.js';
 
 const root = fs.mkdtempSync(path.join(os.tmpdir(), 'cs-blob-'));
 afterAll(() => fs.rmSync(root, { recursive: true, force: true }));
@@ -175,7 +176,8 @@ describe('UrlSigner', () => {
 
 describe('Content-Disposition', () => {
   it('gives an ASCII fallback and the exact UTF-8 name (RFC 6266)', () => {
-    expect(contentDisposition('report.pdf')).toBe(`attachment; filename="report.pdf"; filename*=UTF-8''report.pdf`);
+    expect(contentDisposition('report 2026-11_v1.2.pdf')).toBe(`attachment; filename="report 2026-11_v1.2.pdf"`);
+    expect(contentDisposition("it's (1).txt")).toBe(`attachment; filename="it's (1).txt"; filename*=UTF-8''it%27s%20%281%29.txt`);
     expect(contentDisposition('größe "1"\\.txt')).toBe(
       `attachment; filename="gr__e _1__.txt"; filename*=UTF-8''gr%C3%B6%C3%9Fe%20%221%22%5C.txt`,
     );

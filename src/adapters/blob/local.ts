@@ -12,22 +12,8 @@ import { pipeline } from 'node:stream/promises';
 import type { BlobInfo, BlobStore, SignedUpload } from './port.js';
 import { resolveKey } from './keys.js';
 import { crc32cBase64, crc32cUpdate } from './crc32c.js';
+import { UploadSizeError } from './errors.js';
 import { toUnixSeconds, type GetGrant, type PutGrant, UrlSigner } from './signing.js';
-
-/** The body held more or fewer bytes than the size the upload was signed for. */
-export class UploadSizeError extends Error {
-  constructor(
-    readonly expected: number,
-    readonly received: number,
-    readonly tooLarge: boolean,
-  ) {
-    super(
-      tooLarge
-        ? `Upload is larger than the signed size of ${expected} bytes`
-        : `Upload ended after ${received} of the signed ${expected} bytes`,
-    );
-  }
-}
 
 export interface LocalBlobStoreOptions {
   root: string;

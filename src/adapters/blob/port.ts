@@ -24,4 +24,6 @@ export interface BlobStore {
   /** Resolves when the store can take and serve bytes; rejects with the cause otherwise (readiness). */
   check(): Promise<void>;
   presignGet(key: string, opts: { expiresAt: Date; filename: string; contentType: string }): Promise<string>;
+  /** Releases connections (S3); the store is not used afterwards. */
+  close?(): void;
 }

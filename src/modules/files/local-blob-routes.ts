@@ -8,7 +8,9 @@ import type { FilesService } from './service.js';
 import type { BlobStore } from '../../adapters/blob/port.js';
 import { HttpError } from '../../http/errors.js';
 import { bodyIdleError, watchIdle } from '../../http/body-guard.js';
-import { LocalBlobStore, UploadSizeError } from '../../adapters/blob/local.js';
+import { LocalBlobStore } from '../../adapters/blob/local.js';
+import { UploadSizeError } from '../../adapters/blob/errors.js';
+import { contentDisposition } from '../../adapters/blob/content-disposition.js';
 import { BadKeyError } from '../../adapters/blob/keys.js';
 import { STORAGE_PREFIX, SignedUrlError } from '../../adapters/blob/signing.js';
 
@@ -22,13 +24,6 @@ function refuse(e: unknown): never {
   if (e instanceof UploadSizeError) throw new HttpError(e.tooLarge ? 413 : 400, e.message);
   if (e instanceof ClientGoneError) throw new HttpError(400, e.message);
   throw e;
-}
-
-/** RFC 6266: an ASCII fallback plus the exact UTF-8 name in filename*. */
-export function contentDisposition(filename: string): string {
-  const fallback = filename.replace(/[^\x20-\x7e]|["\\%]/g, '_');
-  const exact = encodeURIComponent(filename).replace(/['()*]/g, (c) => `%${c.charCodeAt(0).toString(16).toUpperCase()}`);
-  return `attachment; filename="${fallback}"; filename*=UTF-8''${exact}`;
 }
 
 /**
