@@ -46,7 +46,7 @@ describe.skipIf(!ready).each(ready ? (await backends()).slice(0, 1) : ['sqlite' 
     const def = await h.api('GET', `/v1beta/connectors/${r.json.id}/definition`);
     t = Date.now();
     const out = await run(h, { connector_id: r.json.id, ...runBody });
-    figures.push({ flow: name, synthMs, runMs: Date.now() - t, engine: def.json.engine });
+    figures.push({ flow: name, synthMs, runMs: Date.now() - t, engine: def.json.definition?.engine });
     expect(out.status, JSON.stringify(out.error)).toBe('success');
     return { result: out.result, def: def.json };
   }
