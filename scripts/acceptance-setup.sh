@@ -9,6 +9,8 @@ command -v php >/dev/null || need+=(php-cli php-xml php-mbstring php-intl php-gd
 [ -d /usr/share/dokuwiki ] || need+=(dokuwiki)
 [ -d /usr/share/phpmyadmin ] || need+=(phpmyadmin)
 [ -d /usr/share/mediawiki ] || need+=(mediawiki php-sqlite3)
+[ -d /usr/share/wordpress ] || need+=(wordpress)
+[ -d /usr/share/wordpress/wp-content/themes/twentytwentyone ] || need+=(wordpress-theme-twentytwentyone)
 if [ ${#need[@]} -gt 0 ]; then
   apt-get update -qq
   apt-get install -y -qq --no-install-recommends "${need[@]}"
@@ -141,4 +143,50 @@ for i in 1 2 3 4 5 6; do echo "Harvest log entry $i." | mwpage "Harvest log"; do
 php "$MW/maintenance/runJobs.php" -q >/dev/null 2>&1 || true
 php "$MW/maintenance/rebuildtextindex.php" -q >/dev/null 2>&1 || true
 
-echo "acceptance apps ready: dokuwiki (/usr/share/dokuwiki), phpmyadmin (/usr/share/phpmyadmin), mariadb db acme, mediawiki (/var/lib/mediawiki, sqlite $MWDB)"
+# ---- WordPress over the local MariaDB: an admin, an editor, seeded posts (search, the admin's
+# posts table with paging) and the classic "Add New User" form (a nonce) for a create flow.
+mysql -h127.0.0.1 -uroot <<'SQL'
+CREATE DATABASE IF NOT EXISTS wordpress;
+CREATE USER IF NOT EXISTS 'wp'@'127.0.0.1' IDENTIFIED BY 'wp-db-pass-1';
+GRANT ALL ON wordpress.* TO 'wp'@'127.0.0.1';
+FLUSH PRIVILEGES;
+SQL
+cat > /etc/wordpress/config-127.0.0.1.php <<'PHP'
+<?php
+/* acceptance-suite: served by `php -S` on whatever port a test picks */
+define('DB_NAME', 'wordpress');
+define('DB_USER', 'wp');
+define('DB_PASSWORD', 'wp-db-pass-1');
+define('DB_HOST', '127.0.0.1');
+$acc_origin = 'http://' . ($_SERVER['HTTP_HOST'] ?? '127.0.0.1:8934');
+define('WP_HOME', $acc_origin);
+define('WP_SITEURL', $acc_origin);
+define('WP_CONTENT_DIR', '/var/lib/wordpress/wp-content');
+define('AUTOMATIC_UPDATER_DISABLED', true);
+define('WP_HTTP_BLOCK_EXTERNAL', true);
+define('DISABLE_WP_CRON', true);
+PHP
+cat > /tmp/wp-seed.php <<'PHP'
+<?php
+$_SERVER['HTTP_HOST'] = '127.0.0.1';
+define('WP_INSTALLING', !file_exists('/var/lib/wordpress/.acc-installed'));
+require '/usr/share/wordpress/wp-load.php';
+require_once ABSPATH . 'wp-admin/includes/upgrade.php';
+if (!is_blog_installed()) {
+  wp_install('Acme Journal', 'admin', 'admin@example.test', true, '', 'wp-admin-pass-1');
+  touch('/var/lib/wordpress/.acc-installed');
+}
+switch_theme('twentytwentyone');
+update_option('posts_per_page', 5);
+update_option('show_avatars', 0); // no gravatar.com requests (no outside hosts)
+if (!get_user_by('login', 'editor')) wp_insert_user(['user_login' => 'editor', 'user_pass' => 'wp-editor-pass-1', 'user_email' => 'editor@example.test', 'role' => 'editor', 'display_name' => 'Ed Itor']);
+$fruit = [['Apple', 'red'], ['Banana', 'yellow'], ['Cherry', 'dark red'], ['Damson', 'purple'], ['Elderberry', 'black'], ['Fig', 'green'], ['Grape', 'green'], ['Honeydew', 'pale green']];
+foreach ($fruit as $i => [$name, $colour]) {
+  if (get_page_by_title("$name harvest notes", OBJECT, 'post')) continue;
+  wp_insert_post(['post_title' => "$name harvest notes", 'post_content' => "The $name crop from the orchard was $colour this year.", 'post_status' => 'publish', 'post_author' => 1, 'post_date' => sprintf('2026-10-%02d 09:00:00', $i + 1)]);
+}
+PHP
+php /tmp/wp-seed.php
+chown -R www-data /var/lib/wordpress/wp-content
+
+echo "acceptance apps ready: dokuwiki (/usr/share/dokuwiki), phpmyadmin (/usr/share/phpmyadmin), mariadb db acme, mediawiki (/var/lib/mediawiki, sqlite $MWDB), wordpress (/usr/share/wordpress, mariadb db wordpress)"

@@ -9,6 +9,7 @@ import * as cheerio from 'cheerio';
 import type { CssExtractor, CssField, ValueType } from '../formats/definition/types.js';
 import type { Schema } from './schema-infer.js';
 import { argName, stringFormat, typeOf } from './values.js';
+import { HIDDEN_TEXT, visibleText } from '../runtime/worker/engines/extract.js';
 
 export interface StructuralCandidate {
   kind: 'detail' | 'list';
@@ -33,6 +34,7 @@ const stableId = (id: string | undefined) =>
   !!id &&
   /^[A-Za-z][\w-]*$/.test(id) &&
   !/\d{3,}|[0-9a-f]{8,}/i.test(id) &&
+  !/[-_:.]\d+([-_]|$)/.test(id) && // a record's own number (post-6, comment_12): data, not template
   !/^(ember|react|ng|vue|svelte|radix|headlessui|mui|rc)[-_]/i.test(id);
 const tagOf = (e: El) => (e.prop('tagName') ?? '').toLowerCase();
 
@@ -232,7 +234,9 @@ function tables($: cheerio.CheerioAPI): StructuralCandidate[] {
     const rowArr = rows.toArray().map((r) => $(r));
     for (let k = 0; k < width; k++) {
       const cells = rowArr.map((r) => r.children('td, th').eq(k));
-      const texts = cells.map((c) => clean(c.text()));
+      const texts = cells.map((c) => clean(visibleText(c)));
+      // A selection column (a checkbox per row, "Select …" for screen readers) is no data.
+      if (cells.every((c) => c.find('input[type=checkbox], input[type=radio]').length > 0)) continue;
       const hrefs = cells.map((c) => c.find('a[href]').first().attr('href') ?? (tagOf(c) === 'a' ? c.attr('href') : undefined));
       if (texts.every((x) => !x) && hrefs.every((h) => !h)) continue; // icon/checkbox column
       // Data columns have headers: a headerless column of a headed table is row actions (edit, delete…).
@@ -302,7 +306,7 @@ function leavesOf($: cheerio.CheerioAPI, rec: El): Leaf[] {
   const out: Leaf[] = [];
   const visit = (e: El) => {
     const tag = tagOf(e);
-    if (/^(script|style|svg|button|input|select|textarea)$/.test(tag)) return;
+    if (/^(script|style|svg|button|input|select|textarea)$/.test(tag) || e.is(HIDDEN_TEXT)) return;
     if (!e.is(rec)) {
       const path = relPath(rec, e);
       const nameHint =
@@ -761,7 +765,15 @@ export function nextPageLink($: cheerio.CheerioAPI): string | null {
       return /^(next( page| \d+)?|next ›|next »|›|»|older( posts| entries| \d+)?|more results)$/i.test(t);
     })
     .first();
-  return a.length ? pathOf($, a) : null;
+  if (!a.length) return null;
+  // The link's own classes make a sturdier selector than its position (a pager's numbered links
+  // come and go around it), when they pick out only links to the same place.
+  const href = a.attr('href');
+  for (const c of (a.attr('class') ?? '').split(/\s+/).filter((c) => /^[a-z][\w-]*$/i.test(c) && !/\d/.test(c))) {
+    const hits = $(`a.${c}[href]`);
+    if (hits.length && hits.toArray().every((e) => $(e).attr('href') === href)) return `a.${c}[href]`;
+  }
+  return pathOf($, a);
 }
 
 /** The next-page link of a recorded page: its selector and where it pointed. */

@@ -33,14 +33,19 @@ export const endpointKey = (x: Exchange) => {
   return `${x.method} ${u.origin}${u.pathname}`;
 };
 
-function requestText(x: Exchange): string {
-  let u = x.url;
+/** `+` and %-escapes decoded (a URL, or an urlencoded body an XHR sent as raw text). */
+const formDecoded = (t: string) => {
   try {
-    u = decodeURIComponent(x.url.replace(/\+/g, ' '));
+    return decodeURIComponent(t.replace(/\+/g, ' '));
   } catch {
-    /* keep raw */
+    return t;
   }
-  return `${u}\n${x.body?.text ?? ''}\n${(x.body?.params ?? []).map((p) => `${p.name}=${p.value ?? ''}`).join('&')}`.toLowerCase();
+};
+
+function requestText(x: Exchange): string {
+  const body = x.body?.text ?? '';
+  const text = /x-www-form-urlencoded/i.test(x.body?.mime ?? '') ? formDecoded(body) : body;
+  return `${formDecoded(x.url)}\n${text}\n${(x.body?.params ?? []).map((p) => `${p.name}=${p.value ?? ''}`).join('&')}`.toLowerCase();
 }
 
 /** A page navigation (the browser's own form submit), not a script's fetch/XHR. */
@@ -76,6 +81,7 @@ export function scoreTargets(xs: Exchange[], f: TargetFacts): Candidate[] {
       if (isJson(x)) add(3, 'JSON response');
       else if (isDownload(x)) add(3, `download (${x.mime || 'attachment'})`);
       else if (isHtml(x)) add(1, 'HTML response');
+      else if (/[/+]xml\b/i.test(x.mime)) add(1, 'XML response');
       else add(-2, `response type ${x.mime || 'none'}`);
       if (x.status >= 400) add(-5, `status ${x.status}`);
       if (isHtml(x) && /<input[^>]+(type=["']?password|autocomplete=["']?one-time-code)/i.test(x.text ?? '')) add(-3, 'a sign-in form');
@@ -137,17 +143,24 @@ export function detectPaging(target: Exchange, all: Exchange[]): { paging: Pagin
       if (leaf) return { paging: { mode: 'cursor', param: p, nextPath: leaf.path }, samples };
     }
   }
-  // A next-page link: each call after the first went where the previous page's "next" link pointed.
-  const links = samples.slice(0, -1).map((x) => (isHtml(x) && x.text ? nextLinkOf(x.text) : null));
-  const followed = (i: number) => {
-    const l = links[i];
-    if (!l) return false;
+  // A next-page link: the calls up to the target, each where the previous page's "next" link
+  // pointed (pages of the same endpoint before that chain — a home page — are not samples).
+  const followed = (from: Exchange, to: Exchange) => {
+    const l = isHtml(from) && from.text ? nextLinkOf(from.text) : null;
+    if (!l) return null;
     try {
-      return new URL(l.href, samples[i].url).href === new URL(samples[i + 1].url).href;
+      return new URL(l.href, from.url).href === new URL(to.url).href ? l : null;
     } catch {
-      return false;
+      return null;
     }
   };
-  if (links.every((_, i) => followed(i))) return { paging: { mode: 'next_url', selector: links[0]!.selector }, samples };
+  let end = samples.findIndex((x) => x.id === target.id);
+  if (end < 0) end = samples.length - 1;
+  let start = end;
+  while (start > 0 && followed(samples[start - 1], samples[start])) start--;
+  if (start < end) {
+    const chain = samples.slice(start, end + 1);
+    return { paging: { mode: 'next_url', selector: followed(chain[0], chain[1])!.selector }, samples: chain };
+  }
   return { paging: null, samples: [target] };
 }

@@ -6,7 +6,7 @@ import fs from 'node:fs';
 import net from 'node:net';
 
 export interface RealApp {
-  name: 'dokuwiki' | 'phpmyadmin' | 'mediawiki';
+  name: 'dokuwiki' | 'phpmyadmin' | 'mediawiki' | 'wordpress';
   docroot: string;
   /** Port the fixtures were recorded on. */
   recordedPort: number;
@@ -16,12 +16,14 @@ export const APPS: Record<RealApp['name'], RealApp> = {
   dokuwiki: { name: 'dokuwiki', docroot: '/usr/share/dokuwiki', recordedPort: 8931 },
   phpmyadmin: { name: 'phpmyadmin', docroot: '/usr/share/phpmyadmin', recordedPort: 8932 },
   mediawiki: { name: 'mediawiki', docroot: '/var/lib/mediawiki', recordedPort: 8933 },
+  wordpress: { name: 'wordpress', docroot: '/usr/share/wordpress', recordedPort: 8934 },
 };
 
 export const appInstalled = (a: RealApp) =>
   fs.existsSync(a.docroot) &&
   fs.existsSync('/usr/bin/php') &&
-  (a.name !== 'mediawiki' || fs.existsSync('/etc/mediawiki/LocalSettings.php'));
+  (a.name !== 'mediawiki' || fs.existsSync('/etc/mediawiki/LocalSettings.php')) &&
+  (a.name !== 'wordpress' || fs.existsSync('/etc/wordpress/config-127.0.0.1.php'));
 
 async function freePort(): Promise<number> {
   return new Promise((resolve, reject) => {

@@ -77,9 +77,25 @@ export function coerce(v: unknown, type: ValueType | undefined): unknown {
   }
 }
 
+/**
+ * What a reader of the page does not see: scripts, hidden elements, and the hidden-text helpers
+ * of common frameworks (WordPress/Bootstrap/Tailwind `screen-reader-text`, `sr-only`, `hidden`…),
+ * e.g. a list table's inline quick-edit data. Their text is not a value.
+ */
+export const HIDDEN_TEXT =
+  'script, style, template, noscript, [hidden], [aria-hidden=true], [style*="display:none"], [style*="display: none"], .hidden, .screen-reader-text, .sr-only, .visually-hidden';
+
+/** The element's text without what is hidden from readers. */
+export function visibleText(node: cheerio.Cheerio<any>): string {
+  if (!node.find(HIDDEN_TEXT).length) return node.text();
+  const c = node.clone();
+  c.find(HIDDEN_TEXT).remove();
+  return c.text();
+}
+
 function readEl($: cheerio.CheerioAPI, el: any, attr: string | undefined): string | undefined {
   const node = $(el);
-  if (!attr) return node.text().trim();
+  if (!attr) return visibleText(node).trim();
   if (attr === 'html') return node.html() ?? undefined;
   return node.attr(attr);
 }

@@ -1,0 +1,102 @@
+// Acceptance on a fourth real application we did not write: WordPress (Debian package, the local
+// MariaDB; installed and seeded by scripts/acceptance-setup.sh). Flows recorded with Playwright's
+// recordHar (test/fixtures/real/record.ts) are uploaded, synthesized, replay-validated, published,
+// then RUN with NEW arguments; results are checked against WordPress's own database.
+// Opt-in: ACCEPTANCE=1.
+import { execFileSync } from 'node:child_process';
+import fs from 'node:fs';
+import path from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { backends, startHarness, type Harness } from '../helpers/harness.js';
+import { APPS, appInstalled, rebaseHar, serveApp } from '../helpers/real-apps.js';
+import { loginSecret, run } from '../helpers/runs.js';
+import { synthesizeFrom } from '../helpers/synth.js';
+
+const ready = process.env.ACCEPTANCE === '1' && appInstalled(APPS.wordpress);
+const FIX = path.join(__dirname, '../fixtures/real/wordpress');
+const sql = (q: string) =>
+  execFileSync('mysql', ['-h127.0.0.1', '-uroot', '-N', '-B', 'wordpress', '-e', q], { encoding: 'utf8' })
+    .trim()
+    .split('\n')
+    .filter(Boolean)
+    .map((l) => l.split('\t'));
+
+describe.skipIf(!ready).each(ready ? (await backends()).slice(0, 1) : ['sqlite' as const])('synthesis on WordPress (%s)', (backend) => {
+  let h: Harness;
+  let wp: Awaited<ReturnType<typeof serveApp>>;
+  const figures: { flow: string; synthMs: number; runMs: number; engine: string }[] = [];
+  beforeAll(async () => {
+    wp = await serveApp(APPS.wordpress);
+    h = await startHarness(backend);
+  }, 60_000);
+  afterAll(async () => {
+    await h?.close();
+    await wp?.close();
+    if (figures.length) console.log('[acceptance] wordpress figures', JSON.stringify(figures));
+  });
+
+  async function flow(name: string, body: Record<string, unknown>, runBody: Record<string, unknown>) {
+    const har = rebaseHar(fs.readFileSync(path.join(FIX, `${name}.har`), 'utf8'), APPS.wordpress.recordedPort, wp.port);
+    let t = Date.now();
+    const r = await synthesizeFrom(h, har, body);
+    const synthMs = Date.now() - t;
+    expect(r.status, r.text).toBe(200);
+    const def = (await h.api('GET', `/v1beta/connectors/${r.json.id}/definition`)).json.definition;
+    t = Date.now();
+    const out = await run(h, { connector_id: r.json.id, ...runBody });
+    figures.push({ flow: name, synthMs, runMs: Date.now() - t, engine: def.engine });
+    expect(out.status, JSON.stringify(out.error)).toBe('success');
+    return { result: out.result, def };
+  }
+  const published = (like: string) =>
+    sql(
+      `SELECT post_title FROM wp_posts WHERE post_type='post' AND post_status='publish' AND (post_title LIKE '%${like}%' OR post_content LIKE '%${like}%') ORDER BY post_date DESC`,
+    ).map(([t]) => t);
+
+  it('search results over every page (the person clicked "Older posts" once), for a NEW query', async () => {
+    const { result } = await flow('wp-search', { hints: { arguments: { query: 'orchard' } } }, { arguments: { query: 'green' } });
+    const truth = published('green');
+    expect(truth.length).toBeGreaterThan(1);
+    expect(result.items.map((i: any) => i.title)).toEqual(truth);
+    expect(result.items[0].url).toMatch(/\?p=\d+$/);
+  });
+
+  it('a post page: its title and content, for ANOTHER post', async () => {
+    const [[id, title, content]] = sql("SELECT ID, post_title, post_content FROM wp_posts WHERE post_title='Fig harvest notes'");
+    const { result } = await flow('wp-post', { hints: { arguments: { post: 6 } } }, { arguments: { post: Number(id) } });
+    expect(result).toEqual({ title, content });
+  });
+
+  it("the admin's posts table behind the login form", async () => {
+    const secret = await loginSecret(h, 'admin', 'wp-admin-pass-1');
+    const { result } = await flow('wp-admin-posts', { hints: { secrets: { account: secret } } }, { secret_bindings: { account: secret } });
+    const truth = sql(
+      "SELECT ID, post_title FROM wp_posts WHERE post_type='post' AND post_status IN ('publish','draft','future','private','pending') ORDER BY post_date DESC LIMIT 20",
+    );
+    // The checkbox column and the cells' hidden quick-edit data are not values.
+    expect(Object.keys(result.items[0])).not.toContain('select_all');
+    expect(result.items.map((i: any) => i.title.split('\n')[0])).toEqual(truth.map(([, t]) => t));
+    expect(result.items.map((i: any) => new URL(i.title_url).searchParams.get('post'))).toEqual(truth.map(([id]) => id));
+  });
+
+  it('add a category through the admin form (nonce, admin-ajax): the run creates a NEW one', async () => {
+    const secret = await loginSecret(h, 'admin', 'wp-admin-pass-1');
+    const name = `Citrus ${Date.now()}`;
+    await flow(
+      'wp-add-category',
+      {
+        hints: {
+          arguments: { name: 'Stone fruit', description: 'Fruit with a pit' },
+          secrets: { account: secret },
+          allow_side_effects: true,
+        },
+      },
+      { arguments: { name, description: 'Lemons and limes' }, secret_bindings: { account: secret } },
+    );
+    expect(
+      sql(
+        `SELECT tt.description FROM wp_terms t JOIN wp_term_taxonomy tt USING (term_id) WHERE t.name='${name}' AND tt.taxonomy='category'`,
+      ),
+    ).toEqual([['Lemons and limes']]);
+  });
+});

@@ -1,0 +1,62 @@
+// Synthesis stages on pages recorded from a fourth real application, WordPress (Debian package;
+// test/fixtures/real/record.ts): a pagination chain that starts after a home page of the same
+// endpoint, a next link found by its own class rather than its position, a record's numeric id kept
+// out of selectors, a list table's selection column and hidden quick-edit data, and an admin-ajax
+// form post (urlencoded text, XML answer) recognised as the target.
+import fs from 'node:fs';
+import path from 'node:path';
+import { describe, expect, it } from 'vitest';
+import { extractValue, View } from '../../../src/runtime/worker/engines/extract.js';
+import { extractHtml } from '../../../src/synth/html-extract.js';
+import { filterNoise } from '../../../src/synth/noise.js';
+import { normalize } from '../../../src/synth/normalize.js';
+import { detectPaging, scoreTargets } from '../../../src/synth/target.js';
+
+const FIX = path.join(__dirname, '../../fixtures/real/wordpress');
+const load = (f: string) => JSON.parse(fs.readFileSync(path.join(FIX, f), 'utf8'));
+const page = (f: string, part: string): string =>
+  load(f).log.entries.find((x: any) => x.request.url.includes(part) && /html/.test(x.response.content.mimeType) && x.response.content.text)
+    .response.content.text;
+const run = (x: ReturnType<typeof extractHtml>, html: string) =>
+  extractValue(x!.extractor, new View({ url: 'http://x/', status: 200, text: html }), 't');
+
+describe('WordPress pages', () => {
+  it('pagination is the chain of next links ending at the target; the home page before it is no sample', () => {
+    const xs = normalize(load('wp-search.har')).exchanges;
+    const target = xs.find((x) => x.url.includes('paged=2'))!;
+    const { paging, samples } = detectPaging(target, xs);
+    expect(paging).toEqual({ mode: 'next_url', selector: 'a.next[href]' });
+    expect(samples.map((x) => new URL(x.url).search)).toEqual(['?s=orchard', '?paged=2&s=orchard']);
+  });
+
+  it('a post page: a numbered id (#post-6) never names the record; title and content', () => {
+    const html = page('wp-post.har', '?p=6');
+    const x = extractHtml(html);
+    expect(JSON.stringify(x!.extractor)).not.toMatch(/post-6/);
+    const r = run(x, html) as any;
+    expect(r.title).toBe('Cherry harvest notes');
+    expect(r.content).toContain('The Cherry crop from the orchard was dark red this year.');
+  });
+
+  it("a list table: the selection column and each cell's hidden quick-edit data are not values", () => {
+    const html = page('wp-admin-posts.har', 'edit.php');
+    const x = extractHtml(html);
+    const items = run(x, html) as any[];
+    expect(Object.keys(items[0])).not.toContain('select_all');
+    expect(items[0].title).not.toMatch(/publish|open/);
+    expect(items.map((i) => i.title.split('\n')[0])).toContain('Fig harvest notes');
+    expect(items[0].title_url).toMatch(/post=\d+&action=edit/);
+  });
+
+  it('an admin-ajax form post sent as urlencoded text with an XML answer is the target (typed values found after decoding)', () => {
+    const xs = filterNoise(normalize(load('wp-add-category.har')).exchanges).kept;
+    const [best] = scoreTargets(xs, {
+      argValues: ['stone fruit', 'fruit with a pit'],
+      resultValues: [],
+      secretCarriers: new Set(),
+      lastActionTime: null,
+    });
+    expect(best.exchange.body?.text).toContain('action=add-tag');
+    expect(best.reasons.join(';')).toMatch(/XML response.*carries typed value/);
+  });
+});
