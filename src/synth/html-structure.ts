@@ -244,15 +244,24 @@ function tables($: cheerio.CheerioAPI): StructuralCandidate[] {
       if (head && named >= 2 && !head[k]) continue;
       const name = fieldName(head?.[k] ?? '', taken, `column_${k + 1}`);
       const present = cells.every((c) => c.length > 0);
-      const kinds = texts.filter(Boolean).map((x) => typed(x));
-      const allSame = kinds.length === texts.length && kinds.every((x) => x.type === kinds[0].type && x.type);
+      // A linked value followed by the same words in every row (row actions "Edit | Trash | View"):
+      // the link's text is the value.
+      const linkTexts = cells.map((c) => clean(visibleText(c.find('a[href]').first())));
+      const rests = texts.map((t, i) => (linkTexts[i] ? clean(t.replace(linkTexts[i], '')) : ''));
+      const linkOnly = rowArr.length >= 2 && linkTexts.every(Boolean) && rests.every(Boolean) && new Set(rests).size === 1;
+      const vals = linkOnly ? linkTexts : texts;
+      const kinds = vals.filter(Boolean).map((x) => typed(x));
+      const allSame = kinds.length === vals.length && kinds.every((x) => x.type === kinds[0].type && x.type);
       const ty = allSame ? kinds[0] : { schema: { type: 'string' } as Schema };
       // A unique header text finds its column on every run (added/reordered columns don't shift values).
       const byHeader = !!head?.[k] && head.filter((x) => x.toLowerCase() === head[k].toLowerCase()).length === 1;
-      const cell: CssField = byHeader ? { column: head![k] } : { selector: `> :nth-child(${k + 1})` };
-      if (texts.some(Boolean)) {
+      const inCell = linkOnly ? ' a[href]' : '';
+      const cell: CssField = byHeader
+        ? { column: head![k], ...(linkOnly ? { selector: 'a[href]' } : {}) }
+        : { selector: `> :nth-child(${k + 1})${inCell}` };
+      if (vals.some(Boolean)) {
         fields[name] = { ...cell, ...(ty.type ? { type: ty.type } : {}), ...(present ? {} : { required: false }) };
-        props[name] = present && texts.every(Boolean) ? ty.schema : nullable(ty.schema);
+        props[name] = present && vals.every(Boolean) ? ty.schema : nullable(ty.schema);
       }
       // A link that is the same in every row (an action) is not data.
       if (hrefs.some(Boolean) && !(rowArr.length >= 3 && new Set(hrefs).size === 1)) {
