@@ -37,6 +37,16 @@ const stableId = (id: string | undefined) =>
   !/[-_:.]\d+([-_]|$)/.test(id) && // a record's own number (post-6, comment_12): data, not template
   !/^(ember|react|ng|vue|svelte|radix|headlessui|mui|rc)[-_]/i.test(id);
 const tagOf = (e: El) => (e.prop('tagName') ?? '').toLowerCase();
+/** The element's own text nodes (not its children's). */
+const ownText = (e: El) =>
+  clean(
+    e
+      .contents()
+      .toArray()
+      .filter((n: any) => n.type === 'text')
+      .map((n: any) => n.data ?? '')
+      .join(' '),
+  );
 
 function typed(text: string): { type?: ValueType; schema: Schema } {
   const t = typeOf(text);
@@ -330,14 +340,7 @@ function leavesOf($: cheerio.CheerioAPI, rec: El): Leaf[] {
       if (tag === 'a' && e.attr('href')) out.push({ path, attr: 'href', kind: 'link', hint: nameHint });
       if (tag === 'time' && e.attr('datetime')) out.push({ path, attr: 'datetime', kind: 'time', hint: 'date' });
       if (tag === 'img' && e.attr('src')) out.push({ path, attr: 'src', kind: 'img', hint: 'image' });
-      const own = clean(
-        e
-          .contents()
-          .toArray()
-          .filter((n: any) => n.type === 'text')
-          .map((n: any) => n.data ?? '')
-          .join(' '),
-      );
+      const own = ownText(e);
       const kids = e.children().length;
       if (own || (kids === 0 && clean(e.text())))
         out.push({ path, kind: 'text', hint: tag === 'a' ? 'title' : /^h[1-6]$/.test(tag) ? 'title' : nameHint });
@@ -702,14 +705,7 @@ function contentOf($: cheerio.CheerioAPI, main: El, heading: El, otherPages: str
   main.find('*').each((_, d) => {
     const e = $(d);
     if (e.is(SKIP) || e.closest(SKIP).length || (heading.length && (e.is(heading) || e.closest(heading).length))) return;
-    const own = clean(
-      e
-        .contents()
-        .toArray()
-        .filter((n: any) => n.type === 'text')
-        .map((n: any) => n.data ?? '')
-        .join(' '),
-    );
+    const own = ownText(e);
     if (!own) return;
     // The element's whole text, or the text of the nearest block that holds it, is the template's.
     const block = e.closest('p, div, li, td, dd, section, span, a');
