@@ -112,6 +112,7 @@ export function synthesize(inp: SynthInput): SynthResult {
     resultValues,
     secretCarriers: carriers,
     lastActionTime: lastActionTime(rec),
+    pickedUrls: picks.map((p) => p.url),
   });
   cands = advisor.rankTargets(cands, { purpose });
   const best: Candidate | undefined = cands[0];

@@ -24,6 +24,8 @@ export interface TargetFacts {
   secretCarriers: Set<string>;
   /** Time (ms) of the last submit/click/Enter action, when there is an action log. */
   lastActionTime: number | null;
+  /** URLs of the pages the person picked the result on in the live view (picks.ts). */
+  pickedUrls?: string[];
 }
 
 export const isDownload = (x: Exchange) =>
@@ -47,6 +49,16 @@ function requestText(x: Exchange): string {
   const text = /x-www-form-urlencoded/i.test(x.body?.mime ?? '') ? formDecoded(body) : body;
   return `${formDecoded(x.url)}\n${text}\n${(x.body?.params ?? []).map((p) => `${p.name}=${p.value ?? ''}`).join('&')}`.toLowerCase();
 }
+
+const sameUrl = (a: string, b: string) => {
+  try {
+    const [x, y] = [new URL(a), new URL(b)];
+    x.hash = y.hash = '';
+    return x.href === y.href;
+  } catch {
+    return a === b;
+  }
+};
 
 /** A page navigation (the browser's own form submit), not a script's fetch/XHR. */
 export const isNavigationRequest = (x: Exchange) =>
@@ -100,6 +112,9 @@ export function scoreTargets(xs: Exchange[], f: TargetFacts): Candidate[] {
           6 * (res.length / f.resultValues.length),
           `response contains expected result value(s) ${res.map((v) => JSON.stringify(v)).join(', ')}`,
         );
+      // The document the person picked from (when it holds what they picked; a page that renders
+      // its data from a JSON call leaves the call the better target).
+      if (res.length && isHtml(x) && f.pickedUrls?.some((u) => sameUrl(u, x.url))) add(6, 'the page the person picked the result on');
       if (f.secretCarriers.has(x.id)) add(-8, 'login traffic (carries a secret)');
       // A POST is the point of the flow when it carries what the person typed or follows their last action.
       if (x.method !== 'GET' && !f.secretCarriers.has(x.id) && (typed.length || (f.lastActionTime !== null && x.time >= f.lastActionTime)))

@@ -119,9 +119,16 @@ export const ACTION_SCRIPT = String.raw`(() => {
     return null;
   }
   const ownText = (e) => clean([...e.childNodes].filter((n) => n.nodeType === 3).map((n) => n.textContent).join(' '));
+  // What the person can see: not hidden, not a 1 px screen-reader label, not parked off-screen
+  // until hover (row actions).
+  function seen(e) {
+    if (e.checkVisibility && !e.checkVisibility({ checkOpacity: true, checkVisibilityCSS: true })) return false;
+    const b = e.getBoundingClientRect();
+    return b.width > 1 && b.height > 1 && b.right > 0;
+  }
   function leafTexts(r) {
     const out = [];
-    for (const e of [r, ...r.querySelectorAll('*')]) { if (!/^(SCRIPT|STYLE|TEMPLATE)$/.test(e.tagName)) { const t = ownText(e); if (t && !out.includes(t)) out.push(t); } }
+    for (const e of [r, ...r.querySelectorAll('*')]) { if (!/^(SCRIPT|STYLE|TEMPLATE)$/.test(e.tagName) && seen(e)) { const t = ownText(e); if (t && !out.includes(t)) out.push(t); } }
     return out;
   }
   const secretField = (e) => e.tagName === 'INPUT' && (e.type === 'password' || (e.getAttribute('autocomplete') || '').includes('one-time-code'));

@@ -46,7 +46,12 @@ export class Redactor {
   add(secretId: string, field: SecretField, value: string, fieldName: string | null = null): string {
     const placeholder = secretPlaceholder(secretId, field);
     if (!value || this.rules.some((r) => r.value === value && r.secret_id === secretId && r.field === field)) return placeholder;
-    this.rules.push({ secret_id: secretId, field, value, placeholder, pattern: secretsPattern([value])!, fieldName });
+    let pattern = secretsPattern([value])!;
+    // A plain-word username (`admin`) is also a word of the site (`/wp-admin/`, `do=admin`): it is
+    // the username only where it stands alone, not inside a longer word or path segment.
+    if (field === 'username' && /^[A-Za-z0-9_]{1,16}$/.test(value))
+      pattern = new RegExp(`(?<![A-Za-z0-9_-])(?:${pattern.source})(?![A-Za-z0-9_-])`, 'g');
+    this.rules.push({ secret_id: secretId, field, value, placeholder, pattern, fieldName });
     // Longer values first: a password that contains the username is replaced as a whole.
     this.rules.sort((a, b) => b.value.length - a.value.length);
     return placeholder;
