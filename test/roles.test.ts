@@ -196,8 +196,9 @@ describe.each(await backends())('api and worker processes (%s)', (backend) => {
     const c = await titleConnector();
     const after = await call('POST', '/v1beta/runs', { connector_id: c.json.id, arguments: { query: 'epsilon' } });
     expect(after.json.status).toBe('success');
-    await until('the new worker ran it', () => executedBy(workers[1], after.json.id));
-  });
+    await until('the new worker ran it', () => executedBy(workers[1], after.json.id), 60_000);
+    // (A new worker process starts with tsx: tens of seconds when the machine is loaded.)
+  }, 90_000);
 
   it('cancels on the API process a run the worker executes', async () => {
     const slow = await slowConnector();
@@ -214,5 +215,5 @@ describe.each(await backends())('api and worker processes (%s)', (backend) => {
     expect(ended.status).toBe('cancelled');
     const logs = await call('GET', `/v1beta/runs/${r.json.id}/logs`);
     expect(logs.json.logs).toMatch(/cancelled on request; the sandbox was stopped/);
-  });
+  }, 90_000);
 });
