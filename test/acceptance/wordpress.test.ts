@@ -79,6 +79,15 @@ describe.skipIf(!ready).each(ready ? (await backends()).slice(0, 1) : ['sqlite' 
     expect(result.items.map((i: any) => new URL(i.title_url).searchParams.get('post'))).toEqual(truth.map(([id]) => id));
   });
 
+  it('Tools → Export (a GET form answered with an XML attachment): the run saves the file, which holds every post', async () => {
+    const secret = await loginSecret(h, 'admin', 'wp-admin-pass-1');
+    const { result } = await flow('wp-export', { hints: { secrets: { account: secret } } }, { secret_bindings: { account: secret } });
+    expect(result).toMatchObject({ file_id: expect.any(String) });
+    const dl = await h.api('GET', `/v1beta/files/${result.file_id}/download`);
+    const xml = dl.status === 307 ? await (await fetch(dl.headers.get('location')!)).text() : dl.text;
+    for (const [t] of sql("SELECT post_title FROM wp_posts WHERE post_type='post' AND post_status='publish'")) expect(xml).toContain(t);
+  });
+
   it('add a category through the admin form (nonce, admin-ajax): the run creates a NEW one', async () => {
     const secret = await loginSecret(h, 'admin', 'wp-admin-pass-1');
     const name = `Citrus ${Date.now()}`;
