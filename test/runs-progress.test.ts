@@ -11,6 +11,7 @@ import { fileURLToPath } from 'node:url';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { backends, startHarness, type Harness } from './helpers/harness.js';
 import { publish, run, waitRun } from './helpers/runs.js';
+import { progressText } from '../sdk/src/cli.js';
 
 const SLOW_MS = 1500;
 
@@ -33,16 +34,20 @@ async function startSlowSite(): Promise<{ url: string; close(): Promise<void> }>
   };
 }
 
-/** Polls the run until it ended; every progress seen while it was running. */
-async function progressSeen(h: Harness, id: string): Promise<{ final: any; seen: any[] }> {
+/** Polls the run until it ended; every progress seen while it was running (and its view). */
+async function progressSeen(h: Harness, id: string): Promise<{ final: any; seen: any[]; views: any[] }> {
   const seen: any[] = [];
+  const views: any[] = [];
   const end = Date.now() + 15_000;
   for (;;) {
     const r = await h.api('GET', `/v1beta/runs/${id}`);
     expect(r.status, r.text).toBe(200);
     if (r.json.status !== 'running') expect(r.json.progress).toBeNull();
-    if (r.json.progress) seen.push(r.json.progress);
-    if (!['pending', 'running'].includes(r.json.status)) return { final: r.json, seen };
+    if (r.json.progress) {
+      seen.push(r.json.progress);
+      views.push(r.json);
+    }
+    if (!['pending', 'running'].includes(r.json.status)) return { final: r.json, seen, views };
     if (Date.now() > end) throw new Error(`run ${id} still ${r.json.status}`);
     await new Promise((res) => setTimeout(res, 100));
   }
@@ -81,12 +86,16 @@ describe.each(await backends())('run progress (%s)', (backend) => {
     });
     const r = await run(h, { connector_id: c.id, async: true });
     expect(r.progress).toBeNull();
-    const { final, seen } = await progressSeen(h, r.id);
+    const { final, seen, views } = await progressSeen(h, r.id);
     expect(final.status, JSON.stringify(final.error)).toBe('success');
     expect(final.result).toEqual({ titles: ['/list', '/list'], last: '/done' });
     // The slow second page is on screen for about 1.5 s: the 1 s tick writes it at least once.
     expect(seen).toContainEqual({ step: 2, of: 3, label: 'get_list: page 2' });
     for (const p of seen) expect(p.of).toBe(3);
+    // The CLI's `runs create --wait` spinner line.
+    const v = views.find((x) => x.progress.label === 'get_list: page 2');
+    expect(progressText(v)).toBe(', step 2 of 3: get_list: page 2');
+    expect(progressText(final)).toBe('');
   });
 
   it("a script run counts its requests (no total known): the slow second request is 'request 2'", async () => {
@@ -102,8 +111,9 @@ describe.each(await backends())('run progress (%s)', (backend) => {
       },
     });
     const r = await run(h, { connector_id: c.id, arguments: { base: site.url }, async: true });
-    const { final, seen } = await progressSeen(h, r.id);
+    const { final, seen, views } = await progressSeen(h, r.id);
     expect(final.status, JSON.stringify(final.error)).toBe('success');
+    expect(progressText(views.at(-1))).toMatch(/^, step 2: request 2: GET /);
     expect(seen).toContainEqual({ step: 2, of: null, label: `request 2: GET ${new URL(site.url).host}` });
   });
 });
