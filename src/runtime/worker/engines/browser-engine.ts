@@ -203,7 +203,11 @@ export class BrowserEngine {
     if (this.def.login && !this.relogged) {
       this.relogged = true;
       this.ctx.log(`${name}: landed on the login page; running the login chain again`);
+      const current = this.current;
       await this.login();
+      // Back to the step that found itself logged out.
+      this.current = current;
+      if (this.loopDepth === 0) this.ctx.progress(current, this.total, name);
       return retry();
     }
     throw new RunFailure('auth_required', `${name}: the site wants a login`, { details: { step: name, url: v.src.url } });
