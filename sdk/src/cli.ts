@@ -108,6 +108,13 @@ function table(rows: string[][], header: string[]): string {
   return all.map((r) => r.map((c, i) => (i === r.length - 1 ? c : (c ?? '').padEnd(widths[i]))).join('  ')).join('\n');
 }
 
+/** ", step 2 of 3: get_search" while a run executes (the server's `progress` extension), else "". */
+export function progressText(r: Run): string {
+  const p = r.progress;
+  if (!p) return '';
+  return `, step ${p.step}${p.of === null ? '' : ` of ${p.of}`}${p.label ? `: ${p.label}` : ''}`;
+}
+
 function describeRun(run: Run): string {
   const lines = [`Run ${run.id}: ${run.status}  (connector ${run.connector_id} v${run.connector_version})`];
   if (run.error) lines.push(`Error: ${run.error.type}: ${run.error.message}${run.error.retryable ? ' (retryable)' : ''}`);
@@ -316,7 +323,7 @@ const commands: Record<string, Record<string, Command>> = {
             ...(Object.keys(secretBindings).length ? { secretBindings } : {}),
             maxTimeoutS,
             timeoutMs: timeoutS === undefined ? undefined : timeoutS * 1000,
-            onUpdate: (r) => spinner.update(`run ${r.id} ${r.status}…`),
+            onUpdate: (r) => spinner.update(`run ${r.id} ${r.status}${progressText(r)}…`),
           });
         } finally {
           spinner.stop();

@@ -1312,7 +1312,8 @@ export interface components {
          *       "error": null,
          *       "has_logs": true,
          *       "created_at": "2026-01-05T09:30:00Z",
-         *       "finished_at": "2026-01-05T09:30:04Z"
+         *       "finished_at": "2026-01-05T09:30:04Z",
+         *       "progress": null
          *     }
          */
         Run: {
@@ -1335,6 +1336,8 @@ export interface components {
             /** Format: date-time */
             created_at: string;
             finished_at: string | null;
+            /** @description Extension: the latest progress of a running run, at most about a second old; null unless the status is running (and before the first step). */
+            progress: components["schemas"]["RunProgress"] | null;
         };
         /** RunError */
         RunError: {
@@ -1355,6 +1358,15 @@ export interface components {
          */
         RunLogs: {
             logs: string;
+        };
+        /** RunProgress */
+        RunProgress: {
+            /** @description The step being executed, from 1 (login steps count first). */
+            step: number;
+            /** @description How many steps the run has; null when not known ahead (a script connector counts its requests). */
+            of: number | null;
+            /** @description The step's id, e.g. `get_search` or `get_search: page 2`; secrets redacted. */
+            label: string;
         };
         /**
          * RunStatus
@@ -2950,7 +2962,8 @@ export interface operations {
                      *       "error": null,
                      *       "has_logs": false,
                      *       "created_at": "2026-01-05T09:30:00Z",
-                     *       "finished_at": null
+                     *       "finished_at": null,
+                     *       "progress": null
                      *     }
                      */
                     "application/json": components["schemas"]["Run"];
@@ -3002,7 +3015,8 @@ export interface operations {
                      *       "error": null,
                      *       "has_logs": true,
                      *       "created_at": "2026-01-05T09:30:00Z",
-                     *       "finished_at": "2026-01-05T09:30:04Z"
+                     *       "finished_at": "2026-01-05T09:30:04Z",
+                     *       "progress": null
                      *     }
                      */
                     "application/json": components["schemas"]["Run"];
@@ -3051,7 +3065,8 @@ export interface operations {
                      *       "error": null,
                      *       "has_logs": true,
                      *       "created_at": "2026-01-05T09:30:00Z",
-                     *       "finished_at": "2026-01-05T09:30:04Z"
+                     *       "finished_at": "2026-01-05T09:30:04Z",
+                     *       "progress": null
                      *     }
                      */
                     "application/json": components["schemas"]["Run"];

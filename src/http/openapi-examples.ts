@@ -116,6 +116,7 @@ export const SCHEMA_EXAMPLES: Record<string, unknown> = {
     has_logs: true,
     created_at: T0,
     finished_at: T1,
+    progress: null,
   },
   TaskBasedRun: {
     id: RUN_ID,

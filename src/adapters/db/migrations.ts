@@ -11,6 +11,7 @@ import { m0005 } from './migrations/0005-totp-steps.js';
 import { m0006 } from './migrations/0006-run-leases.js';
 import { m0007 } from './migrations/0007-webhooks.js';
 import { m0008 } from './migrations/0008-run-cancel.js';
+import { m0009 } from './migrations/0009-run-progress.js';
 import { v0001 } from './migrations/vault-0001-entries.js';
 
 const migrations: Record<string, Migration> = {
@@ -22,6 +23,7 @@ const migrations: Record<string, Migration> = {
   '0006_run_leases': m0006,
   '0007_webhooks': m0007,
   '0008_run_cancel': m0008,
+  '0009_run_progress': m0009,
 };
 
 const vaultMigrations: Record<string, Migration> = {

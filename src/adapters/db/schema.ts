@@ -156,6 +156,8 @@ export interface RunsTable {
   lease_until: string | null;
   /** 1 once a cancel was asked for this run while another process executed it. */
   cancel_requested: Generated<number>;
+  /** JSON {step, of, label} of a running run's latest progress (worker-reported); null otherwise. */
+  progress: Generated<string | null>;
   /** Told when the run reaches a terminal status (webhooks); null = none. */
   webhook_url: string | null;
 }

@@ -116,6 +116,18 @@ export const RunErrorSchema = Type.Object(
   { title: 'RunError' },
 );
 
+/** An extension of the API: where a running run is ("step n of m"), as its worker last reported it. */
+export const RunProgressSchema = Type.Object(
+  {
+    step: Type.Integer({ minimum: 0, description: 'The step being executed, from 1 (login steps count first).' }),
+    of: Type.Union([Type.Integer({ minimum: 0 }), Type.Null()], {
+      description: 'How many steps the run has; null when not known ahead (a script connector counts its requests).',
+    }),
+    label: Type.String({ maxLength: 200, description: "The step's id, e.g. `get_search` or `get_search: page 2`; secrets redacted." }),
+  },
+  { title: 'RunProgress' },
+);
+
 export const RunSchema = Type.Object(
   {
     id: Type.String(),
@@ -133,6 +145,10 @@ export const RunSchema = Type.Object(
     has_logs: Type.Boolean(),
     created_at: DateTime,
     finished_at: Type.Union([DateTime, Type.Null()]),
+    progress: Type.Union([RunProgressSchema, Type.Null()], {
+      description:
+        'Extension: the latest progress of a running run, at most about a second old; null unless the status is running (and before the first step).',
+    }),
   },
   { title: 'Run' },
 );

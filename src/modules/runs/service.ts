@@ -29,6 +29,8 @@ export function toRunView(r: RunRow): RunView {
     has_logs: !!r.has_logs,
     created_at: r.created_at,
     finished_at: r.finished_at,
+    // Written about once a second by the executing process; only a running run has one.
+    progress: r.status === 'running' && r.progress ? JSON.parse(r.progress) : null,
   };
   if (r.secret_bindings) v.secret_bindings = JSON.parse(r.secret_bindings);
   return v;
@@ -184,6 +186,7 @@ export class RunsService {
       finished_at: null,
       lease_until: null,
       cancel_requested: 0,
+      progress: null,
       webhook_url: webhookUrl,
     };
     // Sync: wait for the terminal state. A client that goes away doesn't cancel anything.

@@ -62,8 +62,14 @@ export class RunExecutor {
   private readonly waiters = new Map<string, ((f: Finished) => void)[]>();
   /** Set on shutdown: workers killed by it end their runs internal_error, not crash. */
   shuttingDown = false;
-  /** Runs executing here: their cancel switch and their log so far (readable while they run). */
-  private readonly executing = new Map<string, { cancel: AbortController; logs: LogCap; flushed: number }>();
+  /**
+   * Runs executing here: their cancel switch, their log so far (readable while they run) and their
+   * latest progress as JSON (a worker may report it at any rate: only the tick writes it).
+   */
+  private readonly executing = new Map<
+    string,
+    { cancel: AbortController; logs: LogCap; flushed: number; progress: string | null; progressWritten: string | null }
+  >();
   private flushTimer: NodeJS.Timeout | null = null;
 
   constructor(private readonly d: ExecutorDeps) {}
@@ -116,6 +122,11 @@ export class RunExecutor {
       e.flushed = text.length;
       await this.d.store.saveLiveLogs(runId, text);
     }
+    for (const [runId, e] of this.executing) {
+      if (e.progress === e.progressWritten) continue;
+      e.progressWritten = e.progress;
+      await this.d.store.saveProgress(runId, e.progress);
+    }
   }
 
   holdRow(row: RunRow): void {
@@ -152,7 +163,7 @@ export class RunExecutor {
     const t0 = performance.now();
     const seen: Seen = { userId: '', connectorId: '', engine: null };
     const cancel = new AbortController();
-    this.executing.set(runId, { cancel, logs, flushed: 0 });
+    this.executing.set(runId, { cancel, logs, flushed: 0, progress: null, progressWritten: null });
     if (!this.flushTimer) {
       this.flushTimer = setInterval(() => void this.tick().catch(() => {}), LIVE_LOG_FLUSH_MS);
       this.flushTimer.unref();
@@ -235,6 +246,10 @@ export class RunExecutor {
         logsDropped: (n) => logs.reportDropped(n),
         saveFile: (params) => this.saveOutput(row, params, quota, logs),
         signal: this.executing.get(runId)?.cancel.signal,
+        progress: (p) => {
+          const e = this.executing.get(runId);
+          if (e) e.progress = JSON.stringify(p);
+        },
       },
     );
     return this.finish(runId, outcome, !!row.is_async, v.checkResult, logs, scrubber, row.max_timeout_s);
@@ -365,6 +380,7 @@ export class RunExecutor {
         error: error ? JSON.stringify(error) : null,
         has_logs: text ? 1 : 0,
         finished_at: nowIso(),
+        progress: null,
       },
     });
     return { status: r.status };

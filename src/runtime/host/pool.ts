@@ -14,6 +14,12 @@ import { allowedRpcs, refuseRpc } from '../shared/rpc-policy.js';
 import type { SandboxUser } from './sandbox-user.js';
 import { parseWorkerMessage } from '../shared/worker-messages.js';
 
+export interface RunProgress {
+  step: number;
+  of: number | null;
+  label: string;
+}
+
 export type Outcome =
   | { kind: 'ok'; json: string; size: number }
   | { kind: 'too_large'; size: number }
@@ -38,6 +44,8 @@ export interface JobHooks {
   /** The worker's own count of log lines it dropped over the cap. */
   logsDropped(n: unknown): void;
   rpc(method: string, params: Record<string, any>): Promise<unknown>;
+  /** The run's latest "step n of m" (validated shape; the label is not scrubbed yet). */
+  progress?(p: RunProgress): void;
   /** Aborting it stops the worker at once: the outcome is `cancelled`. */
   signal?: AbortSignal;
 }
@@ -239,6 +247,9 @@ export class WorkerPool {
         switch (m.t) {
           case 'logs':
             relayLogs(m, hooks);
+            return;
+          case 'progress':
+            hooks.progress?.({ step: m.step, of: m.of, label: m.label });
             return;
           case 'rpc': {
             const why = refuseRpc(job.definition, allowed, m.method, m.params);

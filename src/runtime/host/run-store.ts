@@ -108,7 +108,7 @@ export class RunStore {
   async claim(ids: string[], leaseUntil: string): Promise<Set<string>> {
     const won = await this.db
       .updateTable('runs')
-      .set({ status: 'running', started_at: nowIso(), lease_until: leaseUntil })
+      .set({ status: 'running', started_at: nowIso(), lease_until: leaseUntil, progress: null })
       .where('id', 'in', ids)
       .where('status', '=', 'pending')
       .returning('id')
@@ -214,6 +214,11 @@ export class RunStore {
           ),
       )
       .execute();
+  }
+
+  /** A running run's latest progress (JSON); a run that has ended keeps its terminal null. */
+  async saveProgress(runId: string, progress: string | null): Promise<void> {
+    await this.db.updateTable('runs').set({ progress }).where('id', '=', runId).where('status', '=', 'running').execute();
   }
 
   /** pending → cancelled; false when the run was no longer pending (claimed, or ended). */

@@ -7,7 +7,7 @@
 import type { Job, SlotValue } from '../worker/engines/context.js';
 import { Scrubber } from '../shared/scrub.js';
 import type { BrowserHost } from './browser-host.js';
-import type { Outcome, WorkerPool } from './pool.js';
+import type { Outcome, RunProgress, WorkerPool } from './pool.js';
 import { serveTotpCode, type TotpLedger } from './totp-ledger.js';
 
 export interface SandboxDeps {
@@ -24,6 +24,8 @@ export interface SandboxRunOptions {
   log(at: unknown, line: unknown): void;
   note(line: string): void;
   logsDropped?(n: unknown): void;
+  /** The run's latest "step n of m", its label scrubbed of the run's secrets here. */
+  progress?(p: RunProgress): void;
   /** files.save: where a run's output file goes (a replay only reports what it would save). */
   saveFile(params: Record<string, any>): Promise<unknown>;
   /** Cancels the run: the worker is stopped, the outcome is `cancelled`. */
@@ -44,6 +46,7 @@ export async function runInSandbox(d: SandboxDeps, job: Job, o: SandboxRunOption
       log: o.log,
       logsDropped: o.logsDropped ?? (() => {}),
       signal: o.signal,
+      progress: o.progress && ((p) => o.progress!({ ...p, label: o.scrubber.scrub(p.label) })),
       rpc: async (method, params) => {
         if (method === 'files.save') return o.saveFile(params);
         if (method === 'totp.code')

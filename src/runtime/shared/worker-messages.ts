@@ -3,6 +3,7 @@
 // these before believing any of it; a message that fits none stops the worker and fails the run.
 import { Type, type Static } from '@sinclair/typebox';
 import { TypeCompiler } from '@sinclair/typebox/compiler';
+import { MAX_PROGRESS_LABEL, MAX_PROGRESS_STEP } from './progress.js';
 
 const ERROR_TYPES = [
   'auth_required',
@@ -26,8 +27,20 @@ const RunErrorShape = Type.Object({
   details: Type.Union([Type.Record(Type.String(), Type.Unknown()), Type.Null()]),
 });
 
+const Count = Type.Integer({ minimum: 0, maximum: MAX_PROGRESS_STEP });
+
 const Message = Type.Union([
   Type.Object({ t: Type.Literal('logs'), lines: LogLines, dropped: Dropped }),
+  // "step n of m" (of null: not known ahead, e.g. a script's requests). The parent keeps the latest.
+  Type.Object(
+    {
+      t: Type.Literal('progress'),
+      step: Count,
+      of: Type.Union([Count, Type.Null()]),
+      label: Type.String({ maxLength: MAX_PROGRESS_LABEL }),
+    },
+    { additionalProperties: false },
+  ),
   Type.Object({
     t: Type.Literal('rpc'),
     id: Type.Integer({ minimum: 0 }),
@@ -70,6 +83,7 @@ export function parseWorkerMessage(m: unknown): WorkerMessage | { invalid: strin
     const t = m && typeof m === 'object' && typeof (m as { t?: unknown }).t === 'string' ? (m as { t: string }).t.slice(0, 40) : typeof m;
     return { invalid: `a malformed or unknown message (${t})` };
   }
+  if (m.t === 'progress' && m.of !== null && m.step > m.of) return { invalid: `progress step ${m.step} of ${m.of}` };
   if (m.t === 'done' && m.outcome === 'error' && m.error.details !== null) {
     // Details are stored as JSON: only plain JSON data of a bounded size (the structured-clone
     // channel could carry Maps, BigInts, cycles).

@@ -13,6 +13,7 @@ import { JsonText, runScript, ScriptTimeout, type ScriptLimits } from './engines
 import { Scrubber } from '../shared/scrub.js';
 import { LogCap, scrubMarginFor, secretStrings } from '../shared/log-cap.js';
 import { loadQuickJS } from './quickjs.js';
+import { MAX_PROGRESS_LABEL, MAX_PROGRESS_STEP } from '../shared/progress.js';
 
 type RunLimits = { timeoutMs: number; scriptMemoryMb: number; logMaxBytes: number; outputMaxFileBytes: number };
 type FromParent =
@@ -41,6 +42,27 @@ function flushLogs(): void {
   if (lines.length || logCap.dropped !== droppedSent) send({ t: 'logs', lines, dropped: (droppedSent = logCap.dropped) });
 }
 
+// Progress goes out at most every 100 ms, the latest only: a connector looping over thousands of
+// requests sends a few messages a second, not one per request.
+const PROGRESS_EVERY_MS = 100;
+let progressLatest: { t: 'progress'; step: number; of: number | null; label: string } | null = null;
+let progressTimer: NodeJS.Timeout | null = null;
+let progressSentAt = 0;
+function sendProgress(): void {
+  progressTimer = null;
+  if (!progressLatest) return;
+  send(progressLatest);
+  progressLatest = null;
+  progressSentAt = Date.now();
+}
+/** At the end of a run: nothing of it may reach the parent during the next one. */
+function dropProgress(): void {
+  if (progressTimer) clearTimeout(progressTimer);
+  progressTimer = null;
+  progressLatest = null;
+  progressSentAt = 0;
+}
+
 // An output file over RUN_OUTPUT_MAX_FILE_BYTES is not shipped to the server (it would cross the
 // channel whole, in memory): only its size goes, and the server refuses it and ends the run.
 let outputMaxFileBytes = Infinity;
@@ -59,6 +81,16 @@ function hostFor(scrubber: Scrubber): EngineHost {
     // TOTP codes come from the parent, which scrubs them itself; the worker's own scrubber learns
     // them too, for the lines it writes.
     noteSecret: (v) => scrubber.add(v),
+    // Scrubbed before it is cut to MAX_PROGRESS_LABEL, so no secret's prefix survives a cut.
+    progress: (step, of, label) => {
+      const bounded = (n: number) => Math.min(MAX_PROGRESS_STEP, Math.max(0, Math.floor(n)));
+      const s = bounded(step);
+      const o = of === null ? null : Math.max(s, bounded(of));
+      progressLatest = { t: 'progress', step: s, of: o, label: scrubber.scrub(label).slice(0, MAX_PROGRESS_LABEL) };
+      const wait = progressSentAt + PROGRESS_EVERY_MS - Date.now();
+      if (wait <= 0) sendProgress();
+      else progressTimer ??= setTimeout(sendProgress, wait);
+    },
     rpc: (method, params) =>
       new Promise((resolve, reject) => {
         const id = ++rpcSeq;
@@ -90,14 +122,17 @@ async function run(job: Job, maxResultBytes: number, limits: RunLimits): Promise
   // The script is interrupted a little before the parent's own timer would kill this process,
   // so a busy loop ends as timed_out without a respawn.
   const scriptLimits = { deadline: Date.now() + Math.max(0, limits.timeoutMs - 100), memoryMb: limits.scriptMemoryMb };
+  dropProgress();
   try {
     const result = await execute(job.definition, ctx, scriptLimits);
+    dropProgress();
     const json = result instanceof JsonText ? result.text : JSON.stringify(result === undefined ? null : result);
     const size = Buffer.byteLength(json, 'utf8');
     const logs = takeLogs();
     if (size > maxResultBytes) send({ t: 'done', outcome: 'too_large', size, logs, logsDropped: logCap.dropped });
     else send({ t: 'done', outcome: 'ok', json, logs, logsDropped: logCap.dropped }); // the parent measures the size itself
   } catch (e) {
+    dropProgress();
     if (e instanceof ScriptTimeout) {
       send({ t: 'done', outcome: 'timeout', logs: takeLogs(), logsDropped: logCap.dropped });
       return;

@@ -34,11 +34,16 @@ export async function pageCall(ctx: RunContext, method: string, params: Record<s
 export class BrowserEngine {
   private relogged = false;
   private loopDepth = 0;
+  /** Progress: each top-level login step and step is one of `total`; a loop's pages only relabel it. */
+  private readonly total: number;
+  private current = 0;
 
   constructor(
     private readonly def: BrowserDefinition,
     private readonly ctx: RunContext,
-  ) {}
+  ) {
+    this.total = (def.login?.steps.length ?? 0) + def.steps.length;
+  }
 
   async run(): Promise<unknown> {
     await this.ctx.host.rpc('browser.open', {});
@@ -73,7 +78,17 @@ export class BrowserEngine {
   }
 
   private async steps(steps: BrowserStep[], inLogin: boolean): Promise<void> {
-    for (const [i, s] of steps.entries()) await this.step(s, inLogin, s.id ?? `${inLogin ? 'login.' : ''}${s.action}#${i}`);
+    const top = this.loopDepth === 0;
+    // Login steps come first; a re-login after a logout counts them again from 1.
+    const base = inLogin ? 0 : (this.def.login?.steps.length ?? 0);
+    for (const [i, s] of steps.entries()) {
+      const name = s.id ?? `${inLogin ? 'login.' : ''}${s.action}#${i}`;
+      if (top) {
+        this.current = base + i + 1;
+        this.ctx.progress(this.current, this.total, name);
+      }
+      await this.step(s, inLogin, name);
+    }
   }
 
   private async step(s: BrowserStep, inLogin: boolean, name: string): Promise<void> {
@@ -147,6 +162,7 @@ export class BrowserEngine {
           const max = s.max_iterations ?? 50;
           for (let i = 0; i < max; i++) {
             this.ctx.page = { number: i + 1, index: i };
+            if (i > 0) this.ctx.progress(this.current, this.total, `${name}: page ${i + 1}`);
             await this.steps(s.steps, inLogin);
             if (!s.while_selector) continue;
             const present = await pageCall(this.ctx, 'page.exists', { selector: s.while_selector }, `${name} (loop)`);
@@ -187,7 +203,11 @@ export class BrowserEngine {
     if (this.def.login && !this.relogged) {
       this.relogged = true;
       this.ctx.log(`${name}: landed on the login page; running the login chain again`);
+      const current = this.current;
       await this.login();
+      // Back to the step that found itself logged out.
+      this.current = current;
+      if (this.loopDepth === 0) this.ctx.progress(current, this.total, name);
       return retry();
     }
     throw new RunFailure('auth_required', `${name}: the site wants a login`, { details: { step: name, url: v.src.url } });

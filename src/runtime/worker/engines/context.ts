@@ -31,6 +31,8 @@ export interface EngineHost {
   rpc(method: string, params: Record<string, unknown>): Promise<any>;
   /** A secret-derived value produced during the run (a TOTP code): scrub it from logs. */
   noteSecret(value: string): void;
+  /** "step n of m" for the run view (of null: not known ahead); the latest one wins. */
+  progress?(step: number, of: number | null, label: string): void;
 }
 
 /** A TOTP code the parent handed this run, and when. */
@@ -73,6 +75,11 @@ export class RunContext {
 
   log(line: string): void {
     this.host.log(line);
+  }
+
+  /** Reports "step n of m: label" to the parent (shown in the run view while the run executes). */
+  progress(step: number, of: number | null, label: string): void {
+    this.host.progress?.(step, of, label);
   }
 
   private totpLogin(slot: string): void {

@@ -13,11 +13,23 @@ const truthy = (v: unknown) =>
 export class HttpEngine {
   private relogged = false;
   private lastLoginView: View | null = null;
+  /** Progress: each login step and step is one of `total`, numbered by its place in the definition. */
+  private readonly total: number;
+  private readonly place = new Map<HttpStep, number>();
 
   constructor(
     private readonly def: HttpDefinition,
     private readonly ctx: RunContext,
-  ) {}
+  ) {
+    for (const s of [...(def.login?.steps ?? []), ...def.steps]) this.place.set(s, this.place.size + 1);
+    this.total = this.place.size;
+  }
+
+  /** "step n of m: id" (a page beyond the first adds ": page k", never a step). */
+  private progress(step: HttpStep, inLogin: boolean, page?: number): void {
+    const label = `${inLogin ? 'login ' : ''}${step.id}${page && page > 1 ? `: page ${page}` : ''}`;
+    this.ctx.progress(this.place.get(step) ?? 0, this.total, label);
+  }
 
   async run(): Promise<unknown> {
     if (this.def.login) await this.login();
@@ -50,6 +62,7 @@ export class HttpEngine {
       this.ctx.log(`step ${step.id}: skipped (when is false)`);
       return;
     }
+    this.progress(step, inLogin);
     // A TOTP code is claimed from the parent's ledger only for a step that sends it (single-use).
     await this.ctx.claimTotpFor(step);
     if (!step.paginate) {
@@ -72,6 +85,7 @@ export class HttpEngine {
     const seen = new Set<string>();
     for (let i = 0; i < maxPages; i++) {
       this.ctx.page = { number: pageNo, index: i, cursor };
+      if (i > 0) this.progress(step, inLogin, i + 1);
       const override: Record<string, string> = {};
       if (p.mode === 'page') override[p.param!] = String(pageNo);
       if (p.mode === 'cursor' && i > 0) override[p.param!] = toText(cursor);
@@ -156,6 +170,7 @@ export class HttpEngine {
           this.relogged = true;
           this.ctx.log(`step ${step.id}: logged out (HTTP ${res.status}); running the login chain again`);
           await this.login();
+          this.progress(step, inLogin);
           return this.exchange(step, inLogin, queryOverride, urlOverride);
         }
         throw new RunFailure('auth_required', `step ${step.id}: the site wants a login (HTTP ${res.status})`, {

@@ -67,6 +67,8 @@ class ScriptRun {
   private readonly timers = new Set<NodeJS.Timeout>();
   private pending = 0;
   private ended = false;
+  /** ctx.http requests so far: the script's progress is "request k" (how many follow is unknown). */
+  private requests = 0;
   private outcome: string | null = null;
   private wake: () => void = () => {};
 
@@ -353,7 +355,9 @@ class ScriptRun {
         return null;
       }
       case 'http.request': {
-        const res = await this.ctx.http.request(httpRequest(a));
+        const req = httpRequest(a);
+        this.ctx.progress(++this.requests, null, `request ${this.requests}: ${(req.method ?? 'GET').toUpperCase()} ${hostOf(req.url)}`);
+        const res = await this.ctx.http.request(req);
         return { status: res.status, url: res.url, headers: res.headers, text: res.text };
       }
       case 'page': {
@@ -402,6 +406,15 @@ function obj(a: unknown, what: string): Record<string, unknown> {
 }
 
 const isRecord = (v: unknown): v is Record<string, unknown> => !!v && typeof v === 'object' && !Array.isArray(v);
+
+/** The host of a request's URL for a progress label (never its path or query, which may hold tokens). */
+function hostOf(url: string): string {
+  try {
+    return new URL(url).host;
+  } catch {
+    return '?';
+  }
+}
 
 /** ctx.http.request's argument, checked field by field before HttpSession sees it. */
 function httpRequest(a: unknown): SessionRequest {
