@@ -1,5 +1,7 @@
 // Runs of an http connector against the demo site: login with TOTP, pagination, typed results,
 // re-login after a session expiry, RunError types produced by the real site, version pinning.
+import http from 'node:http';
+import type { AddressInfo } from 'node:net';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { startDemoSite, BOB_TOTP_SEED } from '../examples/demo-site/server.js';
 import { backends, startHarness, type Harness } from './helpers/harness.js';
@@ -123,6 +125,39 @@ describe.each(await backends())('http connector runs (%s)', (backend) => {
     });
     r = await run(h, { connector_id: dead.id, arguments: { query: 'x' }, secret_bindings: { account: alice } });
     expect(r.error).toMatchObject({ type: 'site_unavailable', retryable: true, details: { code: 'ECONNREFUSED' } });
+  });
+
+  it('a page addressed by an argument the site does not have (404) is invalid_input; a fixed URL that 404s is site_changed', async () => {
+    const pages = http.createServer((req, res) => {
+      const known = req.url === '/pages/known';
+      res.writeHead(known ? 200 : 404, { 'content-type': 'text/html' });
+      res.end(known ? '<h1>Known page</h1>' : '<h1>Not found</h1>');
+    });
+    await new Promise<void>((r) => pages.listen(0, '127.0.0.1', r));
+    const base = `http://127.0.0.1:${(pages.address() as AddressInfo).port}`;
+    const connectorAt = (url: string) =>
+      publish(h, {
+        definition: {
+          format: 'connector-definition/v1',
+          engine: 'http',
+          base_url: base,
+          steps: [{ id: 'page', url, extract: { title: { from: 'css', selector: 'h1' } } }],
+          result: { title: '{{vars.title}}' },
+        },
+        input_schema: { type: 'object', properties: { name: { type: 'string' } }, required: ['name'] },
+      });
+    try {
+      const byName = await connectorAt('/pages/{{args.name}}');
+      expect((await run(h, { connector_id: byName.id, arguments: { name: 'known' } })).result).toEqual({ title: 'Known page' });
+      const missing = await run(h, { connector_id: byName.id, arguments: { name: 'unknown' } });
+      expect(missing.error).toMatchObject({ type: 'invalid_input', retryable: false, details: { status: 404, not_found: true } });
+      expect(missing.error.message).toMatch(/no page for these arguments/);
+      const fixed = await connectorAt('/pages/gone');
+      const gone = await run(h, { connector_id: fixed.id, arguments: { name: 'x' } });
+      expect(gone.error).toMatchObject({ type: 'site_changed', details: { status: 404 } });
+    } finally {
+      pages.close();
+    }
   });
 
   it('output_schema violations and missing extracts are site_changed with details', async () => {
