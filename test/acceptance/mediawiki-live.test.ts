@@ -102,4 +102,69 @@ describe.skipIf(!ready)('MediaWiki through the live view (sqlite)', () => {
     }
     console.log('[acceptance] mediawiki live view run ms', JSON.stringify(figures));
   }, 120_000);
+
+  it('sign in, create a page through the edit form (typed title in the URL bar, typed text, Save): the run saves NEW text', async () => {
+    const secret = await loginSecret(h, 'Editor', 'mw-editor-pass-1');
+    const loginUrl = `${mw.url}/index.php?title=Special:UserLogin`;
+    const s = (await h.api('POST', '/v1beta/capture_sessions', { start_url: loginUrl })).json;
+    const d = await wsDriver(s.iframe_url, ref);
+    await expect.poll(d.url, { timeout: 15_000 }).toContain('UserLogin');
+    await ref.goto(loginUrl);
+    const paste = async (field: string) =>
+      expect((await h.api('POST', `/v1beta/capture_sessions/${s.id}/paste`, { field, secret_id: secret })).status).toBe(204);
+    await d.click('#wpName1');
+    await paste('username');
+    await d.click('#wpPassword1');
+    await paste('password');
+    await d.press('Enter');
+    await expect.poll(d.url, { timeout: 15_000 }).toContain('Main_Page');
+    // The reference rendering signs in too (a signed-out edit page shows a notice that shifts the form).
+    await ref.goto(loginUrl);
+    await ref.fill('#wpName1', 'Editor');
+    await ref.fill('#wpPassword1', 'mw-editor-pass-1');
+    await Promise.all([ref.waitForURL(/Main_Page/), ref.click('#wpLoginAttempt')]);
+    const title = `Pantry ${Date.now()}`;
+    const editUrl = `${mw.url}/index.php?title=${encodeURIComponent(title.replace(/ /g, '_'))}&action=edit`;
+    d.navigate(editUrl);
+    await expect.poll(d.url, { timeout: 15_000 }).toContain('action=edit');
+    await ref.goto(editUrl);
+    await sleep(800);
+    await d.click('#wpTextbox1');
+    d.text('Flour and rice');
+    await sleep(300);
+    await d.click('#wpSummary');
+    d.text('stock list');
+    await sleep(300);
+    await d.click('#wpSave');
+    await expect.poll(d.url, { timeout: 15_000 }).not.toContain('action=');
+    await sleep(500);
+    expect((await h.api('POST', `/v1beta/capture_sessions/${s.id}/complete`)).status).toBe(202);
+    await expect
+      .poll(async () => (await h.api('GET', `/v1beta/capture_sessions/${s.id}`)).json.state, { timeout: 15_000 })
+      .toBe('completed');
+
+    const c = await h.api('POST', '/v1beta/connectors', {
+      display_name: 'new wiki page',
+      purpose: 'create a wiki page',
+      capture_session_id: s.id,
+      hints: { allow_side_effects: true },
+    });
+    expect(c.status, c.text).toBe(200);
+    const props = Object.keys(c.json.input_schema.properties);
+    const textArg = props.find((p) => c.json.input_schema.properties[p].examples?.includes('Flour and rice')) ?? props[0];
+    const def = (await h.api('GET', `/v1beta/connectors/${c.json.id}/definition`)).json.definition;
+    const args: Record<string, unknown> = {};
+    for (const p of props) args[p] = def.meta?.arguments?.[p]?.example ?? c.json.input_schema.properties[p].examples?.[0] ?? 'x';
+    const newTitle = `Larder ${Date.now()}`;
+    const titleArg = props.find((p) => String(args[p]).startsWith('Pantry'));
+    if (titleArg) args[titleArg] = newTitle;
+    args[textArg] = 'Oats and beans';
+    const out = await run(h, { connector_id: c.json.id, arguments: args, secret_bindings: { [c.json.required_secrets[0].name]: secret } });
+    expect(out.status, JSON.stringify(out.error) + JSON.stringify(c.json.input_schema)).toBe('success');
+    const page = titleArg ? newTitle : title;
+    const r = await fetch(
+      `${mw.url}/api.php?${new URLSearchParams({ action: 'query', prop: 'revisions', rvprop: 'content', rvslots: 'main', titles: page, format: 'json', formatversion: '2' })}`,
+    );
+    expect((await r.json()).query.pages[0].revisions?.[0]?.slots.main.content, JSON.stringify(c.json.input_schema)).toBe('Oats and beans');
+  }, 120_000);
 });
