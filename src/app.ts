@@ -112,6 +112,7 @@ export async function buildApp(services: Services, opts: AppOptions): Promise<Fa
     events: services.events,
     runsByStatus: () => services.runtime.store.countByStatus(),
     captureCounts: () => services.captureSessions.counts(),
+    ...(services.config.role === 'api' ? {} : { sandboxProblem: () => services.runtime.pool.startProblem() }),
   });
 
   await app.register(blobRoutes, { store: services.blobs, files: services.files, config: services.config });

@@ -153,7 +153,10 @@ describe.each(await backends())('observability (%s)', (backend) => {
     expect((await h.api('GET', '/healthz', undefined, null)).json).toEqual({ status: 'ok' });
     const r = await h.api('GET', '/readyz', undefined, null);
     expect(r.status, r.text).toBe(200);
-    expect(r.json).toEqual({ status: 'ready', checks: { database: { ok: true }, blob_store: { ok: true }, browser: { ok: true } } });
+    expect(r.json).toEqual({
+      status: 'ready',
+      checks: { database: { ok: true }, blob_store: { ok: true }, browser: { ok: true }, sandbox: { ok: true } },
+    });
   });
 });
 

@@ -383,6 +383,11 @@ describe('a forged worker (the parent trusts no worker message)', () => {
         expect(r).toMatchObject({ status: 'connector_error', error: { type: 'crash' } });
         expect(r.error.message).toMatch(/no sandbox could be started: sandbox workers exit at start \(exit code 1\)/);
       }
+      // Readiness says so too, with the reason: this process can't execute runs.
+      const ready = await broken.api('GET', '/readyz', undefined, null);
+      expect(ready.status).toBe(503);
+      expect(ready.json.checks.sandbox).toMatchObject({ ok: false });
+      expect(ready.json.detail).toMatch(/sandbox: sandbox workers exit at start \(exit code 1\)/);
     } finally {
       await broken.close();
     }

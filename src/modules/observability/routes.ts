@@ -16,6 +16,8 @@ export interface ObservabilityDeps extends MetricSources {
   db: Kysely<Database>;
   blobs: BlobStore;
   events: EventBus;
+  /** Processes that execute runs: why sandbox workers can't start, or null. */
+  sandboxProblem?: () => string | null;
 }
 
 interface Check {
@@ -73,12 +75,17 @@ export function registerObservability(app: FastifyInstance, deps: ObservabilityD
 
   // Readiness: the parts a request needs answer. 503 names each failing part and its cause.
   app.get('/readyz', { schema: { hide: true } as object }, async (_req, reply) => {
-    const [database, blobStore, browser] = await Promise.all([
+    const [database, blobStore, browser, sandbox] = await Promise.all([
       check(() => sql`select 1`.execute(deps.db)),
       check(() => deps.blobs.check()),
       check(() => checkBrowserAvailable(deps.config.browserCdpUrl)),
+      // A process that executes runs needs sandbox workers that start (ROLE=api executes none).
+      check(async () => {
+        const problem = deps.sandboxProblem?.();
+        if (problem) throw new Error(problem);
+      }),
     ]);
-    const checks = { database, blob_store: blobStore, browser };
+    const checks = { database, blob_store: blobStore, browser, ...(deps.sandboxProblem ? { sandbox } : {}) };
     const failing = Object.entries(checks).filter(([, c]) => !c.ok);
     if (!failing.length) return { status: 'ready', checks };
     return reply.code(503).send({

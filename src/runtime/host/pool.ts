@@ -133,6 +133,7 @@ export class WorkerPool {
       () => {
         ready = true;
         this.failedStarts = 0;
+        this.startFailure = null;
         this.release(w);
       },
       () => {},
@@ -150,6 +151,7 @@ export class WorkerPool {
         const why = new Error(
           `sandbox workers exit at start (${signal ?? `exit code ${code}`})${w.stderr ? `: ${w.stderr.trim().split('\n').slice(-3).join(' | ')}` : ''}`,
         );
+        this.startFailure = why.message;
         for (const wt of this.waiting.splice(0)) wt.reject(why);
         return;
       }
@@ -166,6 +168,13 @@ export class WorkerPool {
 
   /** Workers that died before ready, in a row (see MAX_FAILED_STARTS). */
   private failedStarts = 0;
+  /** Why the last start streak failed, until a worker starts again. */
+  private startFailure: string | null = null;
+
+  /** For readiness: null while workers start, else why they can't (a run would fail with it). */
+  startProblem(): string | null {
+    return this.failedStarts >= MAX_FAILED_STARTS ? this.startFailure : null;
+  }
 
   /** After a failed start streak, the next run tries again from a full pool. */
   private refill(): void {
