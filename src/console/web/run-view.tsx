@@ -73,7 +73,7 @@ export function RunView({ run: initial, onChange }: { run: Run; onChange?: (r: R
       </details>
       <details open>
         <summary>Logs{live ? ' (updating)' : ''}</summary>
-        <Scroll label="Run logs">
+        <Scroll label="Run logs" class="logs-box">
           <pre class="logs">{logs === null ? 'Loading logs…' : logs || '(no log lines yet)'}</pre>
         </Scroll>
       </details>
