@@ -5,6 +5,7 @@
 // record a connector through the embedded live view (pasting a stored secret, typing into the
 // iframe), complete, review and publish. axe-core runs on every page; screenshots go to
 // test-artifacts/console/. SQLite only: the UI does not depend on the database.
+// biome-ignore-all lint/performance/useDomNodeTextContent: innerText here is Playwright's Locator method, not the DOM property
 import fs from 'node:fs';
 import path from 'node:path';
 import { crc32c } from '@node-rs/crc32';
@@ -16,7 +17,7 @@ import { type DemoSite, startDemoSite } from '../examples/demo-site/server.js';
 import { SEARCH_INPUT, SEARCH_OUTPUT, LOGIN_SLOT, httpSearchDefinition } from './fixtures/definitions.js';
 import { startHarness, type Harness } from './helpers/harness.js';
 import { loginSecret, publish } from './helpers/runs.js';
-import { fixtureHar, synthesizeFrom } from './helpers/synth.js';
+import { fixtureHar, synthesizeFrom, uploadText } from './helpers/synth.js';
 
 vi.setConfig({ testTimeout: 60_000, hookTimeout: 90_000 });
 
@@ -259,19 +260,41 @@ describe.skipIf(!sqlite)('console (sqlite, real Chromium)', () => {
     await audit('11-tasks');
   });
 
+  it('shows versions and a readable diff between them', async () => {
+    const file2 = await uploadText(h, 'second.har', fixtureHar('a-search-2', site.url));
+    const v2 = await h.api('POST', `/v1beta/connectors/${synthesized.id}/revisions`, {
+      recording_file_id: file2,
+      hints: { arguments: { query: 'gamma' }, secrets: { account: alice } },
+    });
+    expect(v2.status, v2.text).toBe(200);
+    await page.goto(`${h.url}/console#/connectors/${synthesized.id}`);
+    await page.getByRole('button', { name: 'v2' }).waitFor();
+    await page.getByRole('button', { name: 'v1' }).waitFor();
+    expect(await page.getByLabel('From', { exact: true }).inputValue()).toBe('1');
+    expect(await page.getByLabel('To', { exact: true }).inputValue()).toBe('2');
+    const diff = page.getByRole('region', { name: 'Changes from v1 to v2' });
+    await diff.waitFor();
+    // Both recordings' traces are in v2's meta: lines were added, and they read as JSON lines.
+    expect(await diff.locator('.add').count()).toBeGreaterThan(0);
+    expect(await diff.locator('.add').first().innerText()).toMatch(/^added:\s*\+ /);
+    await page.getByRole('button', { name: 'v1' }).click();
+    await page.getByRole('heading', { name: 'Definition of v1' }).waitFor();
+    await audit('12-versions-diff');
+  });
+
   it('records a connector: live view, pasted secret, typing, complete, review, publish', async () => {
     await page.getByRole('link', { name: 'Record', exact: true }).click();
     await page.getByRole('heading', { name: 'Record a connector', level: 1 }).waitFor();
     await page.getByLabel('Name', { exact: true }).fill('Recorded search');
     await page.getByLabel('Purpose').fill('Search the demo shop by a query');
     await page.getByLabel(/^Website/).fill(`${site.url}/login`);
-    await audit('12-record-describe');
+    await audit('13-record-describe');
     await page.getByRole('button', { name: 'Start recording' }).click();
 
     const box = page.locator('.live-box');
     const before = await box.boundingBox();
     const live: Frame = (await (await page.waitForSelector('.live-box iframe')).contentFrame())!;
-    await live.waitForFunction(() => (globalThis as any).__live?.frames > 0, undefined, { timeout: 20_000 });
+    await live.waitForFunction(() => (globalThis as any).__live?.frames > 0, undefined, { timeout: 30_000 });
     // No layout shift: the box had its size before the live view came.
     expect(await box.boundingBox()).toEqual(before);
     const screen = (await live.locator('#screen').boundingBox())!;
@@ -296,7 +319,7 @@ describe.skipIf(!sqlite)('console (sqlite, real Chromium)', () => {
       .locator('.pick-placeholder input')
       .isDisabled()
       .then((d) => expect(d).toBe(true));
-    await audit('13-record-live');
+    await audit('14-record-live');
 
     // alice is the only login secret: chosen already. Click the field, paste.
     expect(await page.getByLabel('Paste from').inputValue()).toBe(alice);
@@ -329,7 +352,7 @@ describe.skipIf(!sqlite)('console (sqlite, real Chromium)', () => {
 
     await page.getByRole('button', { name: 'Done: complete the recording' }).click();
     await page.getByRole('heading', { name: 'What should synthesis know?' }).waitFor({ timeout: 20_000 });
-    await audit('14-record-hints');
+    await audit('15-record-hints');
     await page.getByRole('button', { name: 'Synthesize', exact: true }).click();
     await page.getByRole('heading', { name: 'What synthesis proposes' }).waitFor({ timeout: 45_000 });
     const args = page.getByRole('table', { name: 'Arguments' });
@@ -343,16 +366,16 @@ describe.skipIf(!sqlite)('console (sqlite, real Chromium)', () => {
     const table = page.getByRole('table', { name: /items: \d+ rows/ });
     await table.waitFor({ timeout: 30_000 });
     expect(await table.innerText()).toContain('Gamma');
-    await audit('15-record-review');
+    await audit('16-record-review');
 
     await page.getByRole('button', { name: 'Publish' }).click();
     await page.getByRole('heading', { name: 'Recorded search', level: 1 }).waitFor();
     const list = (await h.api('GET', '/v1beta/connectors')).json.data.map((c: any) => c.display_name);
     expect(list).toContain('Recorded search');
-    await audit('16-recorded-connector');
+    await audit('17-recorded-connector');
   });
 
   it('checked every page with axe-core', () => {
-    expect(checked.length).toBeGreaterThanOrEqual(16);
+    expect(checked.length).toBeGreaterThanOrEqual(17);
   });
 });

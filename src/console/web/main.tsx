@@ -112,4 +112,6 @@ function App() {
   );
 }
 
-render(<App />, document.getElementById('app')!);
+const root = document.getElementById('app')!;
+root.textContent = ''; // the "Loading the console…" placeholder of the HTML page
+render(<App />, root);

@@ -255,6 +255,7 @@ function Versions({ connector }: { connector: Connector }) {
 /** The plan's steps with their notes, and what synthesis was unsure about. */
 export function Plan({ definition }: { definition: any }) {
   const steps: any[] = Array.isArray(definition?.steps) ? definition.steps : [];
+  const login: any[] = Array.isArray(definition?.login?.steps) ? definition.login.steps : [];
   const warnings: string[] = definition?.meta?.warnings ?? [];
   const validation = definition?.meta?.validation;
   return (
@@ -279,26 +280,42 @@ export function Plan({ definition }: { definition: any }) {
           </ul>
         </div>
       )}
+      {login.length > 0 && (
+        <>
+          <h4>Sign-in steps{definition.login.slot ? ` (secret slot ${definition.login.slot})` : ''}</h4>
+          {definition.login.note && <p class="note">{definition.login.note}</p>}
+          <Steps steps={login} />
+        </>
+      )}
       {steps.length > 0 && (
-        <ol class="steps">
-          {steps.map((s, i) => (
-            <li key={i}>
-              <strong>{s.id ?? s.action ?? s.kind ?? `step ${i + 1}`}</strong>{' '}
-              {s.request ? (
-                <code>
-                  {s.request.method ?? 'GET'} {s.request.url}
-                </code>
-              ) : s.url ? (
-                <code>{s.url}</code>
-              ) : s.selector ? (
-                <code>{s.selector}</code>
-              ) : null}
-              {s.note && <div class="note">{s.note}</div>}
-            </li>
-          ))}
-        </ol>
+        <>
+          <h4>Steps</h4>
+          <Steps steps={steps} />
+        </>
       )}
     </div>
+  );
+}
+
+function Steps({ steps }: { steps: any[] }) {
+  return (
+    <ol class="steps">
+      {steps.map((s, i) => (
+        <li key={s.id ?? i}>
+          <strong>{s.id ?? s.action ?? s.kind ?? `step ${i + 1}`}</strong>{' '}
+          {s.request || s.method ? (
+            <code>
+              {s.request?.method ?? s.method ?? 'GET'} {s.request?.url ?? s.url}
+            </code>
+          ) : s.url ? (
+            <code>{s.url}</code>
+          ) : s.selector ? (
+            <code>{s.selector}</code>
+          ) : null}
+          {s.note && <div class="note">{s.note}</div>}
+        </li>
+      ))}
+    </ol>
   );
 }
 
