@@ -274,7 +274,7 @@ describe.skipIf(!sqlite)('console (sqlite, real Chromium)', () => {
     expect(await page.getByLabel('To', { exact: true }).inputValue()).toBe('2');
     const diff = page.getByRole('region', { name: 'Changes from v1 to v2' });
     await diff.waitFor();
-    // Both recordings' traces are in v2's meta: lines were added, and they read as JSON lines.
+    // v2 is synthesized from two recordings: its plan differs, shown as +/- lines (ids and provenance left out).
     expect(await diff.locator('.add').count()).toBeGreaterThan(0);
     expect(await diff.locator('.add').first().innerText()).toMatch(/^added:\s*\+ /);
     await page.getByRole('button', { name: 'v1' }).click();
@@ -294,7 +294,25 @@ describe.skipIf(!sqlite)('console (sqlite, real Chromium)', () => {
     const box = page.locator('.live-box');
     const before = await box.boundingBox();
     const live: Frame = (await (await page.waitForSelector('.live-box iframe')).contentFrame())!;
-    await live.waitForFunction(() => (globalThis as any).__live?.frames > 0, undefined, { timeout: 30_000 });
+    await live
+      .waitForFunction(() => (globalThis as any).__live?.frames > 0, undefined, { timeout: 30_000 })
+      .catch(async (e) => {
+        const st = await live
+          .evaluate(() => ({ state: (globalThis as any).__live?.state, frames: (globalThis as any).__live?.frames, url: location.href }))
+          .catch((x) => String(x));
+        const sessions = (await h.api('GET', '/v1beta/capture_sessions')).json;
+        console.log(
+          'DIAG',
+          JSON.stringify(st),
+          JSON.stringify(sessions).slice(0, 600),
+          h.logs
+            .filter((l) => /capture|live|browser|screencast/i.test(l))
+            .slice(-15)
+            .join(''),
+        );
+        await page.screenshot({ path: path.join(ARTIFACTS, 'diag.png') });
+        throw e;
+      });
     // No layout shift: the box had its size before the live view came.
     expect(await box.boundingBox()).toEqual(before);
     const screen = (await live.locator('#screen').boundingBox())!;
@@ -367,6 +385,11 @@ describe.skipIf(!sqlite)('console (sqlite, real Chromium)', () => {
     await table.waitFor({ timeout: 30_000 });
     expect(await table.innerText()).toContain('Gamma');
     await audit('16-record-review');
+    // README's picture: CONSOLE_DOCS_SCREENSHOT=1 refreshes docs/console.png (the visible part only, kept small).
+    if (process.env.CONSOLE_DOCS_SCREENSHOT === '1') {
+      await page.evaluate(() => scrollTo(0, 0));
+      await page.screenshot({ path: path.join(__dirname, '..', 'docs', 'console.png') });
+    }
 
     await page.getByRole('button', { name: 'Publish' }).click();
     await page.getByRole('heading', { name: 'Recorded search', level: 1 }).waitFor();

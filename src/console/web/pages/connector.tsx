@@ -379,11 +379,14 @@ export function VersionDiff({ id, versions, initialTo }: { id: string; versions:
   );
 }
 
-/** Timings and ids that differ in every synthesis would bury the real changes. */
-function stripVolatile(d: any): unknown {
+/** Provenance, ids and timings differ in every synthesis and would bury the real changes. */
+const VOLATILE = new Set(['provenance', 'recording_file_id', 'capture_session_id', 'synthesized_at', 'generated_at', 'ms']);
+function stripVolatile(d: unknown): unknown {
+  if (Array.isArray(d)) return d.map(stripVolatile);
   if (!d || typeof d !== 'object') return d;
-  const { meta, ...rest } = d;
-  if (!meta) return rest;
-  const { validation, recording_file_id, capture_session_id, synthesized_at, ...m } = meta;
-  return { ...rest, meta: { ...m, validation: validation ? { ...validation, ms: undefined } : undefined } };
+  return Object.fromEntries(
+    Object.entries(d)
+      .filter(([k]) => !VOLATILE.has(k))
+      .map(([k, v]) => [k, stripVolatile(v)]),
+  );
 }
