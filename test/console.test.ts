@@ -51,6 +51,91 @@ describe.skipIf(!sqlite)('console (sqlite, real Chromium)', () => {
     checked.push(name);
   }
 
+  /**
+   * In the console's embedded live view: sign in to the demo site with alice's pasted username and
+   * password, open the search page from the URL bar, type `query` and press Enter.
+   */
+  async function signInAndSearch(query: string, shot?: string) {
+    const box = page.locator('.live-box');
+    const before = await box.boundingBox();
+    const beforeText = await page.locator('main').innerText();
+    const live: Frame = (await (await page.waitForSelector('.live-box iframe')).contentFrame())!;
+    await live
+      .waitForFunction(() => (globalThis as any).__live?.frames > 0, undefined, { timeout: 30_000 })
+      .catch(async (e) => {
+        // Seen twice on a loaded machine: say what the live view and the session were doing.
+        const st = await live.evaluate(() => ({ state: (globalThis as any).__live?.state, url: location.href })).catch(String);
+        const sessions = (await h.api('GET', '/v1beta/capture_sessions')).json;
+        const u = new URL(sessions[0]?.iframe_url ?? 'http://x/live/x?token=x');
+        const rt: any = h.services.captureSessions.liveLookup(u.pathname.split('/')[2], u.searchParams.get('token') ?? '');
+        const lv: any = rt?.live;
+        const srv = lv && {
+          framesSent: lv.framesSent,
+          casting: lv.casting,
+          cdp: !!lv.cdp,
+          viewers: lv.viewers.size,
+          viewport: lv.viewport,
+          url: lv.shown.url(),
+          visible: await lv.shown.evaluate(() => document.visibilityState).catch(String),
+          lastFrame: !!lv.lastFrame,
+        };
+        console.log('live view without a frame', JSON.stringify(st), JSON.stringify(srv), JSON.stringify(sessions).slice(0, 300));
+        await page.screenshot({ path: path.join(ARTIFACTS, 'no-frame.png') });
+        throw e;
+      });
+    // No layout shift: the box had its size before the live view came.
+    expect(await box.boundingBox(), `${beforeText}\n----\n${await page.locator('main').innerText()}`).toEqual(before);
+    const screen = (await live.locator('#screen').boundingBox())!;
+    const viewport = { width: Math.round(screen.width), height: Math.round(screen.height) };
+    await live.waitForFunction(
+      ([w, hh]) => (globalThis as any).__live.viewport.width === w && (globalThis as any).__live.viewport.height === hh,
+      [viewport.width, viewport.height],
+    );
+    // Where controls are: a reference rendering of the same page at the same size (never the captured page).
+    const refCtx = await browser.newContext({ viewport });
+    const ref = await refCtx.newPage();
+    await ref.goto(`${site.url}/login`);
+    const clickRemote = async (selector: string) => {
+      const b = (await ref.locator(selector).boundingBox())!;
+      const sb = (await live.locator('#screen').boundingBox())!;
+      await page.mouse.click(sb.x + b.x + b.width / 2, sb.y + b.y + b.height / 2);
+      await sleep(200);
+    };
+    const urlBar = () => live.locator('#url').inputValue();
+    await expect.poll(urlBar).toBe(`${site.url}/login`);
+    expect(await page.locator('.pick-placeholder input').isDisabled()).toBe(true);
+    if (shot) await audit(shot);
+
+    // alice is the only login secret: chosen already. Click the field, paste.
+    expect(await page.getByLabel('Paste from').inputValue()).toBe(alice);
+    await clickRemote('#username');
+    await page.getByRole('button', { name: 'Paste username' }).click();
+    await page.getByText('Pasted the username of alice login').waitFor();
+    await clickRemote('#password');
+    await page.getByRole('button', { name: 'Paste password' }).click();
+    await page.getByText('Pasted the password of alice login').waitFor();
+    await clickRemote('[data-testid=login-submit]');
+    await expect.poll(urlBar, { timeout: 10_000 }).toBe(`${site.url}/items`);
+
+    await live.locator('#url').fill(`${site.url}/search`);
+    await live.locator('#url').press('Enter');
+    await expect.poll(urlBar).toBe(`${site.url}/search`);
+    await ref.fill('#username', 'alice');
+    await ref.fill('#password', 'wonderland');
+    await ref.click('[data-testid=login-submit]');
+    await ref.waitForURL('**/items');
+    await ref.goto(`${site.url}/search`);
+    await sleep(300);
+    await clickRemote('#q');
+    await page.keyboard.type(query); // into the iframe, as a person types
+    await page.keyboard.press('Enter');
+    await ref.fill('#q', query);
+    await ref.press('#q', 'Enter');
+    await ref.waitForSelector('#status[data-state=done]');
+    await sleep(800);
+    await refCtx.close();
+  }
+
   beforeAll(async () => {
     fs.mkdirSync(ARTIFACTS, { recursive: true });
     site = await startDemoSite();
@@ -119,8 +204,15 @@ describe.skipIf(!sqlite)('console (sqlite, real Chromium)', () => {
     await page.getByRole('link', { name: 'Demo search' }).waitFor();
     await page.getByRole('link', { name: 'Paged search' }).waitFor();
     await audit('02-connectors');
-    await page.getByLabel('Website domain').fill('example.com');
-    await page.getByRole('button', { name: 'Filter' }).click();
+    // Keyboard only: the new page's title has focus, Tab goes on in reading order, Enter filters.
+    const focused = () => page.evaluate(() => `${document.activeElement?.tagName} ${document.activeElement?.textContent}`.trim());
+    expect(await focused()).toBe('H1 Connectors');
+    await page.keyboard.press('Tab');
+    expect(await focused()).toBe('A Record a connector');
+    await page.keyboard.press('Tab');
+    expect(await page.evaluate(() => document.activeElement?.id)).toBe('domain');
+    await page.keyboard.type('example.com');
+    await page.keyboard.press('Enter');
     await page.getByRole('link', { name: 'Paged search' }).waitFor();
     await expect.poll(() => page.getByRole('link', { name: 'Demo search' }).count()).toBe(0);
     await page.getByLabel('Website domain').fill('nothing.test');
@@ -148,6 +240,11 @@ describe.skipIf(!sqlite)('console (sqlite, real Chromium)', () => {
     await expect.poll(() => page.locator('pre.logs').innerText(), { timeout: 10_000 }).toMatch(/\/api\/search/);
     await page.getByText('success', { exact: true }).first().waitFor();
     await audit('04-connector-run');
+    // A small laptop screen: one column, nothing wider than the window.
+    await page.setViewportSize({ width: 1024, height: 640 });
+    expect(await page.evaluate(() => document.documentElement.scrollWidth <= innerWidth)).toBe(true);
+    await audit('04b-connector-run-1024');
+    await page.setViewportSize({ width: 1280, height: 800 });
   });
 
   it("shows the API's 422 messages at the fields they name", async () => {
@@ -291,82 +388,7 @@ describe.skipIf(!sqlite)('console (sqlite, real Chromium)', () => {
     await audit('13-record-describe');
     await page.getByRole('button', { name: 'Start recording' }).click();
 
-    const box = page.locator('.live-box');
-    const before = await box.boundingBox();
-    const live: Frame = (await (await page.waitForSelector('.live-box iframe')).contentFrame())!;
-    await live
-      .waitForFunction(() => (globalThis as any).__live?.frames > 0, undefined, { timeout: 30_000 })
-      .catch(async (e) => {
-        const st = await live
-          .evaluate(() => ({ state: (globalThis as any).__live?.state, frames: (globalThis as any).__live?.frames, url: location.href }))
-          .catch((x) => String(x));
-        const sessions = (await h.api('GET', '/v1beta/capture_sessions')).json;
-        console.log(
-          'DIAG',
-          JSON.stringify(st),
-          JSON.stringify(sessions).slice(0, 600),
-          h.logs
-            .filter((l) => /capture|live|browser|screencast/i.test(l))
-            .slice(-15)
-            .join(''),
-        );
-        await page.screenshot({ path: path.join(ARTIFACTS, 'diag.png') });
-        throw e;
-      });
-    // No layout shift: the box had its size before the live view came.
-    expect(await box.boundingBox()).toEqual(before);
-    const screen = (await live.locator('#screen').boundingBox())!;
-    const viewport = { width: Math.round(screen.width), height: Math.round(screen.height) };
-    await live.waitForFunction(
-      ([w, hh]) => (globalThis as any).__live.viewport.width === w && (globalThis as any).__live.viewport.height === hh,
-      [viewport.width, viewport.height],
-    );
-    // Where controls are: a reference rendering of the same page at the same size (never the captured page).
-    const refCtx = await browser.newContext({ viewport });
-    const ref = await refCtx.newPage();
-    await ref.goto(`${site.url}/login`);
-    const clickRemote = async (selector: string) => {
-      const b = (await ref.locator(selector).boundingBox())!;
-      const s = (await live.locator('#screen').boundingBox())!;
-      await page.mouse.click(s.x + b.x + b.width / 2, s.y + b.y + b.height / 2);
-      await sleep(200);
-    };
-    const urlBar = () => live.locator('#url').inputValue();
-    await expect.poll(urlBar).toBe(`${site.url}/login`);
-    await page
-      .locator('.pick-placeholder input')
-      .isDisabled()
-      .then((d) => expect(d).toBe(true));
-    await audit('14-record-live');
-
-    // alice is the only login secret: chosen already. Click the field, paste.
-    expect(await page.getByLabel('Paste from').inputValue()).toBe(alice);
-    await clickRemote('#username');
-    await page.getByRole('button', { name: 'Paste username' }).click();
-    await page.getByText('Pasted the username of alice login').waitFor();
-    await clickRemote('#password');
-    await page.getByRole('button', { name: 'Paste password' }).click();
-    await page.getByText('Pasted the password of alice login').waitFor();
-    await clickRemote('[data-testid=login-submit]');
-    await expect.poll(urlBar, { timeout: 10_000 }).toBe(`${site.url}/items`);
-
-    await live.locator('#url').fill(`${site.url}/search`);
-    await live.locator('#url').press('Enter');
-    await expect.poll(urlBar).toBe(`${site.url}/search`);
-    await ref.fill('#username', 'alice');
-    await ref.fill('#password', 'wonderland');
-    await ref.click('[data-testid=login-submit]');
-    await ref.waitForURL('**/items');
-    await ref.goto(`${site.url}/search`);
-    await sleep(300);
-    await clickRemote('#q');
-    await page.keyboard.type('gamma'); // into the iframe, as a person types
-    await page.keyboard.press('Enter');
-    await ref.fill('#q', 'gamma');
-    await ref.press('#q', 'Enter');
-    await ref.waitForSelector('#status[data-state=done]');
-    await sleep(800);
-    await refCtx.close();
+    await signInAndSearch('gamma', '14-record-live');
 
     await page.getByRole('button', { name: 'Done: complete the recording' }).click();
     await page.getByRole('heading', { name: 'What should synthesis know?' }).waitFor({ timeout: 20_000 });
@@ -398,7 +420,26 @@ describe.skipIf(!sqlite)('console (sqlite, real Chromium)', () => {
     await audit('17-recorded-connector');
   });
 
+  it('records again: a new revision, reviewed with its diff from the version before', async () => {
+    await page.getByRole('link', { name: 'Record again' }).click();
+    await page.getByRole('heading', { name: 'Record again: Recorded search', level: 1 }).waitFor();
+    expect(await page.getByLabel('Name', { exact: true }).isDisabled()).toBe(true);
+    await page.getByLabel(/^Website/).fill(`${site.url}/login`);
+    await page.getByRole('button', { name: 'Start recording' }).click();
+    await signInAndSearch('delta');
+    await page.getByRole('button', { name: 'Done: complete the recording' }).click();
+    await page.getByRole('button', { name: 'Synthesize', exact: true }).click({ timeout: 20_000 });
+    await page.getByRole('heading', { name: 'What synthesis proposes' }).waitFor({ timeout: 45_000 });
+    await page.getByText('stored it as version 2 of this connector').waitFor();
+    await page.getByRole('region', { name: 'Changes from v1 to v2' }).waitFor();
+    expect(await page.getByRole('button', { name: 'Discard' }).count()).toBe(0); // versions stay
+    await audit('18-record-again-review');
+    await page.getByRole('button', { name: 'Publish' }).click();
+    await page.getByRole('heading', { name: 'Recorded search', level: 1 }).waitFor();
+    await page.getByRole('button', { name: 'v2' }).waitFor();
+  });
+
   it('checked every page with axe-core', () => {
-    expect(checked.length).toBeGreaterThanOrEqual(17);
+    expect(checked.length).toBeGreaterThanOrEqual(19);
   });
 });
