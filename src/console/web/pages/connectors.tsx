@@ -1,4 +1,4 @@
-import { useState } from 'preact/hooks';
+import { useEffect, useState } from 'preact/hooks';
 import { type Connector, api, qs } from '../api.js';
 import { useAsync } from '../hooks.js';
 import { go, href, routeQuery } from '../router.js';
@@ -14,6 +14,7 @@ interface Page {
 export function ConnectorsPage() {
   const domain = routeQuery().get('domain') ?? '';
   const [draft, setDraft] = useState(domain);
+  useEffect(() => setDraft(domain), [domain]); // "Clear" and back/forward change the filter too
   const [more, setMore] = useState<Connector[]>([]);
   const [cursor, setCursor] = useState<string | null>(null);
   const [moreError, setMoreError] = useState<unknown>(null);
