@@ -444,7 +444,34 @@ describe.skipIf(!sqlite)('console (sqlite, real Chromium)', () => {
     await page.getByRole('button', { name: 'v2' }).waitFor();
   });
 
+  it('a recording synthesis cannot use: its 422 is shown in the hints form, nothing is published', async () => {
+    const before = (await h.api('GET', '/v1beta/connectors?limit=100')).json.data.length;
+    await page.getByRole('link', { name: 'Record', exact: true }).click();
+    await page.getByLabel('Name', { exact: true }).fill('Nothing done');
+    await page.getByLabel('Purpose').fill('A recording without a task in it');
+    await page.getByLabel(/^Website/).fill(`${site.url}/login`);
+    await page.getByRole('button', { name: 'Start recording' }).click();
+    const live = (await (await page.waitForSelector('.live-box iframe')).contentFrame())!;
+    await expect
+      .poll(
+        () =>
+          live
+            .locator('#url')
+            .inputValue()
+            .catch(() => ''),
+        { timeout: 20_000 },
+      )
+      .toBe(`${site.url}/login`);
+    await page.getByRole('button', { name: 'Done: complete the recording' }).click();
+    await page.getByRole('button', { name: 'Synthesize', exact: true }).click({ timeout: 20_000 });
+    await page.getByText('Synthesis could not make a connector from this recording').waitFor({ timeout: 30_000 });
+    expect(await page.locator('.problems li').count()).toBeGreaterThan(0);
+    expect(await page.getByRole('alert').count()).toBe(1); // listed once, in the form
+    await audit('19-synthesis-422');
+    expect((await h.api('GET', '/v1beta/connectors?limit=100')).json.data.length).toBe(before);
+  });
+
   it('checked every page with axe-core', () => {
-    expect(checked.length).toBeGreaterThanOrEqual(19);
+    expect(checked.length).toBeGreaterThanOrEqual(20);
   });
 });

@@ -140,7 +140,8 @@ export function RecordPage({ connectorId }: { connectorId?: string }) {
           </li>
         ))}
       </ol>
-      <ErrorBox error={error} />
+      {/* Synthesis problems are listed in the hints form itself. */}
+      {!(step === 'hints' && error instanceof ApiError && error.status === 422) && <ErrorBox error={error} />}
       {step === 'describe' && (
         <form class="panel narrow" onSubmit={start}>
           <p>
@@ -205,7 +206,7 @@ export function RecordPage({ connectorId }: { connectorId?: string }) {
             that.
           </p>
           {error instanceof ApiError && error.status === 422 && (
-            <div class="state error">
+            <div class="state error" role="alert">
               <p>Synthesis could not make a connector from this recording:</p>
               <ProblemList problems={error.problems} />
             </div>
