@@ -108,6 +108,14 @@ describe.skipIf(!sqlite)('console (sqlite, real Chromium)', () => {
     };
     const urlBar = () => live.locator('#url').inputValue();
     await expect.poll(urlBar).toBe(`${site.url}/login`);
+    // What the person sees on the screen, read from the captured page itself (waits only, never input):
+    // a loaded machine renders slower than a fixed pause.
+    const sessions = (await h.api('GET', '/v1beta/capture_sessions')).json as any[];
+    const active = new URL(sessions.find((x) => x.state === 'active').iframe_url);
+    const remote = () =>
+      (h.services.captureSessions.liveLookup(active.pathname.split('/')[2], active.searchParams.get('token') ?? '') as any).live
+        .shown as Page;
+    await remote().waitForSelector('#username');
     expect(await page.locator('.pick-placeholder input').isDisabled()).toBe(true);
     if (shot) await audit(shot);
 
@@ -130,14 +138,13 @@ describe.skipIf(!sqlite)('console (sqlite, real Chromium)', () => {
     await ref.click('[data-testid=login-submit]');
     await ref.waitForURL('**/items');
     await ref.goto(`${site.url}/search`);
-    await sleep(300);
+    await remote().waitForSelector('#q');
     await clickRemote('#q');
     await page.keyboard.type(query); // into the iframe, as a person types
+    await expect.poll(() => remote().inputValue('#q')).toBe(query);
     await page.keyboard.press('Enter');
-    await ref.fill('#q', query);
-    await ref.press('#q', 'Enter');
-    await ref.waitForSelector('#status[data-state=done]');
-    await sleep(800);
+    await remote().waitForSelector('#status[data-state=done]');
+    await sleep(300); // the recorder's last events reach the spool
     await refCtx.close();
   }
 
