@@ -43,6 +43,19 @@ module.exports = {
     },
     layer('modules-below-composition', '^src/modules/', above('services', 'app', 'start', 'console')),
     layer('http-below-composition', '^src/http/', above('modules', 'services', 'app', 'start', 'console')),
+    {
+      name: 'console-browser-code-stays-in-the-browser',
+      severity: 'error',
+      comment: 'src/console/web is bundled for the browser: it reaches the server only through the public API (types from sdk/src/schema.d.ts).',
+      from: { path: '^src/console/web/' },
+      to: { path: '^(src/(?!console/web/)|test/|examples/|scripts/)' },
+    },
+    {
+      name: 'server-does-not-import-browser-code',
+      severity: 'error',
+      from: { path: '^src/(?!console/web/)' },
+      to: { path: '^src/console/web/' },
+    },
     layer('nothing-imports-entry-points', '^src/(?!start/)', '^src/start/'),
   ],
   options: {

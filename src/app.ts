@@ -23,6 +23,7 @@ import { liveViewRoutes } from './modules/capture-sessions/live-routes.js';
 import { registerObservability } from './modules/observability/routes.js';
 import { mcpRoutes } from './modules/mcp/routes.js';
 import { webhooksRoutes } from './modules/webhooks/routes.js';
+import { consoleRoutes } from './console/routes.js';
 
 declare module 'fastify' {
   interface FastifyContextConfig {
@@ -117,6 +118,8 @@ export async function buildApp(services: Services, opts: AppOptions): Promise<Fa
 
   await app.register(blobRoutes, { store: services.blobs, files: services.files, config: services.config });
   await app.register(liveViewRoutes, { svc: services.captureSessions });
+  // The web console: a client of the public API like any other (src/console/, docs/console.md).
+  await app.register(consoleRoutes, { publicBaseUrl: () => services.config.publicBaseUrl });
   // MCP (Streamable HTTP) at /mcp: the same API key; its own auth scope, outside /v1beta.
   await app.register(mcpRoutes, {
     verify: (token) => services.users.authenticate(token),

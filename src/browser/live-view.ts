@@ -57,6 +57,12 @@ export class LiveView {
   private shown: Page;
   private cdp: CDPSession | null = null;
   private casting = false;
+  /**
+   * Screencast starts and stops, one at a time. A viewer's first resize used to stop a cast whose
+   * start was still awaiting its CDP session (nothing stopped), then the late start overwrote the
+   * new session: two screencasts, the shown one's frames dropped unacknowledged, a blank viewer.
+   */
+  private castOps: Promise<void> = Promise.resolve();
   private lastFrame: Buffer | null = null;
   private queue: Promise<unknown> = Promise.resolve();
   private ended = false;
@@ -143,13 +149,23 @@ export class LiveView {
     if (!this.casting) void this.startCast();
   }
 
-  private async startCast() {
+  private startCast(): Promise<void> {
+    return (this.castOps = this.castOps.then(() => this.startCastNow()));
+  }
+
+  private stopCast(): Promise<void> {
+    return (this.castOps = this.castOps.then(() => this.stopCastNow()));
+  }
+
+  private async startCastNow(attempt = 0): Promise<void> {
     if (this.casting || this.ended || this.shown.isClosed()) return;
     this.casting = true;
+    let cdp: CDPSession | null = null;
     try {
-      const cdp = await this.shown.context().newCDPSession(this.shown);
+      cdp = await this.shown.context().newCDPSession(this.shown);
       this.cdp = cdp;
-      (cdp as any).on('Page.screencastFrame', (e: { data: string; sessionId: number }) => this.onFrame(cdp, e));
+      const mine = cdp;
+      (cdp as any).on('Page.screencastFrame', (e: { data: string; sessionId: number }) => this.onFrame(mine, e));
       await cdp.send('Page.startScreencast', {
         format: 'jpeg',
         quality: this.quality,
@@ -159,10 +175,18 @@ export class LiveView {
       });
     } catch {
       this.casting = false;
+      if (cdp && this.cdp === cdp) this.cdp = null;
+      await cdp?.detach().catch(() => {});
+      // A session made while the page was between documents (the start URL still committing) is
+      // "not attached to an active page": try again shortly, or the viewer stays blank for good.
+      if (attempt < 10 && this.viewers.size && !this.ended) {
+        await new Promise((r) => setTimeout(r, 100 * (attempt + 1)));
+        return this.startCastNow(attempt + 1);
+      }
     }
   }
 
-  private async stopCast() {
+  private async stopCastNow() {
     const cdp = this.cdp;
     this.cdp = null;
     this.casting = false;
