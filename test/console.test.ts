@@ -72,7 +72,7 @@ describe.skipIf(!sqlite)('console (sqlite, real Chromium)', () => {
         const st = await live.evaluate(() => ({ state: (globalThis as any).__live?.state, url: location.href })).catch(String);
         const sessions = (await h.api('GET', '/v1beta/capture_sessions')).json;
         const u = new URL(sessions[0]?.iframe_url ?? 'http://x/live/x?token=x');
-        const rt: any = h.services.captureSessions.liveLookup(u.pathname.split('/')[2], u.searchParams.get('token') ?? '');
+        const rt: any = h.services.captureSessions.liveLookup(u.pathname.split('/')[2], u.searchParams.get('token') ?? '')?.rt;
         const lv: any = rt?.live;
         const srv = lv && {
           framesSent: lv.framesSent,
@@ -113,10 +113,10 @@ describe.skipIf(!sqlite)('console (sqlite, real Chromium)', () => {
     const sessions = (await h.api('GET', '/v1beta/capture_sessions')).json as any[];
     const active = new URL(sessions.find((x) => x.state === 'active').iframe_url);
     const remote = () =>
-      (h.services.captureSessions.liveLookup(active.pathname.split('/')[2], active.searchParams.get('token') ?? '') as any).live
+      (h.services.captureSessions.liveLookup(active.pathname.split('/')[2], active.searchParams.get('token') ?? '') as any).rt.live
         .shown as Page;
     await remote().waitForSelector('#username');
-    expect(await page.locator('.pick-placeholder input').isDisabled()).toBe(true);
+    expect(await page.getByLabel('Pick what you want back').isChecked()).toBe(false);
     if (shot) await audit(shot);
 
     // alice is the only login secret: chosen already. Click the field, paste.
@@ -144,6 +144,17 @@ describe.skipIf(!sqlite)('console (sqlite, real Chromium)', () => {
     await expect.poll(() => remote().inputValue('#q')).toBe(query);
     await page.keyboard.press('Enter');
     await remote().waitForSelector('#status[data-state=done]');
+    // "Pick what you want back": the console's toggle switches the live view's pick mode; the
+    // first hit is picked (the click never reaches the page) and the console counts it.
+    await ref.fill('#q', query);
+    await ref.press('#q', 'Enter');
+    await ref.waitForSelector('#status[data-state=done]');
+    await page.getByLabel('Pick what you want back').check();
+    await expect.poll(() => live.locator('#pick').getAttribute('aria-pressed')).toBe('true');
+    await clickRemote('#results > li:first-child');
+    await page.getByText('1 picked').waitFor();
+    await page.getByLabel('Pick what you want back').uncheck();
+    await expect.poll(() => live.locator('#pick').getAttribute('aria-pressed')).toBe('false');
     await sleep(300); // the recorder's last events reach the spool
     await refCtx.close();
   }

@@ -66,6 +66,7 @@ body.view #img{object-fit:contain}
     Object.assign(el.style, { display: 'block', left: b.x * kx + 'px', top: b.y * ky + 'px', width: b.width * kx + 'px', height: b.height * ky + 'px' });
   };
   const setPicking = (on) => {
+    if (on !== picking) post('pick_mode', { on });
     picking = on; $('pick').setAttribute('aria-pressed', String(on)); screen.classList.toggle('picking', on);
     if (!on) { place(hl, null); place(hlrec, null); }
   };

@@ -2,7 +2,7 @@
 // view of a capture session (paste stored secrets into the focused field), complete, synthesize
 // with hints, review what synthesis proposes (arguments, secret slots, result schema, a preview
 // run, the plan's steps and warnings), adjust and synthesize again, publish.
-import { useEffect, useState } from 'preact/hooks';
+import { useEffect, useRef, useState } from 'preact/hooks';
 import { ApiError, type CaptureSession, type Connector, type Secret, api, qs } from '../api.js';
 import { useAsync, useInterval } from '../hooks.js';
 import { go, href } from '../router.js';
@@ -331,6 +331,33 @@ function LiveStep(p: {
   const [note, setNote] = useState('');
   const [error, setError] = useState<unknown>(null);
   const chosen = logins.find((s) => s.id === secretId) ?? (logins.length === 1 ? logins[0] : undefined);
+  // Pick mode ("pick what you want back", docs/live-view.md): commands go to the live view's
+  // window at its origin; its events are believed only from that window and origin.
+  const frame = useRef<HTMLIFrameElement>(null);
+  const [picking, setPicking] = useState(false);
+  const [picked, setPicked] = useState<string[]>([]);
+  const liveOrigin = p.session.iframe_url ? new URL(p.session.iframe_url, location.href).origin : null;
+  const liveSrc = p.session.iframe_url
+    ? `${p.session.iframe_url}${p.session.iframe_url.includes('?') ? '&' : '?'}parent_origin=${encodeURIComponent(location.origin)}`
+    : null;
+  useEffect(() => {
+    const onMessage = (e: MessageEvent) => {
+      if (e.origin !== liveOrigin || e.source !== frame.current?.contentWindow) return;
+      const m = e.data as { source?: string; type?: string; on?: boolean; text?: string | null };
+      if (m?.source !== 'connector-live-view') return;
+      if (m.type === 'pick_mode') setPicking(!!m.on);
+      if (m.type === 'pick') {
+        setPicked((xs) => [...xs, m.text ?? '(a field without its value)']);
+        setNote(`Picked: ${m.text ?? '(a field without its value)'}`);
+      }
+    };
+    window.addEventListener('message', onMessage);
+    return () => window.removeEventListener('message', onMessage);
+  }, [liveOrigin]);
+  const setPickMode = (on: boolean) => {
+    setPicking(on);
+    if (liveOrigin) frame.current?.contentWindow?.postMessage({ type: 'pick', on }, liveOrigin);
+  };
   const paste = async (field: 'username' | 'password' | 'totp') => {
     if (!chosen) return;
     setError(null);
@@ -369,17 +396,18 @@ function LiveStep(p: {
             Paste TOTP code
           </button>
         </div>
-        {/*
-          PICK MODE — placeholder (issue 14). The live view is getting a "pick what you want back"
-          mode: the person clicks the values they want in the result. When it ships, wire this toggle
-          to send {t:'pick',on:true|false} to the live view (its WebSocket, docs/live-view.md; e.g. a
-          second viewer on liveWsUrl(session.iframe_url)). Do not enable it before then.
-        */}
-        <div class="field check pick-placeholder">
-          <input id="pick-mode" type="checkbox" disabled aria-describedby="pick-mode-help" />
+        <div class="field check">
+          <input
+            id="pick-mode"
+            type="checkbox"
+            checked={picking}
+            disabled={p.completing}
+            aria-describedby="pick-mode-help"
+            onChange={(e) => setPickMode(e.currentTarget.checked)}
+          />
           <label for="pick-mode">Pick what you want back</label>
           <span class="help" id="pick-mode-help">
-            (coming soon)
+            {picked.length ? `${picked.length} picked` : 'click a value, or shift-click a row'}
           </span>
         </div>
         <div class="button-group end">
@@ -398,7 +426,7 @@ function LiveStep(p: {
       {/* The box keeps its size whether the live view is there yet or not: nothing below it moves. */}
       <div class="live-box">
         {p.session.iframe_url && !p.completing ? (
-          <iframe title="Live view of the remote browser" src={p.session.iframe_url} />
+          <iframe ref={frame} title="Live view of the remote browser" src={liveSrc ?? undefined} />
         ) : (
           <Loading what={p.completing ? 'Saving the recording' : 'Starting the browser'} />
         )}
