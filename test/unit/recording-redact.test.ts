@@ -14,6 +14,19 @@ describe('Redactor', () => {
   const ph = r.add(SID, 'password', PW, 'password');
   r.add(SID, 'username', 'alice', 'username');
 
+  it('a plain-word username is redacted where it stands alone, never inside a longer word or path segment', () => {
+    const w = new Redactor();
+    const user = w.add(SID, 'username', 'admin', 'log');
+    expect(w.string('log=admin&pwd=x')).toBe(`log=${user}&pwd=x`);
+    expect(w.string('{"user":"admin"}')).toBe(`{"user":"${user}"}`);
+    expect(w.string('Howdy, admin!')).toBe(`Howdy, ${user}!`);
+    // The site's own words: a path segment, a query value, a longer name.
+    expect(w.string('/wp-admin/edit.php?page=admin_tools&x=superadmin')).toBe('/wp-admin/edit.php?page=admin_tools&x=superadmin');
+    // A username that is not a plain word (an e-mail) is redacted wherever it occurs.
+    const mail = w.add(SID, 'username', 'ann@example.test', 'email');
+    expect(w.string('to:ann@example.test,x-ann@example.test')).toBe(`to:${mail},x-${mail}`);
+  });
+
   it('replaces the raw, URL-, form-, JSON- and HTML-encoded forms', () => {
     const forms = [
       PW,
