@@ -58,11 +58,15 @@ export async function work(cfg: Config): Promise<void> {
   services.events.on((e) => observe(logger, metrics, e));
   await services.start();
   logger.info({ db: services.dbKind, concurrency: cfg.runConcurrency }, 'connector worker started');
+  // A worker serves no port, its scan and lease timers are unref'ed, and SQLite holds no socket:
+  // without this the process would end as soon as it had nothing to do (exit 0 right after start).
+  const keepAlive = setInterval(() => {}, 60_000);
   let closing = false;
   const stop = async (signal: string) => {
     if (closing) return;
     closing = true;
     logger.info({ signal }, 'worker shutting down');
+    clearInterval(keepAlive);
     // Stops claiming; runs in flight end (internal_error) and their leases go with them.
     await services.stop();
     await services.close();
