@@ -7,7 +7,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Browser, Page } from 'playwright-core';
 import { openChromium } from '../../src/browser/chromium.js';
 import { startHarness, type Harness } from '../helpers/harness.js';
-import { wsDriver } from '../helpers/live-view.js';
+import { pasteSignIn } from '../helpers/live-view.js';
 import { APPS, appInstalled, serveApp } from '../helpers/real-apps.js';
 import { loginSecret, run } from '../helpers/runs.js';
 
@@ -45,18 +45,13 @@ describe.skipIf(!ready)('MediaWiki through the live view (sqlite)', () => {
   it('sign in (pasted secrets), search, pick a hit: http and browser connectors return the hits of a NEW query', async () => {
     const secret = await loginSecret(h, 'Editor', 'mw-editor-pass-1');
     const loginUrl = `${mw.url}/index.php?title=Special:UserLogin`;
-    const s = (await h.api('POST', '/v1beta/capture_sessions', { start_url: loginUrl })).json;
-    const d = await wsDriver(s.iframe_url, ref);
-    await expect.poll(d.url, { timeout: 15_000 }).toContain('UserLogin');
-    await ref.goto(loginUrl);
-    const paste = async (field: string) =>
-      expect((await h.api('POST', `/v1beta/capture_sessions/${s.id}/paste`, { field, secret_id: secret })).status).toBe(204);
-    await d.click('#wpName1');
-    await paste('username');
-    await d.click('#wpPassword1');
-    await paste('password');
-    await d.press('Enter');
-    await expect.poll(d.url, { timeout: 15_000 }).toContain('Main_Page');
+    const { session: s, d } = await pasteSignIn(h, ref, {
+      loginUrl,
+      secretId: secret,
+      userField: '#wpName1',
+      passwordField: '#wpPassword1',
+      landed: 'Main_Page',
+    });
 
     await ref.goto(`${mw.url}/index.php/Main_Page`);
     await d.click('#searchInput');
@@ -106,18 +101,13 @@ describe.skipIf(!ready)('MediaWiki through the live view (sqlite)', () => {
   it('sign in, create a page through the edit form (typed title in the URL bar, typed text, Save): the run saves NEW text', async () => {
     const secret = await loginSecret(h, 'Editor', 'mw-editor-pass-1');
     const loginUrl = `${mw.url}/index.php?title=Special:UserLogin`;
-    const s = (await h.api('POST', '/v1beta/capture_sessions', { start_url: loginUrl })).json;
-    const d = await wsDriver(s.iframe_url, ref);
-    await expect.poll(d.url, { timeout: 15_000 }).toContain('UserLogin');
-    await ref.goto(loginUrl);
-    const paste = async (field: string) =>
-      expect((await h.api('POST', `/v1beta/capture_sessions/${s.id}/paste`, { field, secret_id: secret })).status).toBe(204);
-    await d.click('#wpName1');
-    await paste('username');
-    await d.click('#wpPassword1');
-    await paste('password');
-    await d.press('Enter');
-    await expect.poll(d.url, { timeout: 15_000 }).toContain('Main_Page');
+    const { session: s, d } = await pasteSignIn(h, ref, {
+      loginUrl,
+      secretId: secret,
+      userField: '#wpName1',
+      passwordField: '#wpPassword1',
+      landed: 'Main_Page',
+    });
     // The reference rendering signs in too (a signed-out edit page shows a notice that shifts the form).
     await ref.goto(loginUrl);
     await ref.fill('#wpName1', 'Editor');

@@ -7,7 +7,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Browser, Page } from 'playwright-core';
 import { openChromium } from '../../src/browser/chromium.js';
 import { startHarness, type Harness } from '../helpers/harness.js';
-import { wsDriver } from '../helpers/live-view.js';
+import { pasteSignIn } from '../helpers/live-view.js';
 import { APPS, appInstalled, serveApp } from '../helpers/real-apps.js';
 import { loginSecret, run } from '../helpers/runs.js';
 
@@ -33,18 +33,13 @@ describe.skipIf(!ready)('WordPress through the live view (sqlite)', () => {
 
   it('sign in (pasted secrets), open the posts table, pick one row: the connector returns every post', async () => {
     const secret = await loginSecret(h, 'admin', 'wp-admin-pass-1');
-    const s = (await h.api('POST', '/v1beta/capture_sessions', { start_url: `${wp.url}/wp-login.php` })).json;
-    const d = await wsDriver(s.iframe_url, ref);
-    await expect.poll(d.url, { timeout: 15_000 }).toContain('wp-login.php');
-    await ref.goto(`${wp.url}/wp-login.php`);
-    const paste = async (field: string) =>
-      expect((await h.api('POST', `/v1beta/capture_sessions/${s.id}/paste`, { field, secret_id: secret })).status).toBe(204);
-    await d.click('#user_login');
-    await paste('username');
-    await d.click('#user_pass');
-    await paste('password');
-    await d.press('Enter');
-    await expect.poll(d.url, { timeout: 15_000 }).toContain('/wp-admin/');
+    const { session: s, d } = await pasteSignIn(h, ref, {
+      loginUrl: `${wp.url}/wp-login.php`,
+      secretId: secret,
+      userField: '#user_login',
+      passwordField: '#user_pass',
+      landed: '/wp-admin/',
+    });
     d.navigate(`${wp.url}/wp-admin/edit.php`);
     await expect.poll(d.url, { timeout: 15_000 }).toContain('edit.php');
     await sleep(800);

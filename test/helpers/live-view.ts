@@ -119,3 +119,29 @@ export async function wsDriver(iframeUrl: string, ref: import('playwright-core')
     navigate: (to: string) => v.send({ t: 'navigate', url: to }),
   };
 }
+
+/**
+ * A capture session opened on a sign-in page, and a person signing in through the live view: a
+ * click into each field, the stored login pasted there (never typed by the test), Enter. Returns
+ * the session and its driver once the live view reports a URL containing `landed`.
+ */
+export async function pasteSignIn(
+  h: import('./harness.js').Harness,
+  ref: import('playwright-core').Page,
+  o: { loginUrl: string; secretId: string; userField: string; passwordField: string; landed: string },
+) {
+  const { expect } = await import('vitest');
+  const s = (await h.api('POST', '/v1beta/capture_sessions', { start_url: o.loginUrl })).json;
+  const d = await wsDriver(s.iframe_url, ref);
+  await expect.poll(d.url, { timeout: 15_000 }).toContain(new URL(o.loginUrl).pathname);
+  await ref.goto(o.loginUrl);
+  const paste = async (field: string) =>
+    expect((await h.api('POST', `/v1beta/capture_sessions/${s.id}/paste`, { field, secret_id: o.secretId })).status).toBe(204);
+  await d.click(o.userField);
+  await paste('username');
+  await d.click(o.passwordField);
+  await paste('password');
+  await d.press('Enter');
+  await expect.poll(d.url, { timeout: 15_000 }).toContain(o.landed);
+  return { session: s as { id: string; iframe_url: string }, d };
+}
