@@ -17,8 +17,8 @@ import type { Schema } from './schema-infer.js';
 import { allNeedles, planSecrets } from './secrets.js';
 import { detectPaging, scoreTargets, type Candidate } from './target.js';
 import { traceChain } from './trace.js';
-import { parseJson, requestSlots } from './slots.js';
-import type { SecretNeedle } from './substitute.js';
+import { isManagedHeader, parseJson, requestSlots } from './slots.js';
+import { needlesForField, type SecretNeedle } from './substitute.js';
 import { SynthError, type Exchange, type Hints, type RecordedSecrets, type Recording, type SecretValues } from './types.js';
 import { argumentValues, findDetail, flatValues, isPlainObject, landing, lastActionTime, prefixed } from './facts.js';
 import { encodings, preview, typeOf } from './values.js';
@@ -91,16 +91,14 @@ export function synthesize(inp: SynthInput): SynthResult {
   const warnings: string[] = [];
   const secrets = planSecrets(rec, xs, hints, inp.secretValues ?? {});
   const args = argumentValues(rec, hints, advisor, purpose);
+  // What a request sends of its own: cookies are state the server handed out (a session cookie
+  // may hold the username, e.g. `user|expiry|hmac`), replayed by the engine's jar, so a request
+  // is not login traffic for sending one back.
+  const sent = (x: Exchange) => JSON.stringify([x.url, x.body?.text, x.body?.params, x.reqHeaders.filter((h) => !isManagedHeader(h.name))]);
   const carries = (x: Exchange, n: SecretNeedle) =>
-    n.key || n.exact
-      ? requestSlots(x).some((s) => (!n.key || s.key === n.key) && s.value === n.needle)
-      : n.needle.length >= 2 && JSON.stringify([x.url, x.body?.text, x.body?.params, x.reqHeaders]).includes(n.needle);
+    n.key || n.exact ? requestSlots(x).some((s) => needlesForField([n], s).length > 0) : n.needle.length >= 2 && sent(x).includes(n.needle);
   const carriers = new Set(
-    xs
-      .filter(
-        (x) => secrets.needlesFor(x).some((n) => carries(x, n)) || /\{\{secret:/.test(JSON.stringify([x.url, x.body?.text, x.reqHeaders])),
-      )
-      .map((x) => x.id),
+    xs.filter((x) => secrets.needlesFor(x).some((n) => carries(x, n)) || /\{\{secret:/.test(sent(x))).map((x) => x.id),
   );
   // What the person picked in the live view counts like hints.result (picks.ts).
   const picks = picksOf(rec);

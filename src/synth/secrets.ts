@@ -6,12 +6,11 @@ import { TOTP_PERIOD_S, totpCode } from '../lib/totp.js';
 import type { SecretField } from '../formats/recording/types.js';
 import type { SecretSlot } from '../formats/definition/types.js';
 import { requestSlots } from './slots.js';
-import { plainUsername, type SecretNeedle } from './substitute.js';
+import { plainUsername, type SecretNeedle, USER_FIELD } from './substitute.js';
 import type { Exchange, Hints, Recording, SecretValues } from './types.js';
 
 // Words inside a field name (pma_password, user[password], login_email): real apps prefix them.
 const PASSWORD_FIELD = /(^|[-_.[])(pass(word)?|passwd|pwd|current[-_]?password|secret)(\]|[-_]|$)/i;
-const USER_FIELD = /(^|[-_.[])(user(name)?|login|email|e-?mail|account|user_?id)(\]|[-_]|$)/i;
 
 /**
  * Sign-in forms in the recorded pages: the names of their password inputs (whatever they are

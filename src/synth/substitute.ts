@@ -3,6 +3,7 @@
 // so a password that happens to contain an argument value is never half-templated.
 import { SECRET_PLACEHOLDER_RE } from '../formats/recording/types.js';
 import type { SecretField } from '../formats/recording/types.js';
+import type { Slot } from './types.js';
 
 export interface ArgValue {
   name: string;
@@ -24,9 +25,21 @@ export interface SecretNeedle {
   exact?: boolean;
 }
 
+/** Words inside a field name that say it holds a username (login_email, user[name]): real apps prefix them. */
+export const USER_FIELD = /(^|[-_.[])(user(name)?|login|email|e-?mail|account|user_?id)(\]|[-_]|$)/i;
+
+/**
+ * Where a plain username whose form field is unknown (the recording holds placeholders) can be
+ * the credential: a body field or header, or a query parameter named like a username field; a
+ * path segment or other query value (`/admin/`, `do=admin`) is a word of the site.
+ */
+const plainUsernameCanBe = (s: Pick<Slot, 'where' | 'key'>) => s.where !== 'path' && (s.where !== 'query' || USER_FIELD.test(s.key));
+
 /** The needles that apply to one request field. */
-export const needlesForField = (needles: SecretNeedle[], key: string, value: string) =>
-  needles.filter((n) => (n.key ? n.key === key && n.needle === value : n.exact ? n.needle === value : true));
+export const needlesForField = (needles: SecretNeedle[], slot: Pick<Slot, 'where' | 'key' | 'value'>) =>
+  needles.filter((n) =>
+    n.key ? n.key === slot.key && n.needle === slot.value : n.exact ? n.needle === slot.value && plainUsernameCanBe(slot) : true,
+  );
 
 /** A username too short or plain to be recognised inside longer text (cookies, URLs, `do=admin`). */
 export const plainUsername = (u: string) => u.length < 10 || /^[a-z]+$/i.test(u);

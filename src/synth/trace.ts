@@ -92,7 +92,7 @@ export function traceChain(inp: TraceInput): Chain {
         resolved.push({ slot, res: { kind: 'paging' } });
         continue;
       }
-      const sub = substitute(slot.value, inp.args, needlesForField(needles, slot.key, slot.value), inp.secrets.slotOfSecretId);
+      const sub = substitute(slot.value, inp.args, needlesForField(needles, slot), inp.secrets.slotOfSecretId);
       sub.args.forEach((a) => chain.usedArgs.add(a));
       sub.secrets.forEach((s) => chain.usedSecrets.add(s.slot));
       if (sub.args.length || sub.secrets.length) {

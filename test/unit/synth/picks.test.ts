@@ -113,4 +113,42 @@ describe('picks', () => {
       ]);
     }
   });
+
+  it('a page picked on after a pasted sign-in is the target even when its session cookie holds the username', () => {
+    // A real app's session cookie can carry the username (`user|expiry|hmac`), which the recording
+    // redacts to a placeholder: the request sends a cookie the server set, it is not login traffic.
+    const ph = (f: string) => `{{secret:0193ab-cd:${f}}}`;
+    const session = { wp_session: `${ph('username')}%7C1795805884%7Cabc` };
+    const dash = `<html><body><main><h1>Dashboard</h1><ul id="recent">${['Brass Kettle', 'Copper Pan', 'Tin Cup', 'Iron Pot', 'Zinc Tray']
+      .map((n, i) => `<li><span>Oct ${i + 1}</span> <a href="/p/${i}">${n}</a></li>`)
+      .join('')}</ul></main></body></html>`;
+    const h = har(
+      { url: 'https://shop.test/login', html: '<form method="post"><input name="log"><input type="password" name="pwd"></form>' },
+      {
+        method: 'POST',
+        url: 'https://shop.test/login',
+        form: { log: ph('username'), pwd: ph('password') },
+        location: 'https://shop.test/admin/',
+        setCookies: session,
+        at: 500,
+      },
+      { url: 'https://shop.test/admin/', html: dash, cookies: session, at: 600 },
+      { url: 'https://shop.test/admin/deals', html: LIST, cookies: session, at: 1000 },
+    );
+    (h.log as any)._capture = {
+      format_version: 1,
+      session_id: 's1',
+      actions: [{ ...dealPick, url: 'https://shop.test/admin/deals' }],
+      secrets: ['username', 'password'].map((field) => ({
+        secret_id: '0193ab-cd',
+        field,
+        placeholder: ph(field),
+        target: { name: field === 'username' ? 'log' : 'pwd' },
+      })),
+    };
+    const r = synthesize({ recording: h, secretValues: { account: { type: 'login', username: 'admin', password: 'pw-1', totp_secret: null } } });
+    expect((r.definition.meta!.decisions as any).target.request).toBe('GET https://shop.test/admin/deals');
+    expect((r.definition.meta!.decisions as any).result.rule).toMatch(/#deals-list/);
+    expect(r.required_secrets).toEqual([expect.objectContaining({ type: 'login' })]);
+  });
 });
