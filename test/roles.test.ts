@@ -7,63 +7,16 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import crypto from 'node:crypto';
-import { spawn, type ChildProcess } from 'node:child_process';
-import pg from 'pg';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startDemoSite } from '../examples/demo-site/server.js';
-import { backends, PG_URL } from './helpers/harness.js';
-
-const TSX = ['--import', 'tsx', 'src/start/cli.ts'];
-
-interface Proc {
-  p: ChildProcess;
-  out: () => string;
-  lines: () => any[];
-}
-
-function start(args: string[], env: Record<string, string>): Proc {
-  const p = spawn(process.execPath, [...TSX, ...args], { env: { ...process.env, ...env }, stdio: ['ignore', 'pipe', 'pipe'] });
-  let out = '';
-  p.stdout!.on('data', (d) => (out += d));
-  p.stderr!.on('data', (d) => (out += d));
-  return {
-    p,
-    out: () => out,
-    lines: () =>
-      out
-        .split('\n')
-        .filter((l) => l.startsWith('{'))
-        .map((l) => JSON.parse(l)),
-  };
-}
-
-async function until<T>(
-  what: string,
-  fn: () => Promise<T | undefined | null | false> | T | undefined | null | false,
-  ms = 30_000,
-): Promise<T> {
-  const end = Date.now() + ms;
-  for (;;) {
-    const v = await fn();
-    if (v) return v;
-    if (Date.now() > end) throw new Error(`timed out waiting for ${what}`);
-    await new Promise((r) => setTimeout(r, 100));
-  }
-}
-
-async function stop(x: Proc | undefined): Promise<void> {
-  if (!x || x.p.exitCode !== null || x.p.signalCode !== null) return;
-  const exited = new Promise((r) => x.p.once('exit', r));
-  x.p.kill('SIGTERM');
-  await Promise.race([exited, new Promise((r) => setTimeout(r, 10_000))]);
-  if (x.p.exitCode === null && x.p.signalCode === null) x.p.kill('SIGKILL');
-}
+import { backends } from './helpers/harness.js';
+import { listening, type Proc, scratchDatabase, startProcess as start, stopProcess as stop, until } from './helpers/processes.js';
 
 describe.each(await backends())('api and worker processes (%s)', (backend) => {
   const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'cs-roles-'));
-  const dbName = `cs_roles_${crypto.randomBytes(4).toString('hex')}`;
   let env: Record<string, string>;
   let site: Awaited<ReturnType<typeof startDemoSite>>;
+  let db: Awaited<ReturnType<typeof scratchDatabase>> | undefined;
   let api: Proc;
   const workers: Proc[] = [];
   let url: string;
@@ -91,17 +44,14 @@ describe.each(await backends())('api and worker processes (%s)', (backend) => {
       DATABASE_URL: '',
     };
     if (backend === 'postgres') {
-      const c = new pg.Client({ connectionString: PG_URL });
-      await c.connect();
-      await c.query(`CREATE DATABASE ${dbName}`);
-      await c.end();
-      env.DATABASE_URL = PG_URL.replace(/\/[^/]+$/, `/${dbName}`);
+      db = await scratchDatabase('cs_roles');
+      env.DATABASE_URL = db.url;
     }
     api = start(['serve', '--role', 'api'], env);
-    const listening = await until('the API process', () => api.lines().find((l) => l.msg === 'connector service listening'));
-    expect(listening.role).toBe('api');
-    url = listening.url;
-    key = /API key \(shown once, store it now\): (\S+)/.exec(api.out())![1];
+    const l = await listening(api);
+    expect(l.role).toBe('api');
+    url = l.url;
+    key = l.key!;
     workers.push(start(['worker'], env));
     await until('the worker', () => workers[0].lines().some((l) => l.msg === 'connector worker started'));
   }, 120_000);
@@ -109,12 +59,7 @@ describe.each(await backends())('api and worker processes (%s)', (backend) => {
   afterAll(async () => {
     await Promise.all([api, ...workers].map(stop));
     await site?.close();
-    if (backend === 'postgres') {
-      const c = new pg.Client({ connectionString: PG_URL });
-      await c.connect();
-      await c.query(`DROP DATABASE IF EXISTS ${dbName} WITH (FORCE)`);
-      await c.end();
-    }
+    await db?.drop();
     fs.rmSync(dataDir, { recursive: true, force: true });
   }, 60_000);
 

@@ -7,6 +7,7 @@ import { sql, type Kysely, type Selectable, type Updateable } from 'kysely';
 import type { Database, RunStatus, RunsTable } from '../../adapters/db/schema.js';
 import { afterCursor, type Cursor } from '../../lib/cursor.js';
 import { nowIso } from '../../lib/ids.js';
+import { retryTransaction } from '../../adapters/db/retry.js';
 import { Batcher } from './batcher.js';
 import type { RunsFinished } from '../ports.js';
 
@@ -117,14 +118,18 @@ export class RunStore {
   }
 
   /** Renews the leases of runs this process executes or holds secret_values for. */
-  async renew(ids: string[], leaseUntil: string): Promise<void> {
+  async renew(unsorted: string[], leaseUntil: string): Promise<void> {
+    const ids = [...unsorted].sort();
     for (let i = 0; i < ids.length; i += 500) {
-      await this.db
-        .updateTable('runs')
-        .set({ lease_until: leaseUntil })
-        .where('id', 'in', ids.slice(i, i + 500))
-        .where('status', 'in', ['pending', 'running'])
-        .execute();
+      const chunk = ids.slice(i, i + 500);
+      await retryTransaction(() =>
+        this.db
+          .updateTable('runs')
+          .set({ lease_until: leaseUntil })
+          .where('id', 'in', chunk)
+          .where('status', 'in', ['pending', 'running'])
+          .execute(),
+      );
     }
   }
 
@@ -264,9 +269,28 @@ export class RunStore {
     return this.terminal.add(w);
   }
 
-  private readonly terminal = new Batcher<TerminalWrite, void>(async (batch) => {
-    await this.db.transaction().execute(async (trx) => {
-      const logs = batch.filter((b) => b.logs).map((b) => ({ run_id: b.runId, logs: b.logs }));
+  // The batch's rows are locked in id order; a lease renewal of the same rows running at once
+  // can still deadlock with it on PostgreSQL, which aborts one side: the batch is written again.
+  private readonly terminal = new Batcher<TerminalWrite, void>(async (unsorted) => {
+    const batch = [...unsorted].sort((a, b) => (a.runId < b.runId ? -1 : a.runId > b.runId ? 1 : 0));
+    await retryTransaction(() => this.writeTerminal(batch));
+    return unsorted.map(() => undefined);
+  });
+
+  /** A terminal status is written once: a run another process already ended (its lease ran out) keeps that end. */
+  private writeTerminal(batch: TerminalWrite[]): Promise<void> {
+    return this.db.transaction().execute(async (trx) => {
+      const ended: TerminalWrite[] = [];
+      for (const b of batch) {
+        const r = await trx
+          .updateTable('runs')
+          .set(b.set)
+          .where('id', '=', b.runId)
+          .where('status', 'in', ['pending', 'running'])
+          .executeTakeFirst();
+        if (Number(r.numUpdatedRows) === 1) ended.push(b);
+      }
+      const logs = ended.filter((b) => b.logs).map((b) => ({ run_id: b.runId, logs: b.logs }));
       // Upsert: a running run's log may already be there (saveLiveLogs).
       if (logs.length)
         await trx
@@ -274,12 +298,11 @@ export class RunStore {
           .values(logs)
           .onConflict((oc) => oc.column('run_id').doUpdateSet((eb) => ({ logs: eb.ref('excluded.logs') })))
           .execute();
-      for (const b of batch) await trx.updateTable('runs').set(b.set).where('id', '=', b.runId).execute();
-      await this.told(
-        trx,
-        batch.map((b) => b.runId),
-      );
+      if (ended.length)
+        await this.told(
+          trx,
+          ended.map((b) => b.runId),
+        );
     });
-    return batch.map(() => undefined);
-  });
+  }
 }

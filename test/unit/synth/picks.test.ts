@@ -146,7 +146,10 @@ describe('picks', () => {
         target: { name: field === 'username' ? 'log' : 'pwd' },
       })),
     };
-    const r = synthesize({ recording: h, secretValues: { account: { type: 'login', username: 'admin', password: 'pw-1', totp_secret: null } } });
+    const r = synthesize({
+      recording: h,
+      secretValues: { account: { type: 'login', username: 'admin', password: 'pw-1', totp_secret: null } },
+    });
     expect((r.definition.meta!.decisions as any).target.request).toBe('GET https://shop.test/admin/deals');
     expect((r.definition.meta!.decisions as any).result.rule).toMatch(/#deals-list/);
     expect(r.required_secrets).toEqual([expect.objectContaining({ type: 'login' })]);

@@ -1,0 +1,81 @@
+// The service as real child processes (`serve`, `serve --role api`, `worker`), for tests of
+// several processes on one database: start, read their JSON log lines, wait, stop.
+import crypto from 'node:crypto';
+import { type ChildProcess, spawn } from 'node:child_process';
+import pg from 'pg';
+import { PG_URL } from './harness.js';
+
+const TSX = ['--import', 'tsx', 'src/start/cli.ts'];
+
+export interface Proc {
+  p: ChildProcess;
+  out: () => string;
+  lines: () => any[];
+}
+
+export function startProcess(args: string[], env: Record<string, string>): Proc {
+  const p = spawn(process.execPath, [...TSX, ...args], { env: { ...process.env, ...env }, stdio: ['ignore', 'pipe', 'pipe'] });
+  let out = '';
+  p.stdout!.on('data', (d) => (out += d));
+  p.stderr!.on('data', (d) => (out += d));
+  return {
+    p,
+    out: () => out,
+    lines: () =>
+      out
+        .split('\n')
+        .filter((l) => l.startsWith('{'))
+        .map((l) => JSON.parse(l)),
+  };
+}
+
+export async function until<T>(
+  what: string,
+  fn: () => Promise<T | undefined | null | false> | T | undefined | null | false,
+  ms = 30_000,
+): Promise<T> {
+  const end = Date.now() + ms;
+  for (;;) {
+    const v = await fn();
+    if (v) return v;
+    if (Date.now() > end) throw new Error(`timed out waiting for ${what}`);
+    await new Promise((r) => setTimeout(r, 100));
+  }
+}
+
+/** SIGTERM, then SIGKILL after 10 s. */
+export async function stopProcess(x: Proc | undefined): Promise<void> {
+  if (!x || x.p.exitCode !== null || x.p.signalCode !== null) return;
+  const exited = new Promise((r) => x.p.once('exit', r));
+  x.p.kill('SIGTERM');
+  await Promise.race([exited, new Promise((r) => setTimeout(r, 10_000))]);
+  if (x.p.exitCode === null && x.p.signalCode === null) x.p.kill('SIGKILL');
+}
+
+export async function killProcess(x: Proc): Promise<void> {
+  const exited = new Promise((r) => x.p.once('exit', r));
+  x.p.kill('SIGKILL');
+  await exited;
+}
+
+/** An API process's URL and, for the first process on a new database, the bootstrap API key. */
+export async function listening(x: Proc): Promise<{ url: string; role: string; key: string | null }> {
+  const l = await until('the API process', () => x.lines().find((m) => m.msg === 'connector service listening'), 60_000);
+  return { url: l.url, role: l.role, key: /API key \(shown once, store it now\): (\S+)/.exec(x.out())?.[1] ?? null };
+}
+
+/** A fresh PostgreSQL database for one test file; drop() removes it. */
+export async function scratchDatabase(prefix: string): Promise<{ url: string; drop: () => Promise<void> }> {
+  const name = `${prefix}_${crypto.randomBytes(4).toString('hex')}`;
+  const admin = async (sql: string) => {
+    const c = new pg.Client({ connectionString: PG_URL });
+    await c.connect();
+    try {
+      await c.query(sql);
+    } finally {
+      await c.end();
+    }
+  };
+  await admin(`CREATE DATABASE ${name}`);
+  return { url: PG_URL.replace(/\/[^/]+$/, `/${name}`), drop: () => admin(`DROP DATABASE IF EXISTS ${name} WITH (FORCE)`) };
+}

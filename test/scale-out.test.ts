@@ -1,0 +1,191 @@
+// Scale-out on PostgreSQL with real processes: two API processes (`serve --role api`) and two
+// workers. 1,000 async runs and a stream of sync runs go through both API processes while one
+// worker and one API process are killed with SIGKILL mid-way and restarted. Every run's request
+// carries its own tag, and the target counts the hits per tag:
+//   - 0 lost: every run the API accepted ends, and every run that succeeded hit the target once;
+//   - 0 executed twice: no tag is hit twice;
+//   - 0 left running/pending once the dead worker's leases ran out (its runs end internal_error
+//     with a log line saying why).
+import crypto from 'node:crypto';
+import fs from 'node:fs';
+import http from 'node:http';
+import os from 'node:os';
+import path from 'node:path';
+import pg from 'pg';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { backends } from './helpers/harness.js';
+import { killProcess, listening, type Proc, scratchDatabase, startProcess, stopProcess, until } from './helpers/processes.js';
+
+const RUNS = 1000;
+const withPg = (await backends()).includes('postgres');
+
+describe.skipIf(!withPg)('scale-out: 2 API processes, 2 workers, kill -9 mid-way (postgres)', () => {
+  const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'cs-scale-'));
+  const hits = new Map<string, number>();
+  let target: http.Server;
+  let targetUrl: string;
+  let db: Awaited<ReturnType<typeof scratchDatabase>>;
+  let env: Record<string, string>;
+  const procs: Proc[] = [];
+  let key: string;
+  const start = async (args: string[]) => {
+    const p = startProcess(args, env);
+    procs.push(p);
+    return p;
+  };
+
+  beforeAll(async () => {
+    // The target: a short wait (runs are in flight when a process dies), then the tag's count.
+    target = http.createServer((req, res) => {
+      const tag = new URL(req.url!, 'http://x').searchParams.get('tag') ?? '';
+      hits.set(tag, (hits.get(tag) ?? 0) + 1);
+      setTimeout(() => {
+        res.setHeader('content-type', 'application/json');
+        res.end(JSON.stringify({ tag, n: hits.get(tag) }));
+      }, 25);
+    });
+    await new Promise<void>((r) => target.listen(0, '127.0.0.1', r));
+    targetUrl = `http://127.0.0.1:${(target.address() as any).port}`;
+    db = await scratchDatabase('cs_scale');
+    env = {
+      DATA_DIR: dataDir,
+      PORT: '0',
+      LOG_LEVEL: 'info',
+      MASTER_KEY: crypto.randomBytes(32).toString('base64'),
+      RUN_LEASE_S: '2',
+      RUN_CONCURRENCY: '8',
+      RUN_MAX_CONCURRENCY_PER_USER: '16',
+      CAPTURE_WARM_CONTEXTS: '0',
+      DATABASE_URL: db.url,
+    };
+  }, 60_000);
+
+  afterAll(async () => {
+    await Promise.all(procs.map(stopProcess));
+    await new Promise((r) => target?.close(r));
+    await db?.drop();
+    fs.rmSync(dataDir, { recursive: true, force: true });
+  }, 60_000);
+
+  it('loses no run, executes none twice, leaves none running', async () => {
+    // The first API process creates the schema and the bootstrap key; then the others start.
+    const api1 = await start(['serve', '--role', 'api']);
+    const first = await listening(api1);
+    key = first.key!;
+    const api2 = await start(['serve', '--role', 'api']);
+    const [w1, w2] = [await start(['worker']), await start(['worker'])];
+    const urls = [first.url, (await listening(api2)).url];
+    const workerUp = (w: Proc) => until('a worker', () => w.lines().some((l) => l.msg === 'connector worker started'), 60_000);
+    await Promise.all([w1, w2].map(workerUp));
+
+    const call = async (base: string, method: string, p: string, body?: unknown) => {
+      const r = await fetch(base + p, {
+        method,
+        headers: { authorization: `Bearer ${key}`, ...(body ? { 'content-type': 'application/json' } : {}) },
+        body: body ? JSON.stringify(body) : undefined,
+      });
+      const text = await r.text();
+      return { status: r.status, json: text ? JSON.parse(text) : undefined, text };
+    };
+    const c = await call(urls[1], 'POST', '/v1beta/connectors', {
+      display_name: 'hit',
+      purpose: 'hits the target once with a tag',
+      input_schema: { type: 'object', properties: { tag: { type: 'string' } }, required: ['tag'] },
+      output_schema: { type: 'object', properties: { tag: { type: 'string' } }, required: ['tag'] },
+      definition: {
+        format: 'connector-definition/v1',
+        engine: 'http',
+        steps: [{ id: 'hit', url: `${targetUrl}/hit?tag={{args.tag | urlencode}}`, extract: { tag: { from: 'json', path: '$.tag' } } }],
+        result: { tag: '{{vars.tag}}' },
+      },
+    });
+    expect(c.status, c.text).toBe(200);
+
+    // Accepted runs by id → tag. A request to a process that is being killed may fail: such a run
+    // was never accepted (no id came back), so it is not counted.
+    const accepted = new Map<string, string>();
+    const syncResults: { id: string; tag: string; status: string }[] = [];
+    let refused = 0;
+    const create = async (i: number, alive: string[]) => {
+      const tag = `t${i}`;
+      const base = alive[i % alive.length];
+      try {
+        const sync = i % 50 === 0;
+        const r = await call(base, 'POST', '/v1beta/runs', { connector_id: c.json.id, arguments: { tag }, async: !sync });
+        if (r.status === 202 || r.status === 200) {
+          accepted.set(r.json.id, tag);
+          if (sync) syncResults.push({ id: r.json.id, tag, status: r.json.status });
+        } else refused++;
+      } catch {
+        refused++;
+      }
+    };
+    const batch = async (from: number, to: number, alive: () => string[]) => {
+      const queue = Array.from({ length: to - from }, (_, k) => from + k);
+      await Promise.all(
+        Array.from({ length: 16 }, async () => {
+          for (let i = queue.shift(); i !== undefined; i = queue.shift()) await create(i, alive());
+        }),
+      );
+    };
+
+    // First half through both API processes; half-way, kill worker 1 and API process 1 while
+    // runs are executing and requests are arriving.
+    let alive = urls;
+    const firstHalf = batch(0, RUNS / 2, () => alive);
+    const client = new pg.Client({ connectionString: db.url });
+    await client.connect();
+    await until('runs executing', async () => {
+      const r = await client.query("SELECT count(*)::int AS n FROM runs WHERE status = 'running'");
+      return accepted.size > RUNS / 4 && r.rows[0].n > 0;
+    });
+    alive = [urls[1]];
+    await Promise.all([killProcess(w1), killProcess(api1)]);
+    await firstHalf;
+
+    // Restart both; the second half goes through both again.
+    const api1b = await start(['serve', '--role', 'api']);
+    const w1b = await start(['worker']);
+    alive = [urls[1], (await listening(api1b)).url];
+    await workerUp(w1b);
+    await batch(RUNS / 2, RUNS, () => alive);
+    expect(w1b.p.exitCode).toBeNull();
+
+    // Everything ends: pending and running drain, the dead worker's runs once their lease ran out.
+    try {
+      const ids = [...accepted.keys()];
+      const rows = await until(
+        'every accepted run to end',
+        async () => {
+          const r = await client.query('SELECT id, status FROM runs WHERE id = ANY($1)', [ids]);
+          return r.rows.every((x) => x.status !== 'pending' && x.status !== 'running') && r.rows;
+        },
+        120_000,
+      );
+      expect(rows.length).toBe(accepted.size);
+      const byStatus = (s: string) => rows.filter((x) => x.status === s);
+      const failed = byStatus('internal_error');
+      expect(byStatus('success').length + failed.length).toBe(rows.length);
+      // 0 executed twice.
+      expect([...hits.entries()].filter(([, n]) => n > 1)).toEqual([]);
+      // 0 lost: a run that succeeded hit the target once; only runs the killed worker was
+      // executing (at most its concurrency) ended internal_error, each saying why.
+      for (const x of byStatus('success')) expect(hits.get(accepted.get(x.id)!), x.id).toBe(1);
+      expect(failed.length).toBeLessThanOrEqual(8);
+      for (const x of failed) {
+        const logs = await client.query('SELECT logs FROM run_logs WHERE run_id = $1', [x.id]);
+        expect(logs.rows[0]?.logs).toMatch(/lease ran out/);
+      }
+      // Sync callers got the run's result across processes.
+      expect(syncResults.length).toBeGreaterThan(5);
+      for (const s of syncResults) expect(['success', 'internal_error'], s.id).toContain(s.status);
+      expect(accepted.size + refused).toBe(RUNS);
+      expect(accepted.size).toBeGreaterThan(RUNS * 0.9);
+      console.log(
+        `scale-out: ${accepted.size} accepted (${refused} refused while a process died), ${byStatus('success').length} success, ${failed.length} internal_error (the killed worker's), 0 twice`,
+      );
+    } finally {
+      await client.end();
+    }
+  }, 300_000);
+});
