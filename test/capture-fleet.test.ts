@@ -17,7 +17,7 @@ import type { Browser, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startDemoSite } from '../examples/demo-site/server.js';
 import { openChromium } from '../src/browser/chromium.js';
-import { backends, PG_URL } from './helpers/harness.js';
+import { backends, PG_URL, startHarness, type Harness } from './helpers/harness.js';
 import { liveWsUrl, wsDriver, wsViewer } from './helpers/live-view.js';
 
 const TSX = ['--import', 'tsx', 'src/start/cli.ts'];
@@ -366,4 +366,72 @@ describe.skipIf(!pgReady)('capture sessions across API processes (postgres)', ()
     const user = JSON.parse(await cli('users', 'create', name));
     return /API key \(shown once, store it now\): (\S+)/.exec(await cli('keys', 'create', '--user', user.id))![1];
   }
+});
+
+// The same rules in one process on SQLite, with rows standing in for other processes.
+describe('capture session leases (sqlite, in process)', () => {
+  let h: Harness;
+  beforeAll(async () => {
+    h = await startHarness('sqlite', { CAPTURE_LEASE_S: '2' });
+  }, 60_000);
+  afterAll(async () => {
+    await h?.close();
+  });
+  const at = (ms: number) => new Date(Date.now() + ms).toISOString();
+  const put = (id: string, state: 'active' | 'starting', owner: string, lease: string, url = 'http://127.0.0.1:9') => {
+    const now = new Date().toISOString();
+    return h.services.db
+      .insertInto('capture_sessions')
+      .values({
+        id,
+        user_id: h.userId,
+        state,
+        browser_session_id: 'b',
+        use_proxy: 0,
+        start_url: null,
+        recording_key: null,
+        recording_size: null,
+        end_reason: null,
+        owner_id: owner,
+        owner_url: url,
+        lease_until: lease,
+        created_at: now,
+        updated_at: now,
+      })
+      .execute();
+  };
+  const get = (id: string) =>
+    h.services.db.selectFrom('capture_sessions').select(['state', 'end_reason', 'lease_until']).where('id', '=', id).executeTakeFirst();
+
+  it("leaves another live process's session alone, fails a dead one's, renews its own", async () => {
+    await put('live-elsewhere', 'active', 'p-live', at(60_000));
+    await put('dead-elsewhere', 'active', 'p-dead', at(-1000));
+    await put('dead-starting', 'starting', 'p-dead', at(-1000));
+    // Read here: still active, with a live view URL; an action needs its (unreachable) owner: 503, nothing ends.
+    const g = await h.api('GET', `${S}/live-elsewhere`);
+    expect(g.json).toMatchObject({ state: 'active', iframe_url: expect.stringContaining('/live/live-elsewhere?token=') });
+    const c = await h.api('POST', `${S}/live-elsewhere/complete`);
+    expect(c.status, c.text).toBe(503);
+    expect((await h.api('GET', S)).json.map((s: any) => s.id)).not.toContain('dead-starting');
+    // Its live view is relayed to the owner, which does not answer: the socket closes, the session stays.
+    const ws = new WebSocket(liveWsUrl(g.json.iframe_url));
+    const code = await new Promise<number>((r) => ws.on('close', (n) => r(n)));
+    expect(code).toBe(1011);
+
+    const mine = await h.api('POST', S, {});
+    expect(mine.status, mine.text).toBe(200);
+    const before = (await get(mine.json.id))!.lease_until!;
+    await sleep(20);
+    await h.services.captureSessions.heartbeat();
+    expect((await get(mine.json.id))!.lease_until! > before).toBe(true);
+    expect(await get('live-elsewhere')).toMatchObject({ state: 'active', end_reason: null });
+    expect(await get('dead-elsewhere')).toMatchObject({ state: 'failed', end_reason: expect.stringMatching(/its lease ran out/) });
+    expect(await get('dead-starting')).toBeUndefined();
+    // What an earlier run of this process left at its own address ends at start, lease or not.
+    await put('left-here', 'active', 'p-earlier', at(60_000), h.config.internalUrl);
+    await h.services.captureSessions.listening();
+    expect(await get('left-here')).toMatchObject({ state: 'failed', end_reason: 'browser lost (server restarted)' });
+    expect(await get('live-elsewhere')).toMatchObject({ state: 'active' });
+    expect((await h.api('POST', `${S}/${mine.json.id}/abandon`)).status).toBe(200);
+  }, 60_000);
 });
