@@ -149,10 +149,8 @@ export class CaptureSessionsService {
   /** Why an active/completing row has no browser any more, or null while it has one. */
   private lost(r: CaptureRow, now = nowIso()): string | null {
     if (r.state !== 'active' && r.state !== 'completing') return null;
-    if (r.owner_id === this.processId) {
-      const here = r.state === 'active' ? this.live.has(r.id) : this.finishing.has(r.id);
-      return here ? null : RESTARTED;
-    }
+    // Either map: a row read while it moves active → completing is still held here.
+    if (r.owner_id === this.processId) return this.live.has(r.id) || this.finishing.has(r.id) ? null : RESTARTED;
     if (r.lease_until === null) return RESTARTED; // a row from before leases: its process is gone
     return r.lease_until < now ? LEASE_LOST : null;
   }
