@@ -1,5 +1,6 @@
 // One schema over the environment, parsed once at start and passed down.
 // The same table feeds `connector-service config` and the README's configuration table.
+import os from 'node:os';
 import path from 'node:path';
 
 export interface Config {
@@ -65,6 +66,10 @@ export interface Config {
   captureTimeoutAction: 'abandon' | 'complete';
   captureProxyUrl: string | null;
   captureMaxBodyBytes: number;
+  /** Capture sessions' lease: renewed by the process holding the browser; when it runs out the session fails. */
+  captureLeaseS: number;
+  /** Where other processes reach this one (forwarded capture-session actions); default derived from HOST and PORT. */
+  internalUrl: string;
   /** Private/loopback destinations for connectors and capture browsers: allow (single machine) or deny. */
   egressPrivate: 'allow' | 'deny';
   /** Egress allow/deny lists: CIDR, IP, host or *.domain, each optionally :port (src/egress/policy.ts). */
@@ -359,7 +364,7 @@ export const CONFIG_TABLE: Entry[] = [
     def: 4,
     min: 1,
     max: 1000,
-    doc: 'Capture sessions live at once in this process; beyond it POST /v1beta/capture_sessions answers 429.',
+    doc: 'Capture sessions live at once, counted in the database across every API process (and per process for its own browser); beyond it POST /v1beta/capture_sessions answers 429.',
   },
   {
     env: 'CAPTURE_MAX_SESSIONS_PER_USER',
@@ -420,6 +425,22 @@ export const CONFIG_TABLE: Entry[] = [
     min: 1024,
     max: 100 * 1024 * 1024,
     doc: 'Largest request/response body text kept per entry in a recording (larger: truncated, with size and sha256).',
+  },
+  {
+    env: 'CAPTURE_LEASE_S',
+    key: 'captureLeaseS',
+    kind: 'int',
+    def: 30,
+    min: 2,
+    max: 3600,
+    doc: "The process holding a capture session's browser renews its lease every third of this; a session whose lease ran out (its process died) ends failed, detected by any live process.",
+  },
+  {
+    env: 'INTERNAL_URL',
+    key: 'internalUrl',
+    kind: 'url',
+    def: null,
+    doc: "Base URL other API processes reach this one at: they forward a capture session's browser actions (live view, paste, complete, abandon) to the process holding its browser, signed with a key derived from MASTER_KEY. Must be unique per process. Unset = http://HOST:PORT (the host name when HOST is 0.0.0.0 or ::); set it when processes run on different machines or containers.",
   },
   {
     env: 'EGRESS_PRIVATE',
@@ -604,8 +625,17 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
     cfg.publicBaseUrl = baseUrlFor(cfg.host, cfg.port);
     derivedBaseUrl.add(cfg);
   }
+  if (!cfg.internalUrl) {
+    cfg.internalUrl = baseUrlFor(internalHost(cfg.host), cfg.port);
+    derivedInternalUrl.add(cfg);
+  }
   return cfg;
 }
+
+/** Configs whose internalUrl was derived from HOST and PORT (not given as INTERNAL_URL). */
+const derivedInternalUrl = new WeakSet<Config>();
+/** A wildcard bind names no address another process could dial: the machine's name does. */
+const internalHost = (host: string) => (['0.0.0.0', '::', ''].includes(host) ? os.hostname() : host);
 
 /** Configs whose publicBaseUrl was derived from HOST and PORT (not given as PUBLIC_BASE_URL). */
 const derivedBaseUrl = new WeakSet<Config>();
@@ -618,4 +648,5 @@ const baseUrlFor = (host: string, port: number) => `http://${host.includes(':') 
  */
 export function listeningOn(cfg: Config, port: number): void {
   if (derivedBaseUrl.has(cfg)) cfg.publicBaseUrl = baseUrlFor(cfg.host, port);
+  if (derivedInternalUrl.has(cfg)) cfg.internalUrl = baseUrlFor(internalHost(cfg.host), port);
 }

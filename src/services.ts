@@ -18,6 +18,7 @@ import { ConnectorsService } from './modules/connectors/service.js';
 import { TasksService } from './modules/tasks/service.js';
 import { taskPorts } from './modules/tasks/wiring.js';
 import { CaptureSessionsService } from './modules/capture-sessions/service.js';
+import { captureKeys } from './modules/capture-sessions/forward.js';
 import { RunsService, toRunView } from './modules/runs/service.js';
 import { WebhooksService } from './modules/webhooks/service.js';
 import { taskView } from './modules/tasks/view.js';
@@ -134,6 +135,7 @@ export async function createServices(config: Config, opts: ServiceOptions = {}):
       events,
       totp: runtime.totp,
       checkWebhookUrl,
+      keys: captureKeys(keyring),
       onEnded: (trx, row) =>
         webhooks.enqueue(trx, () => [
           {

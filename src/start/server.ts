@@ -24,6 +24,8 @@ export async function serve(cfg: Config): Promise<void> {
   await app.listen({ host: cfg.host, port: cfg.port });
   const addr = app.server.address();
   if (typeof addr === 'object' && addr) listeningOn(cfg, addr.port);
+  // Now that INTERNAL_URL names this process: what an earlier run at that address left is gone.
+  await services.captureSessions.listening();
   logger.info({ url: cfg.publicBaseUrl, db: services.dbKind, dataDir: cfg.dataDir, role: cfg.role }, 'connector service listening');
 
   let closing = false;

@@ -52,7 +52,8 @@ export interface FilesTable {
 export interface CaptureSessionsTable {
   id: string;
   user_id: string;
-  state: 'active' | 'completing' | 'completed' | 'abandoned' | 'failed';
+  /** `starting`: a create in flight holding its place in the limits; never shown by the API. */
+  state: 'starting' | 'active' | 'completing' | 'completed' | 'abandoned' | 'failed';
   browser_session_id: string | null;
   use_proxy: number;
   start_url: string | null;
@@ -63,6 +64,12 @@ export interface CaptureSessionsTable {
   end_reason: string | null;
   /** Told when the session ends (webhooks); null = none. */
   webhook_url: string | null;
+  /** The process holding the browser (random per process start); null in rows from before 0010. */
+  owner_id: string | null;
+  /** Internal base URL of that process (INTERNAL_URL): where other processes forward to. */
+  owner_url: string | null;
+  /** Renewed by the owner while it lives; a session whose lease ran out ends failed. */
+  lease_until: string | null;
   created_at: string;
   updated_at: string;
 }

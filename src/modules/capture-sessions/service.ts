@@ -1,6 +1,8 @@
 // Capture sessions: the rules (states, limits, ownership, paste) over the repo and the
-// browser side (CaptureRuntime). A session's browser lives in this process; a row that says
-// active/completing without a runtime here lost its browser (server restart) and becomes failed.
+// browser side (CaptureRuntime). A session's browser lives in one process, named in its row
+// (owner_id, owner_url) and kept alive by that process's lease; any other process reads the row
+// and forwards what needs the browser to the owner (forward.ts). A session whose owner died
+// (its lease ran out) becomes failed; another live process's sessions are never touched.
 import crypto from 'node:crypto';
 import path from 'node:path';
 import { Readable } from 'node:stream';
@@ -21,13 +23,18 @@ import { TotpStepTaken, type TotpLedger } from '../../runtime/host/totp-ledger.j
 import { EgressDenied } from '../../egress/policy.js';
 import type { EventBus } from '../../lib/events.js';
 import { checkNavigation } from '../../egress/browser-guard.js';
+import { Forwarder, type ForwardKeys } from './forward.js';
 
 export const VIEWPORT = { width: 1280, height: 800 };
 const CREATOR_VERSION = '0.1.0';
+/** end_reason of a session whose process stopped renewing its lease. */
+export const LEASE_LOST = 'browser lost (the server process holding it stopped; its lease ran out)';
+const RESTARTED = 'browser lost (server restarted)';
 
 export interface CaptureSessionView {
   id: string;
-  state: CaptureState;
+  /** `starting` rows are never shown. */
+  state: Exclude<CaptureState, 'starting'>;
   browser_session_id: string | null;
   iframe_url: string | null;
   /** Extension: the read-only live view (its own token: sharing it grants no control). */
@@ -57,9 +64,13 @@ export class CaptureSessionsService {
   private live = new Map<string, Live>();
   /** Sessions whose recording is being finalized (completing), with their owner. */
   private finishing = new Map<string, { userId: string; job: Promise<void>; holdsBrowser: boolean }>();
-  /** Creates in flight per user: counted at once, so parallel creates can't pass the quota together. */
-  private starting = new Map<string, number>();
   private timer: NodeJS.Timeout | null = null;
+  private leaseTimer: NodeJS.Timeout | null = null;
+  /** Reservations of this process, one at a time: its own parallel creates are counted exactly. */
+  private reserving: Promise<unknown> = Promise.resolve();
+  /** This process, as the owner of the sessions it creates (random per start). */
+  readonly processId = newId();
+  readonly forwarder: Forwarder;
 
   constructor(
     private readonly deps: {
@@ -75,10 +86,13 @@ export class CaptureSessionsService {
       checkWebhookUrl?: (url: string) => Promise<string | null>;
       /** Told of every session that ends (completed, abandoned, failed), in the transaction that records it. */
       onEnded?: SessionEnded;
+      /** Keys derived from MASTER_KEY: live view tokens, and signatures of forwarded requests. */
+      keys: { live: Buffer; forward: ForwardKeys };
     },
   ) {
     const c = deps.config;
     this.repo = new CaptureRepo(deps.db, deps.events, deps.onEnded);
+    this.forwarder = new Forwarder(deps.keys.forward, this.processId);
     this.pool = new BrowserPool({
       cdpUrl: c.browserCdpUrl,
       warm: c.captureWarmContexts,
@@ -96,43 +110,118 @@ export class CaptureSessionsService {
     const tick = Math.min(5000, Math.max(200, (Math.min(c.captureIdleTimeoutS, c.captureMaxLifetimeS) * 1000) / 4));
     this.timer = setInterval(() => void this.sweep().catch(() => {}), tick);
     this.timer.unref();
+    // Leases: renewed three times per period; sessions of dead processes found on the same beat.
+    this.leaseTimer = setInterval(() => void this.heartbeat().catch(() => {}), (c.captureLeaseS * 1000) / 3);
+    this.leaseTimer.unref();
     // Capture sessions start from pre-warmed browser contexts: launch Chromium now, not on the first
     // request (CAPTURE_WARM_CONTEXTS=0: everything on demand).
     if (c.captureWarmContexts > 0)
       void this.pool.prewarm().catch((err) => this.deps.log?.warn({ err }, 'browser pre-warm failed; capture sessions will retry'));
   }
 
+  /**
+   * The live view tokens are derived from MASTER_KEY and the session id (never stored): every
+   * process of a fleet computes the same URL, and a leaked database row cannot open a live view.
+   */
+  private liveToken(id: string, mode: 'control' | 'view'): string {
+    return crypto.createHmac('sha256', this.deps.keys.live).update(`${mode}\0${id}`).digest('base64url');
+  }
+
   view(r: CaptureRow): CaptureSessionView {
-    // The live token exists only in this process's memory (never in the database): the browser
-    // it opens lives here too, and a leaked database row cannot open a live view.
-    const l = r.state === 'active' ? this.live.get(r.id) : undefined;
-    const token = l?.token;
+    const active = r.state === 'active';
+    const base = `${this.deps.config.publicBaseUrl}/live/${r.id}`;
     return {
       id: r.id,
-      state: r.state,
+      state: r.state as CaptureSessionView['state'],
       browser_session_id: r.state === 'active' || r.state === 'completing' ? r.browser_session_id : null,
-      iframe_url: token ? `${this.deps.config.publicBaseUrl}/live/${r.id}?token=${token}` : null,
-      iframe_view_url: l ? `${this.deps.config.publicBaseUrl}/live/${r.id}?token=${l.viewToken}&mode=view` : null,
+      iframe_url: active ? `${base}?token=${this.liveToken(r.id, 'control')}` : null,
+      iframe_view_url: active ? `${base}?token=${this.liveToken(r.id, 'view')}&mode=view` : null,
       created_at: r.created_at,
       updated_at: r.updated_at,
     };
   }
 
-  /** Fails rows whose browser is not in this process (it was lost with a restart). */
+  /** Whose browser: another process's (forward to it), or this one's. */
+  private remote(r: CaptureRow): { url: string; id: string } | null {
+    return r.owner_id && r.owner_id !== this.processId && r.owner_url ? { url: r.owner_url, id: r.owner_id } : null;
+  }
+
+  /** Why an active/completing row has no browser any more, or null while it has one. */
+  private lost(r: CaptureRow, now = nowIso()): string | null {
+    if (r.state !== 'active' && r.state !== 'completing') return null;
+    // Either map: a row read while it moves active → completing is still held here.
+    if (r.owner_id === this.processId) return this.live.has(r.id) || this.finishing.has(r.id) ? null : RESTARTED;
+    if (r.lease_until === null) return RESTARTED; // a row from before leases: its process is gone
+    return r.lease_until < now ? LEASE_LOST : null;
+  }
+
+  /** Fails rows whose browser is gone: here (restart), or with a process whose lease ran out. */
   private async reconcile(rows: CaptureRow[]): Promise<CaptureRow[]> {
+    const now = nowIso();
     return Promise.all(
       rows.map(async (r) => {
-        if ((r.state === 'active' && !this.live.has(r.id)) || (r.state === 'completing' && !this.finishing.has(r.id))) {
-          return (
-            (await this.repo.transition(r.id, [r.state], 'failed', {
-              browser_session_id: null,
-              end_reason: 'browser lost (server restarted)',
-            })) ?? r
-          );
-        }
-        return r;
+        const why = this.lost(r, now);
+        if (!why) return r;
+        const mine = r.owner_id === this.processId;
+        return (
+          (await this.repo.transition(
+            r.id,
+            [r.state],
+            'failed',
+            { browser_session_id: null, end_reason: why },
+            mine ? undefined : r.lease_until,
+          )) ??
+          (await this.repo.byId(r.id)) ??
+          r
+        );
       }),
     );
+  }
+
+  private leaseUntil(): string {
+    return new Date(Date.now() + this.deps.config.captureLeaseS * 1000).toISOString();
+  }
+
+  /**
+   * Renews this process's leases, lets go of browsers whose session another process ended (it
+   * thought this one dead), and fails the sessions of processes whose lease ran out.
+   */
+  async heartbeat(): Promise<void> {
+    const renewed = await this.repo.renew(this.processId, this.leaseUntil());
+    for (const id of [...this.live.keys()]) {
+      if (renewed.has(id)) continue;
+      const r = await this.repo.byId(id);
+      if (r && r.state !== 'active') await this.dropLocal(id, r.state);
+    }
+    await this.recover(await this.repo.expired(this.processId, nowIso()));
+  }
+
+  /** Ends what other processes left: reservations vanish, sessions fail (conditional on the lease seen). */
+  private async recover(rows: Pick<CaptureRow, 'id' | 'state' | 'lease_until'>[], reason?: string): Promise<void> {
+    for (const r of rows) {
+      if (r.state === 'starting') await this.repo.dropStarting(r.id, r.lease_until);
+      else {
+        const why = reason ?? (r.lease_until === null ? RESTARTED : LEASE_LOST);
+        const row = await this.repo.transition(r.id, [r.state], 'failed', { browser_session_id: null, end_reason: why }, r.lease_until);
+        if (row) this.deps.log?.warn({ session: r.id, reason: why }, 'capture session failed: its browser is gone');
+      }
+    }
+  }
+
+  /**
+   * Once listening: sessions a previous run of this process left at its own internal address are
+   * gone (this process holds that address now), without waiting for their lease. INTERNAL_URL is
+   * unique per process, so no other live process's session is touched.
+   */
+  async listening(): Promise<void> {
+    await this.recover(await this.repo.leftAt(this.deps.config.internalUrl, this.processId), RESTARTED);
+  }
+
+  /** A browser here whose session ended elsewhere: released without a state change. */
+  private async dropLocal(id: string, state: string): Promise<void> {
+    const l = this.live.get(id);
+    this.live.delete(id);
+    if (l) await l.rt.discard(state).catch(() => {});
   }
 
   private async owned(userId: string, id: string): Promise<CaptureRow> {
@@ -176,18 +265,26 @@ export class CaptureSessionsService {
     const webhookUrl = input.webhook_url ?? null;
     const refused = webhookUrl && this.deps.checkWebhookUrl ? await this.deps.checkWebhookUrl(webhookUrl) : null;
     if (refused) throw invalid(['body', 'webhook_url'], `Value error, ${refused}`, 'value_error', { input: webhookUrl });
-    // Fairness (issue 9): one user can't take every browser slot and lock the others out. (At or
-    // above CAPTURE_MAX_SESSIONS the per-user limit is off: the process-wide one answers.)
-    const perUser = c.captureMaxSessionsPerUser;
-    if (perUser < c.captureMaxSessions && this.held(userId) >= perUser) {
-      throw tooManyRequests(
-        `Too many capture sessions for this user: the per-user limit is ${perUser} (CAPTURE_MAX_SESSIONS_PER_USER); complete or abandon one first`,
-        5,
-      );
-    }
-    this.starting.set(userId, (this.starting.get(userId) ?? 0) + 1);
     const id = newId();
-    const token = crypto.randomBytes(32).toString('base64url');
+    const now = nowIso();
+    const row: CaptureRow = {
+      id,
+      user_id: userId,
+      state: 'starting',
+      browser_session_id: null,
+      use_proxy: input.use_proxy ? 1 : 0,
+      start_url: startUrl,
+      recording_key: null,
+      recording_size: null,
+      end_reason: null,
+      webhook_url: webhookUrl,
+      owner_id: this.processId,
+      owner_url: c.internalUrl,
+      lease_until: this.leaseUntil(),
+      created_at: now,
+      updated_at: now,
+    };
+    await this.reserve(row);
     let rt: CaptureRuntime;
     try {
       rt = await CaptureRuntime.start(this.pool, {
@@ -201,56 +298,81 @@ export class CaptureSessionsService {
         onCrash: () => void this.end(id, 'failed', 'browser crashed').catch(() => {}),
       });
     } catch (e) {
+      await this.repo.unreserve(id).catch(() => {});
       if (e instanceof CapacityError) throw tooManyRequests(e.message, 5);
       this.deps.log?.error({ err: e }, 'capture session: browser start failed');
       throw unavailable('Could not start a browser for the capture session; try again');
-    } finally {
-      // Synchronously followed by live.set below: the session is counted there from now on.
-      const n = (this.starting.get(userId) ?? 1) - 1;
-      if (n > 0) this.starting.set(userId, n);
-      else this.starting.delete(userId);
     }
-    const now = nowIso();
-    const row: CaptureRow = {
-      id,
-      user_id: userId,
-      state: 'active',
-      browser_session_id: rt.slot.id,
-      use_proxy: input.use_proxy ? 1 : 0,
-      start_url: startUrl,
-      recording_key: null,
-      recording_size: null,
-      end_reason: null,
-      webhook_url: webhookUrl,
-      created_at: now,
-      updated_at: now,
-    };
-    this.live.set(id, { rt, userId, token, viewToken: crypto.randomBytes(32).toString('base64url') });
+    this.live.set(id, { rt, userId, token: this.liveToken(id, 'control'), viewToken: this.liveToken(id, 'view') });
+    let active: CaptureRow | null = null;
     try {
-      await this.repo.insert(row);
-    } catch (e) {
-      this.live.delete(id);
-      await rt.discard('failed').catch(() => {});
-      throw e;
+      active = await this.repo.transition(id, ['starting'], 'active', { browser_session_id: rt.slot.id });
+    } finally {
+      if (!active) {
+        this.live.delete(id);
+        await rt.discard('failed').catch(() => {});
+        await this.repo.unreserve(id).catch(() => {});
+      }
     }
-    return this.view(row);
+    if (!active) throw unavailable('Could not start a browser for the capture session; try again');
+    return this.view(active);
   }
 
-  /** Sessions holding a browser for this user: being created, active, or completing. */
-  private held(userId: string): number {
-    let n = this.starting.get(userId) ?? 0;
-    for (const l of this.live.values()) if (l.userId === userId) n++;
-    for (const f of this.finishing.values()) if (f.userId === userId && f.holdsBrowser) n++;
-    return n;
+  /**
+   * Takes the session's place in the limits, counted in the database across every process: the
+   * row first, then the count (a reservation that finds the limit passed gives its place back).
+   * Two processes reserving the last place at the same moment may both give it back (429, try
+   * again), never both keep it. This process's own reservations go one at a time, so its count is exact.
+   */
+  private reserve(row: CaptureRow): Promise<void> {
+    const job = this.reserving.then(async () => {
+      const c = this.deps.config;
+      await this.repo.reserve(row);
+      const held = await this.repo.held(row.user_id, nowIso()).catch(async (e) => {
+        await this.repo.unreserve(row.id);
+        throw e;
+      });
+      // Fairness (issue 9): one user can't take every browser slot and lock the others out. (At or
+      // above CAPTURE_MAX_SESSIONS the per-user limit is off: the global one answers.)
+      const perUser = c.captureMaxSessionsPerUser;
+      let refused: DomainError | null = null;
+      if (perUser < c.captureMaxSessions && held.user > perUser) {
+        refused = tooManyRequests(
+          `Too many capture sessions for this user: the per-user limit is ${perUser} (CAPTURE_MAX_SESSIONS_PER_USER); complete or abandon one first`,
+          5,
+        );
+      } else if (held.total > c.captureMaxSessions) {
+        refused = tooManyRequests(`Too many active capture sessions (maximum ${c.captureMaxSessions}); complete or abandon one first`, 5);
+      }
+      if (refused) {
+        await this.repo.unreserve(row.id);
+        throw refused;
+      }
+    });
+    this.reserving = job.catch(() => {});
+    return job;
   }
 
   private conflict(r: CaptureRow, what: string): DomainError {
     return conflict(`Capture session is ${r.state}; only an active session can be ${what}`);
   }
 
-  async complete(userId: string, id: string): Promise<CaptureSessionView> {
+  /**
+   * An action that needs the browser, on a session another process holds: done there. `forwarded`
+   * (the internal route, on the owner) never forwards again: a row that is not ours there is a conflict.
+   */
+  private async elsewhere<T>(r: CaptureRow, forwarded: boolean, action: string, payload: object): Promise<T | undefined> {
+    const owner = this.remote(r);
+    if (!owner) return undefined;
+    if (forwarded) throw conflict('Capture session is held by another server process');
+    return (await this.forwarder.call(owner, r.id, action, payload)) as T;
+  }
+
+  async complete(userId: string, id: string, o: { forwarded?: boolean } = {}): Promise<CaptureSessionView> {
     const r = await this.owned(userId, id);
     if (r.state !== 'active') throw this.conflict(r, 'completed');
+    const there = await this.elsewhere<CaptureSessionView>(r, !!o.forwarded, 'complete', { user_id: userId });
+    if (there) return there;
     const row = await this.beginCompleting(id);
     if (!row) throw this.conflict((await this.repo.byId(id))!, 'completed');
     return this.view(row);
@@ -291,9 +413,11 @@ export class CaptureSessionsService {
     return row;
   }
 
-  async abandon(userId: string, id: string): Promise<CaptureSessionView> {
+  async abandon(userId: string, id: string, o: { forwarded?: boolean } = {}): Promise<CaptureSessionView> {
     const r = await this.owned(userId, id);
     if (r.state !== 'active') throw this.conflict(r, 'abandoned');
+    const there = await this.elsewhere<CaptureSessionView>(r, !!o.forwarded, 'abandon', { user_id: userId });
+    if (there) return there;
     const row = await this.end(id, 'abandoned', null);
     if (!row) throw this.conflict((await this.repo.byId(id))!, 'abandoned');
     return this.view(row);
@@ -308,9 +432,14 @@ export class CaptureSessionsService {
     return row;
   }
 
-  async paste(userId: string, id: string, body: { field: SecretField; secret_id: string }): Promise<void> {
+  async paste(userId: string, id: string, body: { field: SecretField; secret_id: string }, o: { forwarded?: boolean } = {}): Promise<void> {
     const r = await this.owned(userId, id);
     if (r.state !== 'active') throw conflict(`Capture session is ${r.state}; paste needs an active session`);
+    // Only the secret's id travels: the owner resolves the value itself, next to the browser.
+    if (this.remote(r)) {
+      await this.elsewhere(r, !!o.forwarded, 'paste', { user_id: userId, field: body.field, secret_id: body.secret_id });
+      return;
+    }
     const meta = await this.deps.secrets.get(userId, body.secret_id);
     if (!meta) throw notFound('Secret');
     if (meta.secret_type !== 'login') {
@@ -384,6 +513,29 @@ export class CaptureSessionsService {
     return same(l.viewToken) ? { rt: l.rt, readOnly: true } : null;
   }
 
+  /** The runtime of a session whose browser is here (the internal live route; the caller was verified). */
+  liveRuntime(id: string): CaptureRuntime | null {
+    return this.live.get(id)?.rt ?? null;
+  }
+
+  /**
+   * A live view URL for a session another process holds: where to relay its socket, if the token
+   * is right (checked before any database read) and the session is active there.
+   */
+  async liveElsewhere(id: string, token: string): Promise<{ owner: { url: string; id: string }; readOnly: boolean } | null> {
+    if (typeof token !== 'string' || !token) return null;
+    const same = (t: string) => {
+      const a = Buffer.from(t);
+      const b = Buffer.from(token);
+      return a.length === b.length && crypto.timingSafeEqual(a, b);
+    };
+    const readOnly = same(this.liveToken(id, 'view')) ? true : same(this.liveToken(id, 'control')) ? false : null;
+    if (readOnly === null) return null;
+    const r = await this.repo.byId(id);
+    const owner = r && r.state === 'active' && !this.lost(r) ? this.remote(r) : null;
+    return owner ? { owner, readOnly } : null;
+  }
+
   /** Idle timeout and maximum lifetime. */
   private async sweep() {
     const c = this.deps.config;
@@ -400,7 +552,9 @@ export class CaptureSessionsService {
   /** Ends every live session (failed: the server is shutting down), waits for finalizing, closes the browser. */
   async close(): Promise<void> {
     if (this.timer) clearInterval(this.timer);
+    if (this.leaseTimer) clearInterval(this.leaseTimer);
     this.timer = null;
+    this.leaseTimer = null;
     await Promise.allSettled([...this.finishing.values()].map((f) => f.job));
     for (const id of [...this.live.keys()]) await this.end(id, 'failed', 'server shut down').catch(() => {});
     await this.pool.close();
