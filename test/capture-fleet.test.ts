@@ -9,7 +9,7 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import crypto from 'node:crypto';
-import { execFile as execFileCb, spawn, type ChildProcess } from 'node:child_process';
+import { execFile as execFileCb } from 'node:child_process';
 import { promisify } from 'node:util';
 import pg from 'pg';
 import WebSocket from 'ws';
@@ -19,55 +19,11 @@ import { startDemoSite } from '../examples/demo-site/server.js';
 import { openChromium } from '../src/browser/chromium.js';
 import { backends, PG_URL, startHarness, type Harness } from './helpers/harness.js';
 import { liveWsUrl, wsDriver, wsViewer } from './helpers/live-view.js';
+import { type Proc, startProcess as start, stopProcess as stop, TSX, until } from './helpers/processes.js';
 
-const TSX = ['--import', 'tsx', 'src/start/cli.ts'];
 const execFile = promisify(execFileCb);
 const S = '/v1beta/capture_sessions';
 const LEASE_S = 2;
-
-interface Proc {
-  p: ChildProcess;
-  out: () => string;
-  lines: () => any[];
-}
-
-function start(args: string[], env: Record<string, string>): Proc {
-  const p = spawn(process.execPath, [...TSX, ...args], { env: { ...process.env, ...env }, stdio: ['ignore', 'pipe', 'pipe'] });
-  let out = '';
-  p.stdout!.on('data', (d) => (out += d));
-  p.stderr!.on('data', (d) => (out += d));
-  return {
-    p,
-    out: () => out,
-    lines: () =>
-      out
-        .split('\n')
-        .filter((l) => l.startsWith('{'))
-        .map((l) => JSON.parse(l)),
-  };
-}
-
-async function until<T>(
-  what: string,
-  fn: () => Promise<T | undefined | null | false> | T | undefined | null | false,
-  ms = 30_000,
-): Promise<T> {
-  const end = Date.now() + ms;
-  for (;;) {
-    const v = await fn();
-    if (v) return v;
-    if (Date.now() > end) throw new Error(`timed out waiting for ${what}`);
-    await new Promise((r) => setTimeout(r, 100));
-  }
-}
-
-async function stop(x: Proc | undefined): Promise<void> {
-  if (!x || x.p.exitCode !== null || x.p.signalCode !== null) return;
-  const exited = new Promise((r) => x.p.once('exit', r));
-  x.p.kill('SIGTERM');
-  await Promise.race([exited, new Promise((r) => setTimeout(r, 10_000))]);
-  if (x.p.exitCode === null && x.p.signalCode === null) x.p.kill('SIGKILL');
-}
 
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 const pgReady = (await backends()).includes('postgres');

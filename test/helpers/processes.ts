@@ -5,7 +5,7 @@ import { type ChildProcess, spawn } from 'node:child_process';
 import pg from 'pg';
 import { PG_URL } from './harness.js';
 
-const TSX = ['--import', 'tsx', 'src/start/cli.ts'];
+export const TSX = ['--import', 'tsx', 'src/start/cli.ts'];
 
 export interface Proc {
   p: ChildProcess;
