@@ -1,0 +1,134 @@
+// Scale-out benchmark (issue 12): async runs completed per second
+//   - embedded: one `serve` process on SQLite (today's single-machine default), and
+//   - on PostgreSQL: one `serve --role api` process and 1, 2, 4 `worker` processes,
+// each against direct GETs to the same target in the same run (the baseline). The runs are one
+// GET each (an http connector); completion is read from the server's own created_at/finished_at.
+//   npx tsx bench/workers.ts [runs=2000] [workers=1,2,4]
+import crypto from 'node:crypto';
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import autocannon from 'autocannon';
+import pg from 'pg';
+import { startTarget } from './lib.js';
+import { listening, type Proc, startProcess, stopProcess, until } from '../test/helpers/processes.js';
+
+const M = Number(process.argv[2] ?? 2000);
+const COUNTS = (process.argv[3] ?? '1,2,4').split(',').map(Number);
+const PG_URL = process.env.TEST_DATABASE_URL ?? 'postgres://postgres@127.0.0.1:5432/test';
+const CONCURRENCY = process.env.RUN_CONCURRENCY ?? '8';
+
+const target = await startTarget<{ port: number }>('bench/targets/echo-server.ts');
+const targetUrl = `http://127.0.0.1:${target.info.port}`;
+
+async function directRps(): Promise<number> {
+  const t0 = performance.now();
+  let n = 0;
+  await Promise.all(
+    Array.from({ length: 32 }, async () => {
+      while (performance.now() - t0 < 2000) {
+        await (await fetch(`${targetUrl}/ping`)).arrayBuffer();
+        n++;
+      }
+    }),
+  );
+  return n / ((performance.now() - t0) / 1000);
+}
+
+async function admin(sql: string): Promise<void> {
+  const c = new pg.Client({ connectionString: PG_URL });
+  await c.connect();
+  await c.query(sql).finally(() => c.end());
+}
+
+/** Starts the processes, submits M async runs, waits for them; runs completed per second. */
+async function measure(workers: number | 'embedded'): Promise<number> {
+  const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'cs-bench-workers-'));
+  const dbName = `cs_bench_${crypto.randomBytes(4).toString('hex')}`;
+  const env: Record<string, string> = {
+    DATA_DIR: dataDir,
+    PORT: '0',
+    LOG_LEVEL: 'info',
+    MASTER_KEY: crypto.randomBytes(32).toString('base64'),
+    RUN_CONCURRENCY: CONCURRENCY,
+    CAPTURE_WARM_CONTEXTS: '0',
+    DATABASE_URL: '',
+  };
+  if (workers !== 'embedded') {
+    await admin(`CREATE DATABASE ${dbName}`);
+    env.DATABASE_URL = PG_URL.replace(/\/[^/]+$/, `/${dbName}`);
+  }
+  const procs: Proc[] = [startProcess(workers === 'embedded' ? ['serve'] : ['serve', '--role', 'api'], env)];
+  try {
+    const { url, key } = await listening(procs[0]);
+    for (let i = 0; i < (workers === 'embedded' ? 0 : workers); i++) procs.push(startProcess(['worker'], env));
+    await Promise.all(
+      procs.slice(1).map((w) => until('a worker', () => w.lines().some((l) => l.msg === 'connector worker started'), 60_000)),
+    );
+    const headers = { authorization: `Bearer ${key}`, 'content-type': 'application/json' };
+    const c = (await (
+      await fetch(`${url}/v1beta/connectors`, {
+        method: 'POST',
+        headers,
+        body: JSON.stringify({
+          display_name: 'ping',
+          purpose: 'one GET',
+          input_schema: { type: 'object' },
+          output_schema: { type: 'object' },
+          definition: { format: 'connector-definition/v1', engine: 'http', steps: [{ id: 'p', url: `${targetUrl}/ping` }], result: {} },
+        }),
+      })
+    ).json()) as { id: string };
+    const submitted = await autocannon({
+      url: `${url}/v1beta/runs`,
+      method: 'POST',
+      headers,
+      body: JSON.stringify({ connector_id: c.id, async: true }),
+      amount: M,
+      connections: 32,
+    });
+    if (submitted.non2xx || submitted.errors)
+      throw new Error(`submissions failed: ${submitted.non2xx} non-2xx, ${submitted.errors} errors`);
+    // Completion from the server's own timestamps (listed through the API, like a client would).
+    for (let attempt = 0; ; attempt++) {
+      let first = Infinity;
+      let last = 0;
+      let done = 0;
+      let cursor: string | null = null;
+      do {
+        const page: any = await (
+          await fetch(`${url}/v1beta/runs?connector_id=${c.id}&limit=100${cursor ? `&cursor=${cursor}` : ''}`, { headers })
+        ).json();
+        for (const r of page.data) {
+          if (r.status === 'pending' || r.status === 'running') continue;
+          if (r.status !== 'success') throw new Error(`run ${r.id} ended ${r.status}`);
+          done++;
+          first = Math.min(first, Date.parse(r.created_at));
+          last = Math.max(last, Date.parse(r.finished_at));
+        }
+        cursor = page.next_cursor;
+      } while (cursor);
+      if (done === M) return M / ((last - first) / 1000);
+      if (attempt > 1200) throw new Error(`${M - done} runs never finished`);
+      await new Promise((r) => setTimeout(r, 250));
+    }
+  } finally {
+    await Promise.all(procs.map(stopProcess));
+    if (workers !== 'embedded') await admin(`DROP DATABASE IF EXISTS ${dbName} WITH (FORCE)`);
+    fs.rmSync(dataDir, { recursive: true, force: true });
+  }
+}
+
+try {
+  console.log(`async runs completed per second (${M} runs each, RUN_CONCURRENCY=${CONCURRENCY} per process, ${os.cpus().length} cores)`);
+  for (const w of ['embedded' as const, ...COUNTS]) {
+    const direct = await directRps();
+    const rps = await measure(w);
+    const label = w === 'embedded' ? 'embedded (serve, SQLite)' : `postgres: api + ${w} worker${w > 1 ? 's' : ''}`;
+    console.log(
+      `  ${label.padEnd(30)} ${rps.toFixed(0).padStart(6)} runs/s   direct GETs ${direct.toFixed(0).padStart(6)}/s   ratio ${((100 * rps) / direct).toFixed(1)}%`,
+    );
+  }
+} finally {
+  await target.stop();
+}
