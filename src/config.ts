@@ -34,6 +34,7 @@ export interface Config {
   /** Runs executing at once = warm sandbox worker processes. */
   runConcurrency: number;
   runLeaseS: number;
+  runScanMs: number | null;
   /** Largest result a run may produce (the API's execution limit, 100 MB). */
   runMaxResultBytes: number;
   /** Cap of one run's stored logs. */
@@ -236,6 +237,15 @@ export const CONFIG_TABLE: Entry[] = [
     def: null,
     secret: true,
     doc: 'Secret key belonging to S3_ACCESS_KEY_ID; never logged or printed.',
+  },
+  {
+    env: 'RUN_SCAN_MS',
+    key: 'runScanMs',
+    kind: 'int',
+    def: null,
+    min: 50,
+    max: 600_000,
+    doc: 'How often a process reads the pending runs stored by others and ends runs of dead processes (default: 250 ms for a worker, 2000 ms otherwise). On PostgreSQL a notice wakes workers at once when an API process stores a run; this read is the fallback.',
   },
   {
     env: 'RUN_LEASE_S',

@@ -189,3 +189,68 @@ describe.skipIf(!withPg)('scale-out: 2 API processes, 2 workers, kill -9 mid-way
     }
   }, 300_000);
 });
+
+describe.skipIf(!withPg)('run notices between processes (postgres)', () => {
+  const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'cs-notice-'));
+  let db: Awaited<ReturnType<typeof scratchDatabase>>;
+  let target: http.Server;
+  const procs: Proc[] = [];
+  beforeAll(async () => {
+    target = http.createServer((_req, res) => res.end('{"ok":true}'));
+    await new Promise<void>((r) => target.listen(0, '127.0.0.1', r));
+    db = await scratchDatabase('cs_notice');
+  });
+  afterAll(async () => {
+    await Promise.all(procs.map(stopProcess));
+    await new Promise((r) => target?.close(r));
+    await db?.drop();
+    fs.rmSync(dataDir, { recursive: true, force: true });
+  }, 60_000);
+
+  it('a worker that reads pending runs only every 10 minutes starts a run stored by an API process at once', async () => {
+    const env = {
+      DATA_DIR: dataDir,
+      PORT: '0',
+      LOG_LEVEL: 'info',
+      MASTER_KEY: crypto.randomBytes(32).toString('base64'),
+      CAPTURE_WARM_CONTEXTS: '0',
+      DATABASE_URL: db.url,
+      RUN_SCAN_MS: '600000',
+    };
+    const api = startProcess(['serve', '--role', 'api'], env);
+    procs.push(api);
+    const { url, key } = await listening(api);
+    const worker = startProcess(['worker'], env);
+    procs.push(worker);
+    await until('the worker', () => worker.lines().some((l) => l.msg === 'connector worker started'), 60_000);
+    const call = async (method: string, p: string, body?: unknown) => {
+      const r = await fetch(url + p, {
+        method,
+        headers: { authorization: `Bearer ${key}`, ...(body ? { 'content-type': 'application/json' } : {}) },
+        body: body ? JSON.stringify(body) : undefined,
+      });
+      return { status: r.status, json: (await r.json()) as any };
+    };
+    const c = await call('POST', '/v1beta/connectors', {
+      display_name: 'ok',
+      purpose: 'one GET',
+      input_schema: { type: 'object' },
+      output_schema: { type: 'object' },
+      definition: {
+        format: 'connector-definition/v1',
+        engine: 'http',
+        steps: [{ id: 'ok', url: `http://127.0.0.1:${(target.address() as any).port}/ok` }],
+        result: {},
+      },
+    });
+    expect(c.status).toBe(200);
+    // The worker's first read (at its start) is over; only the API process's notice can wake it.
+    await new Promise((r) => setTimeout(r, 1000));
+    const t0 = Date.now();
+    const sync = await call('POST', '/v1beta/runs', { connector_id: c.json.id, arguments: {} });
+    expect(sync.json.status).toBe('success');
+    const queued = await call('POST', '/v1beta/runs', { connector_id: c.json.id, arguments: {}, async: true });
+    await until('the async run', async () => (await call('GET', `/v1beta/runs/${queued.json.id}`)).json.status === 'success', 30_000);
+    expect(Date.now() - t0).toBeLessThan(60_000);
+  }, 180_000);
+});

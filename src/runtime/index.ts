@@ -17,6 +17,7 @@ import { VersionCache } from './host/version-cache.js';
 import type { Egress } from '../egress/egress.js';
 import { TotpLedger } from './host/totp-ledger.js';
 import type { EventBus } from '../lib/events.js';
+import type { RunSignals } from '../adapters/db/run-signals.js';
 import { invalid } from '../lib/errors.js';
 
 /** How long a sync request on an API-only process waits for its run beyond the run's own timeout. */
@@ -63,6 +64,8 @@ export function createRuntime(
     events?: EventBus;
     /** Told of runs reaching a terminal status, in the transaction that records it. */
     onFinished?: RunsFinished;
+    /** Wake-ups between processes (PostgreSQL). */
+    signals?: RunSignals;
   },
 ): Runtime {
   const proxies = new ProxyMap(config.proxyUrls);
@@ -79,7 +82,7 @@ export function createRuntime(
   });
   const totp = new TotpLedger(deps.db, config.totpCodeReuse === 'wait');
   const browser = new BrowserHost({ cdpUrl: config.browserCdpUrl, egress: deps.egress, events: deps.events });
-  const store = new RunStore(deps.db, deps.onFinished);
+  const store = new RunStore(deps.db, deps.onFinished, deps.signals);
   const executor = new RunExecutor({
     store,
     pool,
@@ -104,7 +107,7 @@ export function createRuntime(
     concurrency: config.runConcurrency,
     perUser: config.runMaxConcurrencyPerUser,
     leaseS: config.runLeaseS,
-    scanIntervalMs: config.role === 'worker' ? 250 : 2000,
+    scanIntervalMs: config.runScanMs ?? (config.role === 'worker' ? 250 : 2000),
   });
   let started: Promise<void> | null = null;
   let stopping = false;
@@ -128,7 +131,7 @@ export function createRuntime(
             'value_error',
           );
         }
-        await store.insert(row);
+        await store.insert(row, true);
         if (!sync) return null;
         // Until it ends, or for its own timeout plus time in the queue; then as it is.
         return { status: await store.waitTerminal(row.id, row.max_timeout_s * 1000 + SYNC_QUEUE_WAIT_MS, () => stopping) };
@@ -169,11 +172,13 @@ export function createRuntime(
       if (!started) {
         void sandboxBundle().catch(() => {});
         started = queue.start();
+        store.signals.onPending(() => queue.wake());
       }
       return started;
     },
     async stop() {
       stopping = true;
+      await store.signals.close();
       if (!started) return;
       executor.shuttingDown = true;
       // Stop claiming first (queued runs stay pending and resume after a restart), then end the

@@ -89,9 +89,38 @@ export class EmbeddedDispatcher implements RunQueue {
   private async scan(): Promise<void> {
     if (this.closed) return;
     await this.recover();
+    await this.scanPending();
+  }
+
+  private async scanPending(): Promise<void> {
     const rows = await this.d.store.pending(SCAN_PER_USER, SCAN_TOTAL);
     for (const r of rows) this.queue.push(r.user_id, r.id, !r.is_async);
     this.pump();
+  }
+
+  private waking = false;
+  private wakeAgain = false;
+
+  /**
+   * Another process stored a pending run (its notice): read the pending runs now rather than at
+   * the next tick. One read at a time; notices arriving during one cause one more read after it.
+   */
+  wake(): void {
+    if (this.closed) return;
+    if (this.waking) {
+      this.wakeAgain = true;
+      return;
+    }
+    this.waking = true;
+    void this.scanPending()
+      .catch(() => {})
+      .finally(() => {
+        this.waking = false;
+        if (this.wakeAgain) {
+          this.wakeAgain = false;
+          this.wake();
+        }
+      });
   }
 
   submit(runId: string, userId: string, sync = false): void {

@@ -8,6 +8,7 @@ import type { Database, RunStatus, RunsTable } from '../../adapters/db/schema.js
 import { afterCursor, type Cursor } from '../../lib/cursor.js';
 import { nowIso } from '../../lib/ids.js';
 import { retryTransaction } from '../../adapters/db/retry.js';
+import { pollingRunSignals, type RunSignals } from '../../adapters/db/run-signals.js';
 import { Batcher } from './batcher.js';
 import type { RunsFinished } from '../ports.js';
 
@@ -28,15 +29,21 @@ export class RunStore {
     private readonly db: Kysely<Database>,
     /** Told of every terminal write, in its transaction. */
     private readonly onFinished?: RunsFinished,
+    /** Wake-ups between processes (PostgreSQL); polling alone without. */
+    readonly signals: RunSignals = pollingRunSignals,
   ) {}
 
   private async told(trx: Kysely<Database>, ids: string[]): Promise<void> {
-    if (!this.onFinished || !ids.length) return;
+    if (!ids.length) return;
+    await this.signals.announceEnded(trx, ids);
+    if (!this.onFinished) return;
     await this.onFinished(trx, await trx.selectFrom('runs').selectAll().where('id', 'in', ids).execute());
   }
 
-  async insert(row: RunRow): Promise<void> {
+  /** Stores a new run; `announce`: tell the worker processes it is pending (ROLE=api). */
+  async insert(row: RunRow, announce = false): Promise<void> {
     await this.db.insertInto('runs').values(row).execute();
+    if (announce) await this.signals.announcePending(this.db);
   }
 
   byId(id: string): Promise<RunRow | undefined> {
@@ -57,7 +64,8 @@ export class RunStore {
       const r = await this.db.selectFrom('runs').select('status').where('id', '=', id).executeTakeFirst();
       const status = r?.status ?? 'internal_error';
       if ((status !== 'pending' && status !== 'running') || stop() || Date.now() - t0 > maxMs) return status;
-      await new Promise((res) => setTimeout(res, Date.now() - t0 < 5000 ? 100 : 500));
+      // The end notice wakes this early; the read above stays the truth (a notice can be lost).
+      await this.signals.ended(id, this.signals.live ? 1000 : Date.now() - t0 < 5000 ? 100 : 500);
     }
   }
 
