@@ -111,7 +111,7 @@ export class CaptureRuntime {
       }
       if (later.length) await setOnFirstNavigation(slot.context, later);
       recorder.watchContext(slot.context);
-      await recorder.attachPage(slot.page, null, slot.cdp);
+      await recorder.attachPage(slot.page, null, slot.pre);
       slot.context.on('page', (p: Page) => void runtime.adoptPage(p));
       if (o.startUrl) {
         recorder.expectNavigation(slot.page, 'start');
