@@ -118,6 +118,8 @@ export class CaptureRuntime {
         // Not awaited: the session is usable at once, the viewer watches the page load.
         void slot.page.goto(o.startUrl, { waitUntil: 'commit' }).catch(() => {});
       }
+      // Frames from now on: the first viewer (typically opened right after this returns) gets one at once.
+      live.warm();
       pool.refillSoon();
       return runtime;
     } catch (e) {
