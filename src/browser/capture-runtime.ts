@@ -111,13 +111,15 @@ export class CaptureRuntime {
       }
       if (later.length) await setOnFirstNavigation(slot.context, later);
       recorder.watchContext(slot.context);
-      await recorder.attachPage(slot.page, null, slot.cdp);
+      await recorder.attachPage(slot.page, null, slot.pre);
       slot.context.on('page', (p: Page) => void runtime.adoptPage(p));
       if (o.startUrl) {
         recorder.expectNavigation(slot.page, 'start');
         // Not awaited: the session is usable at once, the viewer watches the page load.
         void slot.page.goto(o.startUrl, { waitUntil: 'commit' }).catch(() => {});
       }
+      // Frames from now on: the first viewer (typically opened right after this returns) gets one at once.
+      live.warm();
       pool.refillSoon();
       return runtime;
     } catch (e) {

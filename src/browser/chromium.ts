@@ -6,7 +6,38 @@ import { chromium, type Browser, type LaunchOptions } from 'playwright-core';
 
 export const CHROMIUM_PATH = process.env.CHROMIUM_PATH || '/usr/bin/chromium';
 
-/** Flags that keep Chromium off the network except for the pages we open (see README). */
+/**
+ * Playwright's own --disable-features list (playwright-core chromiumSwitches.ts). Chromium honours
+ * only the last --disable-features switch, so ours must repeat these; test/chromium-flags.test.ts
+ * fails when a Playwright upgrade changes the list.
+ */
+export const PLAYWRIGHT_DISABLED_FEATURES = [
+  'AvoidUnnecessaryBeforeUnloadCheckSync',
+  'DestroyProfileOnBrowserClose',
+  'HttpsUpgrades',
+  'HttpsFirstBalancedModeAutoEnable',
+  'LensOverlay',
+  'MediaRouter',
+  'PaintHolding',
+  'ThirdPartyStoragePartitioning',
+  'AvoidCorsURLLoaderRestartOnRedirect',
+  'TcpPortRandomizationWin',
+  'OptimizationHints',
+  'NetworkTimeServiceQuerying',
+  'AimEnabled',
+  'PreconnectToSearch',
+  'msForceBrowserSignIn',
+  'msEdgeUpdateLaunchServicesPreferredVersion',
+];
+
+/**
+ * Headless Chromium still builds a browser window per context, and since ~M150 that window
+ * preloads its omnibox popups as WebUI pages (chrome://omnibox-popup.top-chrome), each in its own
+ * renderer process: ~40 MB PSS per context that nobody ever sees (docs/live-view.md, figures).
+ */
+const OUR_DISABLED_FEATURES = ['WebUIOmniboxPopup', 'WebUIOmniboxAimPopup', 'WebUIOmniboxFullPopup'];
+
+/** Flags that keep Chromium off the network except for the pages we open (see README), and lean. */
 export const CHROMIUM_ARGS = [
   '--no-sandbox',
   '--disable-gpu',
@@ -19,6 +50,7 @@ export const CHROMIUM_ARGS = [
   // WebRTC would send UDP (STUN/TURN) around any proxy, to any host a page names: only TCP
   // through the context's proxy, where the egress policy applies (src/egress/browser-guard.ts).
   '--webrtc-ip-handling-policy=disable_non_proxied_udp',
+  `--disable-features=${[...PLAYWRIGHT_DISABLED_FEATURES, ...OUR_DISABLED_FEATURES].join(',')}`,
 ];
 
 export interface ChromiumOptions {

@@ -70,13 +70,23 @@ body.view #img{object-fit:contain}
     picking = on; $('pick').setAttribute('aria-pressed', String(on)); screen.classList.toggle('picking', on);
     if (!on) { place(hl, null); place(hlrec, null); }
   };
+  // One frame decoding at a time, the newest one waiting: replacing src mid-decode would abort it
+  // (and leak its blob URL), so frames arriving faster than they decode would never show.
+  let decoding = false, waiting = null;
+  const showFrame = (blob) => {
+    if (decoding) { waiting = blob; return; }
+    decoding = true;
+    const u = URL.createObjectURL(blob);
+    const done = (ok) => {
+      decoding = false;
+      if (ok) { if (lastUrl) URL.revokeObjectURL(lastUrl); lastUrl = u; frames++; img.dataset.frames = String(frames); } else URL.revokeObjectURL(u);
+      if (waiting) { const b = waiting; waiting = null; showFrame(b); }
+    };
+    img.onload = () => done(true); img.onerror = () => done(false);
+    img.src = u;
+  };
   ws.onmessage = (ev) => {
-    if (typeof ev.data !== 'string') {
-      const u = URL.createObjectURL(ev.data);
-      img.onload = () => { if (lastUrl) URL.revokeObjectURL(lastUrl); lastUrl = u; frames++; img.dataset.frames = String(frames); };
-      img.src = u;
-      return;
-    }
+    if (typeof ev.data !== 'string') return showFrame(ev.data);
     const m = JSON.parse(ev.data);
     if (m.viewport) vp = m.viewport;
     if (m.t === 'url' || m.t === 'hello') { if (document.activeElement !== url) url.value = m.url || ''; if (m.title) document.title = m.title; if (state.textContent === 'blocked') setState('live'); }
@@ -107,7 +117,15 @@ body.view #img{object-fit:contain}
     const first = !moveQueued; moveQueued = pos(e);
     if (first) requestAnimationFrame(() => { send(Object.assign({ t: 'mouse', type: 'move' }, moveQueued)); moveQueued = null; });
   });
-  screen.addEventListener('wheel', (e) => { e.preventDefault(); const k = e.deltaMode === 1 ? 16 : e.deltaMode === 2 ? vp.height : 1; send(Object.assign({ t: 'wheel', dx: e.deltaX * k, dy: e.deltaY * k }, pos(e))); }, { passive: false });
+  // Wheel deltas are summed per animation frame (a touchpad fires far more often than frames come).
+  let wheelQueued = null;
+  screen.addEventListener('wheel', (e) => {
+    e.preventDefault();
+    const k = e.deltaMode === 1 ? 16 : e.deltaMode === 2 ? vp.height : 1;
+    if (wheelQueued) { wheelQueued.dx += e.deltaX * k; wheelQueued.dy += e.deltaY * k; Object.assign(wheelQueued, pos(e)); return; }
+    wheelQueued = Object.assign({ t: 'wheel', dx: e.deltaX * k, dy: e.deltaY * k }, pos(e));
+    requestAnimationFrame(() => { send(wheelQueued); wheelQueued = null; });
+  }, { passive: false });
   screen.addEventListener('contextmenu', (e) => e.preventDefault());
   // Printable ASCII goes as key events (pages see keydown/keypress/input); other text as insertText.
   const isAsciiChar = (k) => k.length === 1 && k >= ' ' && k <= '~';

@@ -1,8 +1,9 @@
 // The live view of one capture session: CDP screencast frames of the page being shown, broadcast
 // to every connected viewer (WebSocket, binary JPEG messages), and viewers' input dispatched to
-// that page. Frames are acknowledged only once every viewer's socket took them, so a slow viewer
-// slows the frame rate instead of growing buffers; Chromium sends frames only when pixels change.
-// Protocol: docs/live-view.md.
+// that page. Frames are acknowledged at once (Chromium encodes the next while this one travels);
+// each viewer has at most one frame in its socket and keeps only the newest waiting, so a slow
+// viewer skips stale frames instead of growing buffers or slowing the others. Chromium sends
+// frames only when pixels change. Protocol and figures: docs/live-view.md.
 import type { CDPSession, Page } from 'playwright-core';
 import type { WebSocket } from 'ws';
 
@@ -48,11 +49,20 @@ export interface ViewerOptions {
 
 const MIN_SIZE = 200;
 const MAX_SIZE = 3840;
-/** A viewer with this much unsent data skips frames until it catches up. */
-const MAX_BUFFERED = 2 * 1024 * 1024;
+/**
+ * The screencast runs from the session's start (warm) and this long after the last viewer left,
+ * so a viewer that connects gets a current frame at once instead of waiting for a cast to start.
+ */
+const LINGER_MS = 30_000;
+
+/** One viewer's frame delivery: one frame in its socket at a time, only the newest one waiting. */
+interface ViewerState {
+  sending: boolean;
+  next: Buffer | null;
+}
 
 export class LiveView {
-  private viewers = new Set<WebSocket>();
+  private viewers = new Map<WebSocket, ViewerState>();
   private pages: Page[] = [];
   private shown: Page;
   private cdp: CDPSession | null = null;
@@ -64,7 +74,18 @@ export class LiveView {
    */
   private castOps: Promise<void> = Promise.resolve();
   private lastFrame: Buffer | null = null;
+  /** Casting without viewers (warm at start, then LINGER_MS after the last one left). */
+  private lingering = false;
+  private lingerTimer: NodeJS.Timeout | undefined;
   private queue: Promise<unknown> = Promise.resolve();
+  /**
+   * The last queued input while it is still waiting, if it is a wheel or a pointer move: the next
+   * one of its kind is merged into it (deltas summed, latest position), so input that arrives
+   * faster than the page takes it (a loaded machine) never builds a backlog of stale scrolling.
+   */
+  private tail: { t: 'wheel' | 'move'; m: any } | null = null;
+  /** Where the page's mouse is (a wheel or click at the same point needs no move first). */
+  private mouseAt: { page: Page; x: number; y: number } | null = null;
   private ended = false;
   /** Pick mode: mouse clicks point at results instead of reaching the page (one mode for all viewers). */
   private picking = false;
@@ -120,7 +141,27 @@ export class LiveView {
     this.hooks.onSwitch(p, event);
     this.send({ t: 'tabs', count: this.pages.length, index: this.pages.indexOf(p) });
     this.broadcastUrl();
-    if (this.viewers.size) await this.startCast();
+    if (this.wantCast()) await this.startCast();
+  }
+
+  /** Starts the screencast before any viewer connects (at the session's start). */
+  warm(): void {
+    this.linger();
+    void this.startCast();
+  }
+
+  private linger() {
+    clearTimeout(this.lingerTimer);
+    this.lingering = true;
+    this.lingerTimer = setTimeout(() => {
+      this.lingering = false;
+      if (!this.viewers.size) void this.stopCast();
+    }, LINGER_MS);
+    this.lingerTimer.unref();
+  }
+
+  private wantCast(): boolean {
+    return !this.ended && (this.viewers.size > 0 || this.lingering);
   }
 
   addViewer(ws: WebSocket, opts: ViewerOptions = {}): void {
@@ -128,14 +169,15 @@ export class LiveView {
       ws.close(4001, 'session ended');
       return;
     }
-    this.viewers.add(ws);
+    const state: ViewerState = { sending: false, next: null };
+    this.viewers.set(ws, state);
     // Enforced here, not by the page: a read-only socket's messages never reach the dispatcher.
     ws.on('message', (data, isBinary) => {
       if (!isBinary && !opts.readOnly) this.onMessage(String(data));
     });
     ws.on('close', () => {
       this.viewers.delete(ws);
-      if (!this.viewers.size) void this.stopCast();
+      if (!this.viewers.size && !this.ended) this.linger();
     });
     this.sendTo(ws, {
       t: 'hello',
@@ -145,7 +187,7 @@ export class LiveView {
       mode: opts.readOnly ? 'view' : 'control',
       pick: this.picking,
     });
-    if (this.lastFrame) ws.send(this.lastFrame);
+    if (this.lastFrame) this.deliver(ws, state, this.lastFrame);
     if (!this.casting) void this.startCast();
   }
 
@@ -166,11 +208,13 @@ export class LiveView {
       this.cdp = cdp;
       const mine = cdp;
       (cdp as any).on('Page.screencastFrame', (e: { data: string; sessionId: number }) => this.onFrame(mine, e));
+      // Frames are the viewport's size (device scale factor 1); the bound never scales them, so a
+      // resize needs no restart of the cast (a restart cost a frame's wait after every resize).
       await cdp.send('Page.startScreencast', {
         format: 'jpeg',
         quality: this.quality,
-        maxWidth: this.viewport.width,
-        maxHeight: this.viewport.height,
+        maxWidth: MAX_SIZE,
+        maxHeight: MAX_SIZE,
         everyNthFrame: 1,
       });
     } catch {
@@ -179,7 +223,7 @@ export class LiveView {
       await cdp?.detach().catch(() => {});
       // A session made while the page was between documents (the start URL still committing) is
       // "not attached to an active page": try again shortly, or the viewer stays blank for good.
-      if (attempt < 10 && this.viewers.size && !this.ended) {
+      if (attempt < 10 && this.wantCast()) {
         await new Promise((r) => setTimeout(r, 100 * (attempt + 1)));
         return this.startCastNow(attempt + 1);
       }
@@ -198,19 +242,28 @@ export class LiveView {
 
   private onFrame(cdp: CDPSession, e: { data: string; sessionId: number }) {
     if (cdp !== this.cdp) return;
+    void cdp.send('Page.screencastFrameAck', { sessionId: e.sessionId }).catch(() => {});
     const buf = Buffer.from(e.data, 'base64');
     this.lastFrame = buf;
-    const targets = [...this.viewers].filter((v) => v.readyState === 1 && v.bufferedAmount < MAX_BUFFERED);
-    let left = targets.length;
-    const ack = () => void cdp.send('Page.screencastFrameAck', { sessionId: e.sessionId }).catch(() => {});
-    if (!left) return ack();
-    this.framesSent++;
-    for (const v of targets) {
-      this.bytesSent += buf.length;
-      v.send(buf, { binary: true }, () => {
-        if (--left === 0) ack();
-      });
+    for (const [ws, state] of this.viewers) this.deliver(ws, state, buf);
+  }
+
+  /** Sends a frame, or keeps it as the one to send next when the viewer's socket still has one. */
+  private deliver(ws: WebSocket, state: ViewerState, frame: Buffer) {
+    if (ws.readyState !== 1) return;
+    if (state.sending) {
+      state.next = frame;
+      return;
     }
+    state.sending = true;
+    this.framesSent++;
+    this.bytesSent += frame.length;
+    ws.send(frame, { binary: true }, () => {
+      state.sending = false;
+      const next = state.next;
+      state.next = null;
+      if (next) this.deliver(ws, state, next);
+    });
   }
 
   private broadcastUrl() {
@@ -223,7 +276,7 @@ export class LiveView {
 
   private send(msg: object) {
     const s = JSON.stringify(msg);
-    for (const v of this.viewers) if (v.readyState === 1) v.send(s);
+    for (const v of this.viewers.keys()) if (v.readyState === 1) v.send(s);
   }
 
   private sendTo(ws: WebSocket, msg: object) {
@@ -244,14 +297,41 @@ export class LiveView {
       this.hoverAt = m;
       if (queued) return; // the queued highlight uses the latest position
     }
+    const kind: 'wheel' | 'move' | null = m.t === 'wheel' ? 'wheel' : m.t === 'mouse' && m.type === 'move' && !this.picking ? 'move' : null;
+    if (kind && this.tail?.t === kind) {
+      const t = this.tail.m;
+      if (kind === 'wheel') {
+        t.dx = num(t.dx) + num(m.dx);
+        t.dy = num(t.dy) + num(m.dy);
+      }
+      t.x = m.x;
+      t.y = m.y;
+      return;
+    }
+    const entry = kind ? { t: kind, m } : null;
+    this.tail = entry;
     // One input at a time, in order; a failing input never blocks the next.
-    this.queue = this.queue.then(() => this.dispatch(m)).catch(() => {});
+    this.queue = this.queue
+      .then(() => {
+        if (entry && this.tail === entry) this.tail = null; // from now on it is being dispatched
+        return this.dispatch(m);
+      })
+      .catch(() => {});
+  }
+
+  /** Moves the page's mouse unless it is already there. */
+  private async moveTo(p: Page, x: number, y: number) {
+    const at = this.mouseAt;
+    if (at && at.page === p && at.x === x && at.y === y) return;
+    this.mouseAt = null; // unknown while the move is under way (it may fail)
+    await p.mouse.move(x, y);
+    this.mouseAt = { page: p, x, y };
   }
 
   private async dispatch(m: any): Promise<void> {
     const p = this.shown;
     if (p.isClosed() || this.ended) return;
-    const n = (v: unknown, d = 0) => (typeof v === 'number' && Number.isFinite(v) ? v : d);
+    const n = num;
     const button = ['left', 'middle', 'right'].includes(m.button) ? m.button : 'left';
     switch (m.t) {
       case 'pick':
@@ -278,13 +358,13 @@ export class LiveView {
           return;
         }
         this.hoverAt = null; // a move queued in pick mode that ran after it ended
-        if (m.type === 'move') return p.mouse.move(n(m.x), n(m.y));
-        await p.mouse.move(n(m.x), n(m.y));
+        if (m.type === 'move') return this.moveTo(p, n(m.x), n(m.y));
+        await this.moveTo(p, n(m.x), n(m.y));
         if (m.type === 'down') return p.mouse.down({ button, clickCount: n(m.clickCount, 1) });
         if (m.type === 'up') return p.mouse.up({ button, clickCount: n(m.clickCount, 1) });
         return;
       case 'wheel':
-        await p.mouse.move(n(m.x), n(m.y));
+        await this.moveTo(p, n(m.x), n(m.y));
         return p.mouse.wheel(n(m.dx), n(m.dy));
       case 'key':
         if (typeof m.key !== 'string' || !m.key) return;
@@ -324,10 +404,6 @@ export class LiveView {
         this.viewport = { width, height };
         await Promise.all(this.pages.map((x) => x.setViewportSize(this.viewport).catch(() => {})));
         this.send({ t: 'viewport', viewport: this.viewport });
-        if (this.casting) {
-          await this.stopCast();
-          await this.startCast();
-        }
         return;
       }
     }
@@ -350,8 +426,9 @@ export class LiveView {
   /** Tells viewers the session ended and closes their sockets; stops the screencast. */
   async end(state: string): Promise<void> {
     this.ended = true;
+    clearTimeout(this.lingerTimer);
     this.send({ t: 'ended', state });
-    for (const v of this.viewers) {
+    for (const v of this.viewers.keys()) {
       v.close(4001, 'session ended');
       // A viewer that never answers the close handshake must not keep the server open.
       setTimeout(() => v.terminate(), 1000).unref();
@@ -359,4 +436,8 @@ export class LiveView {
     this.viewers.clear();
     await this.stopCast();
   }
+}
+
+function num(v: unknown, d = 0): number {
+  return typeof v === 'number' && Number.isFinite(v) ? v : d;
 }

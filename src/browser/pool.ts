@@ -28,8 +28,11 @@ export interface Slot {
   id: string;
   context: BrowserContext;
   page: Page;
-  /** CDP session of the first tab with Network/Page already enabled (saves round trips at create). */
-  cdp: CDPSession | null;
+  /**
+   * CDP session of the first tab with Network/Page already enabled, and its main frame id: handing
+   * out a warm slot then costs no round trip to the browser (which may be busy making the next one).
+   */
+  pre: { cdp: CDPSession; mainFrameId: string } | null;
   /** Receives the injected recorder's messages (null = dropped, e.g. while warm). */
   onAction: ((page: Page, json: string) => void) | null;
   onCrash: (() => void) | null;
@@ -114,12 +117,17 @@ export class BrowserPool {
       throw e;
     }
     guard.watch(context);
-    const slot: Slot = { id: newId(), context, page: null as unknown as Page, cdp: null, onAction: null, onCrash: null, guard };
+    const slot: Slot = { id: newId(), context, page: null as unknown as Page, pre: null, onAction: null, onCrash: null, guard };
     await context.exposeBinding(RECORD_BINDING, (src, json: string) => slot.onAction?.(src.page, String(json)));
     await context.addInitScript(ACTION_SCRIPT);
     slot.page = await context.newPage();
-    slot.cdp = await context.newCDPSession(slot.page);
-    await Promise.all([slot.cdp.send('Network.enable', { maxPostDataSize: 65536 } as any), slot.cdp.send('Page.enable')]);
+    const cdp = await context.newCDPSession(slot.page);
+    const [, , tree] = await Promise.all([
+      cdp.send('Network.enable', { maxPostDataSize: 65536 } as any),
+      cdp.send('Page.enable'),
+      cdp.send('Page.getFrameTree'),
+    ]);
+    slot.pre = { cdp, mainFrameId: tree.frameTree.frame.id };
     return slot;
   }
 

@@ -58,7 +58,11 @@ export class NetworkRecorder {
   ) {}
 
   /** `preEnabled`: Network and Page were enabled on this CDP session already (warm pool). */
-  async start(preEnabled = false): Promise<void> {
+  /**
+   * Listens to the page's CDP session. `pre`: Network and Page are already enabled on it and its
+   * main frame is known (a warm pool slot), so starting costs no round trip to the browser.
+   */
+  async start(pre: { mainFrameId: string } | null = null): Promise<void> {
     const c = this.cdp as any;
     c.on('Network.requestWillBeSent', (e: any) => this.onRequest(e));
     c.on('Network.requestWillBeSentExtraInfo', (e: any) => this.push(this.extraReq, e.requestId, e.headers));
@@ -78,9 +82,13 @@ export class NetworkRecorder {
     c.on('Page.frameNavigated', (e: any) => {
       if (!e.frame.parentId) this.mainFrameId = e.frame.id;
     });
+    if (pre) {
+      this.mainFrameId ??= pre.mainFrameId;
+      return;
+    }
     await Promise.all([
-      preEnabled ? null : this.cdp.send('Network.enable', { maxPostDataSize: 65536 } as any),
-      preEnabled ? null : this.cdp.send('Page.enable'),
+      this.cdp.send('Network.enable', { maxPostDataSize: 65536 } as any),
+      this.cdp.send('Page.enable'),
       this.cdp.send('Page.getFrameTree').then((t: any) => (this.mainFrameId = t.frameTree.frame.id)),
     ]);
   }

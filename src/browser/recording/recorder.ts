@@ -51,8 +51,11 @@ export class SessionRecorder {
     this.out.write(`${JSON.stringify(line)}\n`);
   }
 
-  /** Starts recording a page (the first tab, or a popup/new tab with its opener). */
-  async attachPage(page: Page, opener: Page | null, preEnabledCdp: CDPSession | null = null): Promise<string> {
+  /**
+   * Starts recording a page (the first tab, or a popup/new tab with its opener). `pre`: a CDP
+   * session of the page with Network and Page enabled and its main frame id (a warm pool slot).
+   */
+  async attachPage(page: Page, opener: Page | null, pre: { cdp: CDPSession; mainFrameId: string } | null = null): Promise<string> {
     const id = `page_${++this.pageSeq}`;
     const sink: EntrySink = {
       pageId: id,
@@ -75,8 +78,8 @@ export class SessionRecorder {
         });
       },
     };
-    const cdp = preEnabledCdp ?? (await page.context().newCDPSession(page));
-    const rec: PageRec = { id, net: new NetworkRecorder(cdp, sink), pendingNav: null, cdpSince: preEnabledCdp ? 0 : Infinity };
+    const cdp = pre?.cdp ?? (await page.context().newCDPSession(page));
+    const rec: PageRec = { id, net: new NetworkRecorder(cdp, sink), pendingNav: null, cdpSince: pre ? 0 : Infinity };
     this.pages.set(page, rec);
     this.write({
       k: 'page',
@@ -101,8 +104,8 @@ export class SessionRecorder {
       );
     page.on('load', title);
     title(); // a popup may have loaded before it reached us
-    await rec.net.start(!!preEnabledCdp);
-    if (!preEnabledCdp) rec.cdpSince = Date.now();
+    await rec.net.start(pre);
+    if (!pre) rec.cdpSince = Date.now();
     // Requests of this page that finished before it was attached.
     const early = this.early.get(page) ?? [];
     this.early.delete(page);
