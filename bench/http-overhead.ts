@@ -1,13 +1,17 @@
 // Benchmark 1 (issue 2): throughput of GET /v1beta/files/{id} (auth + database + serialization)
 // against a bare Fastify JSON route, measured in the same run. Target: ratio ≥ 0.5.
-//   npx tsx bench/http-overhead.ts [seconds per target] [slices]
+//   npx tsx bench/http-overhead.ts [seconds per target] [slices] [--breakdown]
+// --breakdown also loads the app's GET /healthz (no auth, no database, no schemas: what the app's
+// server options and global hooks cost on their own), in the same alternating slices.
 // The machine may be shared: the two targets are loaded in alternating slices (bare, real, bare,
 // real, …), so a burst of outside load hits both alike, and each slice pair gives its own ratio.
 // The server CPU time per request (from /proc) is reported too: it hardly depends on that load.
 import { cpuSeconds, load, startTarget, type LoadResult } from './lib.js';
 
-const seconds = Number(process.argv[2] ?? 10);
-const slices = Number(process.argv[3] ?? Math.max(1, Math.min(5, Math.floor(seconds))));
+const args = process.argv.slice(2).filter((a) => !a.startsWith('--'));
+const breakdown = process.argv.includes('--breakdown');
+const seconds = Number(args[0] ?? 10);
+const slices = Number(args[1] ?? Math.max(1, Math.min(5, Math.floor(seconds))));
 const bare = await startTarget<{ port: number }>('bench/targets/bare-server.ts');
 const app = await startTarget<{ port: number; key: string; fileId: string }>('bench/targets/app-server.ts');
 
@@ -36,11 +40,15 @@ try {
   // Warm both (JIT, caches), then measure.
   await load(bareUrl, {}, 2);
   await load(appUrl, auth, 2);
+  const healthUrl = `http://127.0.0.1:${app.info.port}/healthz`;
+  if (breakdown) await load(healthUrl, {}, 2);
   const b: Measured = { runs: [], cpuS: 0 };
   const a: Measured = { runs: [], cpuS: 0 };
+  const h: Measured = { runs: [], cpuS: 0 };
   const each = seconds / slices;
   for (let i = 0; i < slices; i++) {
     await slice(b, bare.proc.pid!, bareUrl, {}, each);
+    if (breakdown) await slice(h, app.proc.pid!, healthUrl, {}, each);
     await slice(a, app.proc.pid!, appUrl, auth, each);
   }
   const total = (m: Measured) => m.runs.reduce((n, r) => n + r.requests, 0);
@@ -58,6 +66,7 @@ try {
     `${n.padEnd(28)} ${r.rps.toFixed(0).padStart(8)} req/s  p50 ${r.p50} ms  p99 ${r.p99} ms  errors ${r.errors} non2xx ${r.non2xx}` +
     (r.cpuUs === null ? '' : `  server CPU ${r.cpuUs.toFixed(0)} µs/req`);
   console.log(row('bare Fastify JSON route', bs));
+  if (breakdown) console.log(row('app GET /healthz', summary(h)));
   console.log(row('GET /v1beta/files/{id}', as));
   const perSlice = a.runs.map((r, i) => r.rps / b.runs[i].rps);
   console.log(`ratio per slice: ${perSlice.map((r) => `${(r * 100).toFixed(0)}%`).join(' ')}`);
