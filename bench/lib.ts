@@ -1,5 +1,6 @@
 // Shared benchmark plumbing: start a target in its own process, load it with autocannon.
 import { spawn, type ChildProcess } from 'node:child_process';
+import fs from 'node:fs';
 import { createInterface } from 'node:readline';
 import autocannon from 'autocannon';
 
@@ -32,7 +33,22 @@ export async function startTarget<T>(file: string, env: Record<string, string> =
   };
 }
 
+/**
+ * CPU seconds (user + system) a process has used so far, from /proc (Linux); null elsewhere.
+ * Per request, it says what a target costs regardless of how busy the machine is.
+ */
+export function cpuSeconds(pid: number): number | null {
+  try {
+    // Fields after the command name (which may hold spaces): utime and stime are the 12th and 13th.
+    const after = fs.readFileSync(`/proc/${pid}/stat`, 'utf8').split(') ')[1].split(' ');
+    return (Number(after[11]) + Number(after[12])) / 100; // USER_HZ is 100 on Linux
+  } catch {
+    return null;
+  }
+}
+
 export interface LoadResult {
+  requests: number;
   rps: number;
   p50: number;
   p99: number;
@@ -42,5 +58,12 @@ export interface LoadResult {
 
 export async function load(url: string, headers: Record<string, string>, seconds: number, connections = 50): Promise<LoadResult> {
   const r = await autocannon({ url, headers, duration: seconds, connections, pipelining: 1 });
-  return { rps: r.requests.average, p50: r.latency.p50, p99: r.latency.p99, errors: r.errors, non2xx: r.non2xx };
+  return {
+    requests: r.requests.total,
+    rps: r.requests.average,
+    p50: r.latency.p50,
+    p99: r.latency.p99,
+    errors: r.errors,
+    non2xx: r.non2xx,
+  };
 }

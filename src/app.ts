@@ -1,6 +1,6 @@
 // buildApp(services): the HTTP application. No I/O happens at import time; everything it
 // needs is passed in, so tests build as many isolated apps as they like.
-import Fastify, { LogController, type FastifyBaseLogger, type FastifyError, type FastifyInstance } from 'fastify';
+import Fastify, { type FastifyBaseLogger, type FastifyError, type FastifyInstance } from 'fastify';
 import { DomainError, InvalidInput, type Problem } from './lib/errors.js';
 import { HttpError, ajvToEntries, capEntries, domainErrorResponse, redactEntries } from './http/errors.js';
 import { MAX_PARAM_LENGTH, edgeServerOptions } from './http/edge.js';
@@ -11,6 +11,7 @@ import { registerAuth } from './http/auth.js';
 import { registerOpenApi } from './http/openapi.js';
 import { registerJsonParser } from './http/json-body.js';
 import { requestIdFor } from './http/request-id.js';
+import { RequestLogController, lazyChildLogger } from './http/request-logger.js';
 import type { Services } from './services.js';
 import { secretsRoutes } from './modules/secrets/routes.js';
 import { filesRoutes } from './modules/files/routes.js';
@@ -49,7 +50,9 @@ export async function buildApp(services: Services, opts: AppOptions): Promise<Fa
     return503OnClosing: true,
     // X-Request-Id: the caller's (when a plain token) or a new one; every request log line carries it.
     genReqId: requestIdFor,
-    logController: new LogController({ requestIdLogLabel: 'request_id' }),
+    logController: new RequestLogController({ requestIdLogLabel: 'request_id' }),
+    // A request's logger (with its request id) is built when it first writes a line.
+    childLoggerFactory: lazyChildLogger,
     routerOptions: { ignoreTrailingSlash: true, maxParamLength: MAX_PARAM_LENGTH },
     ...edgeServerOptions(services.config),
   });

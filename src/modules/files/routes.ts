@@ -75,7 +75,8 @@ export const filesRoutes: FastifyPluginAsync<{ files: FilesService; maxUploadByt
         response: { 200: FileSchema, ...errorResponses() },
       },
     },
-    async (req) => files.get(req.userId, req.params.file_id),
+    // Not async: the file comes back as a value when the lookup is synchronous (SQLite).
+    (req) => files.get(req.userId, req.params.file_id),
   );
 
   app.delete<{ Params: FileIdParams }>(

@@ -7,7 +7,7 @@ import { Readable } from 'node:stream';
 import { sql, type Kysely, type Selectable } from 'kysely';
 import type { Config } from '../../config.js';
 import type { Database, FilesTable } from '../../adapters/db/schema.js';
-import { prepared } from '../../adapters/db/prepared.js';
+import { andThen, prepared, type MaybePromise } from '../../adapters/db/prepared.js';
 import type { BlobStore } from '../../adapters/blob/port.js';
 import { conflict, notFound } from '../../lib/errors.js';
 import { afterCursor, decodeCursor, toPage, type Page } from '../../lib/cursor.js';
@@ -70,12 +70,16 @@ export class FilesService {
     return this.deps.db;
   }
 
-  /** The caller's file, or 404; pending files only when `pending` is allowed. */
-  private async find(userId: string, id: string, opts: { pending?: boolean } = {}): Promise<FileRow> {
+  /**
+   * The caller's file, or 404; pending files only when `pending` is allowed. A value, not a
+   * promise, when the lookup ran synchronously (SQLite); throws at once for a malformed id.
+   */
+  private find(userId: string, id: string, opts: { pending?: boolean } = {}): MaybePromise<FileRow> {
     if (!isUuid(id)) throw notFound('File');
-    const [row] = await this.byId(id, userId);
-    if (!row || (row.status !== 'available' && !opts.pending)) throw notFound('File');
-    return row;
+    return andThen(this.byId(id, userId), ([row]) => {
+      if (!row || (row.status !== 'available' && !opts.pending)) throw notFound('File');
+      return row;
+    });
   }
 
   async initiate(userId: string, body: InitiateBody): Promise<InitiateResult> {
@@ -132,8 +136,9 @@ export class FilesService {
     return { file_id: row.id, name: row.name, size_bytes: info.size, content_type: info.contentType, crc32c: info.crc32c };
   }
 
-  async get(userId: string, id: string): Promise<FileView> {
-    return toFileView(await this.find(userId, id));
+  /** The hot path of the files API: no promise at all when the lookup is synchronous. */
+  get(userId: string, id: string): MaybePromise<FileView> {
+    return andThen(this.find(userId, id), toFileView);
   }
 
   async list(userId: string, p: ListFilesParams): Promise<Page<FileView>> {

@@ -4,6 +4,7 @@ import type { FastifyBaseLogger } from 'fastify';
 import { Counter, Gauge, Histogram, Registry, collectDefaultMetrics } from 'prom-client';
 import type { LifecycleEvent } from '../../lib/events.js';
 import { RUN_STATUSES } from '../runs/schemas.js';
+import { HttpHistogram } from './http-histogram.js';
 
 /** What the scrape-time gauges read. */
 export interface MetricSources {
@@ -20,13 +21,13 @@ export function createMetrics(src: MetricSources) {
   const registers = [registry];
   const m = {
     registry,
-    http: new Histogram({
-      name: 'http_request_duration_seconds',
-      help: 'HTTP request latency by route template, method and status code',
-      labelNames: ['method', 'route', 'status_code'],
-      buckets: [0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30, 60],
-      registers,
-    }),
+    // Labels method, route, status_code; observed on every request (see http-histogram.ts).
+    http: new HttpHistogram(
+      'http_request_duration_seconds',
+      'HTTP request latency by route template, method and status code',
+      [0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30, 60],
+      registry,
+    ),
     runsStarted: new Counter({ name: 'connector_runs_started_total', help: 'Runs started, by engine', labelNames: ['engine'], registers }),
     runsFinished: new Counter({
       name: 'connector_runs_finished_total',

@@ -54,7 +54,7 @@ export function registerObservability(app: FastifyInstance, deps: ObservabilityD
   // Callback-style: an async hook costs a promise per request.
   app.addHook('onResponse', (req, reply, done) => {
     const route = req.routeOptions.url ?? 'unmatched';
-    m.http.observe({ method: req.method, route, status_code: String(reply.statusCode) }, reply.elapsedTime / 1000);
+    m.http.observe(req.method, route, reply.statusCode, reply.elapsedTime / 1000);
     done();
   });
 
