@@ -10,7 +10,7 @@ import crypto from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startDemoSite } from '../examples/demo-site/server.js';
 import { backends } from './helpers/harness.js';
-import { listening, type Proc, scratchDatabase, startProcess as start, stopProcess as stop, until } from './helpers/processes.js';
+import { callApi, listening, type Proc, scratchDatabase, startProcess as start, stopProcess as stop, until } from './helpers/processes.js';
 
 describe.each(await backends())('api and worker processes (%s)', (backend) => {
   const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'cs-roles-'));
@@ -21,15 +21,7 @@ describe.each(await backends())('api and worker processes (%s)', (backend) => {
   const workers: Proc[] = [];
   let url: string;
   let key: string;
-  const call = async (method: string, p: string, body?: unknown) => {
-    const r = await fetch(url + p, {
-      method,
-      headers: { authorization: `Bearer ${key}`, ...(body ? { 'content-type': 'application/json' } : {}) },
-      body: body ? JSON.stringify(body) : undefined,
-    });
-    const text = await r.text();
-    return { status: r.status, json: text ? JSON.parse(text) : undefined, text };
-  };
+  const call = (method: string, p: string, body?: unknown) => callApi(url, key, method, p, body);
   const executedBy = (w: Proc, runId: string) => w.lines().some((l) => l.msg === 'run finished' && l.run_id === runId);
 
   beforeAll(async () => {

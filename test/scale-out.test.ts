@@ -14,7 +14,7 @@ import path from 'node:path';
 import pg from 'pg';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { backends } from './helpers/harness.js';
-import { killProcess, listening, type Proc, scratchDatabase, startProcess, stopProcess, until } from './helpers/processes.js';
+import { callApi, killProcess, listening, type Proc, scratchDatabase, startProcess, stopProcess, until } from './helpers/processes.js';
 
 const RUNS = 1000;
 const withPg = (await backends()).includes('postgres');
@@ -78,15 +78,7 @@ describe.skipIf(!withPg)('scale-out: 2 API processes, 2 workers, kill -9 mid-way
     const workerUp = (w: Proc) => until('a worker', () => w.lines().some((l) => l.msg === 'connector worker started'), 60_000);
     await Promise.all([w1, w2].map(workerUp));
 
-    const call = async (base: string, method: string, p: string, body?: unknown) => {
-      const r = await fetch(base + p, {
-        method,
-        headers: { authorization: `Bearer ${key}`, ...(body ? { 'content-type': 'application/json' } : {}) },
-        body: body ? JSON.stringify(body) : undefined,
-      });
-      const text = await r.text();
-      return { status: r.status, json: text ? JSON.parse(text) : undefined, text };
-    };
+    const call = (base: string, method: string, p: string, body?: unknown) => callApi(base, key, method, p, body);
     const c = await call(urls[1], 'POST', '/v1beta/connectors', {
       display_name: 'hit',
       purpose: 'hits the target once with a tag',
@@ -223,14 +215,7 @@ describe.skipIf(!withPg)('run notices between processes (postgres)', () => {
     const worker = startProcess(['worker'], env);
     procs.push(worker);
     await until('the worker', () => worker.lines().some((l) => l.msg === 'connector worker started'), 60_000);
-    const call = async (method: string, p: string, body?: unknown) => {
-      const r = await fetch(url + p, {
-        method,
-        headers: { authorization: `Bearer ${key}`, ...(body ? { 'content-type': 'application/json' } : {}) },
-        body: body ? JSON.stringify(body) : undefined,
-      });
-      return { status: r.status, json: (await r.json()) as any };
-    };
+    const call = (method: string, p: string, body?: unknown) => callApi(url, key!, method, p, body);
     const c = await call('POST', '/v1beta/connectors', {
       display_name: 'ok',
       purpose: 'one GET',

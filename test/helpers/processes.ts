@@ -79,3 +79,20 @@ export async function scratchDatabase(prefix: string): Promise<{ url: string; dr
   await admin(`CREATE DATABASE ${name}`);
   return { url: PG_URL.replace(/\/[^/]+$/, `/${name}`), drop: () => admin(`DROP DATABASE IF EXISTS ${name} WITH (FORCE)`) };
 }
+
+export interface Answer {
+  status: number;
+  json: any;
+  text: string;
+}
+
+/** JSON API calls to a process over HTTP with a bearer key (`base` + path). */
+export async function callApi(base: string, key: string, method: string, p: string, body?: unknown): Promise<Answer> {
+  const r = await fetch(base + p, {
+    method,
+    headers: { authorization: `Bearer ${key}`, ...(body ? { 'content-type': 'application/json' } : {}) },
+    body: body ? JSON.stringify(body) : undefined,
+  });
+  const text = await r.text();
+  return { status: r.status, json: text ? JSON.parse(text) : undefined, text };
+}
