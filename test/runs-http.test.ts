@@ -160,6 +160,48 @@ describe.each(await backends())('http connector runs (%s)', (backend) => {
     }
   });
 
+  it('a kept-alive connection the server closes as the next request arrives is sent again on a new one; a fresh reset fails', async () => {
+    // The server answers the first request of each connection and drops the connection on the
+    // second, unanswered: what a server whose idle timeout just ran out does to a reused socket.
+    const seen: string[] = [];
+    const site = http.createServer((req, res) => {
+      const n = ((req.socket as any).served = ((req.socket as any).served ?? 0) + 1);
+      seen.push(`${req.url}#${n}`);
+      if (n > 1 || req.url === '/always-reset') return req.socket.destroy();
+      res.writeHead(200, { 'content-type': 'application/json' });
+      res.end(JSON.stringify({ at: req.url }));
+    });
+    await new Promise<void>((r) => site.listen(0, '127.0.0.1', r));
+    const base = `http://127.0.0.1:${(site.address() as AddressInfo).port}`;
+    const twoSteps = (second: string) =>
+      publish(h, {
+        definition: {
+          format: 'connector-definition/v1',
+          engine: 'http',
+          base_url: base,
+          steps: [
+            { id: 'a', url: '/a', extract: { a: { from: 'json', path: '$.at' } } },
+            { id: 'b', method: 'POST', url: second, body: { json: { x: 1 } }, extract: { b: { from: 'json', path: '$.at' } } },
+          ],
+          result: { a: '{{vars.a}}', b: '{{vars.b}}' },
+        },
+      });
+    try {
+      const ok = await run(h, { connector_id: (await twoSteps('/b')).id, arguments: {} });
+      expect(ok.status, JSON.stringify(ok.error)).toBe('success');
+      expect(ok.result).toEqual({ a: '/a', b: '/b' });
+      // /b reached the server twice: dropped on the reused connection, answered on a new one.
+      expect(seen).toEqual(['/a#1', '/b#2', '/b#1']);
+      seen.length = 0;
+      const reset = await run(h, { connector_id: (await twoSteps('/always-reset')).id, arguments: {} });
+      expect(reset.error).toMatchObject({ type: 'site_unavailable', retryable: true, details: { code: 'ECONNRESET' } });
+      // Sent again once after the reused connection dropped it, then the fresh one failed too.
+      expect(seen.filter((x) => x.startsWith('/always-reset'))).toEqual(['/always-reset#2', '/always-reset#1']);
+    } finally {
+      site.close();
+    }
+  });
+
   it('output_schema violations and missing extracts are site_changed with details', async () => {
     const def: any = httpSearchDefinition(site.url);
     def.result.items.to.price = '{{it.name}}'; // a string where the schema wants a number

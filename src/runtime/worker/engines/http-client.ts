@@ -89,7 +89,27 @@ async function checkEgress(policy: EgressPolicy | null, target: URL, viaProxy: b
   }
 }
 
+/**
+ * A kept-alive socket can be closed by the server just as a request is written on it (its idle
+ * timeout ran out; on a busy host the FIN is read only after the request went out). The server
+ * never saw that request, so it is sent once more on a new connection — what browsers do, and
+ * what Node's documentation of `reusedSocket` advises. Only for a reused socket that failed before
+ * any byte of a response arrived: a fresh connection that fails is a real error.
+ */
+const STALE_SOCKET = new Set(['ECONNRESET', 'EPIPE', 'ECONNABORTED']);
+
 export async function send(r: RawRequest): Promise<RawResponse> {
+  try {
+    return await sendOnce(r);
+  } catch (e) {
+    if (!(e as StaleSocketError).staleSocket) throw e;
+    return sendOnce(r);
+  }
+}
+
+type StaleSocketError = Error & { staleSocket?: boolean };
+
+async function sendOnce(r: RawRequest): Promise<RawResponse> {
   const target = new URL(r.url);
   const isHttps = target.protocol === 'https:';
   const proxy = r.proxy ? new URL(r.proxy) : null;
@@ -118,7 +138,9 @@ export async function send(r: RawRequest): Promise<RawResponse> {
     }
   }
   return new Promise<RawResponse>((resolve, reject) => {
+    let answered = false;
     const req = (isHttps ? https : http).request(opts, (res) => {
+      answered = true;
       const chunks: Buffer[] = [];
       let size = 0;
       res.on('data', (c: Buffer) => {
@@ -146,7 +168,10 @@ export async function send(r: RawRequest): Promise<RawResponse> {
       res.on('error', reject);
     });
     req.on('timeout', () => req.destroy(Object.assign(new Error('request timed out'), { code: 'ETIMEDOUT' })));
-    req.on('error', reject);
+    req.on('error', (e: StaleSocketError & { code?: string }) => {
+      if (req.reusedSocket && !answered && STALE_SOCKET.has(e.code ?? '')) e.staleSocket = true;
+      reject(e);
+    });
     req.end(r.body);
   });
 }
