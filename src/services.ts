@@ -87,7 +87,7 @@ export async function createServices(config: Config, opts: ServiceOptions = {}):
     await migrateMetadata(handle.db, handle.kind === 'postgres' ? opts.pgSchema : undefined);
     const keyring = loadMasterKeyring(config);
     const vault = await createVault(config, keyring, opts);
-    const blobs = await createBlobStore(config, keyring.derive('signed-urls'));
+    const blobs = await createBlobStore(config, keyring.deriveEach('signed-urls'));
     const db = handle.db;
     const usersService = new UsersService(
       db,

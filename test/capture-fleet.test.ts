@@ -32,6 +32,8 @@ describe.skipIf(!pgReady)('capture sessions across API processes (postgres)', ()
   const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'cs-fleet-'));
   const dbName = `cs_fleet_${crypto.randomBytes(4).toString('hex')}`;
   const masterKey = crypto.randomBytes(32);
+  // The next master key: API 1 and 2 hold it after the current one; a process started mid-rotation has it first.
+  const nextKey = crypto.randomBytes(32).toString('base64');
   let env: Record<string, string>;
   let site: Awaited<ReturnType<typeof startDemoSite>>;
   let browser: Browser;
@@ -71,7 +73,7 @@ describe.skipIf(!pgReady)('capture sessions across API processes (postgres)', ()
       DATA_DIR: dataDir,
       PORT: '0',
       LOG_LEVEL: 'info',
-      MASTER_KEY: masterKey.toString('base64'),
+      MASTER_KEY: `1:${masterKey.toString('base64')},2:${nextKey}`,
       DATABASE_URL: PG_URL.replace(/\/[^/]+$/, `/${dbName}`),
       CAPTURE_LEASE_S: String(LEASE_S),
       RUN_LEASE_S: '2',
@@ -289,6 +291,35 @@ describe.skipIf(!pgReady)('capture sessions across API processes (postgres)', ()
     expect(r.status).toBe(200);
     expect(((await r.json()) as any).ok.state).toBe('abandoned');
   }, 60_000);
+
+  it('a fleet mid-rotation: a process whose current master key is the next one and the others open and drive each other’s sessions', async () => {
+    const api3 = start(['serve', '--role', 'api'], { ...env, MASTER_KEY: `2:${nextKey},1:${masterKey.toString('base64')}` });
+    procs.push(api3);
+    const url3 = await listening(api3);
+    const tokenOf = (u: string) => new URL(u).searchParams.get('token');
+    try {
+      // Made on API 1 (old key): the live view opens through API 3, whose own URL has a new-key token.
+      const a = await call(url1, 'POST', S, { start_url: `${site.url}/login` });
+      expect(a.status, a.text).toBe(200);
+      const seen3 = await call(url3, 'GET', `${S}/${a.json.id}`);
+      expect(tokenOf(seen3.json.iframe_url)).not.toBe(tokenOf(a.json.iframe_url));
+      expect((await fetch(a.json.iframe_url.replace(url1, url3))).status).toBe(200);
+      expect((await fetch(seen3.json.iframe_url.replace(url3, url1))).status).toBe(200);
+      // API 3 signs with the next key; API 1 accepts the forwarded call.
+      const ab = await call(url3, 'POST', `${S}/${a.json.id}/abandon`);
+      expect(ab.status, ab.text).toBe(200);
+      expect(ab.json.state).toBe('abandoned');
+      // Made on API 3 (next key): opened and ended through API 1, which signs with the old key.
+      const b = await call(url3, 'POST', S, { start_url: `${site.url}/login` });
+      expect(b.status, b.text).toBe(200);
+      expect((await fetch(b.json.iframe_url.replace(url3, url1))).status).toBe(200);
+      const ab2 = await call(url1, 'POST', `${S}/${b.json.id}/abandon`);
+      expect(ab2.status, ab2.text).toBe(200);
+      expect(ab2.json.state).toBe('abandoned');
+    } finally {
+      await stop(api3);
+    }
+  }, 120_000);
 
   it('a killed process takes only its own sessions to failed, once the lease ran out', async () => {
     const a = await call(url1, 'POST', S, { start_url: `${site.url}/login` });

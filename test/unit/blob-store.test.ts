@@ -16,7 +16,7 @@ import { contentDisposition } from '../../src/adapters/blob/content-disposition.
 const root = fs.mkdtempSync(path.join(os.tmpdir(), 'cs-blob-'));
 afterAll(() => fs.rmSync(root, { recursive: true, force: true }));
 
-const store = new LocalBlobStore({ root, signingKey: crypto.randomBytes(32), baseUrl: () => 'http://127.0.0.1:1' });
+const store = new LocalBlobStore({ root, signingKeys: crypto.randomBytes(32), baseUrl: () => 'http://127.0.0.1:1' });
 const bytes = (s: string | Buffer) => Readable.from([Buffer.from(s)], { objectMode: false });
 
 /** Every file under the root, dot-files (temps, sidecars) included. */
@@ -163,6 +163,18 @@ describe('UrlSigner', () => {
     expect(() => signer.verifyPut('files/a/b', { ...query(signer.putUrl('http://h', grant)), size: ['1', '2'] as any })).toThrow(
       expect.objectContaining({ kind: 'malformed' }),
     );
+  });
+
+  it('a fleet mid-rotation: signed with the first key, accepted under any key of the ring', () => {
+    const next = crypto.randomBytes(32);
+    const rotated = new UrlSigner([next, key], () => now);
+    expect(rotated.verifyPut('files/a/b', query(signer.putUrl('http://h', grant)))).toEqual(grant);
+    expect(signer.verifyPut('files/a/b', query(new UrlSigner([key, next], () => now).putUrl('http://h', grant)))).toEqual(grant);
+    // The old ring alone doesn't know the next key.
+    expect(() => signer.verifyPut('files/a/b', query(rotated.putUrl('http://h', grant)))).toThrow(
+      expect.objectContaining({ kind: 'signature' }),
+    );
+    expect(() => new UrlSigner([])).toThrow();
   });
 
   it('refuses a URL after its expiry', () => {

@@ -6,7 +6,7 @@ import type { Config } from '../../config.js';
 import type { BlobStore } from './port.js';
 import { LocalBlobStore } from './local.js';
 
-export async function createBlobStore(config: Config, signingKey: Buffer): Promise<BlobStore> {
+export async function createBlobStore(config: Config, signingKeys: readonly Buffer[]): Promise<BlobStore> {
   if (config.blobStore === 's3') {
     const { S3BlobStore } = await import('./s3.js');
     return new S3BlobStore({
@@ -25,7 +25,7 @@ export async function createBlobStore(config: Config, signingKey: Buffer): Promi
   }
   return new LocalBlobStore({
     root: path.join(config.dataDir, 'blobs'),
-    signingKey,
+    signingKeys,
     baseUrl: () => config.publicBaseUrl,
   });
 }

@@ -17,7 +17,8 @@ import { toUnixSeconds, type GetGrant, type PutGrant, UrlSigner } from './signin
 
 export interface LocalBlobStoreOptions {
   root: string;
-  signingKey: Buffer;
+  /** URL signing keys, current first (see UrlSigner). */
+  signingKeys: Buffer | readonly Buffer[];
   /** Read at call time: tests (and proxies) learn the public address only after listen. */
   baseUrl: () => string;
   now?: () => number;
@@ -34,7 +35,7 @@ export class LocalBlobStore implements BlobStore {
 
   constructor(opts: LocalBlobStoreOptions) {
     this.root = path.resolve(opts.root);
-    this.signer = new UrlSigner(opts.signingKey, opts.now);
+    this.signer = new UrlSigner(opts.signingKeys, opts.now);
     this.baseUrl = opts.baseUrl;
   }
 

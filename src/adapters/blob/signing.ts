@@ -45,15 +45,19 @@ function encodeKey(key: string): string {
 }
 
 export class UrlSigner {
+  private readonly secrets: Buffer[];
+
+  /** Signs with the first key; a URL signed with any of them verifies (a fleet mid-rotation of the master key). */
   constructor(
-    private readonly secret: Buffer,
+    secrets: Buffer | readonly Buffer[],
     private readonly now: () => number = Date.now,
   ) {
-    if (secret.length < 32) throw new Error('signing key must be at least 32 bytes');
+    this.secrets = Buffer.isBuffer(secrets) ? [secrets] : [...secrets];
+    if (!this.secrets.length || this.secrets.some((k) => k.length < 32)) throw new Error('signing keys must be at least 32 bytes');
   }
 
-  private mac(canonical: string): Buffer {
-    return crypto.createHmac('sha256', this.secret).update(canonical).digest();
+  private mac(canonical: string, secret = this.secrets[0]): Buffer {
+    return crypto.createHmac('sha256', secret).update(canonical).digest();
   }
 
   putUrl(base: string, g: PutGrant): string {
@@ -93,9 +97,12 @@ export class UrlSigner {
 
   private check(canonical: string, signature: string, expires: number): void {
     const given = Buffer.from(signature, 'base64url');
-    const want = this.mac(canonical);
     // Length first: timingSafeEqual needs equal lengths, and the length of a MAC is public.
-    if (given.length !== want.length || !crypto.timingSafeEqual(given, want)) {
+    const signedBy = (secret: Buffer) => {
+      const want = this.mac(canonical, secret);
+      return given.length === want.length && crypto.timingSafeEqual(given, want);
+    };
+    if (!this.secrets.some(signedBy)) {
       throw new SignedUrlError('signature', 'Signature does not match this URL');
     }
     // Checked after the signature so an attacker learns nothing from a forged expiry.

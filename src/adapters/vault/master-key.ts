@@ -13,6 +13,8 @@ export interface MasterKeyring {
   ids(): string[];
   /** A stable 32-byte subkey for another purpose (HKDF-SHA256 of the current key). */
   derive(purpose: string): Buffer;
+  /** The same subkey from every key, current first: what verifies a value made by any process of a fleet mid-rotation. */
+  deriveEach(purpose: string): Buffer[];
   /** Where the keys came from: 'env' or the key file's path. */
   readonly source: string;
 }
@@ -32,6 +34,9 @@ function decodeKey(b64: string, where: string): Buffer {
   return k;
 }
 
+const subkey = (key: Buffer, purpose: string) =>
+  Buffer.from(crypto.hkdfSync('sha256', key, Buffer.alloc(0), `connector-service:${purpose}`, 32));
+
 function makeRing(current: string, keys: Map<string, Buffer>, source: string): MasterKeyring {
   if (!keys.has(current)) throw new Error(`master key ${current} missing from ${source}`);
   return {
@@ -39,7 +44,8 @@ function makeRing(current: string, keys: Map<string, Buffer>, source: string): M
     source,
     get: (id) => keys.get(id),
     ids: () => [...keys.keys()],
-    derive: (purpose) => Buffer.from(crypto.hkdfSync('sha256', keys.get(current)!, Buffer.alloc(0), `connector-service:${purpose}`, 32)),
+    derive: (purpose) => subkey(keys.get(current)!, purpose),
+    deriveEach: (purpose) => [current, ...[...keys.keys()].filter((id) => id !== current)].map((id) => subkey(keys.get(id)!, purpose)),
   };
 }
 

@@ -31,13 +31,10 @@ export type InternalAnswer =
   | { ok: unknown }
   | { error: { code: DomainError['code']; message: string; retryAfterS?: number; problems?: Problem[] } };
 
-/** The capture sessions' keys from the master keyring: live view tokens (current key), forward signatures (each key verifies). */
-export function captureKeys(ring: MasterKeyring): { live: Buffer; forward: ForwardKeys } {
-  const sub = (k: Buffer) => Buffer.from(crypto.hkdfSync('sha256', k, Buffer.alloc(0), 'connector-service:capture-forward', 32));
-  return {
-    live: ring.derive('capture-live-token'),
-    forward: { sign: ring.derive('capture-forward'), verify: ring.ids().map((id) => sub(ring.get(id)!)) },
-  };
+/** The capture sessions' keys from the master keyring, current first; each key verifies, so a fleet mid-rotation still talks. */
+export function captureKeys(ring: MasterKeyring): { live: Buffer[]; forward: ForwardKeys } {
+  const forward = ring.deriveEach('capture-forward');
+  return { live: ring.deriveEach('capture-live-token'), forward: { sign: forward[0], verify: forward } };
 }
 
 const mac = (key: Buffer, parts: string[]) => crypto.createHmac('sha256', key).update(parts.join('\n')).digest('base64url');

@@ -53,9 +53,6 @@ export interface CreateCaptureInput {
 interface Live {
   rt: CaptureRuntime;
   userId: string;
-  token: string;
-  /** Token of the read-only live view (iframe_view_url); never grants input. */
-  viewToken: string;
 }
 
 export class CaptureSessionsService {
@@ -87,7 +84,8 @@ export class CaptureSessionsService {
       /** Told of every session that ends (completed, abandoned, failed), in the transaction that records it. */
       onEnded?: SessionEnded;
       /** Keys derived from MASTER_KEY: live view tokens, and signatures of forwarded requests. */
-      keys: { live: Buffer; forward: ForwardKeys };
+      /** Live view tokens are made with the first key and accepted under any (see captureKeys). */
+      keys: { live: Buffer[]; forward: ForwardKeys };
     },
   ) {
     const c = deps.config;
@@ -123,8 +121,8 @@ export class CaptureSessionsService {
    * The live view tokens are derived from MASTER_KEY and the session id (never stored): every
    * process of a fleet computes the same URL, and a leaked database row cannot open a live view.
    */
-  private liveToken(id: string, mode: 'control' | 'view'): string {
-    return crypto.createHmac('sha256', this.deps.keys.live).update(`${mode}\0${id}`).digest('base64url');
+  private liveToken(id: string, mode: 'control' | 'view', key = this.deps.keys.live[0]): string {
+    return crypto.createHmac('sha256', key).update(`${mode}\0${id}`).digest('base64url');
   }
 
   view(r: CaptureRow): CaptureSessionView {
@@ -303,7 +301,7 @@ export class CaptureSessionsService {
       this.deps.log?.error({ err: e }, 'capture session: browser start failed');
       throw unavailable('Could not start a browser for the capture session; try again');
     }
-    this.live.set(id, { rt, userId, token: this.liveToken(id, 'control'), viewToken: this.liveToken(id, 'view') });
+    this.live.set(id, { rt, userId });
     let active: CaptureRow | null = null;
     try {
       active = await this.repo.transition(id, ['starting'], 'active', { browser_session_id: rt.slot.id });
@@ -503,14 +501,23 @@ export class CaptureSessionsService {
    */
   liveLookup(id: string, token: string): { rt: CaptureRuntime; readOnly: boolean } | null {
     const l = this.live.get(id);
-    if (!l || typeof token !== 'string') return null;
+    const readOnly = l ? this.tokenMode(id, token) : null;
+    return l && readOnly !== null ? { rt: l.rt, readOnly } : null;
+  }
+
+  /** Whether `token` is the session's view token (true), its control token (false) or neither (null), under any master key. */
+  private tokenMode(id: string, token: string): boolean | null {
+    if (typeof token !== 'string' || !token) return null;
+    const given = Buffer.from(token);
     const same = (t: string) => {
-      const a = Buffer.from(t);
-      const b = Buffer.from(token);
-      return a.length === b.length && crypto.timingSafeEqual(a, b);
+      const b = Buffer.from(t);
+      return b.length === given.length && crypto.timingSafeEqual(b, given);
     };
-    if (same(l.token)) return { rt: l.rt, readOnly: false };
-    return same(l.viewToken) ? { rt: l.rt, readOnly: true } : null;
+    for (const key of this.deps.keys.live) {
+      if (same(this.liveToken(id, 'view', key))) return true;
+      if (same(this.liveToken(id, 'control', key))) return false;
+    }
+    return null;
   }
 
   /** The runtime of a session whose browser is here (the internal live route; the caller was verified). */
@@ -523,13 +530,7 @@ export class CaptureSessionsService {
    * is right (checked before any database read) and the session is active there.
    */
   async liveElsewhere(id: string, token: string): Promise<{ owner: { url: string; id: string }; readOnly: boolean } | null> {
-    if (typeof token !== 'string' || !token) return null;
-    const same = (t: string) => {
-      const a = Buffer.from(t);
-      const b = Buffer.from(token);
-      return a.length === b.length && crypto.timingSafeEqual(a, b);
-    };
-    const readOnly = same(this.liveToken(id, 'view')) ? true : same(this.liveToken(id, 'control')) ? false : null;
+    const readOnly = this.tokenMode(id, token);
     if (readOnly === null) return null;
     const r = await this.repo.byId(id);
     const owner = r && r.state === 'active' && !this.lost(r) ? this.remote(r) : null;
