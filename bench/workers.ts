@@ -51,6 +51,9 @@ async function measure(workers: number | 'embedded'): Promise<number> {
     LOG_LEVEL: 'info',
     MASTER_KEY: crypto.randomBytes(32).toString('base64'),
     RUN_CONCURRENCY: CONCURRENCY,
+    // Every run is one user's: the per-user limit (across the fleet) is set not to bind, so this
+    // measures what the fleet can do, not that limit.
+    RUN_MAX_CONCURRENCY_PER_USER: String(Number(CONCURRENCY) * (workers === 'embedded' ? 1 : workers)),
     CAPTURE_WARM_CONTEXTS: '0',
     DATABASE_URL: '',
   };

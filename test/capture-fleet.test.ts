@@ -9,8 +9,6 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import crypto from 'node:crypto';
-import { execFile as execFileCb } from 'node:child_process';
-import { promisify } from 'node:util';
 import pg from 'pg';
 import WebSocket from 'ws';
 import type { Browser, Page } from 'playwright-core';
@@ -19,9 +17,8 @@ import { startDemoSite } from '../examples/demo-site/server.js';
 import { openChromium } from '../src/browser/chromium.js';
 import { backends, PG_URL, startHarness, type Harness } from './helpers/harness.js';
 import { liveWsUrl, wsDriver, wsViewer } from './helpers/live-view.js';
-import { type Proc, startProcess as start, stopProcess as stop, TSX, until } from './helpers/processes.js';
+import { newUser, type Proc, startProcess as start, stopProcess as stop, until } from './helpers/processes.js';
 
-const execFile = promisify(execFileCb);
 const S = '/v1beta/capture_sessions';
 const LEASE_S = 2;
 
@@ -125,8 +122,8 @@ describe.skipIf(!pgReady)('capture sessions across API processes (postgres)', ()
     expect(c.status, c.text).toBe(429);
     expect(c.json.detail).toMatch(/per-user limit is 2/);
     // Another user on API 2 takes the third place of CAPTURE_MAX_SESSIONS=3; a fourth is refused on API 1.
-    const k2 = await newUser('second');
-    const k3 = await newUser('third');
+    const k2 = await newUser(env, 'second');
+    const k3 = await newUser(env, 'third');
     const d = await call(url2, 'POST', S, {}, k2);
     expect(d.status, d.text).toBe(200);
     const e = await call(url1, 'POST', S, {}, k3);
@@ -359,14 +356,6 @@ describe.skipIf(!pgReady)('capture sessions across API processes (postgres)', ()
     expect(ab.json.state).toBe('abandoned');
     v.ws.close();
   }, 240_000);
-
-  /** A new user and its API key, through the CLI on the same database. */
-  async function newUser(name: string): Promise<string> {
-    const cli = async (...args: string[]) =>
-      (await execFile(process.execPath, [...TSX, ...args], { env: { ...process.env, ...env } })).stdout;
-    const user = JSON.parse(await cli('users', 'create', name));
-    return /API key \(shown once, store it now\): (\S+)/.exec(await cli('keys', 'create', '--user', user.id))![1];
-  }
 });
 
 // The same rules in one process on SQLite, with rows standing in for other processes.

@@ -14,7 +14,17 @@ import path from 'node:path';
 import pg from 'pg';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { backends } from './helpers/harness.js';
-import { callApi, killProcess, listening, type Proc, scratchDatabase, startProcess, stopProcess, until } from './helpers/processes.js';
+import {
+  callApi,
+  killProcess,
+  listening,
+  newUser,
+  type Proc,
+  scratchDatabase,
+  startProcess,
+  stopProcess,
+  until,
+} from './helpers/processes.js';
 
 const RUNS = 1000;
 const withPg = (await backends()).includes('postgres');
@@ -243,5 +253,94 @@ describe.skipIf(!withPg)('run notices between processes (postgres)', () => {
     const queued = await call('POST', '/v1beta/runs', { connector_id: c.json.id, arguments: {}, async: true });
     await until('the async run', async () => (await call('GET', `/v1beta/runs/${queued.json.id}`)).json.status === 'success', 30_000);
     expect(Date.now() - t0).toBeLessThan(60_000);
+  }, 180_000);
+});
+
+describe.skipIf(!withPg)('the per-user limit across workers (postgres)', () => {
+  const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'cs-cap-'));
+  let db: Awaited<ReturnType<typeof scratchDatabase>>;
+  let target: http.Server;
+  const procs: Proc[] = [];
+  // The target counts each user's requests in flight (the tag names the user) and the most seen.
+  const inFlight = new Map<string, number>();
+  const most = new Map<string, number>();
+  beforeAll(async () => {
+    target = http.createServer((req, res) => {
+      const who = new URL(req.url!, 'http://x').searchParams.get('who') ?? '';
+      const n = (inFlight.get(who) ?? 0) + 1;
+      inFlight.set(who, n);
+      most.set(who, Math.max(most.get(who) ?? 0, n));
+      setTimeout(() => {
+        inFlight.set(who, inFlight.get(who)! - 1);
+        res.setHeader('content-type', 'application/json');
+        res.end('{}');
+      }, 150);
+    });
+    await new Promise<void>((r) => target.listen(0, '127.0.0.1', r));
+    db = await scratchDatabase('cs_cap');
+  });
+  afterAll(async () => {
+    await Promise.all(procs.map(stopProcess));
+    await new Promise((r) => target?.close(r));
+    await db?.drop();
+    fs.rmSync(dataDir, { recursive: true, force: true });
+  }, 60_000);
+
+  it('one user has at most RUN_MAX_CONCURRENCY_PER_USER runs executing across two workers; another user is not held up', async () => {
+    const env = {
+      DATA_DIR: dataDir,
+      PORT: '0',
+      LOG_LEVEL: 'info',
+      MASTER_KEY: crypto.randomBytes(32).toString('base64'),
+      CAPTURE_WARM_CONTEXTS: '0',
+      DATABASE_URL: db.url,
+      RUN_CONCURRENCY: '8',
+      RUN_MAX_CONCURRENCY_PER_USER: '2',
+    };
+    const api = startProcess(['serve', '--role', 'api'], env);
+    procs.push(api);
+    const { url, key } = await listening(api);
+    const workers = [startProcess(['worker'], env), startProcess(['worker'], env)];
+    procs.push(...workers);
+    const other = await newUser(env, 'other');
+    for (const w of workers) await until('a worker', () => w.lines().some((l) => l.msg === 'connector worker started'), 60_000);
+    const connector = async (k: string, who: string) => {
+      const c = await callApi(url, k, 'POST', '/v1beta/connectors', {
+        display_name: 'slow',
+        purpose: 'one slow GET',
+        input_schema: { type: 'object' },
+        output_schema: { type: 'object' },
+        definition: {
+          format: 'connector-definition/v1',
+          engine: 'http',
+          steps: [{ id: 'slow', url: `http://127.0.0.1:${(target.address() as any).port}/slow?who=${who}` }],
+          result: {},
+        },
+      });
+      expect(c.status, c.text).toBe(200);
+      return c.json.id as string;
+    };
+    const [busy, quiet] = [await connector(key!, 'busy'), await connector(other, 'quiet')];
+    const submit = async (k: string, id: string) =>
+      (await callApi(url, k, 'POST', '/v1beta/runs', { connector_id: id, arguments: {}, async: true })).json.id;
+    const backlog = await Promise.all(Array.from({ length: 24 }, () => submit(key!, busy)));
+    const mine = await Promise.all(Array.from({ length: 4 }, () => submit(other, quiet)));
+    const status = async (k: string, id: string) => (await callApi(url, k, 'GET', `/v1beta/runs/${id}`)).json.status;
+    // The other user's runs end while the backlog is still being worked off.
+    await until(
+      'the other user’s runs',
+      async () => (await Promise.all(mine.map((id) => status(other, id)))).every((s) => s === 'success'),
+      60_000,
+    );
+    const left = (await Promise.all(backlog.map((id) => status(key!, id)))).filter((s) => s !== 'success').length;
+    expect(left).toBeGreaterThan(0);
+    await until(
+      'the backlog',
+      async () => (await Promise.all(backlog.map((id) => status(key!, id)))).every((s) => s === 'success'),
+      90_000,
+    );
+    // Each worker alone allows 2, so without the limit across processes the target sees up to 4.
+    expect(most.get('busy')).toBe(2);
+    expect(most.get('quiet')).toBeLessThanOrEqual(2);
   }, 180_000);
 });

@@ -1,9 +1,12 @@
 // The service as real child processes (`serve`, `serve --role api`, `worker`), for tests of
 // several processes on one database: start, read their JSON log lines, wait, stop.
 import crypto from 'node:crypto';
-import { type ChildProcess, spawn } from 'node:child_process';
+import { type ChildProcess, execFile as execFileCb, spawn } from 'node:child_process';
+import { promisify } from 'node:util';
 import pg from 'pg';
 import { PG_URL } from './harness.js';
+
+const execFile = promisify(execFileCb);
 
 export const TSX = ['--import', 'tsx', 'src/start/cli.ts'];
 
@@ -95,4 +98,12 @@ export async function callApi(base: string, key: string, method: string, p: stri
   });
   const text = await r.text();
   return { status: r.status, json: text ? JSON.parse(text) : undefined, text };
+}
+
+/** A new user and its API key, through the CLI on the database `env` names. */
+export async function newUser(env: Record<string, string>, name: string): Promise<string> {
+  const cli = async (...args: string[]) =>
+    (await execFile(process.execPath, [...TSX, ...args], { env: { ...process.env, ...env } })).stdout;
+  const user = JSON.parse(await cli('users', 'create', name));
+  return /API key \(shown once, store it now\): (\S+)/.exec(await cli('keys', 'create', '--user', user.id))![1];
 }

@@ -58,4 +58,24 @@ describe('FairQueue', () => {
       { numRuns: 300 },
     );
   });
+
+  it('a run the limit across processes held back goes first again, and its user waits out the hold while others go on', () => {
+    const q = new FairQueue(2);
+    q.push('a', 'a1');
+    q.push('a', 'a2');
+    q.push('b', 'b1');
+    const first = q.next()!;
+    expect(first).toEqual({ userId: 'a', runId: 'a1', sync: false });
+    q.giveBack('a', 'a1', false, 60_000);
+    // a is held: b goes, then nothing; a1 is still known (a rescan doesn't queue it twice).
+    expect(q.next()).toMatchObject({ runId: 'b1' });
+    expect(q.next()).toBeNull();
+    expect(q.push('a', 'a1')).toBe(false);
+    const held = new FairQueue(2);
+    held.push('a', 'a1');
+    held.push('a', 'a2');
+    held.giveBack('a', held.next()!.runId, false, 0);
+    // Once the hold is over, a1 is first again, then a2, and the running count was given back.
+    expect([held.next()?.runId, held.next()?.runId]).toEqual(['a1', 'a2']);
+  });
 });

@@ -1,15 +1,17 @@
-// The run queue. RunQueue is the seam: EmbeddedDispatcher (this file) serves one process over the
-// runs table — durable because a run is a `pending` row before it is announced — and a pg-boss
-// implementation can later feed workers on other machines from the same rows.
+// The run queue. RunQueue is the seam: EmbeddedDispatcher (this file) runs in every process that
+// executes runs (`serve`, `worker`) over the runs table — durable because a run is a `pending` row
+// before it is announced. Several dispatchers (workers) share one PostgreSQL.
 //
-// Claiming is a compare-and-set (`pending` → `running`), so a run executes at most once even if
-// two dispatchers saw it. On start, runs left `running` by a dead process end `internal_error`
-// (their sandbox died with it), and `pending` runs are picked up again.
+// Claiming is a compare-and-set (`pending` → `running` with a lease), so a run executes at most
+// once even if two dispatchers saw it. Runs whose lease ran out (their process died) end
+// `internal_error`; `pending` runs are read again by every scan.
 //
 // Fairness (FairQueue): runs wait in one queue per user, users are served round-robin, and one
-// user has at most RUN_MAX_CONCURRENCY_PER_USER runs executing. The periodic scan reads the oldest
-// pending runs of every user (a bounded number each), not the oldest overall, so a backlog found
-// in the database (restart, another process) can't hide another user's run either.
+// user has at most RUN_MAX_CONCURRENCY_PER_USER runs executing — here, and on PostgreSQL across
+// every worker (RunStore.claim counts the user's running rows under a lock; a run held back goes
+// first again after a short hold). The periodic scan reads the oldest pending runs of every user
+// (a bounded number each), not the oldest overall, so a backlog found in the database (restart,
+// another process) can't hide another user's run either.
 import type { RunExecutor } from './executor.js';
 import { Batcher } from './batcher.js';
 import type { RunStore } from './run-store.js';
@@ -18,6 +20,11 @@ import { FairQueue } from './fair-queue.js';
 /** Pending runs a scan reads per user, and in all. */
 const SCAN_PER_USER = 100;
 const SCAN_TOTAL = 1000;
+
+/** How long a user the per-user limit held back is skipped before its next claim. */
+const CAPPED_HOLD_MS = 200;
+
+type ClaimOutcome = 'won' | 'lost' | 'capped';
 
 export interface RunQueue {
   /** Announces a run already inserted as `pending`. */
@@ -132,33 +139,43 @@ export class EmbeddedDispatcher implements RunQueue {
     while (!this.closed && this.active < this.d.concurrency) {
       const next = this.queue.next();
       if (!next) break;
-      const { userId, runId: id } = next;
+      const { userId, runId: id, sync } = next;
       this.active++;
-      const p = this.claimAndRun(id).finally(() => {
-        this.queue.done(userId, id);
-        this.active--;
-        this.running.delete(p);
-        this.pump();
-      });
+      const p = this.claimAndRun(id, userId)
+        .catch((): ClaimOutcome => 'lost')
+        .then((outcome) => {
+          if (outcome !== 'capped') return this.queue.done(userId, id);
+          this.queue.giveBack(userId, id, sync, CAPPED_HOLD_MS);
+          setTimeout(() => this.pump(), CAPPED_HOLD_MS).unref();
+        })
+        .finally(() => {
+          this.active--;
+          this.running.delete(p);
+          this.pump();
+        });
       this.running.add(p);
     }
   }
 
-  /** Claims of one event-loop turn: one compare-and-set UPDATE … RETURNING for all of them. */
-  private readonly claims = new Batcher<string, boolean>(async (ids) => {
-    const won = await this.d.store.claim(ids, this.leaseUntil());
-    return ids.map((id) => won.has(id));
+  /**
+   * Claims of one event-loop turn: one compare-and-set for all of them, within the per-user limit
+   * across processes (see RunStore.claim).
+   */
+  private readonly claims = new Batcher<{ id: string; userId: string }, ClaimOutcome>(async (runs) => {
+    const { won, capped } = await this.d.store.claim(runs, this.leaseUntil(), this.d.perUser);
+    return runs.map(({ id }) => (won.has(id) ? 'won' : capped.has(id) ? 'capped' : 'lost'));
   });
 
-  private async claimAndRun(id: string): Promise<void> {
-    const claimed = await this.claims.add(id).catch(() => false);
-    if (!claimed) return;
+  private async claimAndRun(id: string, userId: string): Promise<ClaimOutcome> {
+    const outcome = await this.claims.add({ id, userId }).catch((): ClaimOutcome => 'lost');
+    if (outcome !== 'won') return outcome;
     this.executing.add(id);
     try {
       await this.d.executor.execute(id);
     } finally {
       this.executing.delete(id);
     }
+    return outcome;
   }
 
   async close(): Promise<void> {

@@ -14,6 +14,8 @@ export class FairQueue {
   private readonly runningByUser = new Map<string, number>();
   /** Every run queued or running here, so a rescan doesn't queue it twice. */
   private readonly known = new Set<string>();
+  /** Users skipped until then (see giveBack). */
+  private readonly heldUntil = new Map<string, number>();
 
   constructor(private readonly perUser: number) {}
 
@@ -32,23 +34,46 @@ export class FairQueue {
   }
 
   /** The next run to start, counted as running; null when no user with queued runs is under the limit. */
-  next(): { userId: string; runId: string } | null {
+  next(): { userId: string; runId: string; sync: boolean } | null {
+    const now = Date.now();
     for (const [userId, q] of this.queues) {
       const running = this.runningByUser.get(userId) ?? 0;
       if (running >= this.perUser) continue;
-      const runId = (q.sync.length ? q.sync : q.async).shift()!;
+      const held = this.heldUntil.get(userId);
+      if (held !== undefined) {
+        if (held > now) continue;
+        this.heldUntil.delete(userId);
+      }
+      const sync = q.sync.length > 0;
+      const runId = (sync ? q.sync : q.async).shift()!;
       this.runningByUser.set(userId, running + 1);
       // To the back of the round: every other waiting user goes before this one's next run.
       this.queues.delete(userId);
       if (q.sync.length || q.async.length) this.queues.set(userId, q);
-      return { userId, runId };
+      return { userId, runId, sync };
     }
     return null;
+  }
+
+  /**
+   * A run handed out by next() that the limit across processes held back: first in its user's
+   * queue again, and that user skipped for `holdMs` (its runs elsewhere take time to end).
+   */
+  giveBack(userId: string, runId: string, sync: boolean, holdMs: number): void {
+    this.release(userId);
+    let q = this.queues.get(userId);
+    if (!q) this.queues.set(userId, (q = { sync: [], async: [] }));
+    (sync ? q.sync : q.async).unshift(runId);
+    this.heldUntil.set(userId, Date.now() + holdMs);
   }
 
   /** A run handed out by next() finished (or lost its claim). */
   done(userId: string, runId: string): void {
     this.known.delete(runId);
+    this.release(userId);
+  }
+
+  private release(userId: string): void {
     const n = (this.runningByUser.get(userId) ?? 1) - 1;
     if (n > 0) this.runningByUser.set(userId, n);
     else this.runningByUser.delete(userId);

@@ -8,6 +8,7 @@ import type { Database, RunStatus, RunsTable } from '../../adapters/db/schema.js
 import { afterCursor, type Cursor } from '../../lib/cursor.js';
 import { nowIso } from '../../lib/ids.js';
 import { retryTransaction } from '../../adapters/db/retry.js';
+import type { KeyLocks } from '../../adapters/db/advisory-locks.js';
 import { pollingRunSignals, type RunSignals } from '../../adapters/db/run-signals.js';
 import { Batcher } from './batcher.js';
 import type { RunsFinished } from '../ports.js';
@@ -31,6 +32,8 @@ export class RunStore {
     private readonly onFinished?: RunsFinished,
     /** Wake-ups between processes (PostgreSQL); polling alone without. */
     readonly signals: RunSignals = pollingRunSignals,
+    /** Locks between processes (PostgreSQL): with them, the per-user run limit holds across workers. */
+    private readonly userLocks?: KeyLocks,
   ) {}
 
   private async told(trx: Kysely<Database>, ids: string[]): Promise<void> {
@@ -113,16 +116,57 @@ export class RunStore {
       .execute();
   }
 
-  /** Claims pending runs (compare-and-set to `running`); returns the ids this call won. */
-  async claim(ids: string[], leaseUntil: string): Promise<Set<string>> {
-    const won = await this.db
-      .updateTable('runs')
-      .set({ status: 'running', started_at: nowIso(), lease_until: leaseUntil, progress: null })
-      .where('id', 'in', ids)
-      .where('status', '=', 'pending')
-      .returning('id')
-      .execute();
-    return new Set(won.map((r) => r.id));
+  /**
+   * Claims pending runs (compare-and-set to `running`), in the order given. With `perUser`
+   * (workers sharing a PostgreSQL), a user also has at most that many runs running across every
+   * process: a lock per user serializes their claims, then one statement counts the user's
+   * running rows and claims what fits. Returns the ids won and the ids the limit held back (those
+   * stay pending).
+   */
+  async claim(
+    runs: { id: string; userId: string }[],
+    leaseUntil: string,
+    perUser?: number,
+  ): Promise<{ won: Set<string>; capped: Set<string> }> {
+    const ids = runs.map((r) => r.id);
+    const lockUsers = this.userLocks;
+    if (!lockUsers || perUser === undefined) {
+      const won = await this.db
+        .updateTable('runs')
+        .set({ status: 'running', started_at: nowIso(), lease_until: leaseUntil, progress: null })
+        .where('id', 'in', ids)
+        .where('status', '=', 'pending')
+        .returning('id')
+        .execute();
+      return { won: new Set(won.map((r) => r.id)), capped: new Set() };
+    }
+    const rows = await retryTransaction(() =>
+      this.db.transaction().execute(async (trx) => {
+        await lockUsers(
+          trx,
+          runs.map((r) => `runs-of:${r.userId}`),
+        );
+        // A statement after the locks: its snapshot sees every claim the locks waited for.
+        const r = await sql<{ id: string; won: boolean }>`
+          with cand as (
+            select id, user_id, row_number() over (partition by user_id order by array_position(${ids}::text[], id)) as rn
+            from runs where id = any(${ids}::text[]) and status = 'pending'
+          ), busy as (
+            select user_id, count(*) as n from runs
+            where status = 'running' and user_id in (select user_id from cand) group by user_id
+          ), fits as (
+            select cand.id from cand left join busy on busy.user_id = cand.user_id
+            where cand.rn <= ${perUser} - coalesce(busy.n, 0)
+          ), won as (
+            update runs set status = 'running', started_at = ${nowIso()}, lease_until = ${leaseUntil}, progress = null
+            where id in (select id from fits) and status = 'pending' returning id
+          )
+          select id, true as won from won
+          union all select id, false as won from cand where id not in (select id from fits)`.execute(trx);
+        return r.rows;
+      }),
+    );
+    return { won: new Set(rows.filter((r) => r.won).map((r) => r.id)), capped: new Set(rows.filter((r) => !r.won).map((r) => r.id)) };
   }
 
   /** Renews the leases of runs this process executes or holds secret_values for. */
