@@ -9,6 +9,7 @@
 import crypto from 'node:crypto';
 import fs from 'node:fs';
 import http from 'node:http';
+import type { AddressInfo } from 'node:net';
 import os from 'node:os';
 import path from 'node:path';
 import pg from 'pg';
@@ -29,55 +30,82 @@ import {
 const RUNS = 1000;
 const withPg = (await backends()).includes('postgres');
 
-describe.skipIf(!withPg)('scale-out: 2 API processes, 2 workers, kill -9 mid-way (postgres)', () => {
-  const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'cs-scale-'));
-  const hits = new Map<string, number>();
-  let target: http.Server;
-  let targetUrl: string;
-  let db: Awaited<ReturnType<typeof scratchDatabase>>;
-  let env: Record<string, string>;
-  const procs: Proc[] = [];
-  let key: string;
-  const start = async (args: string[]) => {
-    const p = startProcess(args, env);
-    procs.push(p);
-    return p;
+/**
+ * The hooks of a test of real processes: a data dir, a scratch PostgreSQL database, a target
+ * server, the base environment, and every process `start`ed (stopped after the tests).
+ */
+function useFleet(prefix: string, handler: http.RequestListener) {
+  const f = {
+    dataDir: fs.mkdtempSync(path.join(os.tmpdir(), `cs-${prefix}-`)),
+    db: null as Awaited<ReturnType<typeof scratchDatabase>> | null,
+    target: null as http.Server | null,
+    targetUrl: '',
+    env: {} as Record<string, string>,
+    procs: [] as Proc[],
+    start(args: string[], extra: Record<string, string> = {}): Proc {
+      const p = startProcess(args, { ...f.env, ...extra });
+      f.procs.push(p);
+      return p;
+    },
   };
-
   beforeAll(async () => {
-    // The target: a short wait (runs are in flight when a process dies), then the tag's count.
-    target = http.createServer((req, res) => {
-      const tag = new URL(req.url!, 'http://x').searchParams.get('tag') ?? '';
-      hits.set(tag, (hits.get(tag) ?? 0) + 1);
-      setTimeout(() => {
-        res.setHeader('content-type', 'application/json');
-        res.end(JSON.stringify({ tag, n: hits.get(tag) }));
-      }, 25);
-    });
-    await new Promise<void>((r) => target.listen(0, '127.0.0.1', r));
-    targetUrl = `http://127.0.0.1:${(target.address() as any).port}`;
-    db = await scratchDatabase('cs_scale');
-    env = {
-      DATA_DIR: dataDir,
+    f.target = http.createServer(handler);
+    await new Promise<void>((r) => f.target!.listen(0, '127.0.0.1', r));
+    f.targetUrl = `http://127.0.0.1:${(f.target.address() as AddressInfo).port}`;
+    f.db = await scratchDatabase(`cs_${prefix}`);
+    f.env = {
+      DATA_DIR: f.dataDir,
       PORT: '0',
       LOG_LEVEL: 'info',
       MASTER_KEY: crypto.randomBytes(32).toString('base64'),
+      CAPTURE_WARM_CONTEXTS: '0',
+      DATABASE_URL: f.db.url,
+    };
+  }, 60_000);
+  afterAll(async () => {
+    await Promise.all(f.procs.map(stopProcess));
+    await new Promise((r) => (f.target ? f.target.close(r) : r(undefined)));
+    await f.db?.drop();
+    fs.rmSync(f.dataDir, { recursive: true, force: true });
+  }, 60_000);
+  return f;
+}
+
+const workerUp = (w: Proc) => until('a worker', () => w.lines().some((l) => l.msg === 'connector worker started'), 60_000);
+
+/** An http connector of one GET to `url`, published by the owner of `key`; its id. */
+async function oneGet(base: string, key: string, url: string): Promise<string> {
+  const c = await callApi(base, key, 'POST', '/v1beta/connectors', {
+    display_name: 'one GET',
+    purpose: 'one GET to the target',
+    input_schema: { type: 'object' },
+    output_schema: { type: 'object' },
+    definition: { format: 'connector-definition/v1', engine: 'http', steps: [{ id: 'get', url }], result: {} },
+  });
+  expect(c.status, c.text).toBe(200);
+  return c.json.id;
+}
+
+describe.skipIf(!withPg)('scale-out: 2 API processes, 2 workers, kill -9 mid-way (postgres)', () => {
+  const hits = new Map<string, number>();
+  // The target: a short wait (runs are in flight when a process dies), then the tag's count.
+  const fleet = useFleet('scale', (req, res) => {
+    const tag = new URL(req.url!, 'http://x').searchParams.get('tag') ?? '';
+    hits.set(tag, (hits.get(tag) ?? 0) + 1);
+    setTimeout(() => {
+      res.setHeader('content-type', 'application/json');
+      res.end(JSON.stringify({ tag, n: hits.get(tag) }));
+    }, 25);
+  });
+  let key: string;
+  const start = async (args: string[]) =>
+    fleet.start(args, {
       // Short, so the dead worker's runs end soon; long enough that a live worker starved of
       // CPU by the rest of the suite still renews its leases in time.
       RUN_LEASE_S: '4',
       RUN_CONCURRENCY: '8',
       RUN_MAX_CONCURRENCY_PER_USER: '16',
-      CAPTURE_WARM_CONTEXTS: '0',
-      DATABASE_URL: db.url,
-    };
-  }, 60_000);
-
-  afterAll(async () => {
-    await Promise.all(procs.map(stopProcess));
-    await new Promise((r) => target?.close(r));
-    await db?.drop();
-    fs.rmSync(dataDir, { recursive: true, force: true });
-  }, 60_000);
+    });
 
   it('loses no run, executes none twice, leaves none running', async () => {
     // The first API process creates the schema and the bootstrap key; then the others start.
@@ -87,7 +115,6 @@ describe.skipIf(!withPg)('scale-out: 2 API processes, 2 workers, kill -9 mid-way
     const api2 = await start(['serve', '--role', 'api']);
     const [w1, w2] = [await start(['worker']), await start(['worker'])];
     const urls = [first.url, (await listening(api2)).url];
-    const workerUp = (w: Proc) => until('a worker', () => w.lines().some((l) => l.msg === 'connector worker started'), 60_000);
     await Promise.all([w1, w2].map(workerUp));
 
     const call = (base: string, method: string, p: string, body?: unknown) => callApi(base, key, method, p, body);
@@ -99,7 +126,9 @@ describe.skipIf(!withPg)('scale-out: 2 API processes, 2 workers, kill -9 mid-way
       definition: {
         format: 'connector-definition/v1',
         engine: 'http',
-        steps: [{ id: 'hit', url: `${targetUrl}/hit?tag={{args.tag | urlencode}}`, extract: { tag: { from: 'json', path: '$.tag' } } }],
+        steps: [
+          { id: 'hit', url: `${fleet.targetUrl}/hit?tag={{args.tag | urlencode}}`, extract: { tag: { from: 'json', path: '$.tag' } } },
+        ],
         result: { tag: '{{vars.tag}}' },
       },
     });
@@ -137,7 +166,7 @@ describe.skipIf(!withPg)('scale-out: 2 API processes, 2 workers, kill -9 mid-way
     // runs are executing and requests are arriving.
     let alive = urls;
     const firstHalf = batch(0, RUNS / 2, () => alive);
-    const client = new pg.Client({ connectionString: db.url });
+    const client = new pg.Client({ connectionString: fleet.db!.url });
     await client.connect();
     await until('runs executing', async () => {
       const r = await client.query("SELECT count(*)::int AS n FROM runs WHERE status = 'running'");
@@ -199,127 +228,48 @@ describe.skipIf(!withPg)('scale-out: 2 API processes, 2 workers, kill -9 mid-way
 });
 
 describe.skipIf(!withPg)('run notices between processes (postgres)', () => {
-  const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'cs-notice-'));
-  let db: Awaited<ReturnType<typeof scratchDatabase>>;
-  let target: http.Server;
-  const procs: Proc[] = [];
-  beforeAll(async () => {
-    target = http.createServer((_req, res) => res.end('{"ok":true}'));
-    await new Promise<void>((r) => target.listen(0, '127.0.0.1', r));
-    db = await scratchDatabase('cs_notice');
-  });
-  afterAll(async () => {
-    await Promise.all(procs.map(stopProcess));
-    await new Promise((r) => target?.close(r));
-    await db?.drop();
-    fs.rmSync(dataDir, { recursive: true, force: true });
-  }, 60_000);
+  const fleet = useFleet('notice', (_req, res) => res.end('{"ok":true}'));
 
   it('a worker that reads pending runs only every 10 minutes starts a run stored by an API process at once', async () => {
-    const env = {
-      DATA_DIR: dataDir,
-      PORT: '0',
-      LOG_LEVEL: 'info',
-      MASTER_KEY: crypto.randomBytes(32).toString('base64'),
-      CAPTURE_WARM_CONTEXTS: '0',
-      DATABASE_URL: db.url,
-      RUN_SCAN_MS: '600000',
-    };
-    const api = startProcess(['serve', '--role', 'api'], env);
-    procs.push(api);
+    const api = fleet.start(['serve', '--role', 'api'], { RUN_SCAN_MS: '600000' });
     const { url, key } = await listening(api);
-    const worker = startProcess(['worker'], env);
-    procs.push(worker);
-    await until('the worker', () => worker.lines().some((l) => l.msg === 'connector worker started'), 60_000);
+    await workerUp(fleet.start(['worker'], { RUN_SCAN_MS: '600000' }));
     const call = (method: string, p: string, body?: unknown) => callApi(url, key!, method, p, body);
-    const c = await call('POST', '/v1beta/connectors', {
-      display_name: 'ok',
-      purpose: 'one GET',
-      input_schema: { type: 'object' },
-      output_schema: { type: 'object' },
-      definition: {
-        format: 'connector-definition/v1',
-        engine: 'http',
-        steps: [{ id: 'ok', url: `http://127.0.0.1:${(target.address() as any).port}/ok` }],
-        result: {},
-      },
-    });
-    expect(c.status).toBe(200);
+    const id = await oneGet(url, key!, `${fleet.targetUrl}/ok`);
     // The worker's first read (at its start) is over; only the API process's notice can wake it.
     await new Promise((r) => setTimeout(r, 1000));
     const t0 = Date.now();
-    const sync = await call('POST', '/v1beta/runs', { connector_id: c.json.id, arguments: {} });
+    const sync = await call('POST', '/v1beta/runs', { connector_id: id, arguments: {} });
     expect(sync.json.status).toBe('success');
-    const queued = await call('POST', '/v1beta/runs', { connector_id: c.json.id, arguments: {}, async: true });
+    const queued = await call('POST', '/v1beta/runs', { connector_id: id, arguments: {}, async: true });
     await until('the async run', async () => (await call('GET', `/v1beta/runs/${queued.json.id}`)).json.status === 'success', 30_000);
     expect(Date.now() - t0).toBeLessThan(60_000);
   }, 180_000);
 });
 
 describe.skipIf(!withPg)('the per-user limit across workers (postgres)', () => {
-  const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'cs-cap-'));
-  let db: Awaited<ReturnType<typeof scratchDatabase>>;
-  let target: http.Server;
-  const procs: Proc[] = [];
-  // The target counts each user's requests in flight (the tag names the user) and the most seen.
+  // The target counts each user's requests in flight (the query names the user) and the most seen.
   const inFlight = new Map<string, number>();
   const most = new Map<string, number>();
-  beforeAll(async () => {
-    target = http.createServer((req, res) => {
-      const who = new URL(req.url!, 'http://x').searchParams.get('who') ?? '';
-      const n = (inFlight.get(who) ?? 0) + 1;
-      inFlight.set(who, n);
-      most.set(who, Math.max(most.get(who) ?? 0, n));
-      setTimeout(() => {
-        inFlight.set(who, inFlight.get(who)! - 1);
-        res.setHeader('content-type', 'application/json');
-        res.end('{}');
-      }, 150);
-    });
-    await new Promise<void>((r) => target.listen(0, '127.0.0.1', r));
-    db = await scratchDatabase('cs_cap');
+  const fleet = useFleet('cap', (req, res) => {
+    const who = new URL(req.url!, 'http://x').searchParams.get('who') ?? '';
+    const n = (inFlight.get(who) ?? 0) + 1;
+    inFlight.set(who, n);
+    most.set(who, Math.max(most.get(who) ?? 0, n));
+    setTimeout(() => {
+      inFlight.set(who, inFlight.get(who)! - 1);
+      res.setHeader('content-type', 'application/json');
+      res.end('{}');
+    }, 150);
   });
-  afterAll(async () => {
-    await Promise.all(procs.map(stopProcess));
-    await new Promise((r) => target?.close(r));
-    await db?.drop();
-    fs.rmSync(dataDir, { recursive: true, force: true });
-  }, 60_000);
 
   it('one user has at most RUN_MAX_CONCURRENCY_PER_USER runs executing across two workers; another user is not held up', async () => {
-    const env = {
-      DATA_DIR: dataDir,
-      PORT: '0',
-      LOG_LEVEL: 'info',
-      MASTER_KEY: crypto.randomBytes(32).toString('base64'),
-      CAPTURE_WARM_CONTEXTS: '0',
-      DATABASE_URL: db.url,
-      RUN_CONCURRENCY: '8',
-      RUN_MAX_CONCURRENCY_PER_USER: '2',
-    };
-    const api = startProcess(['serve', '--role', 'api'], env);
-    procs.push(api);
-    const { url, key } = await listening(api);
-    const workers = [startProcess(['worker'], env), startProcess(['worker'], env)];
-    procs.push(...workers);
-    const other = await newUser(env, 'other');
-    for (const w of workers) await until('a worker', () => w.lines().some((l) => l.msg === 'connector worker started'), 60_000);
-    const connector = async (k: string, who: string) => {
-      const c = await callApi(url, k, 'POST', '/v1beta/connectors', {
-        display_name: 'slow',
-        purpose: 'one slow GET',
-        input_schema: { type: 'object' },
-        output_schema: { type: 'object' },
-        definition: {
-          format: 'connector-definition/v1',
-          engine: 'http',
-          steps: [{ id: 'slow', url: `http://127.0.0.1:${(target.address() as any).port}/slow?who=${who}` }],
-          result: {},
-        },
-      });
-      expect(c.status, c.text).toBe(200);
-      return c.json.id as string;
-    };
+    const limits = { RUN_CONCURRENCY: '8', RUN_MAX_CONCURRENCY_PER_USER: '2' };
+    const { url, key } = await listening(fleet.start(['serve', '--role', 'api'], limits));
+    const workers = [fleet.start(['worker'], limits), fleet.start(['worker'], limits)];
+    const other = await newUser(fleet.env, 'other');
+    await Promise.all(workers.map(workerUp));
+    const connector = (k: string, who: string) => oneGet(url, k, `${fleet.targetUrl}/slow?who=${who}`);
     const [busy, quiet] = [await connector(key!, 'busy'), await connector(other, 'quiet')];
     const submit = async (k: string, id: string) =>
       (await callApi(url, k, 'POST', '/v1beta/runs', { connector_id: id, arguments: {}, async: true })).json.id;
