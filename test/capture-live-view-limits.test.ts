@@ -66,6 +66,10 @@ describe('live view at the limits (sqlite)', () => {
     const lv = lookup(s.iframe_url);
     expect(lv.viewerCount).toBe(0);
     await expect.poll(() => !!lv.lastFrame, { timeout: 15_000 }).toBe(true);
+    // The page comes with that frame inlined: the screen paints before the socket is open.
+    const html = await (await fetch(s.iframe_url)).text();
+    const inlined = Buffer.from(/<img id="img" alt="" src="data:image\/jpeg;base64,([^"]+)">/.exec(html)![1], 'base64');
+    expect(jpegSize(inlined)).toEqual({ width: 1280, height: 800 });
     const v = await open(s.iframe_url);
     await expect.poll(() => v.msgs.length >= 2).toBe(true);
     expect(v.msgs[0].t).toBe('hello');

@@ -3,7 +3,11 @@
 // back as JSON. Events go to the embedding page with postMessage, only to the origin named by
 // `parent_origin`. Read-only (iframe_view_url): no controls, nothing sent (the server drops input
 // on that socket anyway). Self-contained (no external assets), so it works embedded in any origin.
-export function liveViewPage(opts: { readOnly?: boolean } = {}): string {
+//
+// `firstFrame`: the newest frame of the warm screencast, inlined so the remote screen paints with
+// the page itself instead of after the WebSocket's hello (the first frame a viewer sees).
+export function liveViewPage(opts: { readOnly?: boolean; firstFrame?: Buffer | null } = {}): string {
+  const inline = opts.firstFrame ? ` src="data:image/jpeg;base64,${opts.firstFrame.toString('base64')}"` : '';
   return `<!doctype html>
 <html lang="en"><head><meta charset="utf-8"><title>Live browser</title>
 <meta name="viewport" content="width=device-width, initial-scale=1">
@@ -30,7 +34,7 @@ body.view #img{object-fit:contain}
 <span id="picks"></span>
 <span id="state">connecting</span>
 </div>
-<div id="screen" tabindex="0" aria-label="Remote browser"><img id="img" alt=""><div id="hlrec" class="hl"></div><div id="hl" class="hl"></div></div>
+<div id="screen" tabindex="0" aria-label="Remote browser"><img id="img" alt=""${inline}><div id="hlrec" class="hl"></div><div id="hl" class="hl"></div></div>
 <script>
 (() => {
   const $ = (id) => document.getElementById(id);
@@ -56,6 +60,11 @@ body.view #img{object-fit:contain}
     state.textContent = s; state.title = why || '';
     if (s !== 'ended') post('state', { state: s });
   };
+  // The inlined frame counts once it shows (before any frame of the socket replaces it).
+  if (img.getAttribute('src')) {
+    if (img.complete && img.naturalWidth) frames = 1;
+    else img.onload = () => { if (!frames) frames = 1; };
+  }
   window.__live = { get frames() { return frames; }, get state() { return state.textContent; }, get viewport() { return vp; }, get picking() { return picking; }, get picks() { return picks; }, readOnly: READ_ONLY };
   ws.onopen = () => { setState('live'); sendSize(); screen.focus(); };
   ws.onclose = () => { if (state.textContent !== 'ended') setState('disconnected'); };

@@ -74,6 +74,10 @@ export class LiveView {
    */
   private castOps: Promise<void> = Promise.resolve();
   private lastFrame: Buffer | null = null;
+  /** The newest frame (JPEG) of the shown page, if the cast has produced one. */
+  get latestFrame(): Buffer | null {
+    return this.lastFrame;
+  }
   /** Casting without viewers (warm at start, then LINGER_MS after the last one left). */
   private lingering = false;
   private lingerTimer: NodeJS.Timeout | undefined;

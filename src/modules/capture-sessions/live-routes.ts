@@ -37,8 +37,10 @@ export const liveViewRoutes: FastifyPluginAsync<{ svc: CaptureSessionsService }>
   const readOnly = (req: Req) =>
     !!(svc.liveLookup(req.params.id, req.query.token ?? '') ?? remote.get(req))?.readOnly || req.query.mode === 'view';
 
-  app.get('/live/:id', { logLevel: 'silent', schema: hide, preHandler: check }, async (req: Req, reply) =>
-    reply
+  app.get('/live/:id', { logLevel: 'silent', schema: hide, preHandler: check }, async (req: Req, reply) => {
+    // The browser is here: the page comes with its current frame (a relayed one gets it on hello).
+    const firstFrame = svc.liveLookup(req.params.id, req.query.token ?? '')?.rt.live.latestFrame;
+    return reply
       .type('text/html; charset=utf-8')
       .header(
         'content-security-policy',
@@ -46,8 +48,8 @@ export const liveViewRoutes: FastifyPluginAsync<{ svc: CaptureSessionsService }>
       )
       .header('cache-control', 'no-store')
       .header('referrer-policy', 'no-referrer')
-      .send(liveViewPage({ readOnly: readOnly(req) })),
-  );
+      .send(liveViewPage({ readOnly: readOnly(req), firstFrame }));
+  });
 
   app.get('/live/:id/ws', { logLevel: 'silent', schema: hide, websocket: true, preValidation: check }, (socket, req: Req) => {
     sockets.add(socket);
