@@ -248,13 +248,14 @@ describe.skipIf(!pgReady)('capture sessions across API processes (postgres)', ()
     const uid = (await db.query('select user_id from capture_sessions where id = $1', [s.json.id])).rows[0].user_id;
     const body = JSON.stringify({ user_id: uid });
     const hkdf = (k: Buffer) => Buffer.from(crypto.hkdfSync('sha256', k, Buffer.alloc(0), 'connector-service:capture-forward', 32));
-    const sign = (k: Buffer, target: string, ts: number, method = 'POST', pq = p, b = body) => ({
-      'x-capture-forward-signature': `v1.${ts}.${crypto
-        .createHmac('sha256', hkdf(k))
-        .update(['v1', String(ts), target, method, pq, crypto.createHash('sha256').update(b).digest('hex')].join('\n'))
-        .digest('base64url')}`,
-      'x-capture-forward-target': target,
-    });
+    const sign = (k: Buffer, target: string, ts: number, method = 'POST', pq = p, b = body) => {
+      const nonce = crypto.randomBytes(12).toString('base64url');
+      const parts = ['v1', String(ts), nonce, target, method, pq, crypto.createHash('sha256').update(b).digest('hex')];
+      return {
+        'x-capture-forward-signature': `v1.${ts}.${nonce}.${crypto.createHmac('sha256', hkdf(k)).update(parts.join('\n')).digest('base64url')}`,
+        'x-capture-forward-target': target,
+      };
+    };
     const post = (headers: Record<string, string>, b = body) =>
       fetch(url1 + p, { method: 'POST', headers: { 'content-type': 'application/json', ...headers }, body: b });
     const now = Date.now();
@@ -283,10 +284,13 @@ describe.skipIf(!pgReady)('capture sessions across API processes (postgres)', ()
       expect(status).toBe(404);
     }
     expect((await call(url1, 'GET', `${S}/${s.json.id}`)).json.state).toBe('active');
-    // The same request signed right is carried out (so the refusals above are the signature's doing).
-    const r = await post(sign(masterKey, owner, Date.now()));
+    // The same request signed right is carried out (so the refusals above are the signature's doing),
+    // once: sent again as it was (a replay of what was seen on the wire), it is refused.
+    const signed = sign(masterKey, owner, Date.now());
+    const r = await post(signed);
     expect(r.status).toBe(200);
     expect(((await r.json()) as any).ok.state).toBe('abandoned');
+    expect((await post(signed)).status).toBe(404);
   }, 60_000);
 
   it('a fleet mid-rotation: a process whose current master key is the next one and the others open and drive each other’s sessions', async () => {

@@ -2,9 +2,11 @@
 // processes"). A session's browser lives in one process (the row's owner_id/owner_url); any other
 // process sends the actions that need it there: HTTP calls (complete, abandon, paste) and the live
 // view's WebSocket, relayed both ways. Every internal request is signed with a key derived from
-// MASTER_KEY (HMAC-SHA256 over time, target process, method, path and body), expires after
-// MAX_SKEW_MS and names the one process it is for, so the internal routes are useless from outside
-// and a forward never lands on a newer process that took over the owner's address.
+// MASTER_KEY (HMAC-SHA256 over time, a nonce, target process, method, path and body), expires
+// after MAX_SKEW_MS, is accepted once (the target remembers the nonces it saw until they expire)
+// and names the one process it is for, so the internal routes are useless from outside, a request
+// seen on the wire can't be sent again, and a forward never lands on a newer process that took
+// over the owner's address.
 import crypto from 'node:crypto';
 import WebSocket from 'ws';
 import { DomainError, InvalidInput, type Problem } from '../../lib/errors.js';
@@ -41,6 +43,9 @@ const mac = (key: Buffer, parts: string[]) => crypto.createHmac('sha256', key).u
 const sha256 = (s: string) => crypto.createHash('sha256').update(s).digest('hex');
 
 export class Forwarder {
+  /** Nonces of accepted requests, in arrival order, with the time they can be forgotten (then expired anyway). */
+  private readonly seen = new Map<string, number>();
+
   constructor(
     private readonly keys: ForwardKeys,
     /** This process's id: the only target this process accepts. */
@@ -50,25 +55,35 @@ export class Forwarder {
   /** Headers that authorize `method pathAndQuery` with `body` for the process `target`. */
   sign(target: string, method: string, pathAndQuery: string, body = '', now = Date.now()): Record<string, string> {
     const ts = String(now);
+    const nonce = crypto.randomBytes(12).toString('base64url');
     return {
-      [SIGNATURE_HEADER]: `v1.${ts}.${mac(this.keys.sign, ['v1', ts, target, method.toUpperCase(), pathAndQuery, sha256(body)])}`,
+      [SIGNATURE_HEADER]: `v1.${ts}.${nonce}.${mac(this.keys.sign, ['v1', ts, nonce, target, method.toUpperCase(), pathAndQuery, sha256(body)])}`,
       [TARGET_HEADER]: target,
     };
   }
 
-  /** Null when the request was signed for this process within MAX_SKEW_MS; else why it is refused. */
+  /** Null when the request was signed for this process within MAX_SKEW_MS and not seen before; else why it is refused. */
   verify(headers: Record<string, string | string[] | undefined>, method: string, pathAndQuery: string, body = ''): string | null {
     const sig = headers[SIGNATURE_HEADER];
     const target = headers[TARGET_HEADER];
     if (typeof sig !== 'string' || typeof target !== 'string') return 'unsigned';
     if (target !== this.me) return 'signed for another process';
-    const m = /^v1\.(\d{1,16})\.([A-Za-z0-9_-]{43})$/.exec(sig);
+    const m = /^v1\.(\d{1,16})\.([A-Za-z0-9_-]{16})\.([A-Za-z0-9_-]{43})$/.exec(sig);
     if (!m) return 'malformed signature';
-    if (Math.abs(Date.now() - Number(m[1])) > MAX_SKEW_MS) return 'expired signature';
-    const got = Buffer.from(m[2]);
-    const parts = ['v1', m[1], target, method.toUpperCase(), pathAndQuery, sha256(body)];
-    const ok = this.keys.verify.some((k) => crypto.timingSafeEqual(Buffer.from(mac(k, parts)), got));
-    return ok ? null : 'bad signature';
+    const [, ts, nonce, given] = m;
+    const now = Date.now();
+    if (Math.abs(now - Number(ts)) > MAX_SKEW_MS) return 'expired signature';
+    const got = Buffer.from(given);
+    const parts = ['v1', ts, nonce, target, method.toUpperCase(), pathAndQuery, sha256(body)];
+    if (!this.keys.verify.some((k) => crypto.timingSafeEqual(Buffer.from(mac(k, parts)), got))) return 'bad signature';
+    // Forget what has expired by now (the map keeps arrival order, so the oldest come first).
+    for (const [n, until] of this.seen) {
+      if (until >= now) break;
+      this.seen.delete(n);
+    }
+    if (this.seen.has(nonce)) return 'replayed signature';
+    this.seen.set(nonce, Number(ts) + MAX_SKEW_MS);
+    return null;
   }
 
   /** POSTs `action` to the owner; its answer, or the owner's DomainError thrown here. */
