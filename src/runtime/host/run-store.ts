@@ -38,9 +38,12 @@ export class RunStore {
 
   private async told(trx: Kysely<Database>, ids: string[]): Promise<void> {
     if (!ids.length) return;
-    await this.signals.announceEnded(trx, ids);
-    if (!this.onFinished) return;
-    await this.onFinished(trx, await trx.selectFrom('runs').selectAll().where('id', 'in', ids).execute());
+    const rows = await trx.selectFrom('runs').selectAll().where('id', 'in', ids).execute();
+    // Only a sync run has a caller waiting for its end (waitTerminal): a bulk of async runs sends
+    // no notices (each NOTIFY also serializes commits on PostgreSQL's notification queue).
+    const waited = rows.filter((r) => !r.is_async).map((r) => r.id);
+    if (waited.length) await this.signals.announceEnded(trx, waited);
+    if (this.onFinished) await this.onFinished(trx, rows);
   }
 
   /** Stores a new run; `announce`: tell the worker processes it is pending (ROLE=api). */
