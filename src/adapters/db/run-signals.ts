@@ -45,11 +45,31 @@ export function postgresRunSignals(url: string, schema: string | undefined): Run
   const wake = (id: string) => {
     for (const w of waiters.get(id) ?? []) w();
   };
+  // One pending notice at a time per process; runs stored meanwhile are told by one more after it
+  // (a notice says "read the table", not which run). A burst of stores sends a few, not one each.
+  let telling: Promise<void> | null = null;
+  let tellAgain = false;
+  const tellPending = (db: Kysely<any>): Promise<void> => {
+    if (telling) {
+      tellAgain = true;
+      return telling;
+    }
+    telling = notify(db, pendingChannel, '')
+      .catch(() => {})
+      .finally(() => {
+        telling = null;
+        if (tellAgain) {
+          tellAgain = false;
+          void tellPending(db);
+        }
+      });
+    return telling;
+  };
   return {
     get live() {
       return endedListener?.connected ?? false;
     },
-    announcePending: (db) => notify(db, pendingChannel, ''),
+    announcePending: tellPending,
     async announceEnded(trx, ids) {
       for (let i = 0; i < ids.length; i += IDS_PER_NOTICE) await notify(trx, endedChannel, ids.slice(i, i + IDS_PER_NOTICE).join(','));
     },
