@@ -34,6 +34,7 @@ export interface Config {
   /** Runs executing at once = warm sandbox worker processes. */
   runConcurrency: number;
   runLeaseS: number;
+  runShutdownGraceS: number;
   runScanMs: number | null;
   /** Largest result a run may produce (the API's execution limit, 100 MB). */
   runMaxResultBytes: number;
@@ -255,6 +256,15 @@ export const CONFIG_TABLE: Entry[] = [
     min: 2,
     max: 3600,
     doc: 'A process renews the lease of the runs it executes (and of queued runs whose secret_values it holds) every third of this; a run whose lease ran out belongs to a dead process and ends internal_error.',
+  },
+  {
+    env: 'RUN_SHUTDOWN_GRACE_S',
+    key: 'runShutdownGraceS',
+    kind: 'int',
+    def: 20,
+    min: 0,
+    max: 3600,
+    doc: 'On shutdown (SIGTERM) a process that executes runs stops claiming and gives the runs in flight this long to finish; those still executing then end internal_error (queued runs stay pending for the other processes or the next start). 0 ends them at once.',
   },
   {
     env: 'RUN_CONCURRENCY',

@@ -124,10 +124,41 @@ describe('restart recovery', () => {
 });
 
 describe('graceful shutdown', () => {
-  it('ends the run in flight internal_error, leaves queued runs pending, and answers waiting sync calls', async () => {
+  it('gives the run in flight its grace period: it finishes, its sync caller gets the result', async () => {
     const { startHarness } = await import('./helpers/harness.js');
     const { publish } = await import('./helpers/runs.js');
-    const h = await startHarness('sqlite', { RUN_CONCURRENCY: '1' });
+    const h = await startHarness('sqlite', { RUN_CONCURRENCY: '1', RUN_SHUTDOWN_GRACE_S: '20' });
+    const c = await publish(h, {
+      definition: {
+        format: 'connector-definition/v1',
+        engine: 'script',
+        source: 'export default async () => { await new Promise((r) => setTimeout(r, 1500)); return { done: true }; }',
+      },
+    });
+    const sync = h.api('POST', '/v1beta/runs', { connector_id: c.id });
+    for (let i = 0; i < 400; i++) {
+      const [r] = await h.services.db.selectFrom('runs').select('id').execute();
+      if (r && h.services.runtime.pool.pidOf(r.id)) break;
+      await new Promise((r) => setTimeout(r, 25));
+    }
+    const queued = (await h.api('POST', '/v1beta/runs', { connector_id: c.id, async: true })).json;
+    const t0 = Date.now();
+    await h.services.stop().then(() => h.app.close());
+    // It took the run's time, not the grace period's.
+    expect(Date.now() - t0).toBeLessThan(10_000);
+    const answered = await sync;
+    expect(answered.json).toMatchObject({ status: 'success', result: { done: true } });
+    // Nothing new was claimed meanwhile: the queued run waits for the next start.
+    expect((await h.services.db.selectFrom('runs').select('status').where('id', '=', queued.id).executeTakeFirst())?.status).toBe(
+      'pending',
+    );
+    await h.services.close();
+  }, 30_000);
+
+  it('after the grace period, ends the run in flight internal_error, leaves queued runs pending, and answers waiting sync calls', async () => {
+    const { startHarness } = await import('./helpers/harness.js');
+    const { publish } = await import('./helpers/runs.js');
+    const h = await startHarness('sqlite', { RUN_CONCURRENCY: '1', RUN_SHUTDOWN_GRACE_S: '1' });
     const c = await publish(h, {
       definition: {
         format: 'connector-definition/v1',
@@ -149,6 +180,8 @@ describe('graceful shutdown', () => {
     expect(answered.json.status).toBe('pending');
     const rows = await h.services.db.selectFrom('runs').select(['id', 'status']).orderBy('created_at').execute();
     expect(rows.map((r) => r.status)).toEqual(['internal_error', 'pending']);
+    const logs = await h.services.db.selectFrom('run_logs').select('logs').where('run_id', '=', first.id).executeTakeFirst();
+    expect(logs?.logs).toMatch(/the server shut down while this run was executing/);
     await h.services.close();
   }, 30_000);
 });

@@ -114,6 +114,8 @@ export function createRuntime(
   });
   let started: Promise<void> | null = null;
   let stopping = false;
+  let stopped: Promise<void> | null = null;
+  let endGrace = () => {};
   return {
     proxies,
     versions,
@@ -179,18 +181,37 @@ export function createRuntime(
       }
       return started;
     },
-    async stop() {
-      stopping = true;
-      await store.signals.close();
-      if (!started) return;
-      executor.shuttingDown = true;
-      // Stop claiming first (queued runs stay pending and resume after a restart), then end the
-      // runs in flight (their workers are killed: internal_error), then answer waiting sync calls.
-      const drained = queue.close();
-      await pool.close();
-      await drained;
-      executor.releaseWaiters();
-      await browser.close();
+    // A second call (a second SIGINT) cuts the grace period short.
+    stop() {
+      if (stopped) {
+        endGrace();
+        return stopped;
+      }
+      stopped = (async () => {
+        if (!started) {
+          stopping = true;
+          return store.signals.close();
+        }
+        // Stop claiming first (queued runs stay pending for other processes or a restart), give the
+        // runs in flight RUN_SHUTDOWN_GRACE_S to finish (their sync callers get the result), then end
+        // the rest (their workers are killed: internal_error) and answer waiting sync calls.
+        const drained = queue.close();
+        let timer: NodeJS.Timeout | undefined;
+        const grace = new Promise<void>((r) => {
+          endGrace = r;
+          timer = setTimeout(r, config.runShutdownGraceS * 1000);
+        });
+        await Promise.race([drained, grace]);
+        clearTimeout(timer);
+        stopping = true;
+        await store.signals.close();
+        executor.shuttingDown = true;
+        await pool.close();
+        await drained;
+        executor.releaseWaiters();
+        await browser.close();
+      })();
+      return stopped;
     },
   };
 }

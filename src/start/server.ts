@@ -30,7 +30,11 @@ export async function serve(cfg: Config): Promise<void> {
 
   let closing = false;
   const stop = async (signal: string) => {
-    if (closing) return;
+    if (closing) {
+      // A second signal: the runs in flight don't get the rest of their grace period.
+      logger.info({ signal }, 'shutting down now');
+      return void services.stop();
+    }
     closing = true;
     logger.info({ signal }, 'shutting down');
     // Loops first: runs in flight end and waiting sync callers get their answer before the
@@ -65,11 +69,15 @@ export async function work(cfg: Config): Promise<void> {
   const keepAlive = setInterval(() => {}, 60_000);
   let closing = false;
   const stop = async (signal: string) => {
-    if (closing) return;
+    if (closing) {
+      // A second signal: the runs in flight don't get the rest of their grace period.
+      logger.info({ signal }, 'worker shutting down now');
+      return void services.stop();
+    }
     closing = true;
     logger.info({ signal }, 'worker shutting down');
     clearInterval(keepAlive);
-    // Stops claiming; runs in flight end (internal_error) and their leases go with them.
+    // Stops claiming; runs in flight get RUN_SHUTDOWN_GRACE_S to finish, the rest end internal_error.
     await services.stop();
     await services.close();
     process.exit(0);

@@ -84,6 +84,8 @@ export async function startHarness(
     LOG_LEVEL: 'info',
     // A browser starts when a test first needs one, not with every harness.
     CAPTURE_WARM_CONTEXTS: '0',
+    // Runs still in flight when a test closes its harness end at once (runs-restart shows the grace).
+    RUN_SHUTDOWN_GRACE_S: '0',
     ...(backend === 'postgres' ? { DATABASE_URL: PG_URL } : {}),
     ...env,
   });

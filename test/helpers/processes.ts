@@ -17,7 +17,11 @@ export interface Proc {
 }
 
 export function startProcess(args: string[], env: Record<string, string>): Proc {
-  const p = spawn(process.execPath, [...TSX, ...args], { env: { ...process.env, ...env }, stdio: ['ignore', 'pipe', 'pipe'] });
+  // Runs in flight when a test stops a process end at once (no shutdown grace), unless `env` says.
+  const p = spawn(process.execPath, [...TSX, ...args], {
+    env: { ...process.env, RUN_SHUTDOWN_GRACE_S: '0', ...env },
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
   let out = '';
   p.stdout!.on('data', (d) => (out += d));
   p.stderr!.on('data', (d) => (out += d));

@@ -181,8 +181,9 @@ export class EmbeddedDispatcher implements RunQueue {
   async close(): Promise<void> {
     this.closed = true;
     if (this.scanTimer) clearInterval(this.scanTimer);
-    if (this.leaseTimer) clearInterval(this.leaseTimer);
-    // Runs in flight finish (or are ended by the pool shutting down) before the database closes.
+    // Runs in flight finish (or are ended by the pool shutting down) before the database closes;
+    // their leases are renewed until then (a shutdown grace period may outlast a lease).
     await Promise.allSettled([...this.running]);
+    if (this.leaseTimer) clearInterval(this.leaseTimer);
   }
 }
