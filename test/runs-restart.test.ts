@@ -124,17 +124,23 @@ describe('restart recovery', () => {
 });
 
 describe('graceful shutdown', () => {
-  it('gives the run in flight its grace period: it finishes, its sync caller gets the result', async () => {
+  /** A harness with one run slot and this shutdown grace, and a script connector that waits `ms`. */
+  const withSlowConnector = async (graceS: number, ms: number) => {
     const { startHarness } = await import('./helpers/harness.js');
     const { publish } = await import('./helpers/runs.js');
-    const h = await startHarness('sqlite', { RUN_CONCURRENCY: '1', RUN_SHUTDOWN_GRACE_S: '20' });
+    const h = await startHarness('sqlite', { RUN_CONCURRENCY: '1', RUN_SHUTDOWN_GRACE_S: String(graceS) });
     const c = await publish(h, {
       definition: {
         format: 'connector-definition/v1',
         engine: 'script',
-        source: 'export default async () => { await new Promise((r) => setTimeout(r, 1500)); return { done: true }; }',
+        source: `export default async () => { await new Promise((r) => setTimeout(r, ${ms})); return { done: true }; }`,
       },
     });
+    return { h, c };
+  };
+
+  it('gives the run in flight its grace period: it finishes, its sync caller gets the result', async () => {
+    const { h, c } = await withSlowConnector(20, 1500);
     const sync = h.api('POST', '/v1beta/runs', { connector_id: c.id });
     for (let i = 0; i < 400; i++) {
       const [r] = await h.services.db.selectFrom('runs').select('id').execute();
@@ -156,16 +162,7 @@ describe('graceful shutdown', () => {
   }, 30_000);
 
   it('after the grace period, ends the run in flight internal_error, leaves queued runs pending, and answers waiting sync calls', async () => {
-    const { startHarness } = await import('./helpers/harness.js');
-    const { publish } = await import('./helpers/runs.js');
-    const h = await startHarness('sqlite', { RUN_CONCURRENCY: '1', RUN_SHUTDOWN_GRACE_S: '1' });
-    const c = await publish(h, {
-      definition: {
-        format: 'connector-definition/v1',
-        engine: 'script',
-        source: 'export default async () => { await new Promise((r) => setTimeout(r, 30000)); return {}; }',
-      },
-    });
+    const { h, c } = await withSlowConnector(1, 30_000);
     const first = (await h.api('POST', '/v1beta/runs', { connector_id: c.id, async: true })).json;
     // Running in a sandbox (not just claimed): the pool knows its worker.
     for (let i = 0; i < 400 && !h.services.runtime.pool.pidOf(first.id); i++) await new Promise((r) => setTimeout(r, 25));
