@@ -17,7 +17,15 @@ import { startDemoSite } from '../examples/demo-site/server.js';
 import { openChromium } from '../src/browser/chromium.js';
 import { backends, PG_URL, startHarness, type Harness } from './helpers/harness.js';
 import { liveWsUrl, wsDriver, wsViewer } from './helpers/live-view.js';
-import { newUser, type Proc, startProcess as start, stopProcess as stop, until } from './helpers/processes.js';
+import {
+  callApi,
+  listening as listeningOn,
+  newUser,
+  type Proc,
+  startProcess as start,
+  stopProcess as stop,
+  until,
+} from './helpers/processes.js';
 
 const S = '/v1beta/capture_sessions';
 const LEASE_S = 2;
@@ -44,17 +52,8 @@ describe.skipIf(!pgReady)('capture sessions across API processes (postgres)', ()
   let key: string;
   let alice: string;
 
-  const call = async (base: string, method: string, p: string, body?: unknown, k = key) => {
-    const r = await fetch(base + p, {
-      method,
-      headers: { authorization: `Bearer ${k}`, ...(body !== undefined ? { 'content-type': 'application/json' } : {}) },
-      body: body !== undefined ? JSON.stringify(body) : undefined,
-    });
-    const text = await r.text();
-    return { status: r.status, json: text ? JSON.parse(text) : undefined, text };
-  };
-  const listening = async (x: Proc) =>
-    (await until('an API process', () => x.lines().find((l) => l.msg === 'connector service listening'), 90_000)).url as string;
+  const call = (base: string, method: string, p: string, body?: unknown, k = key) => callApi(base, k, method, p, body);
+  const listening = async (x: Proc) => (await listeningOn(x)).url;
   const row = async (id: string) =>
     (await db.query('select state, end_reason, owner_id, owner_url from capture_sessions where id = $1', [id])).rows[0];
   const liveHere = async (base: string) =>
@@ -80,8 +79,9 @@ describe.skipIf(!pgReady)('capture sessions across API processes (postgres)', ()
     };
     api1 = start(['serve', '--role', 'api'], env);
     procs.push(api1);
-    url1 = await listening(api1);
-    key = /API key \(shown once, store it now\): (\S+)/.exec(api1.out())![1];
+    const first = await listeningOn(api1);
+    url1 = first.url;
+    key = first.key!;
     api2 = start(['serve', '--role', 'api'], env);
     const worker = start(['worker'], env);
     procs.push(api2, worker);
