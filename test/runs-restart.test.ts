@@ -182,3 +182,42 @@ describe('graceful shutdown', () => {
     await h.services.close();
   }, 30_000);
 });
+
+describe('graceful shutdown of a real process', () => {
+  it('a second SIGTERM cuts the grace period short: the process exits at once, not after the grace or the run', async () => {
+    const { callApi, listening, startProcess, stopProcess, until } = await import('./helpers/processes.js');
+    const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'cs-grace-'));
+    const env = { DATA_DIR: dataDir, PORT: '0', LOG_LEVEL: 'info', CAPTURE_WARM_CONTEXTS: '0', RUN_SHUTDOWN_GRACE_S: '600' };
+    const proc = startProcess(['serve'], env);
+    try {
+      const { url, key } = await listening(proc);
+      const call = (method: string, p: string, body?: unknown) => callApi(url, key!, method, p, body);
+      const c = await call('POST', '/v1beta/connectors', {
+        display_name: 'slow',
+        purpose: 'waits',
+        input_schema: { type: 'object' },
+        output_schema: { type: 'object' },
+        definition: {
+          format: 'connector-definition/v1',
+          engine: 'script',
+          source: 'export default async () => { await new Promise((r) => setTimeout(r, 60000)); return {}; }',
+        },
+      });
+      expect(c.status, c.text).toBe(200);
+      const r = (await call('POST', '/v1beta/runs', { connector_id: c.json.id, async: true })).json;
+      await until('the run executing', async () => (await call('GET', `/v1beta/runs/${r.id}`)).json.status === 'running', 30_000);
+      const exited = new Promise((done) => proc.p.once('exit', done));
+      proc.p.kill('SIGTERM');
+      await until('the first signal seen', () => proc.lines().some((l) => l.msg === 'shutting down'), 10_000);
+      const t0 = Date.now();
+      proc.p.kill('SIGTERM');
+      await exited;
+      // Not the 600 s grace, nor the run's 60 s.
+      expect(Date.now() - t0).toBeLessThan(15_000);
+      expect(proc.lines().some((l) => l.msg === 'shutting down now')).toBe(true);
+    } finally {
+      await stopProcess(proc);
+      fs.rmSync(dataDir, { recursive: true, force: true });
+    }
+  }, 120_000);
+});

@@ -33,7 +33,7 @@ export async function serve(cfg: Config): Promise<void> {
     if (closing) {
       // A second signal: the runs in flight don't get the rest of their grace period.
       logger.info({ signal }, 'shutting down now');
-      return void services.stop();
+      return void services.runtime.stop();
     }
     closing = true;
     logger.info({ signal }, 'shutting down');
@@ -72,7 +72,7 @@ export async function work(cfg: Config): Promise<void> {
     if (closing) {
       // A second signal: the runs in flight don't get the rest of their grace period.
       logger.info({ signal }, 'worker shutting down now');
-      return void services.stop();
+      return void services.runtime.stop();
     }
     closing = true;
     logger.info({ signal }, 'worker shutting down');
