@@ -4,6 +4,9 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { backends, startHarness, type Harness } from './helpers/harness.js';
 import { createServices, type Services } from '../src/services.js';
+import Database from 'better-sqlite3';
+import path from 'node:path';
+import { sqliteChangeSignal } from '../src/adapters/db/change-signal.js';
 
 for (const backend of await backends()) {
   describe(`API key cache and revocation (${backend})`, () => {
@@ -48,6 +51,27 @@ for (const backend of await backends()) {
       }
       expect(s).toBe(401);
       expect(Date.now() - revokedAt).toBeLessThan(1000);
+    });
+
+    it.runIf(backend === 'sqlite')('reads data_version once per event-loop turn; the next turn sees a commit made elsewhere', async () => {
+      const signal = sqliteChangeSignal(h.services.db);
+      const elsewhere = new Database(path.join(h.config.dataDir, 'connector.db'));
+      try {
+        const nextTurn = () => new Promise((r) => setImmediate(r));
+        const u = await h.newUser('per-turn');
+        await nextTurn();
+        expect(signal.changedElsewhere()).toBe(false);
+        // Committed by another connection within this turn (better-sqlite3 is synchronous).
+        elsewhere.prepare('UPDATE api_keys SET revoked_at = ? WHERE user_id = ?').run(new Date().toISOString(), u.userId);
+        expect(signal.changedElsewhere()).toBe(false); // this turn already read it
+        await nextTurn();
+        expect(signal.changedElsewhere()).toBe(true);
+        expect(signal.changedElsewhere()).toBe(false);
+        await nextTurn();
+        expect(signal.changedElsewhere()).toBe(false);
+      } finally {
+        elsewhere.close();
+      }
     });
 
     it('refuses a key revoked in this process at once, and other keys keep working', async () => {

@@ -51,6 +51,21 @@ describe.each(list)('prepared queries (%s)', (backend) => {
     expect(await byIdAndName('u1', 'two')).toEqual([]);
   });
 
+  it('gives the same rows as a query through Kysely: every column, nulls, a repeated column name (the last wins)', async () => {
+    const now = new Date().toISOString();
+    await h.db
+      .insertInto('api_keys')
+      .values({ id: 'k1', user_id: 'u1', key_hash: 'h1', prefix: 'cs_', name: 'key-one', created_at: now, revoked_at: null })
+      .execute();
+    const joined = (q: any) =>
+      q.selectFrom('api_keys').innerJoin('users', 'users.id', 'api_keys.user_id').selectAll('api_keys').select(['users.name', 'users.created_at']);
+    const fast = prepared<Database, Record<string, unknown>, [string]>(h.db, (p) => joined(h.db).where('api_keys.id', '=', p(0)));
+    const rows = await fast('k1');
+    expect(rows).toEqual(await joined(h.db).where('api_keys.id', '=', 'k1').execute());
+    expect(rows[0]).toMatchObject({ id: 'k1', user_id: 'u1', name: 'one', revoked_at: null });
+    expect(await fast('none')).toEqual([]);
+  });
+
   it('does not see rows of a transaction that has not committed', async () => {
     const byId = prepared<Database, { id: string }, [string]>(h.db, (p) => h.db.selectFrom('users').select('id').where('id', '=', p(0)));
     let seenInside: unknown[] = ['not run'];

@@ -14,12 +14,26 @@ export interface ChangeSignal {
   close(): Promise<void>;
 }
 
+/**
+ * data_version is read once per event-loop turn: the requests parsed in one turn share the answer
+ * (under load, dozens of them; reading it costs a statement and two file-lock calls). A change
+ * committed elsewhere during that turn is seen by the next turn's first request. That is the same
+ * bound PostgreSQL has, where the NOTIFY is read by the event loop too: a request racing the
+ * revocation may pass, none that starts after the turn it was committed in.
+ */
 export function sqliteChangeSignal(db: Kysely<any>): ChangeSignal {
   const version = dataVersionFor(db);
   if (!version) throw new Error('not a SQLite database handle');
   let seen = version();
+  let readThisTurn = false;
+  const nextTurn = () => {
+    readThisTurn = false;
+  };
   return {
     changedElsewhere() {
+      if (readThisTurn) return false;
+      readThisTurn = true;
+      setImmediate(nextTurn);
       const now = version();
       if (now === seen) return false;
       seen = now;

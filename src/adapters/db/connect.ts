@@ -55,10 +55,33 @@ export async function connect<T>(opts: ConnectOptions): Promise<DbHandle<T>> {
   sqlite.pragma('foreign_keys = ON');
   const cached = withStatementCache(sqlite);
   const db = new Kysely<T>({ dialect: new SqliteDialect({ database: cached }) });
-  syncReaders.set(db, (text, params) => (sqlite.inTransaction ? null : cached.prepare(text).all(params)));
+  syncReaders.set(db, rawRowReader(sqlite));
   const dataVersion = sqlite.prepare('PRAGMA data_version').pluck();
   dataVersions.set(db, () => dataVersion.get() as number);
   return { db, kind: 'sqlite', close: () => db.destroy() };
+}
+
+/**
+ * The sync reader's statements run in raw mode (rows as arrays) and build each row with a function
+ * made once per statement from its column names: an object literal of a fixed shape, about 1 µs
+ * less per row than better-sqlite3's own objects, whose keys it interns and sets one by one.
+ * Same result (a repeated column name: the last one wins, as there). Its own statements, bounded
+ * like the cache above: raw mode is a statement's state and Kysely's statements must not get it.
+ */
+function rawRowReader(sqlite: BetterSqlite3.Database, max = 500): SyncReader {
+  const cache = new Map<string, { stmt: BetterSqlite3.Statement; row: (values: unknown[]) => object }>();
+  return (text, params) => {
+    if (sqlite.inTransaction) return null;
+    let e = cache.get(text);
+    if (!e || e.stmt.busy) {
+      const stmt = sqlite.prepare(text).raw(true);
+      const fields = stmt.columns().map((c, i) => `${JSON.stringify(c.name)}: v[${i}]`);
+      e = { stmt, row: new Function('v', `return { ${fields.join(', ')} };`) as (values: unknown[]) => object };
+      if (cache.size >= max) cache.delete(cache.keys().next().value!);
+      cache.set(text, e);
+    }
+    return (e.stmt.all(params) as unknown[][]).map(e.row);
+  };
 }
 
 const dataVersions = new WeakMap<object, () => number>();
