@@ -8,6 +8,7 @@ import { loadConfig, type Config } from '../../src/config.js';
 import { Egress } from '../../src/egress/egress.js';
 import { EgressDenied, EgressPolicy, parseEntry, parseList, type EgressRules } from '../../src/egress/policy.js';
 import { resolveChecked } from '../../src/egress/resolve.js';
+import { policyFor } from '../../src/runtime/worker/engines/context.js';
 
 const rules = (r: Partial<EgressRules> = {}): EgressRules => ({ private: 'allow', allow: [], deny: [], reserved: [], ...r });
 const SELF = [{ entry: '127.0.0.1:8080', what: "this service's own API" }];
@@ -244,5 +245,21 @@ describe('the server side: own listeners, PUBLIC_BASE_URL, DATABASE_URL', () => 
     expect(verdict(p, 'localhost', 6543)).toMatch(/this service's database \(always denied\)/);
     expect(verdict(p, '127.0.0.1', 6543)).toMatch(/this service's database/);
     expect(verdict(p, '127.0.0.1', 5432)).toBe('allow');
+  });
+});
+
+describe('the sandbox worker reuses the parsed policy of the same rules', () => {
+  it('parses rules once while they stay the same, and afresh when any part changes', () => {
+    const first = policyFor(rules({ reserved: SELF }));
+    expect(policyFor(rules({ reserved: SELF }))).toBe(first);
+    expect(verdict(first, '10.0.0.1')).toBe('allow');
+    // A job carrying different rules (the server's configuration changed) gets a policy of its own.
+    const denying = policyFor(rules({ private: 'deny', reserved: SELF }));
+    expect(denying).not.toBe(first);
+    expect(verdict(denying, '10.0.0.1')).toMatch(/EGRESS_PRIVATE=deny/);
+    const withDeny = policyFor(rules({ private: 'deny', deny: ['93.184.216.34'], reserved: SELF }));
+    expect(verdict(withDeny, '93.184.216.34')).toMatch(/EGRESS_DENY/);
+    expect(policyFor(rules({ reserved: SELF }))).not.toBe(denying);
+    expect(verdict(policyFor(rules({ reserved: SELF })), '10.0.0.1')).toBe('allow');
   });
 });

@@ -53,6 +53,18 @@ export function totpSlotsIn(v: unknown): string[] {
   return [...new Set([...text.matchAll(/secrets\.([A-Za-z0-9_-]+)\.totp\b/g)].map((m) => m[1]))];
 }
 
+/**
+ * The parsed policy of the last rules seen: every job carries the server's rules, which change only
+ * with its configuration, and parsing them (ipaddr's checks of each reserved address) cost about
+ * a tenth of a one-request run's time in the worker.
+ */
+let lastPolicy: { key: string; policy: EgressPolicy } | null = null;
+export function policyFor(rules: EgressRules): EgressPolicy {
+  const key = JSON.stringify(rules);
+  if (lastPolicy?.key !== key) lastPolicy = { key, policy: new EgressPolicy(rules) };
+  return lastPolicy.policy;
+}
+
 export class RunContext {
   vars: Record<string, unknown> = {};
   /** The code each slot holds now: what `{{secrets.x.totp}}` and ctx.totp(x) return. */
@@ -69,7 +81,7 @@ export class RunContext {
       proxy: job.proxy,
       maxBytes: job.maxResponseBytes,
       log: (l) => host.log(l),
-      egress: job.egress ? new EgressPolicy(job.egress) : null,
+      egress: job.egress ? policyFor(job.egress) : null,
     });
   }
 

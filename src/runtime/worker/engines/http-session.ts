@@ -31,6 +31,8 @@ export interface SessionResponse {
 
 export class HttpSession {
   readonly jar = new CookieJar();
+  /** Whether a Set-Cookie was ever stored: until then a request has no cookie to look up. */
+  private cookiesStored = false;
   requests = 0;
   constructor(
     private readonly opts: { proxy: string | null; maxBytes: number; log: (line: string) => void; egress: EgressPolicy | null },
@@ -72,7 +74,7 @@ export class HttpSession {
     }
     const follow = r.followRedirects !== false;
     for (let hop = 0; ; hop++) {
-      const cookie = this.jar.getCookieStringSync(url.href);
+      const cookie = this.cookiesStored ? this.jar.getCookieStringSync(url.href) : '';
       const h = { accept: '*/*', 'user-agent': 'ConnectorService/1.0', ...headers, ...(cookie ? { cookie } : {}) };
       const started = Date.now();
       let res: RawResponse;
@@ -100,8 +102,10 @@ export class HttpSession {
       }
       this.opts.log(`${method} ${url.href} → ${res.status} (${Date.now() - started} ms)`);
       const setCookie = res.headers['set-cookie'];
-      for (const c of Array.isArray(setCookie) ? setCookie : setCookie ? [setCookie] : [])
+      for (const c of Array.isArray(setCookie) ? setCookie : setCookie ? [setCookie] : []) {
         this.jar.setCookieSync(c, url.href, { ignoreError: true });
+        this.cookiesStored = true;
+      }
       const location = res.headers.location as string | undefined;
       if (follow && location && [301, 302, 303, 307, 308].includes(res.status) && hop < 10) {
         url = new URL(location, url);
