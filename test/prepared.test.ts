@@ -58,7 +58,11 @@ describe.each(list)('prepared queries (%s)', (backend) => {
       .values({ id: 'k1', user_id: 'u1', key_hash: 'h1', prefix: 'cs_', name: 'key-one', created_at: now, revoked_at: null })
       .execute();
     const joined = (q: any) =>
-      q.selectFrom('api_keys').innerJoin('users', 'users.id', 'api_keys.user_id').selectAll('api_keys').select(['users.name', 'users.created_at']);
+      q
+        .selectFrom('api_keys')
+        .innerJoin('users', 'users.id', 'api_keys.user_id')
+        .selectAll('api_keys')
+        .select(['users.name', 'users.created_at']);
     const fast = prepared<Database, Record<string, unknown>, [string]>(h.db, (p) => joined(h.db).where('api_keys.id', '=', p(0)));
     const rows = await fast('k1');
     expect(rows).toEqual(await joined(h.db).where('api_keys.id', '=', 'k1').execute());
