@@ -8,6 +8,7 @@ import { InvalidInput, notFound, type Problem } from '../../lib/errors.js';
 import { afterCursor, decodeCursor, toPage, type Page } from '../../lib/cursor.js';
 import { makeAjv } from '../../lib/json-schema.js';
 import { isUuid, newId, nowIso } from '../../lib/ids.js';
+import { prepared } from '../../adapters/db/prepared.js';
 import { validateDefinition } from '../../formats/definition/validate.js';
 import { recordingSourceOf, type ConnectorDefinition, type SecretSlot } from '../../formats/definition/types.js';
 import type { ConnectorView, ListConnectorsParams, PublishInput } from './schemas.js';
@@ -69,7 +70,15 @@ export class ConnectorsService {
   /** Set by services.ts once the synthesizer's dependencies exist (recordings, secrets, sandbox). */
   synthesis: SynthesisService | null = null;
 
-  constructor(private readonly deps: { db: Kysely<Database> }) {}
+  /** Every run's create reads it: compiled once (see adapters/db/prepared.ts). */
+  private readonly versionHead;
+
+  constructor(private readonly deps: { db: Kysely<Database> }) {
+    const db = deps.db;
+    this.versionHead = prepared<Database, { current_version: number; deleted_at: string | null }, [string, string]>(db, (p) =>
+      db.selectFrom('connectors').select(['current_version', 'deleted_at']).where('id', '=', p(0)).where('user_id', '=', p(1)),
+    );
+  }
 
   /** A body naming a recording becomes a body with a synthesized definition (or a 422). */
   private async withSynthesis(
@@ -407,12 +416,7 @@ export class ConnectorsService {
   /** Current version of a caller's connector (deleted included, flagged), or null. */
   async currentVersion(userId: string, id: string): Promise<{ version: number; deleted: boolean } | null> {
     if (!isUuid(id)) return null;
-    const head = await this.db
-      .selectFrom('connectors')
-      .select(['current_version', 'deleted_at'])
-      .where('id', '=', id)
-      .where('user_id', '=', userId)
-      .executeTakeFirst();
+    const [head] = await this.versionHead(id, userId);
     return head ? { version: head.current_version, deleted: head.deleted_at !== null } : null;
   }
 }

@@ -1,0 +1,50 @@
+// Run creation is group-committed (RunStore.insert): the new runs of one event-loop turn go to the
+// database in one statement. Each caller still learns the fate of its own row: a row the database
+// refuses fails alone, and the rows beside it in the batch are stored.
+import crypto from 'node:crypto';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { backends, startHarness, type Harness } from './helpers/harness.js';
+import { publish, run, waitRun } from './helpers/runs.js';
+
+for (const backend of await backends()) {
+  describe(`run creation in batches (${backend})`, () => {
+    let h: Harness;
+    beforeAll(async () => {
+      h = await startHarness(backend);
+    });
+    afterAll(async () => {
+      await h?.close();
+    });
+
+    it('stores every row of a turn, and a refused row fails alone', async () => {
+      const c = await publish(h, {
+        definition: { format: 'connector-definition/v1', engine: 'script', source: 'export default async () => 1' },
+      });
+      const first = await run(h, { connector_id: c.id });
+      await waitRun(h, first.id);
+      const store = h.services.runtime.store;
+      const template = (await store.byId(first.id))!;
+      // Ended rows, so no dispatcher picks them up while the test looks at them.
+      const fresh = () => ({ ...template, id: crypto.randomUUID(), status: 'cancelled' as const });
+      const rows = [fresh(), fresh(), { ...template }, fresh()];
+      // One turn: all four are in one batch; the third repeats an existing id.
+      const results = await Promise.allSettled(rows.map((r) => store.insert(r)));
+      expect(results.map((r) => r.status)).toEqual(['fulfilled', 'fulfilled', 'rejected', 'fulfilled']);
+      for (const r of [rows[0], rows[1], rows[3]]) expect((await store.byId(r.id))?.status).toBe('cancelled');
+      expect((await store.byId(first.id))?.status).toBe('success');
+      // And a batch without a bad row: all stored.
+      const more = [fresh(), fresh(), fresh()];
+      await Promise.all(more.map((r) => store.insert(r)));
+      for (const r of more) expect(await store.byId(r.id)).toBeTruthy();
+    });
+
+    it('runs created side by side through the API all execute', async () => {
+      const c = await publish(h, {
+        definition: { format: 'connector-definition/v1', engine: 'script', source: 'export default async () => 2' },
+      });
+      const created = await Promise.all(Array.from({ length: 12 }, () => run(h, { connector_id: c.id, async: true })));
+      expect(new Set(created.map((r) => r.id)).size).toBe(12);
+      for (const r of created) expect((await waitRun(h, r.id)).status).toBe('success');
+    });
+  });
+}
