@@ -163,6 +163,8 @@ export class EmbeddedDispatcher implements RunQueue {
    */
   private readonly claims = new Batcher<{ id: string; userId: string }, ClaimOutcome>(async (runs) => {
     const { won, capped } = await this.d.store.claim(runs, this.leaseUntil(), this.d.perUser);
+    // The claimed rows come back with the claim: execution needn't read them again.
+    for (const row of won.values()) this.d.executor.holdRow(row, false);
     return runs.map(({ id }) => (won.has(id) ? 'won' : capped.has(id) ? 'capped' : 'lost'));
   });
 

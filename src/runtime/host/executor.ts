@@ -129,8 +129,9 @@ export class RunExecutor {
     }
   }
 
-  holdRow(row: RunRow): void {
-    this.fresh.set(row.id, row);
+  /** A run's row known here (created here, or claimed), so execution needn't read it; `replace`: over one held already. */
+  holdRow(row: RunRow, replace = true): void {
+    if (replace || !this.fresh.has(row.id)) this.fresh.set(row.id, row);
   }
 
   /** Resolves when the run reaches a terminal status in this process. */

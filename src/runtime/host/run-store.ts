@@ -41,7 +41,12 @@ export class RunStore {
 
   private async told(trx: Kysely<Database>, ids: string[]): Promise<void> {
     if (!ids.length) return;
-    const rows = await trx.selectFrom('runs').selectAll().where('id', 'in', ids).execute();
+    await this.toldRows(trx, await trx.selectFrom('runs').selectAll().where('id', 'in', ids).execute());
+  }
+
+  /** The ended rows as written (the terminal UPDATE returns them: no read back). */
+  private async toldRows(trx: Kysely<Database>, rows: RunRow[]): Promise<void> {
+    if (!rows.length) return;
     // Only a sync run has a caller waiting for its end (waitTerminal): a bulk of async runs sends
     // no notices (each NOTIFY also serializes commits on PostgreSQL's notification queue).
     const waited = rows.filter((r) => !r.is_async).map((r) => r.id);
@@ -164,7 +169,7 @@ export class RunStore {
     runs: { id: string; userId: string }[],
     leaseUntil: string,
     perUser?: number,
-  ): Promise<{ won: Set<string>; capped: Set<string> }> {
+  ): Promise<{ won: Map<string, RunRow>; capped: Set<string> }> {
     const ids = runs.map((r) => r.id);
     const lockUsers = this.userLocks;
     if (!lockUsers || perUser === undefined) {
@@ -173,9 +178,9 @@ export class RunStore {
         .set({ status: 'running', started_at: nowIso(), lease_until: leaseUntil, progress: null })
         .where('id', 'in', ids)
         .where('status', '=', 'pending')
-        .returning('id')
+        .returningAll()
         .execute();
-      return { won: new Set(won.map((r) => r.id)), capped: new Set() };
+      return { won: new Map(won.map((r) => [r.id, r])), capped: new Set() };
     }
     const rows = await retryTransaction(() =>
       this.db.transaction().execute(async (trx) => {
@@ -184,7 +189,7 @@ export class RunStore {
           runs.map((r) => `runs-of:${r.userId}`),
         );
         // A statement after the locks: its snapshot sees every claim the locks waited for.
-        const r = await sql<{ id: string; won: boolean }>`
+        const r = await sql<RunRow & { claim_won: boolean }>`
           with cand as (
             select id, user_id, row_number() over (partition by user_id order by array_position(${ids}::text[], id)) as rn
             from runs where id = any(${ids}::text[]) and status = 'pending'
@@ -196,14 +201,22 @@ export class RunStore {
             where cand.rn <= ${perUser} - coalesce(busy.n, 0)
           ), won as (
             update runs set status = 'running', started_at = ${nowIso()}, lease_until = ${leaseUntil}, progress = null
-            where id in (select id from fits) and status = 'pending' returning id
+            where id in (select id from fits) and status = 'pending' returning *
           )
-          select id, true as won from won
-          union all select id, false as won from cand where id not in (select id from fits)`.execute(trx);
+          select won.*, true as claim_won from won
+          union all select runs.*, false as claim_won from runs where id in (select id from cand where id not in (select id from fits))`.execute(
+          trx,
+        );
         return r.rows;
       }),
     );
-    return { won: new Set(rows.filter((r) => r.won).map((r) => r.id)), capped: new Set(rows.filter((r) => !r.won).map((r) => r.id)) };
+    const won = new Map<string, RunRow>();
+    const capped = new Set<string>();
+    for (const { claim_won, ...row } of rows) {
+      if (claim_won) won.set(row.id, row);
+      else capped.add(row.id);
+    }
+    return { won, capped };
   }
 
   /** Renews the leases of runs this process executes or holds secret_values for. */
@@ -370,14 +383,18 @@ export class RunStore {
   private writeTerminal(batch: TerminalWrite[]): Promise<void> {
     return this.db.transaction().execute(async (trx) => {
       const ended: TerminalWrite[] = [];
+      const rows: RunRow[] = [];
       for (const b of batch) {
-        const r = await trx
+        const row = await trx
           .updateTable('runs')
           .set(b.set)
           .where('id', '=', b.runId)
           .where('status', 'in', ['pending', 'running'])
+          .returningAll()
           .executeTakeFirst();
-        if (Number(r.numUpdatedRows) === 1) ended.push(b);
+        if (!row) continue;
+        ended.push(b);
+        rows.push(row);
       }
       const logs = ended.filter((b) => b.logs).map((b) => ({ run_id: b.runId, logs: b.logs }));
       // Upsert: a running run's log may already be there (saveLiveLogs).
@@ -387,11 +404,7 @@ export class RunStore {
           .values(logs)
           .onConflict((oc) => oc.column('run_id').doUpdateSet((eb) => ({ logs: eb.ref('excluded.logs') })))
           .execute();
-      if (ended.length)
-        await this.told(
-          trx,
-          ended.map((b) => b.runId),
-        );
+      await this.toldRows(trx, rows);
     });
   }
 }
