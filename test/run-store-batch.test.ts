@@ -1,6 +1,7 @@
 // Run creation is group-committed (RunStore.insert): the new runs of one event-loop turn go to the
 // database in one statement. Each caller still learns the fate of its own row: a row the database
-// refuses fails alone, and the rows beside it in the batch are stored.
+// refuses fails alone, and the rows beside it in the batch are stored. And on a shared database
+// (PostgreSQL), a claim whose run another worker took takes a queued alternative instead.
 import crypto from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { backends, startHarness, type Harness } from './helpers/harness.js';
@@ -36,6 +37,53 @@ for (const backend of await backends()) {
       const more = [fresh(), fresh(), fresh()];
       await Promise.all(more.map((r) => store.insert(r)));
       for (const r of more) expect(await store.byId(r.id)).toBeTruthy();
+    });
+
+    it.runIf(backend === 'postgres')('a claim whose run another worker took claims the first alternative still pending', async () => {
+      const c = await publish(h, {
+        definition: { format: 'connector-definition/v1', engine: 'script', source: 'export default async () => 3' },
+      });
+      const first = await run(h, { connector_id: c.id });
+      await waitRun(h, first.id);
+      const store = h.services.runtime.store;
+      const template = (await store.byId(first.id))!;
+      const lease = new Date(Date.now() + 3600_000).toISOString();
+      // Pending rows no dispatcher here picks up (as if their secret_values lived in another process).
+      const [a, b, cc, d, e, f] = Array.from({ length: 6 }, () => crypto.randomUUID());
+      for (const id of [a, b, cc, d, e, f])
+        await store.insert({
+          ...template,
+          id,
+          status: 'pending',
+          ephemeral_secrets: 1,
+          lease_until: lease,
+          started_at: null,
+          finished_at: null,
+        });
+      const userId = template.user_id;
+      const claimed = async (reqs: { id: string; alternatives?: string[] }[], perUser = 100) => {
+        const r = await store.claim(
+          reqs.map((q) => ({ ...q, userId })),
+          lease,
+          perUser,
+        );
+        return { ids: r.results.map((x) => (typeof x === 'object' ? x.id : x)), gone: r.gone.map((g) => g.id).sort() };
+      };
+      expect(await claimed([{ id: a }])).toEqual({ ids: [a], gone: [] });
+      // `a` is taken (another worker): the claim takes b, and c stays queued.
+      expect(await claimed([{ id: a, alternatives: [b, cc] }])).toEqual({ ids: [b], gone: [] });
+      expect(await claimed([{ id: cc }])).toEqual({ ids: [cc], gone: [] });
+      // Two requests in one batch: each gets a run; c is reported gone (to drop from the queue).
+      expect(await claimed([{ id: a, alternatives: [cc, d] }, { id: e }])).toEqual({ ids: [d, e], gone: [cc] });
+      expect(await claimed([{ id: a, alternatives: [b, cc] }])).toEqual({ ids: ['lost'], gone: [b, cc].sort() });
+      // The per-user limit binds: nothing claimed, the run stays pending.
+      const running = (
+        await h.services.db.selectFrom('runs').select('id').where('user_id', '=', userId).where('status', '=', 'running').execute()
+      ).length;
+      expect(await claimed([{ id: a, alternatives: [f] }], running)).toEqual({ ids: ['capped'], gone: [] });
+      expect((await store.byId(f))?.status).toBe('pending');
+      expect(await claimed([{ id: a, alternatives: [f] }], running + 1)).toEqual({ ids: [f], gone: [] });
+      await h.services.db.updateTable('runs').set({ status: 'cancelled' }).where('id', 'in', [a, b, cc, d, e, f]).execute();
     });
 
     it('runs created side by side through the API all execute', async () => {

@@ -78,4 +78,26 @@ describe('FairQueue', () => {
     // Once the hold is over, a1 is first again, then a2, and the running count was given back.
     expect([held.next()?.runId, held.next()?.runId]).toEqual(['a1', 'a2']);
   });
+
+  it('a claim that took a queued alternative swaps it in; gone runs leave the queue and can be queued again later', () => {
+    const q = new FairQueue(2);
+    for (const id of ['a1', 'a2', 'a3', 'a4']) q.push('a', id);
+    q.push('a', 's1', true);
+    // Sync first, then async, in the order next() takes them; nothing is taken by a peek.
+    expect(q.peek('a', 3)).toEqual(['s1', 'a1', 'a2']);
+    expect(q.next()).toMatchObject({ runId: 's1', sync: true });
+    const a1 = q.next()!;
+    expect(a1.runId).toBe('a1');
+    // a1 was claimed elsewhere; its claim took a3: a3 leaves the queue and holds a1's slot.
+    q.swap('a', 'a1', 'a3');
+    q.forget('a', 'a2'); // claimed elsewhere too
+    expect(q.peek('a', 5)).toEqual(['a4']);
+    expect(q.push('a', 'a3')).toBe(false); // executing here: a rescan doesn't queue it
+    expect(q.push('a', 'a1')).toBe(true); // no longer known here
+    q.forget('a', 'a1');
+    expect(q.next()).toBeNull(); // the limit of 2: s1 and a3 hold the slots
+    q.done('a', 'a3');
+    expect(q.next()).toMatchObject({ runId: 'a4' });
+    expect(q.size).toBe(2); // s1 and a4
+  });
 });

@@ -14,12 +14,15 @@
 // another process) can't hide another user's run either.
 import type { RunExecutor } from './executor.js';
 import { Batcher } from './batcher.js';
-import type { RunStore } from './run-store.js';
+import type { ClaimRequest, ClaimResult, RunStore } from './run-store.js';
 import { FairQueue } from './fair-queue.js';
 
 /** Pending runs a scan reads per user, and in all. */
 const SCAN_PER_USER = 100;
 const SCAN_TOTAL = 1000;
+
+/** Queued runs of the same user a claim may take instead of its own (shared databases). */
+const ALTERNATIVES = 8;
 
 /** How long a user the per-user limit held back is skipped before its next claim. */
 const CAPPED_HOLD_MS = 200;
@@ -142,9 +145,9 @@ export class EmbeddedDispatcher implements RunQueue {
       const { userId, runId: id, sync } = next;
       this.active++;
       const p = this.claimAndRun(id, userId)
-        .catch((): ClaimOutcome => 'lost')
-        .then((outcome) => {
-          if (outcome !== 'capped') return this.queue.done(userId, id);
+        .catch(() => ({ outcome: 'lost' as const, ran: id }))
+        .then(({ outcome, ran }) => {
+          if (outcome !== 'capped') return this.queue.done(userId, ran);
           this.queue.giveBack(userId, id, sync, CAPPED_HOLD_MS);
           setTimeout(() => this.pump(), CAPPED_HOLD_MS).unref();
         })
@@ -161,23 +164,28 @@ export class EmbeddedDispatcher implements RunQueue {
    * Claims of one event-loop turn: one compare-and-set for all of them, within the per-user limit
    * across processes (see RunStore.claim).
    */
-  private readonly claims = new Batcher<{ id: string; userId: string }, ClaimOutcome>(async (runs) => {
-    const { won, capped } = await this.d.store.claim(runs, this.leaseUntil(), this.d.perUser);
+  private readonly claims = new Batcher<ClaimRequest, ClaimResult>(async (reqs) => {
+    const { results, gone } = await this.d.store.claim(reqs, this.leaseUntil(), this.d.perUser);
     // The claimed rows come back with the claim: execution needn't read them again.
-    for (const row of won.values()) this.d.executor.holdRow(row, false);
-    return runs.map(({ id }) => (won.has(id) ? 'won' : capped.has(id) ? 'capped' : 'lost'));
+    for (const r of results) if (typeof r === 'object') this.d.executor.holdRow(r, false);
+    for (const g of gone) this.queue.forget(g.userId, g.id);
+    return results;
   });
 
-  private async claimAndRun(id: string, userId: string): Promise<ClaimOutcome> {
-    const outcome = await this.claims.add({ id, userId }).catch((): ClaimOutcome => 'lost');
-    if (outcome !== 'won') return outcome;
-    this.executing.add(id);
+  /** Claims `id` (or, when another worker took it, a queued run of the same user) and runs it. */
+  private async claimAndRun(id: string, userId: string): Promise<{ outcome: ClaimOutcome; ran: string }> {
+    const alternatives = this.queue.peek(userId, ALTERNATIVES);
+    const result = await this.claims.add({ id, userId, alternatives }).catch((): ClaimResult => 'lost');
+    if (typeof result !== 'object') return { outcome: result, ran: id };
+    const ran = result.id;
+    if (ran !== id) this.queue.swap(userId, id, ran);
+    this.executing.add(ran);
     try {
-      await this.d.executor.execute(id);
+      await this.d.executor.execute(ran);
     } finally {
-      this.executing.delete(id);
+      this.executing.delete(ran);
     }
-    return outcome;
+    return { outcome: 'won', ran };
   }
 
   async close(): Promise<void> {

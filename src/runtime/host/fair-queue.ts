@@ -67,6 +67,39 @@ export class FairQueue {
     this.heldUntil.set(userId, Date.now() + holdMs);
   }
 
+  /** Up to `n` of a user's queued runs, in the order next() would take them (not taken). */
+  peek(userId: string, n: number): string[] {
+    const q = this.queues.get(userId);
+    return q ? [...q.sync.slice(0, n), ...q.async.slice(0, n)].slice(0, n) : [];
+  }
+
+  /**
+   * A run handed out by next() turned out to be gone (claimed elsewhere) and its claim took
+   * `instead`, a queued run of the same user: that one leaves the queue and holds the slot.
+   */
+  swap(userId: string, runId: string, instead: string): void {
+    this.known.delete(runId);
+    this.unqueue(userId, instead);
+  }
+
+  /** A queued run that is no longer pending (claimed elsewhere): dropped from the queue. */
+  forget(userId: string, runId: string): void {
+    if (this.unqueue(userId, runId)) this.known.delete(runId);
+  }
+
+  private unqueue(userId: string, runId: string): boolean {
+    const q = this.queues.get(userId);
+    if (!q) return false;
+    for (const list of [q.sync, q.async]) {
+      const i = list.indexOf(runId);
+      if (i < 0) continue;
+      list.splice(i, 1);
+      if (!q.sync.length && !q.async.length) this.queues.delete(userId);
+      return true;
+    }
+    return false;
+  }
+
   /** A run handed out by next() finished (or lost its claim). */
   done(userId: string, runId: string): void {
     this.known.delete(runId);

@@ -22,6 +22,16 @@ export const MAX_RUN_TIMEOUT_S = 3600;
 /** Rows per INSERT statement of a batch (well under both databases' bound-parameter limits). */
 const INSERT_BATCH_MAX = 500;
 
+export interface ClaimRequest {
+  id: string;
+  userId: string;
+  /** Queued runs of the same user to claim instead when `id` is gone (shared databases only). */
+  alternatives?: string[];
+}
+
+/** The claimed row (possibly an alternative's), or why nothing was claimed. */
+export type ClaimResult = RunRow | 'capped' | 'lost';
+
 export interface TerminalWrite {
   runId: string;
   logs: string;
@@ -159,46 +169,72 @@ export class RunStore {
   }
 
   /**
-   * Claims pending runs (compare-and-set to `running`), in the order given. With `perUser`
-   * (workers sharing a PostgreSQL), a user also has at most that many runs running across every
-   * process: a lock per user serializes their claims, then one statement counts the user's
-   * running rows and claims what fits. Returns the ids won and the ids the limit held back (those
-   * stay pending).
+   * Claims pending runs (compare-and-set to `running`), in the order given; one result per request:
+   * the claimed row, `capped` (the per-user limit held it back: it stays pending) or `lost`.
+   *
+   * With `perUser` on a shared database (workers on one PostgreSQL), a user also has at most that
+   * many runs running across every process: a lock per user serializes their claims, then one
+   * statement counts the user's running rows and claims what fits. There a request may name
+   * `alternatives`, runs of the same user queued after it: when its run was claimed elsewhere, the
+   * first alternative still pending is claimed instead. Workers queue the same pending rows, so
+   * without them about half the claims of two workers were lost to each other, each one a
+   * transaction. `gone`: alternatives no longer pending (to drop from the caller's queue).
    */
   async claim(
-    runs: { id: string; userId: string }[],
+    reqs: ClaimRequest[],
     leaseUntil: string,
     perUser?: number,
-  ): Promise<{ won: Map<string, RunRow>; capped: Set<string> }> {
-    const ids = runs.map((r) => r.id);
+  ): Promise<{ results: ClaimResult[]; gone: { id: string; userId: string }[] }> {
     const lockUsers = this.userLocks;
     if (!lockUsers || perUser === undefined) {
-      const won = await this.db
+      const rows = await this.db
         .updateTable('runs')
         .set({ status: 'running', started_at: nowIso(), lease_until: leaseUntil, progress: null })
-        .where('id', 'in', ids)
+        .where(
+          'id',
+          'in',
+          reqs.map((r) => r.id),
+        )
         .where('status', '=', 'pending')
         .returningAll()
         .execute();
-      return { won: new Map(won.map((r) => [r.id, r])), capped: new Set() };
+      const won = new Map(rows.map((r) => [r.id, r]));
+      return { results: reqs.map((r) => won.get(r.id) ?? 'lost'), gone: [] };
     }
+    // Per user: how many runs it asks for, and the ids it would take: the requested ones first
+    // (a requested run still pending is always among those claimed, unless the limit binds).
+    const byUser = new Map<string, { want: number; ids: string[] }>();
+    for (const r of reqs) {
+      const u = byUser.get(r.userId) ?? { want: 0, ids: [] };
+      byUser.set(r.userId, u);
+      u.want++;
+      u.ids.push(r.id);
+    }
+    for (const r of reqs) {
+      const u = byUser.get(r.userId)!;
+      for (const id of r.alternatives ?? []) if (!u.ids.includes(id)) u.ids.push(id);
+    }
+    const users = [...byUser.keys()];
+    const ids = [...byUser.values()].flatMap((u) => u.ids);
     const rows = await retryTransaction(() =>
       this.db.transaction().execute(async (trx) => {
         await lockUsers(
           trx,
-          runs.map((r) => `runs-of:${r.userId}`),
+          users.map((u) => `runs-of:${u}`),
         );
         // A statement after the locks: its snapshot sees every claim the locks waited for.
         const r = await sql<RunRow & { claim_won: boolean }>`
-          with cand as (
+          with req as (
+            select * from unnest(${users}::text[], ${users.map((u) => byUser.get(u)!.want)}::int[]) as t(user_id, want)
+          ), cand as (
             select id, user_id, row_number() over (partition by user_id order by array_position(${ids}::text[], id)) as rn
             from runs where id = any(${ids}::text[]) and status = 'pending'
           ), busy as (
             select user_id, count(*) as n from runs
             where status = 'running' and user_id in (select user_id from cand) group by user_id
           ), fits as (
-            select cand.id from cand left join busy on busy.user_id = cand.user_id
-            where cand.rn <= ${perUser} - coalesce(busy.n, 0)
+            select cand.id from cand join req on req.user_id = cand.user_id left join busy on busy.user_id = cand.user_id
+            where cand.rn <= least(req.want, ${perUser} - coalesce(busy.n, 0))
           ), won as (
             update runs set status = 'running', started_at = ${nowIso()}, lease_until = ${leaseUntil}, progress = null
             where id in (select id from fits) and status = 'pending' returning *
@@ -211,12 +247,27 @@ export class RunStore {
       }),
     );
     const won = new Map<string, RunRow>();
-    const capped = new Set<string>();
+    const pendingOf = new Set<string>(); // users with runs still pending among their ids
+    const seen = new Set<string>();
     for (const { claim_won, ...row } of rows) {
+      seen.add(row.id);
       if (claim_won) won.set(row.id, row);
-      else capped.add(row.id);
+      else pendingOf.add(row.user_id);
     }
-    return { won, capped };
+    // Each request takes its own run if it was won, else the next won one of its user.
+    const results: ClaimResult[] = reqs.map((r) => won.get(r.id) ?? 'lost');
+    const taken = new Set(reqs.filter((r) => won.has(r.id)).map((r) => r.id));
+    reqs.forEach((r, i) => {
+      if (results[i] !== 'lost') return;
+      const spare = byUser.get(r.userId)!.ids.find((id) => won.has(id) && !taken.has(id));
+      if (spare) {
+        taken.add(spare);
+        results[i] = won.get(spare)!;
+      } else if (pendingOf.has(r.userId)) results[i] = 'capped';
+    });
+    const asked = new Set(reqs.map((r) => r.id));
+    const gone = [...byUser].flatMap(([userId, u]) => u.ids.filter((id) => !seen.has(id) && !asked.has(id)).map((id) => ({ id, userId })));
+    return { results, gone };
   }
 
   /** Renews the leases of runs this process executes or holds secret_values for. */
