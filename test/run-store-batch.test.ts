@@ -17,14 +17,19 @@ for (const backend of await backends()) {
       await h?.close();
     });
 
-    it('stores every row of a turn, and a refused row fails alone', async () => {
+    /** The row of a run that ended, as a template for rows written straight to the store. */
+    const endedRow = async () => {
       const c = await publish(h, {
         definition: { format: 'connector-definition/v1', engine: 'script', source: 'export default async () => 1' },
       });
       const first = await run(h, { connector_id: c.id });
       await waitRun(h, first.id);
+      return (await h.services.runtime.store.byId(first.id))!;
+    };
+
+    it('stores every row of a turn, and a refused row fails alone', async () => {
       const store = h.services.runtime.store;
-      const template = (await store.byId(first.id))!;
+      const template = await endedRow();
       // Ended rows, so no dispatcher picks them up while the test looks at them.
       const fresh = () => ({ ...template, id: crypto.randomUUID(), status: 'cancelled' as const });
       const rows = [fresh(), fresh(), { ...template }, fresh()];
@@ -32,7 +37,7 @@ for (const backend of await backends()) {
       const results = await Promise.allSettled(rows.map((r) => store.insert(r)));
       expect(results.map((r) => r.status)).toEqual(['fulfilled', 'fulfilled', 'rejected', 'fulfilled']);
       for (const r of [rows[0], rows[1], rows[3]]) expect((await store.byId(r.id))?.status).toBe('cancelled');
-      expect((await store.byId(first.id))?.status).toBe('success');
+      expect((await store.byId(template.id))?.status).toBe('success');
       // And a batch without a bad row: all stored.
       const more = [fresh(), fresh(), fresh()];
       await Promise.all(more.map((r) => store.insert(r)));
@@ -40,13 +45,8 @@ for (const backend of await backends()) {
     });
 
     it.runIf(backend === 'postgres')('a claim whose run another worker took claims the first alternative still pending', async () => {
-      const c = await publish(h, {
-        definition: { format: 'connector-definition/v1', engine: 'script', source: 'export default async () => 3' },
-      });
-      const first = await run(h, { connector_id: c.id });
-      await waitRun(h, first.id);
       const store = h.services.runtime.store;
-      const template = (await store.byId(first.id))!;
+      const template = await endedRow();
       const lease = new Date(Date.now() + 3600_000).toISOString();
       // Pending rows no dispatcher here picks up (as if their secret_values lived in another process).
       const [a, b, cc, d, e, f] = Array.from({ length: 6 }, () => crypto.randomUUID());
