@@ -152,6 +152,7 @@ async function measure(workers: number | 'embedded'): Promise<number> {
 
 try {
   console.log(`async runs completed per second (${M} runs each, RUN_CONCURRENCY=${CONCURRENCY} per process, ${os.cpus().length} cores)`);
+  await directRps(); // warms this process's client, or the first baseline comes out low
   for (const w of ['embedded' as const, ...COUNTS]) {
     const direct = await directRps();
     const rps = await measure(w);
