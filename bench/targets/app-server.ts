@@ -7,6 +7,9 @@ import { makeLogger } from '../../src/lib/logger.js';
 import { loadConfig } from '../../src/config.js';
 import { createServices } from '../../src/services.js';
 import { buildApp } from '../../src/app.js';
+import { tuneV8 } from '../../src/start/v8-tuning.js';
+
+tuneV8(); // as the real entry point (src/start/cli.ts) does
 
 const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'cs-bench-'));
 const config = loadConfig({ ...process.env, DATA_DIR: dataDir, PORT: '0', LOG_LEVEL: 'warn' });

@@ -6,6 +6,9 @@ import { createServices } from '../services.js';
 import { serve, work } from './server.js';
 import { addKeyToFile } from '../adapters/vault/master-key.js';
 import { rotateVault } from '../adapters/vault/index.js';
+import { tuneV8 } from './v8-tuning.js';
+
+tuneV8();
 
 const HELP = `connector-service <command>
 
