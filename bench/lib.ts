@@ -47,6 +47,26 @@ export function cpuSeconds(pid: number): number | null {
   }
 }
 
+/** PIDs of a process's direct children (Linux; empty elsewhere): a server's sandbox workers. */
+export function childPids(pid: number): number[] {
+  try {
+    return fs
+      .readdirSync(`/proc/${pid}/task`)
+      .flatMap((t) => fs.readFileSync(`/proc/${pid}/task/${t}/children`, 'utf8').trim().split(/\s+/))
+      .filter(Boolean)
+      .map(Number);
+  } catch {
+    return [];
+  }
+}
+
+/** CPU seconds of a process and, apart, of its children still alive (null off Linux). */
+export function treeCpuSeconds(pid: number): { own: number; children: number } | null {
+  const own = cpuSeconds(pid);
+  if (own === null) return null;
+  return { own, children: childPids(pid).reduce((n, c) => n + (cpuSeconds(c) ?? 0), 0) };
+}
+
 export interface LoadResult {
   requests: number;
   rps: number;

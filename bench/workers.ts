@@ -10,7 +10,7 @@ import os from 'node:os';
 import path from 'node:path';
 import autocannon from 'autocannon';
 import pg from 'pg';
-import { startTarget } from './lib.js';
+import { startTarget, treeCpuSeconds } from './lib.js';
 import { listening, type Proc, startProcess, stopProcess, until } from '../test/helpers/processes.js';
 
 const M = Number(process.argv[2] ?? 2000);
@@ -46,8 +46,18 @@ async function admin(sql: string): Promise<void> {
   await c.query(sql).finally(() => c.end());
 }
 
+/** Where the CPU of the measured runs went, per run (µs), from /proc; null off Linux. */
+interface CpuPerRun {
+  /** The process that took the POSTs (`serve`, or `serve --role api`). */
+  api: number;
+  /** `worker` processes (PostgreSQL configurations). */
+  workers: number;
+  /** The sandbox processes of all of them. */
+  sandbox: number;
+}
+
 /** Starts the processes, submits M async runs, waits for them; runs completed per second. */
-async function measure(workers: number | 'embedded'): Promise<number> {
+async function measure(workers: number | 'embedded'): Promise<{ rps: number; cpu: CpuPerRun | null }> {
   const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'cs-bench-workers-'));
   const dbName = `cs_bench_${crypto.randomBytes(4).toString('hex')}`;
   const env: Record<string, string> = {
@@ -142,7 +152,24 @@ async function measure(workers: number | 'embedded'): Promise<number> {
     // compiles its own), so the figure is a running server's rate, not its start-up. Measured here:
     // 1,000 warm-up runs gave ~60% of the rate after 4,000 or 10,000 (which agree).
     await burst(await connector('warm-up'), WARMUP);
-    return await burst(await connector('ping'), M);
+    const id = await connector('ping');
+    // CPU per run of each kind of process: unlike runs/s, it hardly depends on what else the
+    // machine runs, so it compares two versions of the code run minutes apart.
+    const cpu = () => procs.map((x) => treeCpuSeconds(x.p.pid!));
+    const before = cpu();
+    const rps = await burst(id, M);
+    const after = cpu();
+    if (before.some((c) => !c) || after.some((c) => !c)) return { rps, cpu: null };
+    const spent = (i: number, k: 'own' | 'children') => after[i]![k] - before[i]![k];
+    const perRun = (s: number) => (s * 1e6) / M;
+    return {
+      rps,
+      cpu: {
+        api: perRun(spent(0, 'own')),
+        workers: perRun(procs.slice(1).reduce((n, _, i) => n + spent(i + 1, 'own'), 0)),
+        sandbox: perRun(procs.reduce((n, _, i) => n + spent(i, 'children'), 0)),
+      },
+    };
   } finally {
     await Promise.all(procs.map(stopProcess));
     if (workers !== 'embedded') await admin(`DROP DATABASE IF EXISTS ${dbName} WITH (FORCE)`);
@@ -155,10 +182,14 @@ try {
   await directRps(); // warms this process's client, or the first baseline comes out low
   for (const w of ['embedded' as const, ...COUNTS]) {
     const direct = await directRps();
-    const rps = await measure(w);
+    const { rps, cpu } = await measure(w);
     const label = w === 'embedded' ? 'embedded (serve, SQLite)' : `postgres: api + ${w} worker${w > 1 ? 's' : ''}`;
+    const us = (n: number) => n.toFixed(0).padStart(4);
+    const where = !cpu
+      ? ''
+      : `   CPU µs/run: api ${us(cpu.api)}${w === 'embedded' ? '' : `, workers ${us(cpu.workers)}`}, sandbox ${us(cpu.sandbox)}`;
     console.log(
-      `  ${label.padEnd(30)} ${rps.toFixed(0).padStart(6)} runs/s   direct GETs ${direct.toFixed(0).padStart(6)}/s   ratio ${((100 * rps) / direct).toFixed(1)}%`,
+      `  ${label.padEnd(30)} ${rps.toFixed(0).padStart(6)} runs/s   direct GETs ${direct.toFixed(0).padStart(6)}/s   ratio ${((100 * rps) / direct).toFixed(1)}%${where}`,
     );
   }
 } finally {

@@ -13,6 +13,7 @@ import { m0007 } from './migrations/0007-webhooks.js';
 import { m0008 } from './migrations/0008-run-cancel.js';
 import { m0009 } from './migrations/0009-run-progress.js';
 import { m0010 } from './migrations/0010-capture-owners.js';
+import { m0011 } from './migrations/0011-run-listing-indexes.js';
 import { v0001 } from './migrations/vault-0001-entries.js';
 
 const migrations: Record<string, Migration> = {
@@ -26,6 +27,7 @@ const migrations: Record<string, Migration> = {
   '0008_run_cancel': m0008,
   '0009_run_progress': m0009,
   '0010_capture_owners': m0010,
+  '0011_run_listing_indexes': m0011,
 };
 
 const vaultMigrations: Record<string, Migration> = {
