@@ -9,10 +9,13 @@ import { spawn, type ChildProcess } from 'node:child_process';
 import type { Job } from '../worker/engines/context.js';
 import type { RunErrorView } from '../shared/failure.js';
 import { permissionFlag } from './node-permission.js';
+import { sandboxV8Flags } from './sandbox-v8-flags.js';
 import { sandboxBundle } from './bundle.js';
 import { allowedRpcs, refuseRpc } from '../shared/rpc-policy.js';
 import type { SandboxUser } from './sandbox-user.js';
 import { parseWorkerMessage } from '../shared/worker-messages.js';
+
+const SANDBOX_V8_FLAGS = sandboxV8Flags();
 
 export interface RunProgress {
   step: number;
@@ -112,6 +115,7 @@ export class WorkerPool {
         `--max-old-space-size=${this.opts.memoryMb}`,
         // A larger native stack so QuickJS's own stack limit (sandbox/quickjs.ts) trips first.
         '--stack-size=3900',
+        ...SANDBOX_V8_FLAGS,
         entry,
       ],
       { stdio: ['ignore', 'ignore', 'pipe', 'ipc'], env: {}, serialization: 'advanced', cwd: b.dir, ...(this.opts.user ?? {}) },
