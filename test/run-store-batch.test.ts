@@ -86,6 +86,69 @@ for (const backend of await backends()) {
       await h.services.db.updateTable('runs').set({ status: 'cancelled' }).where('id', 'in', [a, b, cc, d, e, f]).execute();
     });
 
+    it('ends the runs of one turn with one write, each with its own values; a run already ended keeps its end', async () => {
+      const store = h.services.runtime.store;
+      const template = await endedRow();
+      const lease = new Date(Date.now() + 3600_000).toISOString();
+      const [a, b, cc, d] = Array.from({ length: 4 }, () => crypto.randomUUID());
+      // Running rows of another process (a live lease): nothing here executes or sweeps them.
+      for (const id of [a, b, cc])
+        await store.insert({ ...template, id, status: 'running', lease_until: lease, finished_at: null, result: null, has_logs: 0 });
+      await store.insert({ ...template, id: d, status: 'timed_out', result: null, error: null, has_logs: 0 });
+      const at = new Date().toISOString();
+      await Promise.all([
+        store.finish({ runId: a, status: 'success', result: '{"n":1}', resultSizeBytes: 7, error: null, finishedAt: at, logs: 'line a' }),
+        store.finish({ runId: b, status: 'success', result: null, resultSizeBytes: 5_000_000, error: null, finishedAt: at, logs: '' }),
+        store.finish({
+          runId: cc,
+          status: 'connector_error',
+          result: null,
+          resultSizeBytes: null,
+          error: '{"type":"x"}',
+          finishedAt: at,
+          logs: 'line c',
+        }),
+        store.finish({
+          runId: d,
+          status: 'success',
+          result: '{"late":true}',
+          resultSizeBytes: 13,
+          error: null,
+          finishedAt: at,
+          logs: 'late',
+        }),
+      ]);
+      const row = async (id: string) => {
+        const r = (await store.byId(id))!;
+        return [
+          r.status,
+          r.result,
+          r.result_stored,
+          r.result_size_bytes,
+          r.error,
+          r.has_logs,
+          r.finished_at,
+          r.progress,
+          await store.logs(id),
+        ];
+      };
+      expect(await row(a)).toEqual(['success', '{"n":1}', 1, 7, null, 1, at, null, 'line a']);
+      expect(await row(b)).toEqual(['success', null, 0, 5_000_000, null, 0, at, null, '']);
+      expect(await row(cc)).toEqual(['connector_error', null, 0, null, '{"type":"x"}', 1, at, null, 'line c']);
+      // Ended before (its lease ran out, say): the late write changes nothing, logs included.
+      expect(await row(d)).toEqual([
+        'timed_out',
+        null,
+        template.result_stored,
+        template.result_size_bytes,
+        null,
+        0,
+        template.finished_at,
+        null,
+        '',
+      ]);
+    });
+
     it('runs created side by side through the API all execute', async () => {
       const c = await publish(h, {
         definition: { format: 'connector-definition/v1', engine: 'script', source: 'export default async () => 2' },

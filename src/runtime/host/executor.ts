@@ -372,17 +372,12 @@ export class RunExecutor {
     const text = logs.text();
     await this.d.store.finish({
       runId,
+      status: r.status,
+      result: r.json ?? null,
+      resultSizeBytes: r.size ?? null,
+      error: error ? JSON.stringify(error) : null,
+      finishedAt: nowIso(),
       logs: text,
-      set: {
-        status: r.status,
-        result: r.json ?? null,
-        result_stored: r.json !== undefined ? 1 : 0,
-        result_size_bytes: r.size ?? null,
-        error: error ? JSON.stringify(error) : null,
-        has_logs: text ? 1 : 0,
-        finished_at: nowIso(),
-        progress: null,
-      },
     });
     return { status: r.status };
   }

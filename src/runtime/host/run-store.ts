@@ -3,7 +3,7 @@
 // (a compare-and-set, so it executes at most once), and terminal with its logs in one write.
 // Leases: the process executing a run renews `lease_until`; so does the process holding a queued
 // run's secret_values (only it can run it). A lease that ran out means that process died.
-import { sql, type Kysely, type Selectable, type Updateable } from 'kysely';
+import { sql, type Kysely, type Selectable } from 'kysely';
 import type { Database, RunStatus, RunsTable } from '../../adapters/db/schema.js';
 import { afterCursor, type Cursor } from '../../lib/cursor.js';
 import { nowIso } from '../../lib/ids.js';
@@ -32,10 +32,16 @@ export interface ClaimRequest {
 /** The claimed row (possibly an alternative's), or why nothing was claimed. */
 export type ClaimResult = RunRow | 'capped' | 'lost';
 
+/** A run's end: its terminal status, its result and error (JSON text) and its whole log. */
 export interface TerminalWrite {
   runId: string;
+  status: RunStatus;
+  /** The stored result (null when none is stored: an error, or a result too large to keep). */
+  result: string | null;
+  resultSizeBytes: number | null;
+  error: string | null;
+  finishedAt: string;
   logs: string;
-  set: Updateable<RunsTable>;
 }
 
 export class RunStore {
@@ -422,32 +428,41 @@ export class RunStore {
     return this.terminal.add(w);
   }
 
-  // The batch's rows are locked in id order; a lease renewal of the same rows running at once
-  // can still deadlock with it on PostgreSQL, which aborts one side: the batch is written again.
+  // The batch is listed in id order, as lease renewals lock theirs; the database may still lock
+  // the rows in another order, and a deadlock with a renewal of the same rows makes PostgreSQL
+  // abort one side: then the batch is written again.
   private readonly terminal = new Batcher<TerminalWrite, void>(async (unsorted) => {
     const batch = [...unsorted].sort((a, b) => (a.runId < b.runId ? -1 : a.runId > b.runId ? 1 : 0));
     await retryTransaction(() => this.writeTerminal(batch));
     return unsorted.map(() => undefined);
   });
 
-  /** A terminal status is written once: a run another process already ended (its lease ran out) keeps that end. */
+  /**
+   * A terminal status is written once: a run another process already ended (its lease ran out)
+   * keeps that end. The batch's rows are ended by one statement (from a VALUES list), not one
+   * UPDATE each: on PostgreSQL every statement is a round trip.
+   */
   private writeTerminal(batch: TerminalWrite[]): Promise<void> {
     return this.db.transaction().execute(async (trx) => {
-      const ended: TerminalWrite[] = [];
-      const rows: RunRow[] = [];
-      for (const b of batch) {
-        const row = await trx
-          .updateTable('runs')
-          .set(b.set)
-          .where('id', '=', b.runId)
-          .where('status', 'in', ['pending', 'running'])
-          .returningAll()
-          .executeTakeFirst();
-        if (!row) continue;
-        ended.push(b);
-        rows.push(row);
-      }
-      const logs = ended.filter((b) => b.logs).map((b) => ({ run_id: b.runId, logs: b.logs }));
+      const values = sql.join(
+        batch.map(
+          (b) =>
+            sql`(${b.runId}, ${b.status}, ${b.result}, ${b.result === null ? 0 : 1}, ${b.resultSizeBytes}, ${b.error}, ${b.logs ? 1 : 0}, ${b.finishedAt})`,
+        ),
+      );
+      // A row-valued SET from the list: both databases, and `returning *` stays the runs row.
+      // Casts: PostgreSQL types a VALUES list of parameters as text.
+      const { rows } = await sql<RunRow>`
+        with v(id, status, result, result_stored, result_size_bytes, error, has_logs, finished_at) as (values ${values})
+        update runs set (status, result, result_stored, result_size_bytes, error, has_logs, finished_at, progress) = (
+          select v.status, v.result, cast(v.result_stored as integer), cast(v.result_size_bytes as bigint), v.error,
+            cast(v.has_logs as integer), v.finished_at, null
+          from v where v.id = runs.id
+        )
+        where runs.id in (select id from v) and runs.status in ('pending', 'running')
+        returning *`.execute(trx);
+      const ended = new Set(rows.map((r) => r.id));
+      const logs = batch.filter((b) => b.logs && ended.has(b.runId)).map((b) => ({ run_id: b.runId, logs: b.logs }));
       // Upsert: a running run's log may already be there (saveLiveLogs).
       if (logs.length)
         await trx
