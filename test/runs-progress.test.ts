@@ -102,6 +102,55 @@ describe.each(all)('run progress (%s)', (backend) => {
     expect(progressText(final)).toBe('');
   });
 
+  it('a run that ends within 100 ms sends no progress; a slower one does', async () => {
+    // A spy on the real pool: the progress messages the sandbox worker sent, per run.
+    const pool = h.services.runtime.pool;
+    const sent = new Map<string, number>();
+    const execute = pool.execute.bind(pool);
+    pool.execute = (job, timeoutMs, hooks) =>
+      execute(job, timeoutMs, {
+        ...hooks,
+        progress: (p) => {
+          sent.set(job.runId, (sent.get(job.runId) ?? 0) + 1);
+          hooks.progress?.(p);
+        },
+      });
+    try {
+      const quick = await publish(h, {
+        definition: {
+          format: 'connector-definition/v1',
+          engine: 'http',
+          base_url: site.url,
+          steps: [
+            { id: 'a', url: '/a' },
+            { id: 'b', url: '/b' },
+          ],
+          result: {},
+        },
+      });
+      const slow = await publish(h, {
+        definition: {
+          format: 'connector-definition/v1',
+          engine: 'http',
+          base_url: site.url,
+          steps: [
+            { id: 'a', url: '/a' },
+            { id: 's', url: '/slow' },
+          ],
+          result: {},
+        },
+      });
+      const q = await run(h, { connector_id: quick.id });
+      expect(q.status, JSON.stringify(q.error)).toBe('success');
+      const s = await run(h, { connector_id: slow.id });
+      expect(s.status, JSON.stringify(s.error)).toBe('success');
+      expect(sent.get(q.id) ?? 0).toBe(0);
+      expect(sent.get(s.id)).toBeGreaterThanOrEqual(1);
+    } finally {
+      pool.execute = execute;
+    }
+  });
+
   // The engine reports it the same on either backend: the browser (slower to start) runs on one.
   it.runIf(backend === all[0])('a browser run shows its top-level step while the slow page loads', async () => {
     const c = await publish(h, {

@@ -43,7 +43,9 @@ function flushLogs(): void {
 }
 
 // Progress goes out at most every 100 ms, the latest only: a connector looping over thousands of
-// requests sends a few messages a second, not one per request.
+// requests sends a few messages a second, not one per request. The first goes out 100 ms into the
+// run: a run that ends sooner sends none (the run view shows progress from a 1 s tick anyway),
+// which spares the typical one-request run a message (and the parent its checks).
 const PROGRESS_EVERY_MS = 100;
 let progressLatest: { t: 'progress'; step: number; of: number | null; label: string } | null = null;
 let progressTimer: NodeJS.Timeout | null = null;
@@ -123,6 +125,7 @@ async function run(job: Job, maxResultBytes: number, limits: RunLimits): Promise
   // so a busy loop ends as timed_out without a respawn.
   const scriptLimits = { deadline: Date.now() + Math.max(0, limits.timeoutMs - 100), memoryMb: limits.scriptMemoryMb };
   dropProgress();
+  progressSentAt = Date.now();
   try {
     const result = await execute(job.definition, ctx, scriptLimits);
     dropProgress();
