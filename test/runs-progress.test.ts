@@ -116,30 +116,22 @@ describe.each(all)('run progress (%s)', (backend) => {
         },
       });
     try {
-      const quick = await publish(h, {
-        definition: {
-          format: 'connector-definition/v1',
-          engine: 'http',
-          base_url: site.url,
-          steps: [
-            { id: 'a', url: '/a' },
-            { id: 'b', url: '/b' },
-          ],
-          result: {},
-        },
-      });
-      const slow = await publish(h, {
-        definition: {
-          format: 'connector-definition/v1',
-          engine: 'http',
-          base_url: site.url,
-          steps: [
-            { id: 'a', url: '/a' },
-            { id: 's', url: '/slow' },
-          ],
-          result: {},
-        },
-      });
+      /** Two GETs: the second to `last` (`/slow` answers after SLOW_MS). */
+      const twoGets = (last: string) =>
+        publish(h, {
+          definition: {
+            format: 'connector-definition/v1',
+            engine: 'http',
+            base_url: site.url,
+            steps: [
+              { id: 'a', url: '/a' },
+              { id: 'b', url: last },
+            ],
+            result: {},
+          },
+        });
+      const quick = await twoGets('/b');
+      const slow = await twoGets('/slow');
       const q = await run(h, { connector_id: quick.id });
       expect(q.status, JSON.stringify(q.error)).toBe('success');
       const s = await run(h, { connector_id: slow.id });
