@@ -67,6 +67,20 @@ export function treeCpuSeconds(pid: number): { own: number; children: number } |
   return { own, children: childPids(pid).reduce((n, c) => n + (cpuSeconds(c) ?? 0), 0) };
 }
 
+/** CPU seconds of every process with this command name (Linux; 0 elsewhere), e.g. `postgres`. */
+export function namedCpuSeconds(comm: string): number {
+  let total = 0;
+  for (const d of fs.readdirSync('/proc')) {
+    if (!/^\d+$/.test(d)) continue;
+    try {
+      if (fs.readFileSync(`/proc/${d}/comm`, 'utf8').trim() === comm) total += cpuSeconds(Number(d)) ?? 0;
+    } catch {
+      /* gone */
+    }
+  }
+  return total;
+}
+
 export interface LoadResult {
   requests: number;
   rps: number;

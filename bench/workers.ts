@@ -10,7 +10,7 @@ import os from 'node:os';
 import path from 'node:path';
 import autocannon from 'autocannon';
 import pg from 'pg';
-import { startTarget, treeCpuSeconds } from './lib.js';
+import { namedCpuSeconds, startTarget, treeCpuSeconds } from './lib.js';
 import { listening, type Proc, startProcess, stopProcess, until } from '../test/helpers/processes.js';
 
 const M = Number(process.argv[2] ?? 2000);
@@ -54,6 +54,8 @@ interface CpuPerRun {
   workers: number;
   /** The sandbox processes of all of them. */
   sandbox: number;
+  /** PostgreSQL's server processes on this machine (PostgreSQL configurations). */
+  database: number;
 }
 
 /** Starts the processes, submits M async runs, waits for them; runs completed per second. */
@@ -156,9 +158,12 @@ async function measure(workers: number | 'embedded'): Promise<{ rps: number; cpu
     // CPU per run of each kind of process: unlike runs/s, it hardly depends on what else the
     // machine runs, so it compares two versions of the code run minutes apart.
     const cpu = () => procs.map((x) => treeCpuSeconds(x.p.pid!));
+    const db = () => (workers === 'embedded' ? 0 : namedCpuSeconds('postgres'));
     const before = cpu();
+    const dbBefore = db();
     const rps = await burst(id, M);
     const after = cpu();
+    const dbSpent = db() - dbBefore;
     if (before.some((c) => !c) || after.some((c) => !c)) return { rps, cpu: null };
     const spent = (i: number, k: 'own' | 'children') => after[i]![k] - before[i]![k];
     const perRun = (s: number) => (s * 1e6) / M;
@@ -168,6 +173,7 @@ async function measure(workers: number | 'embedded'): Promise<{ rps: number; cpu
         api: perRun(spent(0, 'own')),
         workers: perRun(procs.slice(1).reduce((n, _, i) => n + spent(i + 1, 'own'), 0)),
         sandbox: perRun(procs.reduce((n, _, i) => n + spent(i, 'children'), 0)),
+        database: perRun(dbSpent),
       },
     };
   } finally {
@@ -187,7 +193,8 @@ try {
     const us = (n: number) => n.toFixed(0).padStart(4);
     const where = !cpu
       ? ''
-      : `   CPU µs/run: api ${us(cpu.api)}${w === 'embedded' ? '' : `, workers ${us(cpu.workers)}`}, sandbox ${us(cpu.sandbox)}`;
+      : `   CPU µs/run: api ${us(cpu.api)}${w === 'embedded' ? '' : `, workers ${us(cpu.workers)}`}, sandbox ${us(cpu.sandbox)}` +
+        (w === 'embedded' ? '' : `, postgres ${us(cpu.database)}`);
     console.log(
       `  ${label.padEnd(30)} ${rps.toFixed(0).padStart(6)} runs/s   direct GETs ${direct.toFixed(0).padStart(6)}/s   ratio ${((100 * rps) / direct).toFixed(1)}%${where}`,
     );
