@@ -1,31 +1,19 @@
 // Compiled-once hot-path queries (src/adapters/db/prepared.ts) on both databases: arguments land
 // in the right places, constants stay, and a read never sees another operation's uncommitted rows.
-import fs from 'node:fs';
-import os from 'node:os';
-import path from 'node:path';
-import crypto from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { connect, type DbHandle } from '../src/adapters/db/connect.js';
-import { migrateMetadata, dropSchema } from '../src/adapters/db/migrations.js';
+import type { DbHandle } from '../src/adapters/db/connect.js';
 import { prepared } from '../src/adapters/db/prepared.js';
 import type { Database } from '../src/adapters/db/schema.js';
-import { backends, PG_URL } from './helpers/harness.js';
+import { backends } from './helpers/harness.js';
+import { openScratchDb } from './helpers/scratch-db.js';
 
 const list = await backends();
 
 describe.each(list)('prepared queries (%s)', (backend) => {
   let h: DbHandle<Database>;
-  let dir: string;
-  const schema = `t_${crypto.randomBytes(6).toString('hex')}`;
 
   beforeAll(async () => {
-    dir = fs.mkdtempSync(path.join(os.tmpdir(), 'cs-prep-'));
-    h = await connect<Database>({
-      url: backend === 'postgres' ? PG_URL : null,
-      sqlitePath: path.join(dir, 'db.sqlite'),
-      pgSchema: backend === 'postgres' ? schema : undefined,
-    });
-    await migrateMetadata(h.db, backend === 'postgres' ? schema : undefined);
+    h = await openScratchDb(backend);
     const now = new Date().toISOString();
     await h.db
       .insertInto('users')
@@ -36,9 +24,7 @@ describe.each(list)('prepared queries (%s)', (backend) => {
       .execute();
   });
   afterAll(async () => {
-    if (backend === 'postgres') await dropSchema(h.db, schema);
-    await h.close();
-    fs.rmSync(dir, { recursive: true, force: true });
+    await h?.close();
   });
 
   it('binds each argument to its placeholder and keeps constant parameters', async () => {

@@ -2,34 +2,22 @@
 // it compiles them) are explained, and the plan must use an index that yields rows newest first,
 // with no sort of the matching rows. Before migration 0011, `GET /v1beta/runs` scanned every run
 // of every user and sorted them on each page.
-import fs from 'node:fs';
-import os from 'node:os';
-import path from 'node:path';
-import crypto from 'node:crypto';
 import { CompiledQuery, type KyselyPlugin, sql } from 'kysely';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { connect, type DbHandle } from '../src/adapters/db/connect.js';
-import { dropSchema, migrateMetadata } from '../src/adapters/db/migrations.js';
+import type { DbHandle } from '../src/adapters/db/connect.js';
 import type { Database } from '../src/adapters/db/schema.js';
 import { RunStore } from '../src/runtime/host/run-store.js';
-import { backends, PG_URL } from './helpers/harness.js';
+import { backends } from './helpers/harness.js';
+import { openScratchDb } from './helpers/scratch-db.js';
 
 describe.each(await backends())('run listing query plans (%s)', (backend) => {
   let h: DbHandle<Database>;
-  let dir: string;
-  const schema = `t_${crypto.randomBytes(6).toString('hex')}`;
   /** The queries the store sent, compiled as its executor compiles them. */
   const sent: CompiledQuery[] = [];
   let store: RunStore;
 
   beforeAll(async () => {
-    dir = fs.mkdtempSync(path.join(os.tmpdir(), 'cs-runplan-'));
-    h = await connect<Database>({
-      url: backend === 'postgres' ? PG_URL : null,
-      sqlitePath: path.join(dir, 'db.sqlite'),
-      pgSchema: backend === 'postgres' ? schema : undefined,
-    });
-    await migrateMetadata(h.db, backend === 'postgres' ? schema : undefined);
+    h = await openScratchDb(backend);
     const capture: KyselyPlugin = {
       transformQuery: (args) => {
         sent.push(h.db.getExecutor().compileQuery(args.node, args.queryId));
@@ -40,9 +28,7 @@ describe.each(await backends())('run listing query plans (%s)', (backend) => {
     store = new RunStore(h.db.withPlugin(capture));
   });
   afterAll(async () => {
-    if (backend === 'postgres') await dropSchema(h.db, schema);
-    await h.close();
-    fs.rmSync(dir, { recursive: true, force: true });
+    await h?.close();
   });
 
   /** The plan of the last query the store sent: SQLite's detail lines, or PostgreSQL's JSON plan. */

@@ -3,22 +3,16 @@
 // the holder died (its lease expired). Two TasksService instances over the same real database
 // stand for two processes; the capture and synthesis ports are recorders, because what is under
 // test is the claim, not the synthesizer.
-import fs from 'node:fs';
-import os from 'node:os';
-import path from 'node:path';
-import crypto from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { connect, type DbHandle } from '../src/adapters/db/connect.js';
-import { dropSchema, migrateMetadata } from '../src/adapters/db/migrations.js';
+import type { DbHandle } from '../src/adapters/db/connect.js';
 import type { Database } from '../src/adapters/db/schema.js';
 import { TasksService } from '../src/modules/tasks/service.js';
 import type { TaskPorts } from '../src/modules/tasks/ports.js';
-import { backends, PG_URL } from './helpers/harness.js';
+import { backends } from './helpers/harness.js';
+import { openScratchDb } from './helpers/scratch-db.js';
 
 describe.each(await backends())('task synthesis lease (%s)', (backend) => {
   let h: DbHandle<Database>;
-  let dir: string;
-  const schema = `t_${crypto.randomBytes(6).toString('hex')}`;
   const calls: string[] = [];
 
   const ports = (name: string): TaskPorts => ({
@@ -34,19 +28,11 @@ describe.each(await backends())('task synthesis lease (%s)', (backend) => {
   });
 
   beforeAll(async () => {
-    dir = fs.mkdtempSync(path.join(os.tmpdir(), 'cs-lease-'));
-    h = await connect<Database>({
-      url: backend === 'postgres' ? PG_URL : null,
-      sqlitePath: path.join(dir, 'db.sqlite'),
-      pgSchema: backend === 'postgres' ? schema : undefined,
-    });
-    await migrateMetadata(h.db, backend === 'postgres' ? schema : undefined);
+    h = await openScratchDb(backend);
     await h.db.insertInto('users').values({ id: 'u1', name: 'one', created_at: new Date().toISOString() }).execute();
   });
   afterAll(async () => {
-    if (backend === 'postgres') await dropSchema(h.db, schema);
-    await h.close();
-    fs.rmSync(dir, { recursive: true, force: true });
+    await h?.close();
   });
 
   const waitingTask = async (id: string, lease: string | null = null) => {
