@@ -62,7 +62,6 @@ function dropProgress(): void {
   if (progressTimer) clearTimeout(progressTimer);
   progressTimer = null;
   progressLatest = null;
-  progressSentAt = 0;
 }
 
 // An output file over RUN_OUTPUT_MAX_FILE_BYTES is not shipped to the server (it would cross the
@@ -125,7 +124,7 @@ async function run(job: Job, maxResultBytes: number, limits: RunLimits): Promise
   // so a busy loop ends as timed_out without a respawn.
   const scriptLimits = { deadline: Date.now() + Math.max(0, limits.timeoutMs - 100), memoryMb: limits.scriptMemoryMb };
   dropProgress();
-  progressSentAt = Date.now();
+  progressSentAt = Date.now(); // the first message waits PROGRESS_EVERY_MS too
   try {
     const result = await execute(job.definition, ctx, scriptLimits);
     dropProgress();
