@@ -177,7 +177,7 @@ export function createRuntime(
       if (!started) {
         void sandboxBundle().catch(() => {});
         started = queue.start();
-        store.signals.onPending(() => queue.wake());
+        store.signals.onPending((runs) => queue.wake(runs));
       }
       return started;
     },

@@ -15,11 +15,20 @@
 import type { RunExecutor } from './executor.js';
 import { Batcher } from './batcher.js';
 import type { ClaimRequest, ClaimResult, RunStore } from './run-store.js';
+import type { PendingRun } from '../../adapters/db/run-signals.js';
 import { FairQueue } from './fair-queue.js';
 
 /** Pending runs a scan reads per user, and in all. */
 const SCAN_PER_USER = 100;
 const SCAN_TOTAL = 1000;
+
+/**
+ * Announced runs queued here per user at most. Beyond it the user's announcements are dropped (the
+ * runs stay pending in the table) and its runs are read from the table, SCAN_PER_USER at a time
+ * when its queue runs low, in their order, until a read finds no more. Bounds a worker's memory
+ * when one user queues a huge backlog.
+ */
+const QUEUED_PER_USER_MAX = 2000;
 
 /** Queued runs of the same user a claim may take instead of its own (shared databases). */
 const ALTERNATIVES = 8;
@@ -103,20 +112,41 @@ export class EmbeddedDispatcher implements RunQueue {
   }
 
   private async scanPending(): Promise<void> {
-    const rows = await this.d.store.pending(SCAN_PER_USER, SCAN_TOTAL);
-    for (const r of rows) this.queue.push(r.user_id, r.id, !r.is_async);
+    const rows = await this.d.store.pending(SCAN_PER_USER, SCAN_TOTAL).finally(() => {
+      this.refilling = false;
+    });
+    const read = new Map<string, number>();
+    for (const r of rows) {
+      this.queue.push(r.user_id, r.id, !r.is_async);
+      read.set(r.user_id, (read.get(r.user_id) ?? 0) + 1);
+    }
+    // An overflowed user takes announcements again once a read finds all its pending runs.
+    if (rows.length < SCAN_TOTAL) for (const u of this.overflowed) if ((read.get(u) ?? 0) < SCAN_PER_USER) this.overflowed.delete(u);
     this.pump();
   }
 
   private waking = false;
   private wakeAgain = false;
+  /** Users whose announced runs were dropped (their queue here was full): read from the table. */
+  private readonly overflowed = new Set<string>();
+  private refilling = false;
 
   /**
-   * Another process stored a pending run (its notice): read the pending runs now rather than at
-   * the next tick. One read at a time; notices arriving during one cause one more read after it.
+   * Another process stored pending runs (its notice names them): they are queued here at once,
+   * without reading the table. Without names (notices may have been lost) the pending runs are read
+   * now rather than at the next tick: one read at a time, and notices arriving during one cause one
+   * more read after it.
    */
-  wake(): void {
+  wake(runs: PendingRun[] | null = null): void {
     if (this.closed) return;
+    if (runs) {
+      for (const r of runs) {
+        if (this.overflowed.has(r.userId)) continue;
+        if (this.queue.queuedOf(r.userId) >= QUEUED_PER_USER_MAX) this.overflowed.add(r.userId);
+        else this.queue.push(r.userId, r.id, r.sync);
+      }
+      return this.pump();
+    }
     if (this.waking) {
       this.wakeAgain = true;
       return;
@@ -143,6 +173,10 @@ export class EmbeddedDispatcher implements RunQueue {
       const next = this.queue.next();
       if (!next) break;
       const { userId, runId: id, sync } = next;
+      if (this.overflowed.has(userId) && !this.refilling && this.queue.queuedOf(userId) <= SCAN_PER_USER / 2) {
+        this.refilling = true;
+        this.wake();
+      }
       this.active++;
       const p = this.claimAndRun(id, userId)
         .catch(() => ({ outcome: 'lost' as const, ran: id }))

@@ -33,6 +33,12 @@ export class FairQueue {
     return true;
   }
 
+  /** How many runs of a user wait here (not counting those running). */
+  queuedOf(userId: string): number {
+    const q = this.queues.get(userId);
+    return q ? q.sync.length + q.async.length : 0;
+  }
+
   /** The next run to start, counted as running; null when no user with queued runs is under the limit. */
   next(): { userId: string; runId: string; sync: boolean } | null {
     const now = Date.now();

@@ -74,7 +74,7 @@ export class RunStore {
   async insert(row: RunRow, announce = false): Promise<void> {
     const failure = await this.inserts.add(row);
     if (failure) throw failure;
-    if (announce) await this.signals.announcePending(this.db);
+    if (announce) await this.signals.announcePending(this.db, { id: row.id, userId: row.user_id, sync: !row.is_async });
   }
 
   /**
