@@ -4,6 +4,7 @@ import path from 'node:path';
 import type BetterSqlite3 from 'better-sqlite3';
 import { SQLite } from './sqlite-driver.js';
 import pg from 'pg';
+import { PreparingClient } from './pg-prepared-client.js';
 import { Kysely, PostgresDialect, SqliteDialect, type SqliteDatabase } from 'kysely';
 
 export type DbKind = 'sqlite' | 'postgres';
@@ -40,6 +41,7 @@ export async function connect<T>(opts: ConnectOptions): Promise<DbHandle<T>> {
       }
     }
     const pool = new pg.Pool({
+      Client: PreparingClient,
       connectionString: opts.url,
       max: opts.poolSize ?? 10,
       ...(schema ? { options: `-c search_path=${schema}` } : {}),
