@@ -9,6 +9,7 @@ export interface Config {
   dataDir: string;
   /** postgres://… selects PostgreSQL; unset means SQLite in dataDir. */
   databaseUrl: string | null;
+  databasePreparedStatements: boolean;
   /** Base of signed URLs handed to clients (upload/download). */
   publicBaseUrl: string;
   /** Master key(s) of the local vault: "id:base64,id:base64" (first is current) or one base64 key. */
@@ -128,6 +129,13 @@ export const CONFIG_TABLE: Entry[] = [
     kind: 'url',
     def: null,
     doc: 'postgres://user@host:5432/db selects PostgreSQL; unset = SQLite in DATA_DIR.',
+  },
+  {
+    env: 'DATABASE_PREPARED_STATEMENTS',
+    key: 'databasePreparedStatements',
+    kind: 'bool',
+    def: 'true',
+    doc: 'PostgreSQL: true = each connection prepares the statements it runs once and PostgreSQL keeps their plans; false behind a pooler that moves a session between server connections (PgBouncer in transaction mode before 1.21).',
   },
   {
     env: 'PUBLIC_BASE_URL',

@@ -82,6 +82,7 @@ export async function createServices(config: Config, opts: ServiceOptions = {}):
     url: config.databaseUrl,
     sqlitePath: path.join(config.dataDir, 'connector.db'),
     pgSchema: opts.pgSchema,
+    preparedStatements: config.databasePreparedStatements,
   });
   let users: UsersService | null = null;
   try {

@@ -58,4 +58,15 @@ describe.runIf(pgOnly)('PostgreSQL connections keep prepared statements', () => 
     const after = await db.transaction().execute(async (trx) => trx.executeQuery(CompiledQuery.raw(text, [1])));
     expect(after.rows).toEqual([{ id: 'a', n: 1, label: null, extra: null }]);
   });
+
+  it('prepares nothing when turned off (DATABASE_PREPARED_STATEMENTS=false)', async () => {
+    const off = await connect<any>({ url: PG_URL, sqlitePath: '', pgSchema: schema, poolSize: 1, preparedStatements: false });
+    try {
+      await off.db.executeQuery(CompiledQuery.raw('select * from items where id = $1', ['a']));
+      const r = await off.db.executeQuery<{ n: number }>(CompiledQuery.raw('select count(*)::int as n from pg_prepared_statements', []));
+      expect(r.rows).toEqual([{ n: 0 }]);
+    } finally {
+      await off.close();
+    }
+  });
 });

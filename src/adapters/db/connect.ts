@@ -25,6 +25,8 @@ export interface ConnectOptions {
   /** PostgreSQL schema to use (created if missing); tests give each run its own. */
   pgSchema?: string;
   poolSize?: number;
+  /** PostgreSQL: name parameterized statements so each connection prepares them once (default). */
+  preparedStatements?: boolean;
 }
 
 export async function connect<T>(opts: ConnectOptions): Promise<DbHandle<T>> {
@@ -41,7 +43,7 @@ export async function connect<T>(opts: ConnectOptions): Promise<DbHandle<T>> {
       }
     }
     const pool = new pg.Pool({
-      Client: PreparingClient,
+      ...(opts.preparedStatements === false ? {} : { Client: PreparingClient }),
       connectionString: opts.url,
       max: opts.poolSize ?? 10,
       ...(schema ? { options: `-c search_path=${schema}` } : {}),
