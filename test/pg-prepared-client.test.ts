@@ -69,4 +69,27 @@ describe.runIf(pgOnly)('PostgreSQL connections keep prepared statements', () => 
       await off.close();
     }
   });
+
+  it('prepares a statement again once its plan is old, so plans follow the tables as they grow', async () => {
+    const young = await connect<any>({ url: PG_URL, sqlitePath: '', pgSchema: schema, poolSize: 1, replanAfterMs: 100 });
+    const text = 'select id from items where id = $1 and n > $2';
+    const plansMade = async () => {
+      const r = await young.db.executeQuery<{ n: number }>(
+        CompiledQuery.raw('select (generic_plans + custom_plans)::int as n from pg_prepared_statements where statement = $1', [text]),
+      );
+      return r.rows[0]?.n;
+    };
+    try {
+      for (let i = 0; i < 3; i++) await young.db.executeQuery(CompiledQuery.raw(text, ['a', 0]));
+      expect(await plansMade()).toBe(3);
+      await new Promise((r) => setTimeout(r, 150));
+      // Inside a transaction too (the claim always runs in one).
+      await young.db.transaction().execute((trx) => trx.executeQuery(CompiledQuery.raw(text, ['a', 0])));
+      expect(await plansMade()).toBe(1);
+      await young.db.executeQuery(CompiledQuery.raw(text, ['b', 0]));
+      expect(await plansMade()).toBe(2);
+    } finally {
+      await young.close();
+    }
+  });
 });

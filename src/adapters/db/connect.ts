@@ -4,7 +4,7 @@ import path from 'node:path';
 import type BetterSqlite3 from 'better-sqlite3';
 import { SQLite } from './sqlite-driver.js';
 import pg from 'pg';
-import { PreparingClient } from './pg-prepared-client.js';
+import { REPLAN_AFTER_MS, preparingClient } from './pg-prepared-client.js';
 import { Kysely, PostgresDialect, SqliteDialect, type SqliteDatabase } from 'kysely';
 
 export type DbKind = 'sqlite' | 'postgres';
@@ -27,6 +27,8 @@ export interface ConnectOptions {
   poolSize?: number;
   /** PostgreSQL: name parameterized statements so each connection prepares them once (default). */
   preparedStatements?: boolean;
+  /** PostgreSQL: how old a kept plan may get before it is made again (pg-prepared-client.ts). */
+  replanAfterMs?: number;
 }
 
 export async function connect<T>(opts: ConnectOptions): Promise<DbHandle<T>> {
@@ -43,7 +45,7 @@ export async function connect<T>(opts: ConnectOptions): Promise<DbHandle<T>> {
       }
     }
     const pool = new pg.Pool({
-      ...(opts.preparedStatements === false ? {} : { Client: PreparingClient }),
+      ...(opts.preparedStatements === false ? {} : { Client: preparingClient(opts.replanAfterMs ?? REPLAN_AFTER_MS) }),
       connectionString: opts.url,
       max: opts.poolSize ?? 10,
       ...(schema ? { options: `-c search_path=${schema}` } : {}),

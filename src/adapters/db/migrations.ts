@@ -14,6 +14,7 @@ import { m0008 } from './migrations/0008-run-cancel.js';
 import { m0009 } from './migrations/0009-run-progress.js';
 import { m0010 } from './migrations/0010-capture-owners.js';
 import { m0011 } from './migrations/0011-run-listing-indexes.js';
+import { m0012 } from './migrations/0012-running-index.js';
 import { v0001 } from './migrations/vault-0001-entries.js';
 
 const migrations: Record<string, Migration> = {
@@ -28,6 +29,7 @@ const migrations: Record<string, Migration> = {
   '0009_run_progress': m0009,
   '0010_capture_owners': m0010,
   '0011_run_listing_indexes': m0011,
+  '0012_running_index': m0012,
 };
 
 const vaultMigrations: Record<string, Migration> = {

@@ -8,6 +8,12 @@
 // Bounded: at most MAX_NAMES texts in all and MAX_PER_CONNECTION per connection are named (a
 // multi-row INSERT has one text per row count); the rest run unnamed, as before.
 //
+// A kept plan is never made again by itself: one made while a table was nearly empty (a sequential
+// scan is then cheapest) would stay after the table grew, until an ANALYZE invalidates it — never,
+// where autovacuum is off. So a connection prepares a statement again once its plan is
+// REPLAN_AFTER_MS old: plans follow the tables' growth, at one planning per statement and
+// connection that often.
+//
 // A prepared statement whose result columns change under it (a migration added a column to a
 // table read with `*`) fails once with 0A000 "cached plan must not change result type". The
 // text is then sent unnamed on that connection from then on; outside a transaction the query is
@@ -16,6 +22,7 @@ import pg from 'pg';
 
 const MAX_NAMES = 2000;
 const MAX_PER_CONNECTION = 300;
+export const REPLAN_AFTER_MS = 10_000;
 
 /** Statement names by text, the same on every connection (a name always means one text). */
 const names = new Map<string, string>();
@@ -31,6 +38,10 @@ export class PreparingClient extends pg.Client {
   /** Names whose plan went stale here (0A000): their texts run unnamed on this connection. */
   private readonly stale = new Set<string>();
   private inTransaction = false;
+  /** When each statement was last prepared here. */
+  private readonly preparedAt = new Map<string, number>();
+  /** How old a plan may get (tests shorten it). */
+  replanAfterMs = REPLAN_AFTER_MS;
 
   // pg's query() has many overloads; Kysely calls query(text, values).
   override query(config: any, values?: any, callback?: any): any {
@@ -39,6 +50,13 @@ export class PreparingClient extends pg.Client {
     const name = Array.isArray(values) && values.length > 0 && typeof callback !== 'function' ? this.nameHere(config) : undefined;
     if (!name) return super.query(config, values, callback);
     const inTransaction = this.inTransaction;
+    if (this.spent(name)) {
+      // Queued in order on this connection: the statement is dropped, then parsed and planned anew.
+      // (DEALLOCATE is not transactional. Should it fail — an aborted transaction — the statement
+      // still exists, so its text runs unnamed here from then on.)
+      super.query(`DEALLOCATE ${name}`).catch(() => this.stale.add(name));
+      delete this.parsed()[name];
+    }
     const named = super.query({ name, text: config, values }) as unknown as Promise<unknown>;
     return named.catch((e: { code?: string }) => {
       if (e?.code !== '0A000') throw e;
@@ -48,11 +66,24 @@ export class PreparingClient extends pg.Client {
     });
   }
 
+  /** Statements this connection has prepared (pg's own record, by name). */
+  private parsed(): Record<string, string> {
+    return (this as unknown as { connection: { parsedStatements: Record<string, string> } }).connection.parsedStatements;
+  }
+
+  /** Whether a prepared statement is due to be prepared again (notes when it will be). */
+  private spent(name: string): boolean {
+    const now = Date.now();
+    const at = this.preparedAt.get(name);
+    const due = name in this.parsed() && at !== undefined && now - at >= this.replanAfterMs;
+    if (due || at === undefined) this.preparedAt.set(name, now);
+    return due;
+  }
+
   private nameHere(text: string): string | undefined {
     const name = nameFor(text);
     if (name === undefined || this.stale.has(name)) return undefined;
-    const parsed = (this as unknown as { connection: { parsedStatements: Record<string, string> } }).connection.parsedStatements;
-    if (name in parsed) return name;
+    if (name in this.parsed()) return name;
     if (this.namedHere >= MAX_PER_CONNECTION) return undefined;
     this.namedHere++;
     return name;
@@ -65,4 +96,11 @@ export class PreparingClient extends pg.Client {
     if (t === 'begin' || t.startsWith('start transaction')) this.inTransaction = true;
     else if (t === 'commit' || t === 'rollback' || t === 'end') this.inTransaction = false;
   }
+}
+
+/** The client class for a pool whose plans are made again once `replanAfterMs` old. */
+export function preparingClient(replanAfterMs: number): typeof PreparingClient {
+  return class extends PreparingClient {
+    override replanAfterMs = replanAfterMs;
+  };
 }

@@ -8,7 +8,7 @@
 //
 // Fairness (FairQueue): runs wait in one queue per user, users are served round-robin, and one
 // user has at most RUN_MAX_CONCURRENCY_PER_USER runs executing — here, and on PostgreSQL across
-// every worker (RunStore.claim counts the user's running rows under a lock; a run held back goes
+// every worker (RunStore.claim reads the user's running count under a lock; a run held back goes
 // first again after a short hold). The periodic scan reads the oldest pending runs of every user
 // (a bounded number each), not the oldest overall, so a backlog found in the database (restart,
 // another process) can't hide another user's run either.

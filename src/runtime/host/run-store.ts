@@ -232,9 +232,13 @@ export class RunStore {
         const r = await sql<RunRow & { claim_won: boolean }>`
           with req as (
             select * from unnest(${users}::text[], ${users.map((u) => byUser.get(u)!.want)}::int[]) as t(user_id, want)
+          ), named as materialized (
+            -- By primary key alone (materialized: the status test can't steer the plan to the much
+            -- larger status index when the table's statistics are stale, as on a young database).
+            select id, user_id, status from runs where id = any(${ids}::text[])
           ), cand as (
             select id, user_id, row_number() over (partition by user_id order by array_position(${ids}::text[], id)) as rn
-            from runs where id = any(${ids}::text[]) and status = 'pending'
+            from named where status = 'pending'
           ), busy as (
             select user_id, count(*) as n from runs
             where status = 'running' and user_id in (select user_id from cand) group by user_id

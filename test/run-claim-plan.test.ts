@@ -1,0 +1,78 @@
+// The claim on PostgreSQL (per-user limit across workers) stays cheap as the runs table grows: it
+// finds the requested runs by primary key and counts the user's running runs in the partial index
+// of running rows (migration 0012), never walking the user's whole history or every entry of the
+// status index. The store's own claim, as it sends it, is explained with the table in a state
+// like a busy server's: thousands of ended runs, a few running, some pending.
+import { CompiledQuery, type KyselyPlugin, sql } from 'kysely';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { postgresKeyLocks } from '../src/adapters/db/advisory-locks.js';
+import type { DbHandle } from '../src/adapters/db/connect.js';
+import type { Database } from '../src/adapters/db/schema.js';
+import { RunStore } from '../src/runtime/host/run-store.js';
+import { backends } from './helpers/harness.js';
+import { openScratchDb } from './helpers/scratch-db.js';
+
+const pgOnly = (await backends()).includes('postgres');
+
+interface PlanNode {
+  'Node Type': string;
+  'Relation Name'?: string;
+  'Index Name'?: string;
+  Plans?: PlanNode[];
+}
+const flatten = (n: PlanNode): PlanNode[] => [n, ...(n.Plans ?? []).flatMap(flatten)];
+
+describe.runIf(pgOnly)('the claim query plan (postgres)', () => {
+  let h: DbHandle<Database>;
+  const sent: CompiledQuery[] = [];
+  let store: RunStore;
+
+  beforeAll(async () => {
+    h = await openScratchDb('postgres');
+    const capture: KyselyPlugin = {
+      transformQuery: (args) => {
+        sent.push(h.db.getExecutor().compileQuery(args.node, args.queryId));
+        return args.node;
+      },
+      transformResult: async (args) => args.result,
+    };
+    store = new RunStore(h.db.withPlugin(capture), undefined, undefined, postgresKeyLocks);
+    await sql`insert into users (id, name, created_at) values ('u1', 'u1', now()::text)`.execute(h.db);
+    // 5,000 ended runs, 6 running, 20 pending, all of one user.
+    await sql`insert into runs (id, user_id, connector_id, connector_version, arguments, ephemeral_secrets, is_async,
+        max_timeout_s, status, result_stored, has_logs, created_at)
+      select 'r' || lpad(i::text, 6, '0'), 'u1', 'c1', 1, '{}', 0, 1, 60,
+        case when i <= 5000 then 'success' when i <= 5006 then 'running' else 'pending' end, 0, 0,
+        (timestamp '2026-01-01' + i * interval '1 second')::text
+      from generate_series(1, 5026) as i`.execute(h.db);
+    await sql`analyze runs`.execute(h.db);
+  });
+  afterAll(async () => {
+    await h?.close();
+  });
+
+  it('finds the runs by key and counts the running ones in the running index', async () => {
+    const ids = ['r005007', 'r005008', 'r005009'];
+    sent.length = 0;
+    const { results } = await store.claim(
+      ids.map((id) => ({ id, userId: 'u1' })),
+      new Date(Date.now() + 60_000).toISOString(),
+      8,
+    );
+    expect(results.filter((r) => typeof r === 'object')).toHaveLength(2); // 6 running + 2 = the limit
+    const claim = sent.find((q) => q.sql.includes('with req as'))!;
+    expect(claim).toBeDefined();
+    const r = await h.db.executeQuery<{ 'QUERY PLAN': [{ Plan: PlanNode }] }>(
+      CompiledQuery.raw(`explain (format json) ${claim.sql}`, [...claim.parameters]),
+    );
+    const nodes = flatten(r.rows[0]['QUERY PLAN'][0].Plan);
+    const onRuns = nodes.filter((n) => n['Relation Name'] === 'runs');
+    const indexes = new Set(onRuns.map((n) => n['Index Name']));
+    expect(indexes).toContain('runs_running_user');
+    expect(indexes).toContain('runs_pkey');
+    // Neither the whole table, nor the user's whole history, nor every entry of a status.
+    expect(onRuns.filter((n) => n['Node Type'] === 'Seq Scan')).toEqual([]);
+    expect(indexes).not.toContain('runs_user_created');
+    expect(indexes).not.toContain('runs_status_lease');
+  });
+});
