@@ -10,6 +10,7 @@ import type { Database } from '../src/adapters/db/schema.js';
 import { EmbeddedDispatcher } from '../src/runtime/host/dispatcher.js';
 import type { RunExecutor } from '../src/runtime/host/executor.js';
 import { RunStore } from '../src/runtime/host/run-store.js';
+import { pendingRunRow } from './helpers/runs.js';
 import { openScratchDb } from './helpers/scratch-db.js';
 
 describe('announced pending runs', () => {
@@ -35,31 +36,7 @@ describe('announced pending runs', () => {
     // Side by side: the store writes them in batches.
     await Promise.all(
       ids.map((id, i) =>
-        store.insert({
-          id,
-          user_id: user,
-          connector_id: 'c',
-          connector_version: 1,
-          arguments: '{}',
-          secret_bindings: null,
-          ephemeral_secrets: 0,
-          proxy: null,
-          is_async: 1,
-          max_timeout_s: 60,
-          status: 'pending',
-          result: null,
-          result_stored: 0,
-          result_size_bytes: null,
-          error: null,
-          has_logs: 0,
-          created_at: new Date(t0 + from + i).toISOString(),
-          started_at: null,
-          finished_at: null,
-          lease_until: null,
-          webhook_url: null,
-          cancel_requested: 0,
-          progress: null,
-        }),
+        store.insert(pendingRunRow({ id, user_id: user, connector_id: 'c', created_at: new Date(t0 + from + i).toISOString() })),
       ),
     );
     return ids.map((id) => ({ id, userId: user, sync: false }));

@@ -5,7 +5,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startDemoSite, type DemoSite } from '../examples/demo-site/server.js';
 import { backends, startHarness, type Harness } from './helpers/harness.js';
-import { publish, run } from './helpers/runs.js';
+import { pendingRunRow, publish, run } from './helpers/runs.js';
 import { newId } from '../src/lib/ids.js';
 
 const SLOW_MS = 300;
@@ -109,27 +109,8 @@ describe.each(await backends())('fair scheduling of runs across users (%s)', (ba
     // 700 of A's runs and then one of B's, inserted as pending rows the way another process (or a
     // server before its restart) leaves them: no in-memory announcement, only the scan finds them.
     const base = Date.now() - 60_000;
-    const row = (userId: string, connectorId: string, i: number) => ({
-      id: newId(),
-      user_id: userId,
-      connector_id: connectorId,
-      connector_version: 1,
-      arguments: '{}',
-      secret_bindings: null,
-      ephemeral_secrets: 0,
-      proxy: null,
-      is_async: 1,
-      max_timeout_s: 300,
-      status: 'pending' as const,
-      result: null,
-      result_stored: 0,
-      result_size_bytes: null,
-      error: null,
-      has_logs: 0,
-      created_at: new Date(base + i).toISOString(),
-      started_at: null,
-      finished_at: null,
-    });
+    const row = (userId: string, connectorId: string, i: number) =>
+      pendingRunRow({ id: newId(), user_id: userId, connector_id: connectorId, created_at: new Date(base + i).toISOString() });
     for (let k = 0; k < 700; k += 100) {
       await h.services.db
         .insertInto('runs')

@@ -1,5 +1,6 @@
 // Helpers for run tests: publish a connector, create secrets, run, poll until terminal.
 import { expect } from 'vitest';
+import type { RunRow } from '../../src/runtime/host/run-store.js';
 import type { Harness } from './harness.js';
 
 export const TERMINAL = ['success', 'connector_error', 'timed_out', 'result_too_large', 'internal_error', 'cancelled'];
@@ -50,4 +51,30 @@ export async function waitRun(h: Harness, id: string, timeoutMs = 30_000, key?: 
 
 export async function logsOf(h: Harness, id: string, key?: string): Promise<string> {
   return (await h.api('GET', `/v1beta/runs/${id}/logs`, undefined, key)).json.logs;
+}
+
+/** A `pending` runs row as the API stores one (async, no secrets), for tests that insert rows directly. */
+export function pendingRunRow(r: { id: string; user_id: string; connector_id: string; created_at: string }): RunRow {
+  return {
+    ...r,
+    connector_version: 1,
+    arguments: '{}',
+    secret_bindings: null,
+    ephemeral_secrets: 0,
+    proxy: null,
+    is_async: 1,
+    max_timeout_s: 300,
+    status: 'pending',
+    result: null,
+    result_stored: 0,
+    result_size_bytes: null,
+    error: null,
+    has_logs: 0,
+    started_at: null,
+    finished_at: null,
+    lease_until: null,
+    cancel_requested: 0,
+    progress: null,
+    webhook_url: null,
+  };
 }
