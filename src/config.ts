@@ -15,6 +15,8 @@ export interface Config {
   /** Master key(s) of the local vault: "id:base64,id:base64" (first is current) or one base64 key. */
   masterKey: string | null;
   logLevel: string;
+  /** Log lines gathered into one write, bytes (0 = each line written at once). */
+  logBufferBytes: number;
   uploadUrlTtlS: number;
   downloadUrlTtlS: number;
   maxUploadBytes: number;
@@ -167,6 +169,15 @@ export const CONFIG_TABLE: Entry[] = [
     def: 'info',
     choices: ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'],
     doc: 'pino log level.',
+  },
+  {
+    env: 'LOG_BUFFER_BYTES',
+    key: 'logBufferBytes',
+    kind: 'int',
+    def: 4096,
+    min: 0,
+    max: 8192,
+    doc: 'Log lines are gathered up to this many bytes, and for at most 200 ms, before one write to stdout; 0 writes every line at once. A process killed with SIGKILL loses the lines still gathered.',
   },
   {
     env: 'UPLOAD_URL_TTL_S',

@@ -8,7 +8,7 @@ import { createMetrics, observe } from '../modules/observability/metrics.js';
 export async function serve(cfg: Config): Promise<void> {
   // Files the server creates (database, blobs, vault, recordings) are owner-only (0600/0700).
   process.umask(0o077);
-  const logger = makeLogger(cfg.logLevel);
+  const logger = makeLogger(cfg.logLevel, undefined, { bufferBytes: cfg.logBufferBytes });
   const services = await createServices(cfg);
   const boot = await services.users.bootstrap();
   if (boot) {
@@ -54,7 +54,7 @@ export async function serve(cfg: Config): Promise<void> {
  */
 export async function work(cfg: Config): Promise<void> {
   process.umask(0o077);
-  const logger = makeLogger(cfg.logLevel);
+  const logger = makeLogger(cfg.logLevel, undefined, { bufferBytes: cfg.logBufferBytes });
   const services = await createServices(cfg);
   // The lifecycle lines of the runs it executes (metrics are the API processes' /metrics).
   const metrics = createMetrics({
