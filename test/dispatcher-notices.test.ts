@@ -56,7 +56,7 @@ describe('announced pending runs', () => {
       heldSecretRuns: () => [],
       async execute(runId: string) {
         executed.push(runId);
-        maxQueued = Math.max(maxQueued, (dispatcher as unknown as { queue: { size: number } }).queue.size);
+        maxQueued = Math.max(maxQueued, dispatcher.queuedRuns);
         await new Promise((r) => setImmediate(r));
         await store.finish({
           runId,

@@ -9,13 +9,15 @@ import { dropSchema, migrateMetadata } from '../../src/adapters/db/migrations.js
 import type { Database } from '../../src/adapters/db/schema.js';
 import { type Backend, PG_URL } from './harness.js';
 
-export async function openScratchDb(backend: Backend): Promise<DbHandle<Database>> {
+/** `schema`: the PostgreSQL schema (for listeners and notices on its channels). */
+export async function openScratchDb(backend: Backend): Promise<DbHandle<Database> & { schema?: string }> {
   const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'cs-scratch-'));
   const schema = backend === 'postgres' ? `t_${crypto.randomBytes(6).toString('hex')}` : undefined;
   const h = await connect<Database>({ url: schema ? PG_URL : null, sqlitePath: path.join(dir, 'db.sqlite'), pgSchema: schema });
   await migrateMetadata(h.db, schema);
   return {
     ...h,
+    schema,
     close: async () => {
       if (schema) await dropSchema(h.db, schema);
       await h.close();

@@ -23,8 +23,16 @@ export interface Listener {
 /**
  * Listens on `channel` with a dedicated connection; `onMessage` gets each payload. When the
  * connection drops, `onReset` runs (whatever was announced meanwhile is lost) and it reconnects.
+ * `onListening` runs each time LISTEN is in place, the first time included: what was announced
+ * before that moment was not heard, so a caller that must not miss anything reads its state then.
  */
-export function listen(url: string, channel: string, onMessage: (payload: string) => void, onReset: () => void): Listener {
+export function listen(
+  url: string,
+  channel: string,
+  onMessage: (payload: string) => void,
+  onReset: () => void,
+  onListening: () => void = () => {},
+): Listener {
   let client: pg.Client | null = null;
   let closed = false;
   let connected = false;
@@ -40,6 +48,7 @@ export function listen(url: string, channel: string, onMessage: (payload: string
       if (closed) return void c.end().catch(() => {});
       client = c;
       connected = true;
+      onListening();
     } catch {
       drop(c);
     }

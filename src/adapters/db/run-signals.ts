@@ -24,7 +24,8 @@ export interface RunSignals {
   announceEnded(trx: Kysely<any>, ids: string[]): Promise<void>;
   /**
    * Calls `cb` with the pending runs announced (starts listening); with null when notices may have
-   * been lost (the listening connection dropped, or one could not be read): read the table then.
+   * been missed (before listening began or resumed, while the connection was down, or one could not
+   * be read): read the table then.
    */
   onPending(cb: (runs: PendingRun[] | null) => void): void;
   /** Resolves when run `id` is announced ended, or after `ms`. */
@@ -133,6 +134,9 @@ export function postgresRunSignals(url: string, schema: string | undefined): Run
         pendingChannel,
         (payload) => toPendingCbs(parsePendingPayload(payload)),
         () => toPendingCbs(null),
+        // Runs stored between the caller's last read and this LISTEN (start-up, a reconnect) were
+        // announced to nobody here.
+        () => toPendingCbs(null),
       );
     },
     ended(id, ms) {
@@ -141,6 +145,10 @@ export function postgresRunSignals(url: string, schema: string | undefined): Run
         endedChannel,
         (payload) => payload.split(',').forEach(wake),
         () => {},
+        // Ends announced while nobody here listened: every waiter reads its run again.
+        () => {
+          for (const id of [...waiters.keys()]) wake(id);
+        },
       );
       return new Promise((resolve) => {
         const set = waiters.get(id) ?? new Set();

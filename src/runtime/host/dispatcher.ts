@@ -163,6 +163,11 @@ export class EmbeddedDispatcher implements RunQueue {
       });
   }
 
+  /** Runs queued here, waiting for a claim. */
+  get queuedRuns(): number {
+    return this.queue.size;
+  }
+
   submit(runId: string, userId: string, sync = false): void {
     this.queue.push(userId, runId, sync);
     this.pump();
