@@ -117,9 +117,10 @@ export class UsersService {
   }
 
   private async lookUp(hash: string): Promise<string | null> {
+    const seen = this.verified.generation;
     const [row] = await this.keyByHash(hash);
     if (!row || row.revoked_at) return null;
-    this.verified.set(hash, row.user_id);
+    this.verified.set(hash, row.user_id, seen);
     return row.user_id;
   }
 

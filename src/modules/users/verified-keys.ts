@@ -6,6 +6,16 @@ import type { ChangeSignal } from '../../adapters/db/change-signal.js';
 
 export class VerifiedKeys {
   private readonly byHash = new Map<string, { userId: string; until: number }>();
+  /**
+   * Moves on every eviction and clear. A lookup takes it before it reads the database and `set`
+   * drops its answer if it moved meanwhile: a read that began before a revocation (PostgreSQL: an
+   * asynchronous query) must not cache a key that was evicted, or cleared on a notice, while it ran.
+   */
+  private gen = 0;
+
+  get generation(): number {
+    return this.gen;
+  }
 
   constructor(
     private readonly signal: ChangeSignal,
@@ -17,7 +27,7 @@ export class VerifiedKeys {
 
   get(hash: string): string | undefined {
     if (this.signal.changedElsewhere()) {
-      this.byHash.clear();
+      this.clear();
       return undefined;
     }
     const hit = this.byHash.get(hash);
@@ -29,16 +39,20 @@ export class VerifiedKeys {
     return hit.userId;
   }
 
-  set(hash: string, userId: string): void {
+  /** `seen`: the generation taken before the database was read. */
+  set(hash: string, userId: string, seen: number): void {
+    if (seen !== this.gen) return;
     if (this.byHash.size >= this.max) this.byHash.delete(this.byHash.keys().next().value!);
     this.byHash.set(hash, { userId, until: Date.now() + this.ttlMs });
   }
 
   evict(hash: string): void {
+    this.gen++;
     this.byHash.delete(hash);
   }
 
   clear(): void {
+    this.gen++;
     this.byHash.clear();
   }
 }
