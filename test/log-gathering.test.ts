@@ -16,13 +16,15 @@ function child(mode: 'spread' | 'exit', bytes: number) {
   children.push(p);
   const chunks: { at: number; text: string }[] = [];
   p.stdout!.on('data', (d: Buffer) => chunks.push({ at: Date.now(), text: d.toString() }));
-  const lines = () =>
-    chunks.flatMap((c) =>
-      c.text
-        .split('\n')
-        .filter(Boolean)
-        .map((l) => JSON.parse(l)),
-    );
+  // Complete lines only (a read may end inside one).
+  const lines = () => {
+    const all = chunks.map((c) => c.text).join('');
+    return all
+      .slice(0, all.lastIndexOf('\n') + 1)
+      .split('\n')
+      .filter(Boolean)
+      .map((l) => JSON.parse(l));
+  };
   return { p, chunks, lines, exited: new Promise((r) => p.once('exit', r)) };
 }
 

@@ -28,8 +28,11 @@ export function startProcess(args: string[], env: Record<string, string>): Proc 
   return {
     p,
     out: () => out,
+    // Complete lines only: a process's log writes gather many lines, and a read of the pipe may
+    // end inside one.
     lines: () =>
       out
+        .slice(0, out.lastIndexOf('\n') + 1)
         .split('\n')
         .filter((l) => l.startsWith('{'))
         .map((l) => JSON.parse(l)),
