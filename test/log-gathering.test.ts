@@ -25,7 +25,8 @@ function child(mode: 'spread' | 'exit', bytes: number) {
       .filter(Boolean)
       .map((l) => JSON.parse(l));
   };
-  return { p, chunks, lines, exited: new Promise((r) => p.once('exit', r)) };
+  // closed: exited, and its output read to the end ('exit' may come before the last read).
+  return { p, chunks, lines, closed: new Promise((r) => p.once('close', r)) };
 }
 
 async function until(ok: () => boolean, ms: number): Promise<void> {
@@ -58,7 +59,7 @@ describe('gathered log lines', () => {
 
   it('writes what is still gathered when the process exits', async () => {
     const c = child('exit', 4096);
-    await c.exited;
+    await c.closed;
     expect(c.lines().map((l) => l.msg)).toEqual(['the last line']);
   }, 30_000);
 });

@@ -9,6 +9,7 @@ import path from 'node:path';
 import crypto from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startDemoSite } from '../examples/demo-site/server.js';
+import { LOG_FLUSH_MS } from '../src/lib/logger.js';
 import { backends } from './helpers/harness.js';
 import { callApi, listening, type Proc, scratchDatabase, startProcess as start, stopProcess as stop, until } from './helpers/processes.js';
 
@@ -101,8 +102,10 @@ describe.each(await backends())('api and worker processes (%s)', (backend) => {
       return r.json.status === 'success' && r.json;
     });
     expect(done.result.title).toBeTruthy();
+    for (const id of [sync.json.id, queued.json.id]) await until(`the worker's line for ${id}`, () => executedBy(workers[0], id));
+    // Log lines reach stdout within LOG_FLUSH_MS: wait that out before saying the API logged none.
+    await new Promise((r) => setTimeout(r, 2 * LOG_FLUSH_MS));
     for (const id of [sync.json.id, queued.json.id]) {
-      await until(`the worker's line for ${id}`, () => executedBy(workers[0], id));
       expect(api.lines().some((l) => l.run_id === id && l.msg === 'run started')).toBe(false);
     }
     // secret_values live in the memory of the process that received them: not on an API-only one.

@@ -206,7 +206,8 @@ describe('graceful shutdown of a real process', () => {
       expect(c.status, c.text).toBe(200);
       const r = (await call('POST', '/v1beta/runs', { connector_id: c.json.id, async: true })).json;
       await until('the run executing', async () => (await call('GET', `/v1beta/runs/${r.id}`)).json.status === 'running', 30_000);
-      const exited = new Promise((done) => proc.p.once('exit', done));
+      // 'close', not 'exit': the last log lines (written as it exits) are read by then.
+      const exited = new Promise((done) => proc.p.once('close', done));
       proc.p.kill('SIGTERM');
       await until('the first signal seen', () => proc.lines().some((l) => l.msg === 'shutting down'), 10_000);
       const t0 = Date.now();
