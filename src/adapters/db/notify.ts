@@ -48,10 +48,13 @@ export function listen(
       if (closed) return void c.end().catch(() => {});
       client = c;
       connected = true;
-      onListening();
     } catch {
-      drop(c);
+      return drop(c);
     }
+    // Not in the try above: a throwing callback is no broken connection (nor a reason to crash).
+    try {
+      onListening();
+    } catch {}
   };
   const drop = (c: pg.Client) => {
     if (client && client !== c) return;
