@@ -1,4 +1,4 @@
-import { useEffect, useState } from 'preact/hooks';
+import { useState } from 'preact/hooks';
 import { type Connector, api, qs } from '../api.js';
 import { useAsync } from '../hooks.js';
 import { go, href, routeQuery } from '../router.js';
@@ -13,8 +13,11 @@ interface Page {
 /** Connectors, newest first, filtered by domain (the API's `domain`), paged with its cursor. */
 export function ConnectorsPage() {
   const domain = routeQuery().get('domain') ?? '';
-  const [draft, setDraft] = useState(domain);
-  useEffect(() => setDraft(domain), [domain]); // "Clear" and back/forward change the filter too
+  // What is typed belongs to the filter it was typed under: "Clear", back/forward and a submitted
+  // filter start from the new one. Derived at render, not reset by an effect: an effect runs after
+  // the paint, and would overwrite what someone typed right after the page changed.
+  const [typed, setTyped] = useState({ under: domain, text: domain });
+  const draft = typed.under === domain ? typed.text : domain;
   const [more, setMore] = useState<Connector[]>([]);
   const [cursor, setCursor] = useState<string | null>(null);
   const [moreError, setMoreError] = useState<unknown>(null);
@@ -52,7 +55,13 @@ export function ConnectorsPage() {
       >
         <div class="field inline">
           <label for="domain">Website domain</label>
-          <input id="domain" type="search" placeholder="shop.example.com" value={draft} onInput={(e) => setDraft(e.currentTarget.value)} />
+          <input
+            id="domain"
+            type="search"
+            placeholder="shop.example.com"
+            value={draft}
+            onInput={(e) => setTyped({ under: domain, text: e.currentTarget.value })}
+          />
         </div>
         <button type="submit">Filter</button>
         {domain && (
