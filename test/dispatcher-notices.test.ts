@@ -8,9 +8,8 @@ import type { DbHandle } from '../src/adapters/db/connect.js';
 import type { PendingRun } from '../src/adapters/db/run-signals.js';
 import type { Database } from '../src/adapters/db/schema.js';
 import { EmbeddedDispatcher } from '../src/runtime/host/dispatcher.js';
-import type { RunExecutor } from '../src/runtime/host/executor.js';
 import { RunStore } from '../src/runtime/host/run-store.js';
-import { pendingRunRow } from './helpers/runs.js';
+import { endingExecutor, pendingRunRow } from './helpers/runs.js';
 import { openScratchDb } from './helpers/scratch-db.js';
 
 describe('announced pending runs', () => {
@@ -51,24 +50,11 @@ describe('announced pending runs', () => {
       scans++;
       return store.pending(perUser, total);
     };
-    const executor = {
-      holdRow: () => {},
-      heldSecretRuns: () => [],
-      async execute(runId: string) {
-        executed.push(runId);
-        maxQueued = Math.max(maxQueued, dispatcher.queuedRuns);
-        await new Promise((r) => setImmediate(r));
-        await store.finish({
-          runId,
-          status: 'success',
-          result: '1',
-          resultSizeBytes: 1,
-          error: null,
-          finishedAt: new Date().toISOString(),
-          logs: '',
-        });
-      },
-    } as unknown as RunExecutor;
+    const executor = endingExecutor(store, async (runId) => {
+      executed.push(runId);
+      maxQueued = Math.max(maxQueued, dispatcher.queuedRuns);
+      await new Promise((r) => setImmediate(r));
+    });
     // No periodic scan during the test: only announcements and the dispatcher's own refills read.
     const dispatcher = new EmbeddedDispatcher({
       store: reading,

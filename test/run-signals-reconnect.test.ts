@@ -10,10 +10,9 @@ import { channelName } from '../src/adapters/db/notify.js';
 import { postgresRunSignals, type RunSignals } from '../src/adapters/db/run-signals.js';
 import type { Database } from '../src/adapters/db/schema.js';
 import { EmbeddedDispatcher } from '../src/runtime/host/dispatcher.js';
-import type { RunExecutor } from '../src/runtime/host/executor.js';
 import { RunStore } from '../src/runtime/host/run-store.js';
 import { backends, PG_URL } from './helpers/harness.js';
-import { pendingRunRow } from './helpers/runs.js';
+import { endingExecutor, pendingRunRow } from './helpers/runs.js';
 import { openScratchDb } from './helpers/scratch-db.js';
 
 const pgOnly = (await backends()).includes('postgres');
@@ -40,22 +39,7 @@ describe.runIf(pgOnly)('run notices after the listening connection drops (postgr
     await sql`insert into users (id, name, created_at) values ('u1', 'u1', now()::text)`.execute(h.db);
     signals = postgresRunSignals(PG_URL, h.schema);
     store = new RunStore(h.db, undefined, signals);
-    const executor = {
-      holdRow: () => {},
-      heldSecretRuns: () => [],
-      async execute(runId: string) {
-        executed.push(runId);
-        await store.finish({
-          runId,
-          status: 'success',
-          result: '1',
-          resultSizeBytes: 1,
-          error: null,
-          finishedAt: new Date().toISOString(),
-          logs: '',
-        });
-      },
-    } as unknown as RunExecutor;
+    const executor = endingExecutor(store, (runId) => executed.push(runId));
     dispatcher = new EmbeddedDispatcher({ store, executor, concurrency: 2, perUser: 2, leaseS: 60, scanIntervalMs: 600_000 });
     await dispatcher.start();
     signals.onPending((runs) => {

@@ -1,6 +1,7 @@
 // Helpers for run tests: publish a connector, create secrets, run, poll until terminal.
 import { expect } from 'vitest';
-import type { RunRow } from '../../src/runtime/host/run-store.js';
+import type { RunExecutor } from '../../src/runtime/host/executor.js';
+import type { RunRow, RunStore } from '../../src/runtime/host/run-store.js';
 import type { Harness } from './harness.js';
 
 export const TERMINAL = ['success', 'connector_error', 'timed_out', 'result_too_large', 'internal_error', 'cancelled'];
@@ -77,4 +78,27 @@ export function pendingRunRow(r: { id: string; user_id: string; connector_id: st
     progress: null,
     webhook_url: null,
   };
+}
+
+/**
+ * A stand-in executor for dispatcher tests: `before(runId)` runs first (record, measure, yield),
+ * then the run ends `success` through the store, as the real executor ends it.
+ */
+export function endingExecutor(store: RunStore, before: (runId: string) => unknown): RunExecutor {
+  return {
+    holdRow: () => {},
+    heldSecretRuns: () => [],
+    async execute(runId: string) {
+      await before(runId);
+      await store.finish({
+        runId,
+        status: 'success',
+        result: '1',
+        resultSizeBytes: 1,
+        error: null,
+        finishedAt: new Date().toISOString(),
+        logs: '',
+      });
+    },
+  } as unknown as RunExecutor;
 }
