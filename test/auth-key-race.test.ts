@@ -11,6 +11,7 @@ import type { DbHandle } from '../src/adapters/db/connect.js';
 import type { Database } from '../src/adapters/db/schema.js';
 import { UsersService } from '../src/modules/users/service.js';
 import { backends, PG_URL } from './helpers/harness.js';
+import { until } from './helpers/processes.js';
 import { openScratchDb } from './helpers/scratch-db.js';
 
 const pgOnly = (await backends()).includes('postgres');
@@ -60,10 +61,7 @@ describe.runIf(pgOnly)('a key revoked while its lookup runs (postgres)', () => {
       Number(
         (await sql<{ n: string }>`select count(*) as n from pg_stat_activity where query like 'LISTEN api_keys%'`.execute(h.db)).rows[0].n,
       );
-    for (const end = Date.now() + 10_000; (await listening()) < 2; ) {
-      if (Date.now() > end) throw new Error('listeners did not start');
-      await new Promise((r) => setTimeout(r, 20));
-    }
+    await until('both listeners', async () => (await listening()) === 2, 10_000);
     expect(await here.authenticate(other.key)).toBe(user.id);
 
     // The lookup reads "valid" and is held before it can cache the answer.

@@ -3,6 +3,7 @@
 import { type ChildProcess, spawn } from 'node:child_process';
 import { afterEach, describe, expect, it } from 'vitest';
 import { LOG_FLUSH_MS } from '../src/lib/logger.js';
+import { until } from './helpers/processes.js';
 
 const children: ChildProcess[] = [];
 afterEach(() => {
@@ -29,17 +30,10 @@ function child(mode: 'spread' | 'exit', bytes: number) {
   return { p, chunks, lines, closed: new Promise((r) => p.once('close', r)) };
 }
 
-async function until(ok: () => boolean, ms: number): Promise<void> {
-  for (const end = Date.now() + ms; !ok(); ) {
-    if (Date.now() > end) throw new Error('timed out');
-    await new Promise((r) => setTimeout(r, 10));
-  }
-}
-
 describe('gathered log lines', () => {
   it('writes lines logged over ~100 ms in a few writes, and the last of them within the flush interval', async () => {
     const c = child('spread', 4096);
-    await until(() => c.lines().length === 20, 15_000);
+    await until('20 lines', () => c.lines().length === 20, 15_000);
     expect(c.lines().map((l) => l.n)).toEqual([...Array(20).keys()]);
     expect(c.chunks.length).toBeLessThanOrEqual(3);
     // 20 short lines never fill 4096 bytes: the timer wrote them, soon after the last was logged
@@ -53,7 +47,7 @@ describe('gathered log lines', () => {
 
   it('writes each line at once with LOG_BUFFER_BYTES=0 (the control: the count above can fail)', async () => {
     const c = child('spread', 0);
-    await until(() => c.lines().length === 20, 15_000);
+    await until('20 lines', () => c.lines().length === 20, 15_000);
     expect(c.chunks.length).toBeGreaterThanOrEqual(10);
   }, 30_000);
 

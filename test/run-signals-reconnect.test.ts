@@ -13,18 +13,10 @@ import { EmbeddedDispatcher } from '../src/runtime/host/dispatcher.js';
 import { RunStore } from '../src/runtime/host/run-store.js';
 import { backends, PG_URL } from './helpers/harness.js';
 import { endingExecutor, pendingRunRow } from './helpers/runs.js';
+import { until } from './helpers/processes.js';
 import { openScratchDb } from './helpers/scratch-db.js';
 
 const pgOnly = (await backends()).includes('postgres');
-
-async function until<T>(what: string, f: () => T | undefined | false | Promise<T | undefined | false>, ms: number): Promise<T> {
-  for (const end = Date.now() + ms; ; ) {
-    const v = await f();
-    if (v) return v;
-    if (Date.now() > end) throw new Error(`timed out waiting for ${what}`);
-    await new Promise((r) => setTimeout(r, 20));
-  }
-}
 
 describe.runIf(pgOnly)('run notices after the listening connection drops (postgres)', () => {
   let h: DbHandle<Database> & { schema?: string };
