@@ -5,6 +5,7 @@ import { DomainError, InvalidInput, type Problem } from './lib/errors.js';
 import { HttpError, ajvToEntries, capEntries, domainErrorResponse, redactEntries } from './http/errors.js';
 import { MAX_PARAM_LENGTH, edgeServerOptions } from './http/edge.js';
 import { registerBodyIdleTimeout, registerCloseUnreadBodies } from './http/body-guard.js';
+import { registerTurnBatchedSend } from './http/turn-batched-send.js';
 import { makeValidatorCompiler } from './http/validation.js';
 import { SHARED_SCHEMAS } from './http/schemas.js';
 import { registerAuth } from './http/auth.js';
@@ -59,6 +60,7 @@ export async function buildApp(services: Services, opts: AppOptions): Promise<Fa
   // Beyond it Node closes new connections at once: one client cannot take every descriptor.
   app.server.maxConnections = services.config.httpMaxConnections;
   registerCloseUnreadBodies(app);
+  registerTurnBatchedSend(app);
   app.setValidatorCompiler(makeValidatorCompiler());
   registerJsonParser(app);
   for (const s of SHARED_SCHEMAS) app.addSchema(s);
