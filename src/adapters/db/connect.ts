@@ -59,9 +59,10 @@ export async function connect<T>(opts: ConnectOptions): Promise<DbHandle<T>> {
   sqlite.pragma('synchronous = NORMAL');
   sqlite.pragma('busy_timeout = 5000');
   sqlite.pragma('foreign_keys = ON');
-  const cached = withStatementCache(sqlite);
+  const snapshot = turnSnapshot(sqlite);
+  const cached = withStatementCache(sqlite, snapshot);
   const db = new Kysely<T>({ dialect: new SqliteDialect({ database: cached }) });
-  syncReaders.set(db, rawRowReader(sqlite));
+  syncReaders.set(db, rawRowReader(sqlite, snapshot));
   const dataVersion = sqlite.prepare('PRAGMA data_version').pluck();
   dataVersions.set(db, () => dataVersion.get() as number);
   return { db, kind: 'sqlite', close: () => db.destroy() };
@@ -74,10 +75,10 @@ export async function connect<T>(opts: ConnectOptions): Promise<DbHandle<T>> {
  * Same result (a repeated column name: the last one wins, as there). Its own statements, bounded
  * like the cache above: raw mode is a statement's state and Kysely's statements must not get it.
  */
-function rawRowReader(sqlite: BetterSqlite3.Database, max = 500): SyncReader {
+function rawRowReader(sqlite: BetterSqlite3.Database, snapshot: TurnSnapshot, max = 500): SyncReader {
   const cache = new Map<string, { stmt: BetterSqlite3.Statement; row: (values: unknown[]) => object }>();
   return (text, params) => {
-    if (sqlite.inTransaction) return null;
+    if (!snapshot.enter()) return null;
     let e = cache.get(text);
     if (!e || e.stmt.busy) {
       const stmt = sqlite.prepare(text).raw(true);
@@ -87,6 +88,44 @@ function rawRowReader(sqlite: BetterSqlite3.Database, max = 500): SyncReader {
       cache.set(text, e);
     }
     return (e.stmt.all(params) as unknown[][]).map(e.row);
+  };
+}
+
+interface TurnSnapshot {
+  /** Opens (or joins) this turn's read transaction; false while a Kysely transaction holds the connection. */
+  enter(): boolean;
+  /** Ends the read transaction, if one is open. */
+  end(): void;
+}
+
+/**
+ * The sync reads of one event-loop turn share one read transaction. Outside a transaction every
+ * statement takes and drops SQLite's shared file lock (file-lock system calls, the WAL index):
+ * more than the lookup of a row by its key. Under load one turn answers dozens of requests,
+ * all of which arrived before it began, so one snapshot taken at the turn's first read serves
+ * them as well as their own would; a commit by another process during the turn is seen from the
+ * next one (the bound the key cache's data_version check has too, change-signal.ts). Any query
+ * through Kysely ends the snapshot first: a write, or a read after one, sees what is committed.
+ */
+function turnSnapshot(sqlite: BetterSqlite3.Database): TurnSnapshot {
+  const begin = sqlite.prepare('BEGIN');
+  const commit = sqlite.prepare('COMMIT');
+  let open = false;
+  const end = () => {
+    if (!open) return;
+    open = false;
+    if (sqlite.open && sqlite.inTransaction) commit.run();
+  };
+  return {
+    enter() {
+      if (open) return true;
+      if (sqlite.inTransaction) return false;
+      begin.run();
+      open = true;
+      setImmediate(end);
+      return true;
+    },
+    end,
   };
 }
 
@@ -119,11 +158,20 @@ export function syncReaderFor(db: object): SyncReader | undefined {
  * a schema change). Kysely's SQLite driver runs one query at a time on its single connection.
  * Bounded: the oldest entries go first.
  */
-function withStatementCache(sqlite: BetterSqlite3.Database, max = 500): SqliteDatabase & { prepare(sql: string): BetterSqlite3.Statement } {
+function withStatementCache(
+  sqlite: BetterSqlite3.Database,
+  snapshot: TurnSnapshot,
+  max = 500,
+): SqliteDatabase & { prepare(sql: string): BetterSqlite3.Statement } {
   const cache = new Map<string, BetterSqlite3.Statement>();
   return {
-    close: () => sqlite.close(),
+    close: () => {
+      snapshot.end();
+      sqlite.close();
+    },
     prepare(text: string) {
+      // Kysely's queries (writes among them) see everything committed so far, and may begin a transaction.
+      snapshot.end();
       let stmt = cache.get(text);
       // A statement still being iterated (a streamed query) can't run again: prepare another.
       if (!stmt || stmt.busy) {
