@@ -44,6 +44,15 @@ export interface TerminalWrite {
   logs: string;
 }
 
+/**
+ * `runs.status` as a value tested on the rows found by id, never a reason to pick an index. Given
+ * several ids and a status, SQLite without statistics (every database here: nothing runs ANALYZE)
+ * walked the status index, i.e. every pending run, to find a handful of rows: under a backlog of
+ * thousands of pending runs each claim and terminal write cost ≈ 0.3 ms instead of ≈ 20 µs. An
+ * expression on the column can use no index, in either database (test/run-store-sqlite-plan.test.ts).
+ */
+const statusOfRow = sql<string>`${sql.ref('runs.status')} || ''`;
+
 export class RunStore {
   constructor(
     private readonly db: Kysely<Database>,
@@ -201,7 +210,7 @@ export class RunStore {
           'in',
           reqs.map((r) => r.id),
         )
-        .where('status', '=', 'pending')
+        .where(statusOfRow, '=', 'pending')
         .returningAll()
         .execute();
       const won = new Map(rows.map((r) => [r.id, r]));
@@ -465,7 +474,7 @@ export class RunStore {
             cast(v.has_logs as integer), v.finished_at, null
           from v where v.id = runs.id
         )
-        where runs.id in (select id from v) and runs.status in ('pending', 'running')
+        where runs.id in (select id from v) and (${statusOfRow}) in ('pending', 'running')
         returning *`.execute(trx);
       const ended = new Set(rows.map((r) => r.id));
       const logs = batch.filter((b) => b.logs && ended.has(b.runId)).map((b) => ({ run_id: b.runId, logs: b.logs }));
