@@ -13,6 +13,7 @@ import type {
 } from '../../adapters/db/schema.js';
 import { afterCursor, type Cursor } from '../../lib/cursor.js';
 import { nowIso } from '../../lib/ids.js';
+import { unindexed } from '../../adapters/db/unindexed.js';
 
 export type SubscriptionRow = WebhookSubscriptionsTable;
 export type DeliveryRow = WebhookDeliveriesTable;
@@ -136,9 +137,10 @@ export class WebhookStore {
    */
   async claim(limit: number, leaseUntil: string, busy: Map<string, number>, perUser: number): Promise<DeliveryRow[]> {
     const now = nowIso();
-    const due = (eb: any) =>
+    // The UPDATE finds its rows by id: there the status is tested on them (unindexed.ts).
+    const due = (eb: any, status: unknown = 'status') =>
       eb.and([
-        eb('status', '=', 'pending'),
+        eb(status, '=', 'pending'),
         eb('next_attempt_at', '<=', now),
         eb.or([eb('lease_until', 'is', null), eb('lease_until', '<', now)]),
       ]);
@@ -177,7 +179,7 @@ export class WebhookStore {
       .updateTable('webhook_deliveries')
       .set({ lease_until: leaseUntil, lease_token: token })
       .where('id', 'in', ids)
-      .where(due)
+      .where((eb) => due(eb, unindexed('status')))
       .returningAll()
       .execute();
   }

@@ -8,6 +8,7 @@ import type { Database, RunStatus, RunsTable } from '../../adapters/db/schema.js
 import { afterCursor, type Cursor } from '../../lib/cursor.js';
 import { nowIso } from '../../lib/ids.js';
 import { retryTransaction } from '../../adapters/db/retry.js';
+import { unindexed } from '../../adapters/db/unindexed.js';
 import type { KeyLocks } from '../../adapters/db/advisory-locks.js';
 import { pollingRunSignals, type RunSignals } from '../../adapters/db/run-signals.js';
 import { Batcher } from './batcher.js';
@@ -44,14 +45,8 @@ export interface TerminalWrite {
   logs: string;
 }
 
-/**
- * `runs.status` as a value tested on the rows found by id, never a reason to pick an index. Given
- * several ids and a status, SQLite without statistics (every database here: nothing runs ANALYZE)
- * walked the status index, i.e. every pending run, to find a handful of rows: under a backlog of
- * thousands of pending runs each claim and terminal write cost ≈ 0.3 ms instead of ≈ 20 µs. An
- * expression on the column can use no index, in either database (test/run-store-sqlite-plan.test.ts).
- */
-const statusOfRow = sql<string>`${sql.ref('runs.status')} || ''`;
+/** `runs.status` tested on the rows found by id (unindexed.ts). */
+const statusOfRow = unindexed('runs.status');
 
 export class RunStore {
   constructor(
