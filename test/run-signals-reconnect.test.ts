@@ -2,6 +2,8 @@
 // connection is cut (a restart, a failover, an idle timeout), runs stored while nobody listened
 // are announced to nobody: once LISTEN is back, the dispatcher reads the table at once, so such a
 // run starts within the reconnect delay, not at the next periodic scan (here: ten minutes away).
+// Likewise for sync callers waiting for a run's end: an end announced during the outage is heard by
+// nobody, so every waiter reads its run again once LISTEN is back.
 // Real PostgreSQL; the LISTEN backend is ended with pg_terminate_backend.
 import { sql } from 'kysely';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -45,12 +47,9 @@ describe.runIf(pgOnly)('run notices after the listening connection drops (postgr
     await h?.close();
   });
 
-  const listeners = async () =>
-    (
-      await sql<{
-        pid: number;
-      }>`select pid from pg_stat_activity where query = ${`LISTEN ${channelName('runs_pending', h.schema)}`}`.execute(h.db)
-    ).rows;
+  const listeners = async (topic = 'runs_pending') =>
+    (await sql<{ pid: number }>`select pid from pg_stat_activity where query = ${`LISTEN ${channelName(topic, h.schema)}`}`.execute(h.db))
+      .rows;
   const store1 = (id: string) =>
     store.insert(pendingRunRow({ id, user_id: 'u1', connector_id: 'c', created_at: new Date().toISOString() }));
 
@@ -78,5 +77,22 @@ describe.runIf(pgOnly)('run notices after the listening connection drops (postgr
     expect(Date.now() - t0).toBeLessThan(5_000);
     expect((await listeners()).length).toBe(1);
     expect(executed.filter((id) => id === 'r-unheard')).toHaveLength(1);
+  }, 30_000);
+
+  it('wakes every caller waiting for a run to end once LISTEN is back', async () => {
+    await signals.ended('r-first', 50); // starts the listener of end notices
+    await until('the end listener', async () => (await listeners('runs_ended')).length === 1, 10_000);
+    let woken = 0;
+    const t0 = Date.now();
+    // Waits of a minute: only a wake-up ends them within the test.
+    const waits = ['r-a', 'r-b'].map((id) => signals.ended(id, 60_000).then(() => woken++));
+    await new Promise((r) => setTimeout(r, 300));
+    expect(woken).toBe(0);
+    const [{ pid }] = await listeners('runs_ended');
+    await sql`select pg_terminate_backend(${pid})`.execute(h.db);
+    await Promise.all(waits);
+    expect(woken).toBe(2);
+    expect(Date.now() - t0).toBeLessThan(10_000);
+    await until('the end listener back', async () => (await listeners('runs_ended')).length === 1, 10_000);
   }, 30_000);
 });
