@@ -2,35 +2,26 @@
 // turnSnapshot): a commit by another connection during the turn shows from the next turn on; a
 // query through Kysely (a transaction among them) ends the snapshot first and is seen by the reads
 // after it; closing the connection with a snapshot open is clean.
-import fs from 'node:fs';
-import os from 'node:os';
-import path from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
-import { connect, type DbHandle, syncReaderFor } from '../src/adapters/db/connect.js';
-import { migrateMetadata } from '../src/adapters/db/migrations.js';
+import { type DbHandle, syncReaderFor } from '../src/adapters/db/connect.js';
 import type { Database } from '../src/adapters/db/schema.js';
 import { SQLite } from '../src/adapters/db/sqlite-driver.js';
+import { openScratchDb } from './helpers/scratch-db.js';
 
 const nextTurn = () => new Promise((r) => setImmediate(r));
 const handles: DbHandle<Database>[] = [];
-const dirs: string[] = [];
 
 afterEach(async () => {
   for (const h of handles.splice(0)) await h.close();
-  for (const d of dirs.splice(0)) fs.rmSync(d, { recursive: true, force: true });
 });
 
 async function database() {
-  const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'cs-snapshot-'));
-  dirs.push(dir);
-  const file = path.join(dir, 'db.sqlite');
-  const h = await connect<Database>({ url: null, sqlitePath: file });
+  const h = await openScratchDb('sqlite');
   handles.push(h);
-  await migrateMetadata(h.db);
   await h.db.insertInto('users').values({ id: 'u1', name: 'before', created_at: new Date().toISOString() }).execute();
   const read = syncReaderFor(h.db)!;
   const name = () => (read('select name from users where id = ?', ['u1']) as { name: string }[])[0].name;
-  return { h, file, name };
+  return { h, file: h.sqlitePath, name };
 }
 
 describe('SQLite: one read snapshot per event-loop turn', () => {
