@@ -36,6 +36,8 @@ export interface Config {
   s3SecretAccessKey: string | null;
   /** Runs executing at once = warm sandbox worker processes. */
   runConcurrency: number;
+  /** HTTP-engine runs of one user that may share one sandbox worker at once (1: never shared). */
+  runSandboxShare: number;
   runLeaseS: number;
   runShutdownGraceS: number;
   runScanMs: number | null;
@@ -293,6 +295,15 @@ export const CONFIG_TABLE: Entry[] = [
     min: 1,
     max: 256,
     doc: 'Runs executing at once: the number of warm sandboxed worker processes.',
+  },
+  {
+    env: 'RUN_SANDBOX_SHARE',
+    key: 'runSandboxShare',
+    kind: 'int',
+    def: 4,
+    min: 1,
+    max: 64,
+    doc: 'HTTP-engine runs of one user that may execute together in one sandbox worker process. Such runs execute no connector code in Node and mostly wait on the network, so a few per process cost less CPU than a process each. Runs of different users, and script and browser runs, never share a process. 1: every run gets a process of its own.',
   },
   {
     env: 'RUN_MAX_RESULT_BYTES',

@@ -71,6 +71,21 @@ describe.each(await backends())('run limits (%s)', (backend) => {
     expect((await run(h, { connector_id: ok.id })).result).toEqual({ ok: 1 });
   }, 300_000);
 
+  /**
+   * The worker process of a run, as a channel to forge messages on: what is emitted on it is what
+   * the parent would receive from the worker, naming that run (its `seq`) unless it says otherwise.
+   */
+  async function forgeOn(runId: string): Promise<{ emit(event: 'message', m: Record<string, unknown>): void }> {
+    let job: { proc: import('node:child_process').ChildProcess; seq: number } | undefined;
+    for (let i = 0; i < 400 && !job; i++) {
+      job = h.services.runtime.pool.jobOf(runId);
+      if (!job) await new Promise((res) => setTimeout(res, 10));
+    }
+    expect(job).toBeDefined();
+    const { proc, seq } = job!;
+    return { emit: (event, m) => proc.emit(event, { seq, ...m }) };
+  }
+
   /** A slow honest script run, and its worker process (tests forge messages on its channel). */
   async function slowRunWithWorker() {
     const c = await publish(
@@ -80,14 +95,9 @@ describe.each(await backends())('run limits (%s)', (backend) => {
       ),
     );
     const r = await run(h, { connector_id: c.id, async: true });
-    let proc: import('node:child_process').ChildProcess | undefined;
-    for (let i = 0; i < 400 && !proc; i++) {
-      proc = (h.services.runtime.pool as any).workers.find((w: any) => w.runId === r.id)?.proc;
-      if (!proc) await new Promise((res) => setTimeout(res, 10));
-    }
-    expect(proc).toBeDefined();
+    const proc = await forgeOn(r.id);
     await new Promise((res) => setTimeout(res, 400)); // the honest line arrives first (100 ms flush)
-    return { r, proc: proc! };
+    return { r, proc };
   }
 
   it('the server bounds what a hostile worker sends: a forged flood of well-formed log messages', async () => {
@@ -236,12 +246,7 @@ describe.each(await backends())('run limits (%s)', (backend) => {
     );
     const forge = async (params: Record<string, unknown>) => {
       const r = await run(h, { connector_id: c.id, async: true }, key);
-      let proc: import('node:child_process').ChildProcess | undefined;
-      for (let i = 0; i < 400 && !proc; i++) {
-        proc = (h.services.runtime.pool as any).workers.find((w: any) => w.runId === r.id)?.proc;
-        if (!proc) await new Promise((res) => setTimeout(res, 10));
-      }
-      proc!.emit('message', { t: 'rpc', id: 1, method: 'files.save', params });
+      (await forgeOn(r.id)).emit('message', { t: 'rpc', id: 1, method: 'files.save', params });
       return waitRun(h, r.id, 30_000, key);
     };
     // Bytes over the single-file cap, sent anyway: refused, the run ends at once.

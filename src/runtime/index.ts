@@ -80,6 +80,7 @@ export function createRuntime(
     logMaxBytes: config.runLogMaxBytes,
     outputMaxFileBytes: config.runOutputMaxFileBytes,
     scriptMemoryMb: config.scriptMemoryMb,
+    shareMax: config.runSandboxShare,
     user: resolveSandboxUser(config),
     entry: deps.workerEntry,
   });

@@ -247,6 +247,7 @@ export class RunExecutor {
         logsDropped: (n) => logs.reportDropped(n),
         saveFile: (params) => this.saveOutput(row, params, quota, logs),
         signal: this.executing.get(runId)?.cancel.signal,
+        tenant: row.user_id,
         progress: (p) => {
           const e = this.executing.get(runId);
           if (e) e.progress = JSON.stringify(p);

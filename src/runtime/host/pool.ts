@@ -1,10 +1,19 @@
 // A pool of warm sandboxed worker processes (Node permission model: read access to the worker
 // bundle and the QuickJS wasm only, no child processes, no worker threads, an empty environment, a
-// heap limit; an unprivileged uid/gid when the server runs as root). One job per worker at a time;
-// secrets travel only over the IPC channel. Every message from a worker is checked
-// (worker-messages.ts) and every RPC it asks for must be one its run's engine needs, with valid
-// parameters (rpc-policy.ts); anything else kills the worker and fails the run. A worker is killed
-// on timeout and replaced when it dies.
+// heap limit; an unprivileged uid/gid when the server runs as root). Secrets travel only over the
+// IPC channel. Every message from a worker is checked (worker-messages.ts) and every RPC it asks
+// for must be one its run's engine needs, with valid parameters (rpc-policy.ts); anything else
+// kills the worker and fails its runs. A worker is replaced when it dies.
+//
+// Sharing (`shareMax` > 1): HTTP-engine runs of ONE user may run together in one worker, up to
+// shareMax at once. Such a run executes no connector code in Node (its definition is data), and
+// it waits on the network most of its time, so a handful in one process cost far less than a
+// process each: the process stays awake between them (no wake-up per run) and its JIT warms up
+// from all of them. Never shared: runs of different users, script and browser runs (they get a
+// worker of their own, as before). A shared run that times out or is cancelled is stopped by a
+// message (its requests are aborted in the worker), not by killing the process, so the other runs
+// there go on; a worker that does not confirm the stop within STOP_GRACE_MS is killed, and a worker
+// that dies or breaks the protocol fails every run it held — all of one user's.
 import { spawn, type ChildProcess } from 'node:child_process';
 import type { Job } from '../worker/engines/context.js';
 import type { RunErrorView } from '../shared/failure.js';
@@ -13,7 +22,7 @@ import { sandboxV8Flags } from './sandbox-v8-flags.js';
 import { sandboxBundle } from './bundle.js';
 import { allowedRpcs, refuseRpc } from '../shared/rpc-policy.js';
 import type { SandboxUser } from './sandbox-user.js';
-import { parseWorkerMessage } from '../shared/worker-messages.js';
+import { parseWorkerMessage, type WorkerMessage } from '../shared/worker-messages.js';
 
 const SANDBOX_V8_FLAGS = sandboxV8Flags();
 
@@ -53,22 +62,49 @@ export interface JobHooks {
   signal?: AbortSignal;
 }
 
+/** A job the pool handed to a worker and has not finished yet. */
+interface Active {
+  runId: string;
+  /** A checked message about this job. */
+  onMessage(m: WorkerMessage): void;
+  /** Ends the job with this outcome (its worker died or was stopped). */
+  fail(o: Outcome): void;
+}
+
 interface Worker {
   proc: ChildProcess;
   ready: Promise<void>;
-  busy: boolean;
+  /** Said it is ready (until then it takes no jobs). */
+  started: boolean;
   stderr: string;
   exited: boolean;
-  runId: string | null;
+  /** Killed (its exit may not have been seen yet): it takes no more jobs. */
+  killed: boolean;
+  /** Jobs running here, by the sequence number each message about them carries. */
+  jobs: Map<number, Active>;
+  /** Jobs the pool gave up on (shared workers): the worker's confirmation is awaited, then a kill. */
+  stopping: Map<number, NodeJS.Timeout>;
+  /** The user whose HTTP runs share this worker, or null when it runs an unshared job or none. */
+  tenant: string | null;
+  /** Jobs given this worker that have not started yet (their place is taken already). */
+  reserved: number;
 }
 
 const MAX_FAILED_STARTS = 5;
+/** How long a shared worker has to confirm it stopped a run before it is killed. */
+const STOP_GRACE_MS = 2000;
+
+const load = (w: Worker) => w.jobs.size + w.stopping.size + w.reserved;
+
+/** What a job needs from a worker: one of its own (null), or room among one user's HTTP runs. */
+type Want = { tenant: string } | null;
 
 export class WorkerPool {
   private workers: Worker[] = [];
-  private waiting: { resolve: (w: Worker) => void; reject: (e: Error) => void }[] = [];
+  private waiting: { want: Want; resolve: (w: Worker) => void; reject: (e: Error) => void }[] = [];
   private closed = false;
   private starting: Promise<void> | null = null;
+  private seq = 0;
 
   constructor(
     private readonly opts: {
@@ -79,6 +115,8 @@ export class WorkerPool {
       outputMaxFileBytes: number;
       scriptMemoryMb: number;
       user: SandboxUser | null;
+      /** HTTP-engine runs of one user that may share a worker at once (1: never shared). */
+      shareMax?: number;
       /** The worker program; default the built sandbox bundle (the attack tests start a forged one). */
       entry?: string;
     },
@@ -97,9 +135,15 @@ export class WorkerPool {
     this.workers.push(w);
   }
 
-  /** PIDs of workers running a given run (tests kill them to prove crash handling). */
+  /** PID of the worker running a given run (tests kill it to prove crash handling). */
   pidOf(runId: string): number | undefined {
-    return this.workers.find((w) => w.runId === runId)?.proc.pid;
+    return this.jobOf(runId)?.proc.pid;
+  }
+
+  /** The worker process running a given run and the run's number there (attack tests forge its messages). */
+  jobOf(runId: string): { proc: ChildProcess; seq: number } | undefined {
+    for (const w of this.workers) for (const [seq, a] of w.jobs) if (a.runId === runId) return { proc: w.proc, seq };
+    return undefined;
   }
 
   private spawn(): Worker {
@@ -120,25 +164,35 @@ export class WorkerPool {
       ],
       { stdio: ['ignore', 'ignore', 'pipe', 'ipc'], env: {}, serialization: 'advanced', cwd: b.dir, ...(this.opts.user ?? {}) },
     );
-    const w: Worker = { proc, busy: true, stderr: '', exited: false, runId: null, ready: Promise.resolve() };
+    const w: Worker = {
+      proc,
+      started: false,
+      stderr: '',
+      exited: false,
+      killed: false,
+      jobs: new Map(),
+      stopping: new Map(),
+      tenant: null,
+      reserved: 0,
+      ready: Promise.resolve(),
+    };
     w.ready = new Promise<void>((resolve, reject) => {
-      const onMsg = (m: unknown) => {
-        if ((m as { t?: unknown } | null)?.t === 'ready') {
-          proc.off('message', onMsg);
-          resolve();
-        }
-      };
-      proc.on('message', onMsg);
       proc.once('exit', () => reject(new Error('worker exited before it was ready')));
       proc.once('error', () => reject(new Error('worker could not be started')));
+      proc.on('message', (raw: unknown) => {
+        if (!w.started) {
+          if ((raw as { t?: unknown } | null)?.t === 'ready') resolve();
+          return;
+        }
+        this.route(w, raw);
+      });
     });
-    let ready = false;
     w.ready.then(
       () => {
-        ready = true;
+        w.started = true;
         this.failedStarts = 0;
         this.startFailure = null;
-        this.release(w);
+        this.serveWaiting();
       },
       () => {},
     );
@@ -149,9 +203,13 @@ export class WorkerPool {
       if (w.exited) return;
       w.exited = true;
       this.workers = this.workers.filter((x) => x !== w);
+      for (const t of w.stopping.values()) clearTimeout(t);
+      w.stopping.clear();
+      const detail = `the sandbox process died (${signal ?? `exit code ${code}`})${w.stderr ? `: ${w.stderr.trim().split('\n').slice(-3).join(' | ')}` : ''}`;
+      for (const a of [...w.jobs.values()]) a.fail({ kind: 'crash', detail });
       // Workers that die before they are ready (an unreadable bundle for the sandbox uid, a bad
       // flag) must not respawn forever: after a few in a row, waiting runs fail with the reason.
-      if (!ready && ++this.failedStarts >= MAX_FAILED_STARTS) {
+      if (!w.started && ++this.failedStarts >= MAX_FAILED_STARTS) {
         const why = new Error(
           `sandbox workers exit at start (${signal ?? `exit code ${code}`})${w.stderr ? `: ${w.stderr.trim().split('\n').slice(-3).join(' | ')}` : ''}`,
         );
@@ -168,6 +226,28 @@ export class WorkerPool {
       if (proc.pid === undefined) ended(e.code ?? 'spawn error', null);
     });
     return w;
+  }
+
+  /** A message from a ready worker: checked, then handed to the job it names. */
+  private route(w: Worker, raw: unknown): void {
+    const m = parseWorkerMessage(raw);
+    if ('invalid' in m) return this.refuse(w, `it sent ${m.invalid}`);
+    const a = w.jobs.get(m.seq);
+    if (a) return a.onMessage(m);
+    const stopping = w.stopping.get(m.seq);
+    if (stopping && m.t === 'done') {
+      // The worker confirmed a stop (or finished just before it): its place is free again.
+      clearTimeout(stopping);
+      w.stopping.delete(m.seq);
+      return this.release(w);
+    }
+    // Anything else about a job that is over here (a line flushed as it was stopped) is dropped.
+  }
+
+  /** A worker that broke the protocol is killed; every run it held fails (its exit handler). */
+  private refuse(w: Worker, why: string): void {
+    for (const a of [...w.jobs.values()]) a.fail({ kind: 'crash', detail: `the sandbox was stopped: ${why}` });
+    this.kill(w);
   }
 
   /** Workers that died before ready, in a row (see MAX_FAILED_STARTS). */
@@ -187,46 +267,88 @@ export class WorkerPool {
     while (this.workers.length < this.opts.size) this.add();
   }
 
-  /** An idle, ready worker (busy is true from spawn until ready, and while a job runs). */
-  private acquire(): Promise<Worker> {
-    const idle = this.workers.find((w) => !w.busy && !w.exited);
-    if (idle) {
-      idle.busy = true;
-      return Promise.resolve(idle);
+  /**
+   * A worker for a job, taken at once, or null. A shared job goes to the fullest worker of its user
+   * with room (runs gather in few processes, which stay awake and warm), else to an idle one.
+   */
+  private pick(want: Want): Worker | null {
+    const usable = (w: Worker) => w.started && !w.killed && !w.exited;
+    if (want) {
+      let best: Worker | null = null;
+      for (const w of this.workers)
+        if (usable(w) && w.tenant === want.tenant && load(w) < (this.opts.shareMax ?? 1) && (!best || load(w) > load(best))) best = w;
+      if (best) return best;
     }
-    return new Promise((resolve, reject) => this.waiting.push({ resolve, reject }));
+    const idle = this.workers.find((w) => usable(w) && load(w) === 0);
+    if (!idle) return null;
+    idle.tenant = want?.tenant ?? null;
+    return idle;
   }
 
+  /** Takes a place in a worker for a job at once (the next pick must see it taken). */
+  private reserve(w: Worker): Worker {
+    w.reserved++;
+    return w;
+  }
+
+  private acquire(want: Want): Promise<Worker> {
+    const w = this.pick(want);
+    if (w) return Promise.resolve(this.reserve(w));
+    return new Promise((resolve, reject) => this.waiting.push({ want, resolve, reject }));
+  }
+
+  /** A job left this worker (or a stop was confirmed): it may take waiting jobs again. */
   private release(w: Worker): void {
     if (w.exited || this.closed) return;
-    const next = this.waiting.shift();
-    if (next) {
-      w.busy = true;
-      next.resolve(w);
-    } else w.busy = false;
+    if (load(w) === 0) w.tenant = null;
+    this.serveWaiting();
+  }
+
+  /** Hands waiting jobs, in their order, the workers that can take them now. */
+  private serveWaiting(): void {
+    for (let i = 0; i < this.waiting.length; ) {
+      const w = this.pick(this.waiting[i]!.want);
+      if (!w) {
+        i++;
+        continue;
+      }
+      const [next] = this.waiting.splice(i, 1);
+      next!.resolve(this.reserve(w));
+    }
   }
 
   private kill(w: Worker): void {
+    w.killed = true;
     if (!w.exited) w.proc.kill('SIGKILL');
   }
 
-  async execute(job: Job, timeoutMs: number, hooks: JobHooks): Promise<Outcome> {
+  async execute(job: Job, timeoutMs: number, hooks: JobHooks, tenant?: string): Promise<Outcome> {
     if (this.closed) return { kind: 'crash', detail: 'the worker pool is shut down' };
     // Warm workers are started on the first run, not when the app starts.
     await (this.starting ??= this.start());
     if (this.closed) return { kind: 'crash', detail: 'the worker pool is shut down' };
     this.refill();
+    const want: Want = tenant && (this.opts.shareMax ?? 1) > 1 && job.definition.engine === 'http' ? { tenant } : null;
     let w: Worker;
-    try {
-      w = await this.acquire();
-    } catch (e) {
-      return { kind: 'crash', detail: `no sandbox could be started: ${(e as Error).message}` };
+    for (;;) {
+      try {
+        w = await this.acquire(want);
+      } catch (e) {
+        return { kind: 'crash', detail: `no sandbox could be started: ${(e as Error).message}` };
+      }
+      w.reserved--;
+      // Killed between its pick and now (another run there broke the protocol): this run never
+      // started, so it takes another worker.
+      if (!w.exited && !w.killed) break;
     }
-    w.runId = job.runId;
+    const seq = ++this.seq;
     w.stderr = '';
     const allowed = allowedRpcs(job.definition);
-    let stoppedItself = false;
-    let aborted = false;
+    /** How the worker must be left: as it is, stopped by a message (a shared run), or killed. */
+    let after = 'keep' as 'keep' | 'stop' | 'kill';
+    const giveUp = () => {
+      after = want ? 'stop' : 'kill';
+    };
     const outcome = await new Promise<Outcome>((resolve) => {
       let done = false;
       const finish = (o: Outcome) => {
@@ -234,29 +356,20 @@ export class WorkerPool {
         done = true;
         clearTimeout(timer);
         hooks.signal?.removeEventListener('abort', onAbort);
-        w.proc.off('message', onMsg);
-        w.proc.off('exit', onExit);
+        w.jobs.delete(seq);
         resolve(o);
       };
       const timer = setTimeout(() => {
+        giveUp();
         finish({ kind: 'timeout' });
-        this.kill(w);
       }, timeoutMs);
-      const onAbort = () => finish({ kind: 'cancelled' });
-      const onExit = (code: number | null, signal: string | null) =>
-        finish({
-          kind: 'crash',
-          detail: `the sandbox process died (${signal ?? `exit code ${code}`})${w.stderr ? `: ${w.stderr.trim().split('\n').slice(-3).join(' | ')}` : ''}`,
-        });
-      // A worker that breaks the protocol is stopped: its run fails connector_error/crash.
-      const refuse = (why: string) => {
-        finish({ kind: 'crash', detail: `the sandbox was stopped: ${why}` });
-        this.kill(w);
+      const onAbort = () => {
+        giveUp();
+        finish({ kind: 'cancelled' });
       };
-      const onMsg = (raw: unknown) => {
-        if (done) return;
-        const m = parseWorkerMessage(raw);
-        if ('invalid' in m) return refuse(`it sent ${m.invalid}`);
+      // A worker that breaks the protocol is stopped: its runs fail connector_error/crash.
+      const refuse = (why: string) => this.refuse(w, why);
+      const onMessage = (m: WorkerMessage) => {
         switch (m.t) {
           case 'logs':
             relayLogs(m, hooks);
@@ -271,7 +384,7 @@ export class WorkerPool {
               (value) => !done && w.proc.connected && w.proc.send({ t: 'rpc-reply', id: m.id, ok: true, value }),
               (e: Error) => {
                 if (e instanceof RunAbort && !done) {
-                  aborted = true;
+                  giveUp();
                   return finish({ kind: 'error', error: e.error });
                 }
                 if (!done && w.proc.connected)
@@ -285,6 +398,7 @@ export class WorkerPool {
             );
           }
           case 'done':
+            if (m.outcome === 'stopped') return refuse('it reported a stop it was not asked for');
             relayLogs({ lines: m.logs, dropped: m.logsDropped }, hooks);
             switch (m.outcome) {
               case 'ok': {
@@ -299,18 +413,17 @@ export class WorkerPool {
               case 'error':
                 return finish({ kind: 'error', error: m.error });
               case 'timeout':
-                stoppedItself = true;
                 return finish({ kind: 'timeout' });
             }
         }
       };
-      w.proc.on('message', onMsg);
-      w.proc.once('exit', onExit);
+      w.jobs.set(seq, { runId: job.runId, onMessage, fail: finish });
       if (hooks.signal?.aborted) return onAbort();
       hooks.signal?.addEventListener('abort', onAbort, { once: true });
       try {
         w.proc.send({
           t: 'run',
+          seq,
           job,
           maxResultBytes: this.opts.maxResultBytes,
           limits: {
@@ -324,13 +437,27 @@ export class WorkerPool {
         finish({ kind: 'crash', detail: `could not reach the sandbox: ${(e as Error).message}` });
       }
     });
-    w.runId = null;
     // A worker is reused after script runs too: the script lived in a QuickJS instance of its own,
-    // dropped with the run, and never ran as Node code in this process.
-    if ((outcome.kind === 'timeout' && !stoppedItself) || outcome.kind === 'cancelled' || outcome.kind === 'crash' || aborted || w.exited) {
+    // dropped with the run, and never ran as Node code in this process. One that crashed is gone.
+    if (outcome.kind === 'crash' || w.exited) this.kill(w);
+    else if (after === 'kill')
       this.kill(w); // its exit handler spawns a replacement
-    } else this.release(w);
+    else if (after === 'stop') this.stop(w, seq);
+    else this.release(w);
     return outcome;
+  }
+
+  /** Asks a shared worker to stop a run; its place stays taken until it confirms (or it is killed). */
+  private stop(w: Worker, seq: number): void {
+    w.stopping.set(
+      seq,
+      setTimeout(() => this.kill(w), STOP_GRACE_MS),
+    );
+    try {
+      w.proc.send({ t: 'stop', seq });
+    } catch {
+      this.kill(w);
+    }
   }
 
   async close(): Promise<void> {

@@ -30,6 +30,8 @@ export interface SandboxRunOptions {
   saveFile(params: Record<string, any>): Promise<unknown>;
   /** Cancels the run: the worker is stopped, the outcome is `cancelled`. */
   signal?: AbortSignal;
+  /** The user the run is for: that user's HTTP runs may share a worker (pool.ts); none: a worker of its own. */
+  tenant?: string;
 }
 
 /** A scrubber that knows every value of these secrets. */
@@ -42,18 +44,23 @@ export function scrubberFor(secrets: Record<string, SlotValue>): Scrubber {
 export async function runInSandbox(d: SandboxDeps, job: Job, o: SandboxRunOptions): Promise<Outcome> {
   const deadline = Date.now() + o.timeoutMs;
   try {
-    const outcome = await d.pool.execute(job, o.timeoutMs, {
-      log: o.log,
-      logsDropped: o.logsDropped ?? (() => {}),
-      signal: o.signal,
-      progress: o.progress && ((p) => o.progress!({ ...p, label: o.scrubber.scrub(p.label) })),
-      rpc: async (method, params) => {
-        if (method === 'files.save') return o.saveFile(params);
-        if (method === 'totp.code')
-          return serveTotpCode(d.totp, job.secrets, params.slot, deadline, { log: o.note, secret: (c) => o.scrubber.add(c) });
-        return d.browser.call(job.runId, job.proxy, method, params);
+    const outcome = await d.pool.execute(
+      job,
+      o.timeoutMs,
+      {
+        log: o.log,
+        logsDropped: o.logsDropped ?? (() => {}),
+        signal: o.signal,
+        progress: o.progress && ((p) => o.progress!({ ...p, label: o.scrubber.scrub(p.label) })),
+        rpc: async (method, params) => {
+          if (method === 'files.save') return o.saveFile(params);
+          if (method === 'totp.code')
+            return serveTotpCode(d.totp, job.secrets, params.slot, deadline, { log: o.note, secret: (c) => o.scrubber.add(c) });
+          return d.browser.call(job.runId, job.proxy, method, params);
+        },
       },
-    });
+      o.tenant,
+    );
     if (outcome.kind === 'error') return { ...outcome, error: o.scrubber.scrubValue(outcome.error) };
     if (outcome.kind === 'crash') return { ...outcome, detail: o.scrubber.scrub(outcome.detail) };
     return outcome;

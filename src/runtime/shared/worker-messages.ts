@@ -28,13 +28,16 @@ const RunErrorShape = Type.Object({
 });
 
 const Count = Type.Integer({ minimum: 0, maximum: MAX_PROGRESS_STEP });
+/** Which of the worker's jobs a message is about: the number the parent gave it with the job. */
+const Seq = Type.Integer({ minimum: 1 });
 
 const Message = Type.Union([
-  Type.Object({ t: Type.Literal('logs'), lines: LogLines, dropped: Dropped }),
+  Type.Object({ t: Type.Literal('logs'), seq: Seq, lines: LogLines, dropped: Dropped }),
   // "step n of m" (of null: not known ahead, e.g. a script's requests). The parent keeps the latest.
   Type.Object(
     {
       t: Type.Literal('progress'),
+      seq: Seq,
       step: Count,
       of: Type.Union([Count, Type.Null()]),
       label: Type.String({ maxLength: MAX_PROGRESS_LABEL }),
@@ -43,6 +46,7 @@ const Message = Type.Union([
   ),
   Type.Object({
     t: Type.Literal('rpc'),
+    seq: Seq,
     id: Type.Integer({ minimum: 0 }),
     method: Type.String({ maxLength: 200 }),
     params: Type.Unknown(),
@@ -50,6 +54,7 @@ const Message = Type.Union([
   // `size` from the worker is ignored: the parent measures the JSON it received (finding 6).
   Type.Object({
     t: Type.Literal('done'),
+    seq: Seq,
     outcome: Type.Literal('ok'),
     json: Type.String(),
     logs: Type.Optional(LogLines),
@@ -57,6 +62,7 @@ const Message = Type.Union([
   }),
   Type.Object({
     t: Type.Literal('done'),
+    seq: Seq,
     outcome: Type.Literal('too_large'),
     size: Type.Integer({ minimum: 0 }),
     logs: Type.Optional(LogLines),
@@ -64,12 +70,15 @@ const Message = Type.Union([
   }),
   Type.Object({
     t: Type.Literal('done'),
+    seq: Seq,
     outcome: Type.Literal('error'),
     error: RunErrorShape,
     logs: Type.Optional(LogLines),
     logsDropped: Dropped,
   }),
-  Type.Object({ t: Type.Literal('done'), outcome: Type.Literal('timeout'), logs: Type.Optional(LogLines), logsDropped: Dropped }),
+  Type.Object({ t: Type.Literal('done'), seq: Seq, outcome: Type.Literal('timeout'), logs: Type.Optional(LogLines), logsDropped: Dropped }),
+  // The answer to the parent's `stop` of a run it gave up on (a shared worker's timeout or cancel).
+  Type.Object({ t: Type.Literal('done'), seq: Seq, outcome: Type.Literal('stopped') }),
 ]);
 export type WorkerMessage = Static<typeof Message>;
 const check = TypeCompiler.Compile(Message);

@@ -1,9 +1,9 @@
 // Entry point of a sandboxed worker process (bundled by bundle.ts, started by pool.ts with the
 // Node permission model: it can read only its own bundle and the QuickJS wasm, start no processes,
 // and gets an empty environment; under an unprivileged uid when the server runs as root). It
-// receives one job at a time over IPC (secrets only ever travel this way), runs the engine (script
-// connectors inside QuickJS, never as Node code), scrubs its own log lines, and answers with the
-// serialized result or a RunError.
+// receives jobs over IPC (secrets only ever travel this way; several at once only for HTTP runs of
+// one user, see pool.ts), runs the engine (script connectors inside QuickJS, never as Node code),
+// scrubs its own log lines, and answers with the serialized result or a RunError.
 import type { ConnectorDefinition } from '../../formats/definition/types.js';
 import { BrowserEngine } from './engines/browser-engine.js';
 import { RunContext, type EngineHost, type Job } from './engines/context.js';
@@ -17,88 +17,136 @@ import { MAX_PROGRESS_LABEL, MAX_PROGRESS_STEP } from '../shared/progress.js';
 
 type RunLimits = { timeoutMs: number; scriptMemoryMb: number; logMaxBytes: number; outputMaxFileBytes: number };
 type FromParent =
-  | { t: 'run'; job: Job; maxResultBytes: number; limits: RunLimits }
+  | { t: 'run'; seq: number; job: Job; maxResultBytes: number; limits: RunLimits }
+  | { t: 'stop'; seq: number }
   | { t: 'rpc-reply'; id: number; ok: boolean; value?: unknown; error?: { name: string; message: string } };
 
 const send = (m: unknown) => process.send!(m);
 const pending = new Map<number, { resolve: (v: unknown) => void; reject: (e: unknown) => void }>();
 let rpcSeq = 0;
+/** Jobs running here, by the parent's sequence number (several only for HTTP runs of one user). */
+const jobs = new Map<number, JobRun>();
 
 // Log lines go out in batches (with the result, or every 100 ms for long runs): one IPC
 // message per run instead of one per line. The run's LogCap scrubs and bounds them as they are
 // logged: this process never buffers or sends more than RUN_LOG_MAX_BYTES per run, only a count
 // of the lines it dropped.
-let logCap = new LogCap(1_000_000);
-let flushTimer: NodeJS.Timeout | null = null;
-function takeLogs(): { at: string; line: string }[] {
-  if (flushTimer) clearTimeout(flushTimer);
-  flushTimer = null;
-  return logCap.take();
-}
-let droppedSent = 0;
-function flushLogs(): void {
-  const lines = takeLogs();
-  // The dropped count goes out too, so a run stopped on timeout still says how much it lost.
-  if (lines.length || logCap.dropped !== droppedSent) send({ t: 'logs', lines, dropped: (droppedSent = logCap.dropped) });
-}
-
+//
 // Progress goes out at most every 100 ms, the latest only: a connector looping over thousands of
 // requests sends a few messages a second, not one per request. The first goes out 100 ms into the
 // run: a run that ends sooner sends none (the run view shows progress from a 1 s tick anyway),
 // which spares the typical one-request run a message (and the parent its checks).
 const PROGRESS_EVERY_MS = 100;
-let progressLatest: { t: 'progress'; step: number; of: number | null; label: string } | null = null;
-let progressTimer: NodeJS.Timeout | null = null;
-let progressSentAt = 0;
-function sendProgress(): void {
-  progressTimer = null;
-  if (!progressLatest) return;
-  send(progressLatest);
-  progressLatest = null;
-  progressSentAt = Date.now();
-}
-/** At the end of a run: nothing of it may reach the parent during the next one. */
-function dropProgress(): void {
-  if (progressTimer) clearTimeout(progressTimer);
-  progressTimer = null;
-  progressLatest = null;
+
+/**
+ * One job's state in this process. Every message about it carries its `seq`; once it is over
+ * (done, or stopped by the parent or its deadline) nothing more of it is sent, whatever its engine
+ * still does.
+ */
+class JobRun {
+  readonly scrubber = new Scrubber();
+  readonly logCap: LogCap;
+  readonly stop = new AbortController();
+  over = false;
+  private flushTimer: NodeJS.Timeout | null = null;
+  private droppedSent = 0;
+  private progressLatest: { step: number; of: number | null; label: string } | null = null;
+  private progressTimer: NodeJS.Timeout | null = null;
+  private progressSentAt = Date.now(); // the first message waits PROGRESS_EVERY_MS too
+  private deadlineTimer: NodeJS.Timeout | null = null;
+
+  constructor(
+    readonly seq: number,
+    readonly job: Job,
+    readonly limits: RunLimits,
+  ) {
+    for (const s of Object.values(job.secrets)) this.scrubber.addSecret(s);
+    this.logCap = new LogCap(limits.logMaxBytes, (s) => this.scrubber.scrub(s));
+    this.logCap.scrubMargin = scrubMarginFor(secretStrings(job.secrets));
+  }
+
+  send(m: Record<string, unknown>): void {
+    if (!this.over) send({ ...m, seq: this.seq });
+  }
+
+  takeLogs(): { at: string; line: string }[] {
+    if (this.flushTimer) clearTimeout(this.flushTimer);
+    this.flushTimer = null;
+    return this.logCap.take();
+  }
+
+  private flushLogs(): void {
+    const lines = this.takeLogs();
+    // The dropped count goes out too, so a run stopped on timeout still says how much it lost.
+    if (lines.length || this.logCap.dropped !== this.droppedSent)
+      this.send({ t: 'logs', lines, dropped: (this.droppedSent = this.logCap.dropped) });
+  }
+
+  private sendProgress(): void {
+    this.progressTimer = null;
+    if (!this.progressLatest) return;
+    this.send({ t: 'progress', ...this.progressLatest });
+    this.progressLatest = null;
+    this.progressSentAt = Date.now();
+  }
+
+  /** The last message of this job: after it, nothing of it reaches the parent. */
+  end(m: Record<string, unknown>): void {
+    this.send(m);
+    this.over = true;
+    this.stop.abort();
+    for (const t of [this.flushTimer, this.progressTimer, this.deadlineTimer]) if (t) clearTimeout(t);
+    jobs.delete(this.seq);
+  }
+
+  /**
+   * An HTTP run ends itself at its deadline (its requests are aborted): the parent's timer, a
+   * little later, then finds it done and this process (which may run other runs) lives on. A
+   * script is interrupted by QuickJS at the same deadline.
+   */
+  armDeadline(ms: number): void {
+    this.deadlineTimer = setTimeout(
+      () => this.end({ t: 'done', outcome: 'timeout', logs: this.takeLogs(), logsDropped: this.logCap.dropped }),
+      ms,
+    );
+  }
+
+  host(): EngineHost {
+    return {
+      log: (line) => {
+        this.logCap.add(new Date().toISOString(), line);
+        this.flushTimer ??= setTimeout(() => this.flushLogs(), 100);
+      },
+      // TOTP codes come from the parent, which scrubs them itself; the worker's own scrubber learns
+      // them too, for the lines it writes.
+      noteSecret: (v) => this.scrubber.add(v),
+      // Scrubbed before it is cut to MAX_PROGRESS_LABEL, so no secret's prefix survives a cut.
+      progress: (step, of, label) => {
+        const bounded = (n: number) => Math.min(MAX_PROGRESS_STEP, Math.max(0, Math.floor(n)));
+        const s = bounded(step);
+        const o = of === null ? null : Math.max(s, bounded(of));
+        this.progressLatest = { step: s, of: o, label: this.scrubber.scrub(label).slice(0, MAX_PROGRESS_LABEL) };
+        const wait = this.progressSentAt + PROGRESS_EVERY_MS - Date.now();
+        if (wait <= 0) this.sendProgress();
+        else this.progressTimer ??= setTimeout(() => this.sendProgress(), wait);
+      },
+      rpc: (method, params) =>
+        new Promise((resolve, reject) => {
+          if (this.over) return reject(new Error('the run was stopped'));
+          const id = ++rpcSeq;
+          pending.set(id, { resolve, reject });
+          this.send({ t: 'rpc', id, method, params: withoutOversizeData(method, params, this.limits.outputMaxFileBytes) });
+        }),
+    };
+  }
 }
 
 // An output file over RUN_OUTPUT_MAX_FILE_BYTES is not shipped to the server (it would cross the
 // channel whole, in memory): only its size goes, and the server refuses it and ends the run.
-let outputMaxFileBytes = Infinity;
-function withoutOversizeData(method: string, params: Record<string, unknown>): Record<string, unknown> {
+function withoutOversizeData(method: string, params: Record<string, unknown>, maxFileBytes: number): Record<string, unknown> {
   const data = params.data;
   const size = data instanceof Uint8Array ? data.byteLength : typeof data === 'string' ? Buffer.byteLength(data) : 0;
-  return method === 'files.save' && size > outputMaxFileBytes ? { ...params, data: undefined, size } : params;
-}
-
-function hostFor(scrubber: Scrubber): EngineHost {
-  return {
-    log: (line) => {
-      logCap.add(new Date().toISOString(), line);
-      flushTimer ??= setTimeout(flushLogs, 100);
-    },
-    // TOTP codes come from the parent, which scrubs them itself; the worker's own scrubber learns
-    // them too, for the lines it writes.
-    noteSecret: (v) => scrubber.add(v),
-    // Scrubbed before it is cut to MAX_PROGRESS_LABEL, so no secret's prefix survives a cut.
-    progress: (step, of, label) => {
-      const bounded = (n: number) => Math.min(MAX_PROGRESS_STEP, Math.max(0, Math.floor(n)));
-      const s = bounded(step);
-      const o = of === null ? null : Math.max(s, bounded(of));
-      progressLatest = { t: 'progress', step: s, of: o, label: scrubber.scrub(label).slice(0, MAX_PROGRESS_LABEL) };
-      const wait = progressSentAt + PROGRESS_EVERY_MS - Date.now();
-      if (wait <= 0) sendProgress();
-      else progressTimer ??= setTimeout(sendProgress, wait);
-    },
-    rpc: (method, params) =>
-      new Promise((resolve, reject) => {
-        const id = ++rpcSeq;
-        pending.set(id, { resolve, reject });
-        send({ t: 'rpc', id, method, params: withoutOversizeData(method, params) });
-      }),
-  };
+  return method === 'files.save' && size > maxFileBytes ? { ...params, data: undefined, size } : params;
 }
 
 async function execute(def: ConnectorDefinition, ctx: RunContext, limits: ScriptLimits): Promise<unknown> {
@@ -112,41 +160,37 @@ async function execute(def: ConnectorDefinition, ctx: RunContext, limits: Script
   }
 }
 
-async function run(job: Job, maxResultBytes: number, limits: RunLimits): Promise<void> {
-  outputMaxFileBytes = limits.outputMaxFileBytes;
-  const scrubber = new Scrubber();
-  for (const s of Object.values(job.secrets)) scrubber.addSecret(s);
-  logCap = new LogCap(limits.logMaxBytes, (s) => scrubber.scrub(s));
-  droppedSent = 0;
-  logCap.scrubMargin = scrubMarginFor(secretStrings(job.secrets));
-  const ctx = new RunContext(job, hostFor(scrubber));
-  // The script is interrupted a little before the parent's own timer would kill this process,
-  // so a busy loop ends as timed_out without a respawn.
-  const scriptLimits = { deadline: Date.now() + Math.max(0, limits.timeoutMs - 100), memoryMb: limits.scriptMemoryMb };
-  dropProgress();
-  progressSentAt = Date.now(); // the first message waits PROGRESS_EVERY_MS too
+async function run(seq: number, job: Job, maxResultBytes: number, limits: RunLimits): Promise<void> {
+  const r = new JobRun(seq, job, limits);
+  jobs.set(seq, r);
+  const ctx = new RunContext(job, r.host(), r.stop.signal);
+  // The run ends a little before the parent's own timer would stop this process, so a busy
+  // script or a hanging request ends as timed_out without a respawn.
+  const budget = Math.max(0, limits.timeoutMs - 100);
+  const scriptLimits = { deadline: Date.now() + budget, memoryMb: limits.scriptMemoryMb };
+  if (job.definition.engine === 'http') r.armDeadline(budget);
   try {
     const result = await execute(job.definition, ctx, scriptLimits);
-    dropProgress();
+    if (r.over) return;
     const json = result instanceof JsonText ? result.text : JSON.stringify(result === undefined ? null : result);
     const size = Buffer.byteLength(json, 'utf8');
-    const logs = takeLogs();
-    if (size > maxResultBytes) send({ t: 'done', outcome: 'too_large', size, logs, logsDropped: logCap.dropped });
-    else send({ t: 'done', outcome: 'ok', json, logs, logsDropped: logCap.dropped }); // the parent measures the size itself
+    const logs = r.takeLogs();
+    if (size > maxResultBytes) r.end({ t: 'done', outcome: 'too_large', size, logs, logsDropped: r.logCap.dropped });
+    else r.end({ t: 'done', outcome: 'ok', json, logs, logsDropped: r.logCap.dropped }); // the parent measures the size itself
   } catch (e) {
-    dropProgress();
-    if (e instanceof ScriptTimeout) {
-      send({ t: 'done', outcome: 'timeout', logs: takeLogs(), logsDropped: logCap.dropped });
-      return;
-    }
+    if (r.over) return;
+    if (e instanceof ScriptTimeout) return r.end({ t: 'done', outcome: 'timeout', logs: r.takeLogs(), logsDropped: r.logCap.dropped });
     const err = toRunError(e);
     if (!(e instanceof RunFailure)) ctx.log(`exception ${err.exception}: ${err.message}`);
-    send({ t: 'done', outcome: 'error', error: scrubber.scrubValue(err), logs: takeLogs(), logsDropped: logCap.dropped });
+    r.end({ t: 'done', outcome: 'error', error: r.scrubber.scrubValue(err), logs: r.takeLogs(), logsDropped: r.logCap.dropped });
   }
 }
 
 process.on('message', (m: FromParent) => {
-  if (m.t === 'run') void run(m.job, m.maxResultBytes, m.limits);
+  if (m.t === 'run') void run(m.seq, m.job, m.maxResultBytes, m.limits);
+  // The parent gave up on this run (its timeout, a cancel): its requests end, and the ack frees
+  // its place here.
+  else if (m.t === 'stop') jobs.get(m.seq)?.end({ t: 'done', outcome: 'stopped' });
   else if (m.t === 'rpc-reply') {
     const p = pending.get(m.id);
     if (!p) return;

@@ -75,6 +75,8 @@ export class RunContext {
   constructor(
     readonly job: Job,
     readonly host: EngineHost,
+    /** Aborted when the run is stopped (its deadline, or the parent's stop): its HTTP requests end. */
+    readonly signal?: AbortSignal,
   ) {
     // No rules, no traffic (null): a job built without them must not fall back to "allow all".
     this.http = new HttpSession({
@@ -82,6 +84,7 @@ export class RunContext {
       maxBytes: job.maxResponseBytes,
       log: (l) => host.log(l),
       egress: job.egress ? policyFor(job.egress) : null,
+      signal,
     });
   }
 

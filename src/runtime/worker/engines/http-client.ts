@@ -22,6 +22,8 @@ export interface RawRequest {
   timeoutMs: number;
   maxBytes: number;
   egress: EgressPolicy | null;
+  /** The run's stop switch: aborting it ends the request at once (the run was stopped). */
+  signal?: AbortSignal;
 }
 
 export interface RawResponse {
@@ -116,7 +118,8 @@ async function sendOnce(r: RawRequest): Promise<RawResponse> {
   const pinned = await checkEgress(r.egress, target, !!proxy);
   const headers: Record<string, string> = { host: target.host, ...r.headers };
   if (r.body) headers['content-length'] = String(r.body.length);
-  const opts: http.RequestOptions = { method: r.method, headers, timeout: r.timeoutMs };
+  r.signal?.throwIfAborted();
+  const opts: http.RequestOptions = { method: r.method, headers, timeout: r.timeoutMs, signal: r.signal };
   if (proxy && !isHttps) {
     // Forward proxy: absolute-form request line to the proxy.
     Object.assign(opts, { host: proxy.hostname, port: proxy.port || 80, path: target.href, agent: httpAgent });

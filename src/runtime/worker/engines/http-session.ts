@@ -35,7 +35,14 @@ export class HttpSession {
   private cookiesStored = false;
   requests = 0;
   constructor(
-    private readonly opts: { proxy: string | null; maxBytes: number; log: (line: string) => void; egress: EgressPolicy | null },
+    private readonly opts: {
+      proxy: string | null;
+      maxBytes: number;
+      log: (line: string) => void;
+      egress: EgressPolicy | null;
+      /** Aborted when the run is stopped: the request in flight ends, no other one starts. */
+      signal?: AbortSignal;
+    },
   ) {}
 
   cookie(url: string, name: string): string | undefined {
@@ -89,6 +96,7 @@ export class HttpSession {
           timeoutMs: r.timeoutMs ?? 60_000,
           maxBytes: this.opts.maxBytes,
           egress: this.opts.egress,
+          signal: this.opts.signal,
         });
       } catch (e) {
         if (e instanceof RunFailure && e.opts.details?.egress_rule) this.opts.log(`${method} ${url.href} refused: ${e.message}`);
