@@ -8,6 +8,7 @@ import type { Database, RunStatus, RunsTable } from '../../adapters/db/schema.js
 import { afterCursor, type Cursor } from '../../lib/cursor.js';
 import { nowIso } from '../../lib/ids.js';
 import { retryTransaction } from '../../adapters/db/retry.js';
+import { ShapedQueries } from '../../adapters/db/shaped-queries.js';
 import { unindexed } from '../../adapters/db/unindexed.js';
 import type { KeyLocks } from '../../adapters/db/advisory-locks.js';
 import { pollingRunSignals, type RunSignals } from '../../adapters/db/run-signals.js';
@@ -87,8 +88,23 @@ export class RunStore {
    * Each caller still hears only after its row is stored. A batch the database refuses is stored
    * again row by row, so only a row that is itself refused fails.
    */
+  /** The run path's statements, compiled once per batch size (shaped-queries.ts). */
+  private readonly shaped = new ShapedQueries();
+
   private readonly inserts = new Batcher<RunRow, Error | null>(async (rows) => {
-    const insert = (part: RunRow[]) => this.db.insertInto('runs').values(part).execute();
+    const insert = (part: RunRow[]) => {
+      const cols = Object.keys(part[0]!) as (keyof RunRow)[];
+      // Rows of one shape only (the service builds every row alike); anything else is built afresh.
+      if (part.some((r) => Object.keys(r).length !== cols.length)) return this.db.insertInto('runs').values(part).execute();
+      const values = part.flatMap((r) => cols.map((c) => r[c]));
+      const rowsOf = (v: readonly unknown[]) =>
+        part.map((_, i) => Object.fromEntries(cols.map((c, j) => [c, v[i * cols.length + j]])) as unknown as RunRow);
+      return this.db.executeQuery(
+        this.shaped.compile(`insert runs ${part.length} ${cols.join()}`, values, (v) =>
+          this.db.insertInto('runs').values(rowsOf(v)).compile(),
+        ),
+      );
+    };
     const out: (Error | null)[] = [];
     // A multi-row INSERT is atomic: the chunks before a refused one are stored, the rest are not.
     for (let i = 0; i < rows.length; i += INSERT_BATCH_MAX) {
@@ -197,17 +213,17 @@ export class RunStore {
   ): Promise<{ results: ClaimResult[]; gone: { id: string; userId: string }[] }> {
     const lockUsers = this.userLocks;
     if (!lockUsers || perUser === undefined) {
-      const rows = await this.db
-        .updateTable('runs')
-        .set({ status: 'running', started_at: nowIso(), lease_until: leaseUntil, progress: null })
-        .where(
-          'id',
-          'in',
-          reqs.map((r) => r.id),
-        )
-        .where(statusOfRow, '=', 'pending')
-        .returningAll()
-        .execute();
+      const { rows } = await this.db.executeQuery(
+        this.shaped.compile(`claim ${reqs.length}`, [nowIso(), leaseUntil, ...reqs.map((r) => r.id)], ([startedAt, lease, ...ids]) =>
+          this.db
+            .updateTable('runs')
+            .set({ status: 'running', started_at: startedAt as string, lease_until: lease as string, progress: null })
+            .where('id', 'in', ids as string[])
+            .where(statusOfRow, '=', 'pending')
+            .returningAll()
+            .compile(),
+        ),
+      );
       const won = new Map(rows.map((r) => [r.id, r]));
       return { results: reqs.map((r) => won.get(r.id) ?? 'lost'), gone: [] };
     }
@@ -453,33 +469,45 @@ export class RunStore {
    * parameter limits.
    */
   private writeTerminal(batch: TerminalWrite[]): Promise<void> {
-    return this.db.transaction().execute(async (trx) => {
-      const values = sql.join(
-        batch.map(
-          (b) =>
-            sql`(${b.runId}, ${b.status}, ${b.result}, ${b.result === null ? 0 : 1}, ${b.resultSizeBytes}, ${b.error}, ${b.logs ? 1 : 0}, ${b.finishedAt})`,
-        ),
-      );
+    const values = batch.flatMap((b) => [
+      b.runId,
+      b.status,
+      b.result,
+      b.result === null ? 0 : 1,
+      b.resultSizeBytes,
+      b.error,
+      b.logs ? 1 : 0,
+      b.finishedAt,
+    ]);
+    const end = this.shaped.compile(`terminal ${batch.length}`, values, (v) => {
+      const list = sql.join(batch.map((_, i) => sql`(${sql.join(v.slice(i * 8, i * 8 + 8))})`));
       // A row-valued SET from the list: both databases, and `returning *` stays the runs row.
       // Casts: PostgreSQL types a VALUES list of parameters as text.
-      const { rows } = await sql<RunRow>`
-        with v(id, status, result, result_stored, result_size_bytes, error, has_logs, finished_at) as (values ${values})
+      return sql<RunRow>`
+        with v(id, status, result, result_stored, result_size_bytes, error, has_logs, finished_at) as (values ${list})
         update runs set (status, result, result_stored, result_size_bytes, error, has_logs, finished_at, progress) = (
           select v.status, v.result, cast(v.result_stored as integer), cast(v.result_size_bytes as bigint), v.error,
             cast(v.has_logs as integer), v.finished_at, null
           from v where v.id = runs.id
         )
         where runs.id in (select id from v) and (${statusOfRow}) in ('pending', 'running')
-        returning *`.execute(trx);
+        returning *`.compile(this.db);
+    });
+    return this.db.transaction().execute(async (trx) => {
+      const { rows } = await trx.executeQuery(end);
       const ended = new Set(rows.map((r) => r.id));
-      const logs = batch.filter((b) => b.logs && ended.has(b.runId)).map((b) => ({ run_id: b.runId, logs: b.logs }));
+      const logs = batch.filter((b) => b.logs && ended.has(b.runId)).flatMap((b) => [b.runId, b.logs]);
       // Upsert: a running run's log may already be there (saveLiveLogs).
       if (logs.length)
-        await trx
-          .insertInto('run_logs')
-          .values(logs)
-          .onConflict((oc) => oc.column('run_id').doUpdateSet((eb) => ({ logs: eb.ref('excluded.logs') })))
-          .execute();
+        await trx.executeQuery(
+          this.shaped.compile(`run_logs ${logs.length}`, logs, (v) =>
+            this.db
+              .insertInto('run_logs')
+              .values(Array.from({ length: v.length / 2 }, (_, i) => ({ run_id: v[2 * i] as string, logs: v[2 * i + 1] as string })))
+              .onConflict((oc) => oc.column('run_id').doUpdateSet((eb) => ({ logs: eb.ref('excluded.logs') })))
+              .compile(),
+          ),
+        );
       await this.toldRows(trx, rows);
     });
   }
