@@ -3,6 +3,7 @@ import fs from 'node:fs';
 import path from 'node:path';
 import type BetterSqlite3 from 'better-sqlite3';
 import { SQLite } from './sqlite-driver.js';
+import { startCheckpointer, type Checkpointer } from './sqlite-checkpointer.js';
 import pg from 'pg';
 import { REPLAN_AFTER_MS, preparingClient } from './pg-prepared-client.js';
 import { Kysely, PostgresDialect, SqliteDialect, type SqliteDatabase } from 'kysely';
@@ -29,6 +30,8 @@ export interface ConnectOptions {
   preparedStatements?: boolean;
   /** PostgreSQL: how old a kept plan may get before it is made again (pg-prepared-client.ts). */
   replanAfterMs?: number;
+  /** SQLite: checkpoint the WAL in a worker thread, off the event loop (default; sqlite-checkpointer.ts). */
+  backgroundCheckpoints?: boolean;
 }
 
 export async function connect<T>(opts: ConnectOptions): Promise<DbHandle<T>> {
@@ -59,13 +62,22 @@ export async function connect<T>(opts: ConnectOptions): Promise<DbHandle<T>> {
   sqlite.pragma('synchronous = NORMAL');
   sqlite.pragma('busy_timeout = 5000');
   sqlite.pragma('foreign_keys = ON');
+  const checkpointer = opts.backgroundCheckpoints === false ? null : startCheckpointer(sqlite, opts.sqlitePath);
   const snapshot = turnSnapshot(sqlite);
   const cached = withStatementCache(sqlite, snapshot);
   const db = new Kysely<T>({ dialect: new SqliteDialect({ database: cached }) });
   syncReaders.set(db, rawRowReader(sqlite, snapshot));
   const dataVersion = sqlite.prepare('PRAGMA data_version').pluck();
   dataVersions.set(db, () => dataVersion.get() as number);
-  return { db, kind: 'sqlite', close: () => db.destroy() };
+  if (checkpointer) checkpointers.set(db, checkpointer);
+  return {
+    db,
+    kind: 'sqlite',
+    close: async () => {
+      await checkpointer?.stop();
+      await db.destroy();
+    },
+  };
 }
 
 /**
@@ -143,6 +155,12 @@ export function dataVersionFor(db: object): (() => number) | undefined {
 /** Runs a read synchronously on the SQLite connection, or null when it must go through Kysely. */
 export type SyncReader = (sql: string, params: readonly unknown[]) => unknown[] | null;
 const syncReaders = new WeakMap<object, SyncReader>();
+
+const checkpointers = new WeakMap<object, Checkpointer>();
+/** The WAL checkpointer of a SQLite database opened by connect() (tests watch it). */
+export function checkpointerFor(db: object): Checkpointer | undefined {
+  return checkpointers.get(db);
+}
 
 /**
  * SQLite reads can skip Kysely's connection queue (a few async hops per query) — except while a
