@@ -75,7 +75,7 @@ describe.each(await backends())('run limits (%s)', (backend) => {
    * The worker process of a run, as a channel to forge messages on: what is emitted on it is what
    * the parent would receive from the worker, naming that run (its `seq`) unless it says otherwise.
    */
-  async function forgeOn(runId: string): Promise<{ emit(event: 'message', m: Record<string, unknown>): void }> {
+  async function forgeOn(runId: string): Promise<{ seq: number; emit(event: 'message', m: Record<string, unknown>): void }> {
     let job: { proc: import('node:child_process').ChildProcess; seq: number } | undefined;
     for (let i = 0; i < 400 && !job; i++) {
       job = h.services.runtime.pool.jobOf(runId);
@@ -83,7 +83,7 @@ describe.each(await backends())('run limits (%s)', (backend) => {
     }
     expect(job).toBeDefined();
     const { proc, seq } = job!;
-    return { emit: (event, m) => proc.emit(event, { seq, ...m }) };
+    return { seq, emit: (event, m) => proc.emit(event, { seq, ...m }) };
   }
 
   /** A slow honest script run, and its worker process (tests forge messages on its channel). */
@@ -137,6 +137,41 @@ describe.each(await backends())('run limits (%s)', (backend) => {
       const logs = await logsOf(h, r.id);
       expect(Buffer.byteLength(logs)).toBeLessThanOrEqual(LOG_CAP);
       expect(logs).not.toMatch(/many|z{1000}/);
+    }
+  }, 60_000);
+
+  it('batches: a malformed message inside one stops the worker as alone would; a batch inside a batch too', async () => {
+    const cases = (seq: number) =>
+      [
+        [
+          {
+            t: 'batch',
+            messages: [
+              { seq, t: 'logs', lines: [] },
+              { seq, t: 'logs', lines: 'not an array' },
+            ],
+          },
+          /malformed or unknown message \(logs\)/,
+        ],
+        [
+          {
+            t: 'batch',
+            messages: [
+              { seq, t: 'logs', lines: [] },
+              { t: 'batch', messages: [] },
+            ],
+          },
+          /a batch inside a batch/,
+        ],
+        [{ t: 'batch', messages: 'not a list' }, /malformed or unknown message \(batch\)/],
+      ] as const;
+    for (let i = 0; i < 3; i++) {
+      const { r, proc } = await slowRunWithWorker();
+      const [forged, why] = cases(proc.seq)[i]!;
+      proc.emit('message', forged);
+      const done = await waitRun(h, r.id);
+      expect(done.status).toBe('connector_error');
+      expect(done.error).toMatchObject({ type: 'crash', message: expect.stringMatching(why) });
     }
   }, 60_000);
 

@@ -14,7 +14,7 @@
 // message (its requests are aborted in the worker), not by killing the process, so the other runs
 // there go on; a worker that does not confirm the stop within STOP_GRACE_MS is killed, and a worker
 // that dies or breaks the protocol fails every run it held — all of one user's.
-import { spawn, type ChildProcess } from 'node:child_process';
+import { spawn, type ChildProcess, type Serializable } from 'node:child_process';
 import type { Job } from '../worker/engines/context.js';
 import type { RunErrorView } from '../shared/failure.js';
 import { permissionFlag } from './node-permission.js';
@@ -88,6 +88,8 @@ interface Worker {
   tenant: string | null;
   /** Jobs given this worker that have not started yet (their place is taken already). */
   reserved: number;
+  /** Messages for it this event-loop turn, sent together at its end (post()). */
+  outbox: unknown[];
 }
 
 const MAX_FAILED_STARTS = 5;
@@ -174,6 +176,7 @@ export class WorkerPool {
       stopping: new Map(),
       tenant: null,
       reserved: 0,
+      outbox: [],
       ready: Promise.resolve(),
     };
     w.ready = new Promise<void>((resolve, reject) => {
@@ -228,8 +231,22 @@ export class WorkerPool {
     return w;
   }
 
-  /** A message from a ready worker: checked, then handed to the job it names. */
+  /**
+   * A write from a ready worker: one message, or a batch of those of one event-loop turn
+   * (worker/main.ts sends them together, as post() does here).
+   */
   private route(w: Worker, raw: unknown): void {
+    const batch = (raw as { t?: unknown; messages?: unknown } | null)?.t === 'batch' ? (raw as { messages: unknown }).messages : null;
+    if (!Array.isArray(batch)) return this.route1(w, raw);
+    for (const m of batch) {
+      if ((m as { t?: unknown } | null)?.t === 'batch') return this.refuse(w, 'it sent a batch inside a batch');
+      this.route1(w, m);
+      if (w.killed) return;
+    }
+  }
+
+  /** One message from a ready worker: checked, then handed to the job it names. */
+  private route1(w: Worker, raw: unknown): void {
     const m = parseWorkerMessage(raw);
     if ('invalid' in m) return this.refuse(w, `it sent ${m.invalid}`);
     const a = w.jobs.get(m.seq);
@@ -317,6 +334,26 @@ export class WorkerPool {
     }
   }
 
+  /**
+   * Sends a message to a worker at the end of this event-loop turn, with the others of the turn:
+   * the runs a claim batch starts together, shared by one worker, cost one write and one wake-up.
+   * Throws only when the worker is gone already.
+   */
+  private post(w: Worker, m: unknown): void {
+    if (w.exited || !w.proc.connected) throw new Error('the sandbox process is gone');
+    if (w.outbox.push(m) === 1) setImmediate(() => this.flush(w));
+  }
+
+  private flush(w: Worker): void {
+    const out = w.outbox.splice(0);
+    if (!out.length || w.exited || !w.proc.connected) return;
+    try {
+      w.proc.send((out.length === 1 ? out[0] : { t: 'batch', messages: out }) as Serializable);
+    } catch {
+      this.kill(w); // its jobs fail as a crash (the exit handler)
+    }
+  }
+
   private kill(w: Worker): void {
     w.killed = true;
     if (!w.exited) w.proc.kill('SIGKILL');
@@ -381,14 +418,14 @@ export class WorkerPool {
             const why = refuseRpc(job.definition, allowed, m.method, m.params);
             if (why) return refuse(why);
             return void hooks.rpc(m.method, m.params as Record<string, any>).then(
-              (value) => !done && w.proc.connected && w.proc.send({ t: 'rpc-reply', id: m.id, ok: true, value }),
+              (value) => !done && w.proc.connected && this.post(w, { t: 'rpc-reply', id: m.id, ok: true, value }),
               (e: Error) => {
                 if (e instanceof RunAbort && !done) {
                   giveUp();
                   return finish({ kind: 'error', error: e.error });
                 }
                 if (!done && w.proc.connected)
-                  w.proc.send({
+                  this.post(w, {
                     t: 'rpc-reply',
                     id: m.id,
                     ok: false,
@@ -421,7 +458,7 @@ export class WorkerPool {
       if (hooks.signal?.aborted) return onAbort();
       hooks.signal?.addEventListener('abort', onAbort, { once: true });
       try {
-        w.proc.send({
+        this.post(w, {
           t: 'run',
           seq,
           job,
@@ -454,7 +491,7 @@ export class WorkerPool {
       setTimeout(() => this.kill(w), STOP_GRACE_MS),
     );
     try {
-      w.proc.send({ t: 'stop', seq });
+      this.post(w, { t: 'stop', seq });
     } catch {
       this.kill(w);
     }

@@ -21,7 +21,17 @@ type FromParent =
   | { t: 'stop'; seq: number }
   | { t: 'rpc-reply'; id: number; ok: boolean; value?: unknown; error?: { name: string; message: string } };
 
-const send = (m: unknown) => process.send!(m);
+// What goes to the parent in one event-loop turn goes in one write (the ends of runs whose
+// responses arrived together, say): one wake-up of the parent instead of one per message.
+let outbox: unknown[] = [];
+const send = (m: unknown) => {
+  if (outbox.push(m) === 1) setImmediate(flushOutbox);
+};
+function flushOutbox(): void {
+  const out = outbox;
+  outbox = [];
+  if (process.connected) process.send!(out.length === 1 ? out[0] : { t: 'batch', messages: out });
+}
 const pending = new Map<number, { resolve: (v: unknown) => void; reject: (e: unknown) => void }>();
 let rpcSeq = 0;
 /** Jobs running here, by the parent's sequence number (several only for HTTP runs of one user). */
@@ -186,7 +196,7 @@ async function run(seq: number, job: Job, maxResultBytes: number, limits: RunLim
   }
 }
 
-process.on('message', (m: FromParent) => {
+function receive(m: FromParent): void {
   if (m.t === 'run') void run(m.seq, m.job, m.maxResultBytes, m.limits);
   // The parent gave up on this run (its timeout, a cancel): its requests end, and the ack frees
   // its place here.
@@ -198,10 +208,14 @@ process.on('message', (m: FromParent) => {
     if (m.ok) p.resolve(m.value);
     else p.reject(Object.assign(new Error(m.error?.message ?? 'rpc failed'), { name: m.error?.name ?? 'Error' }));
   }
+}
+process.on('message', (m: FromParent | { t: 'batch'; messages: FromParent[] }) => {
+  if (m.t === 'batch') for (const x of m.messages) receive(x);
+  else receive(m);
 });
 // The parent went away: nothing left to report to.
 process.on('disconnect', () => process.exit(0));
 process.on('unhandledRejection', () => {});
 // Compile the QuickJS wasm before saying ready: runs only instantiate it.
 loadQuickJS();
-send({ t: 'ready' });
+process.send!({ t: 'ready' });
