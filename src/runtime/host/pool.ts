@@ -208,14 +208,12 @@ export class WorkerPool {
       this.workers = this.workers.filter((x) => x !== w);
       for (const t of w.stopping.values()) clearTimeout(t);
       w.stopping.clear();
-      const detail = `the sandbox process died (${signal ?? `exit code ${code}`})${w.stderr ? `: ${w.stderr.trim().split('\n').slice(-3).join(' | ')}` : ''}`;
+      const detail = `the sandbox process died (${signal ?? `exit code ${code}`})${stderrTail(w)}`;
       for (const a of [...w.jobs.values()]) a.fail({ kind: 'crash', detail });
       // Workers that die before they are ready (an unreadable bundle for the sandbox uid, a bad
       // flag) must not respawn forever: after a few in a row, waiting runs fail with the reason.
       if (!w.started && ++this.failedStarts >= MAX_FAILED_STARTS) {
-        const why = new Error(
-          `sandbox workers exit at start (${signal ?? `exit code ${code}`})${w.stderr ? `: ${w.stderr.trim().split('\n').slice(-3).join(' | ')}` : ''}`,
-        );
+        const why = new Error(`sandbox workers exit at start (${signal ?? `exit code ${code}`})${stderrTail(w)}`);
         this.startFailure = why.message;
         for (const wt of this.waiting.splice(0)) wt.reject(why);
         return;
@@ -337,11 +335,12 @@ export class WorkerPool {
   /**
    * Sends a message to a worker at the end of this event-loop turn, with the others of the turn:
    * the runs a claim batch starts together, shared by one worker, cost one write and one wake-up.
-   * Throws only when the worker is gone already.
+   * False when the worker is gone already.
    */
-  private post(w: Worker, m: unknown): void {
-    if (w.exited || !w.proc.connected) throw new Error('the sandbox process is gone');
+  private post(w: Worker, m: unknown): boolean {
+    if (w.exited || !w.proc.connected) return false;
     if (w.outbox.push(m) === 1) setImmediate(() => this.flush(w));
+    return true;
   }
 
   private flush(w: Worker): void {
@@ -379,7 +378,8 @@ export class WorkerPool {
       if (!w.exited && !w.killed) break;
     }
     const seq = ++this.seq;
-    w.stderr = '';
+    // What a worker wrote to stderr explains a crash of the runs it holds: kept while it has any.
+    if (w.jobs.size === 0) w.stderr = '';
     const allowed = allowedRpcs(job.definition);
     /** How the worker must be left: as it is, stopped by a message (a shared run), or killed. */
     let after = 'keep' as 'keep' | 'stop' | 'kill';
@@ -418,13 +418,13 @@ export class WorkerPool {
             const why = refuseRpc(job.definition, allowed, m.method, m.params);
             if (why) return refuse(why);
             return void hooks.rpc(m.method, m.params as Record<string, any>).then(
-              (value) => !done && w.proc.connected && this.post(w, { t: 'rpc-reply', id: m.id, ok: true, value }),
+              (value) => !done && this.post(w, { t: 'rpc-reply', id: m.id, ok: true, value }),
               (e: Error) => {
                 if (e instanceof RunAbort && !done) {
                   giveUp();
                   return finish({ kind: 'error', error: e.error });
                 }
-                if (!done && w.proc.connected)
+                if (!done)
                   this.post(w, {
                     t: 'rpc-reply',
                     id: m.id,
@@ -454,25 +454,23 @@ export class WorkerPool {
             }
         }
       };
+      // Cancelled before it was handed over: nothing to stop in the worker.
+      if (hooks.signal?.aborted) return finish({ kind: 'cancelled' });
       w.jobs.set(seq, { runId: job.runId, onMessage, fail: finish });
-      if (hooks.signal?.aborted) return onAbort();
       hooks.signal?.addEventListener('abort', onAbort, { once: true });
-      try {
-        this.post(w, {
-          t: 'run',
-          seq,
-          job,
-          maxResultBytes: this.opts.maxResultBytes,
-          limits: {
-            timeoutMs,
-            scriptMemoryMb: this.opts.scriptMemoryMb,
-            logMaxBytes: this.opts.logMaxBytes,
-            outputMaxFileBytes: this.opts.outputMaxFileBytes,
-          },
-        });
-      } catch (e) {
-        finish({ kind: 'crash', detail: `could not reach the sandbox: ${(e as Error).message}` });
-      }
+      const sent = this.post(w, {
+        t: 'run',
+        seq,
+        job,
+        maxResultBytes: this.opts.maxResultBytes,
+        limits: {
+          timeoutMs,
+          scriptMemoryMb: this.opts.scriptMemoryMb,
+          logMaxBytes: this.opts.logMaxBytes,
+          outputMaxFileBytes: this.opts.outputMaxFileBytes,
+        },
+      });
+      if (!sent) finish({ kind: 'crash', detail: 'could not reach the sandbox: its process is gone' });
     });
     // A worker is reused after script runs too: the script lived in a QuickJS instance of its own,
     // dropped with the run, and never ran as Node code in this process. One that crashed is gone.
@@ -490,11 +488,7 @@ export class WorkerPool {
       seq,
       setTimeout(() => this.kill(w), STOP_GRACE_MS),
     );
-    try {
-      this.post(w, { t: 'stop', seq });
-    } catch {
-      this.kill(w);
-    }
+    if (!this.post(w, { t: 'stop', seq })) this.kill(w);
   }
 
   async close(): Promise<void> {
@@ -513,6 +507,11 @@ export class WorkerPool {
       ),
     );
   }
+}
+
+/** The last lines a worker wrote to stderr, for a crash's detail. */
+function stderrTail(w: Worker): string {
+  return w.stderr ? `: ${w.stderr.trim().split('\n').slice(-3).join(' | ')}` : '';
 }
 
 /** A worker's log lines, whatever shape it sent them in, to the run's (bounded) log. */
