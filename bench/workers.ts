@@ -4,6 +4,8 @@
 // each against direct GETs to the same target in the same run (the baseline). The runs are one
 // GET each (an http connector); completion is read from the server's own created_at/finished_at.
 //   npx tsx bench/workers.ts [runs=2000] [workers=1,2,4]   (BENCH_WARMUP=4000)
+// BENCH_PROF=<dir> starts every serve/worker process with --cpu-prof into that directory
+// (test/helpers/processes.ts); the sandbox processes are not profiled.
 import crypto from 'node:crypto';
 import fs from 'node:fs';
 import os from 'node:os';
