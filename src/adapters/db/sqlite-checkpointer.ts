@@ -22,10 +22,13 @@ const { parentPort, workerData } = require('node:worker_threads');
 const Database = require(workerData.driver);
 const db = new Database(workerData.path);
 db.pragma('busy_timeout = 0');
+// Told to the parent only when a checkpoint copied something new: an idle server's WAL keeps its
+// frames, and a message every tick would wake its event loop for nothing.
+let told = -1;
 const checkpoint = () => {
   try {
     const [r] = db.pragma('wal_checkpoint(PASSIVE)');
-    if (r.log > 0) parentPort.postMessage({ log: r.log, checkpointed: r.checkpointed });
+    if (r.log > 0 && r.checkpointed !== told) parentPort.postMessage({ log: r.log, checkpointed: (told = r.checkpointed) });
   } catch {
     // SQLITE_BUSY (another connection checkpoints now): the next tick tries again.
   }
