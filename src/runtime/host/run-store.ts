@@ -82,20 +82,21 @@ export class RunStore {
     if (announce) await this.signals.announcePending(this.db, { id: row.id, userId: row.user_id, sync: !row.is_async });
   }
 
+  /** The run path's statements, compiled once per batch size (shaped-queries.ts). */
+  private readonly shaped = new ShapedQueries();
+
   /**
    * Group commit for run creation: the new runs of one event-loop turn are stored with one
    * statement and one commit (under load, a commit per run was the largest write cost of a run).
    * Each caller still hears only after its row is stored. A batch the database refuses is stored
    * again row by row, so only a row that is itself refused fails.
    */
-  /** The run path's statements, compiled once per batch size (shaped-queries.ts). */
-  private readonly shaped = new ShapedQueries();
-
   private readonly inserts = new Batcher<RunRow, Error | null>(async (rows) => {
     const insert = (part: RunRow[]) => {
       const cols = Object.keys(part[0]!) as (keyof RunRow)[];
-      // Rows of one shape only (the service builds every row alike); anything else is built afresh.
-      if (part.some((r) => Object.keys(r).length !== cols.length)) return this.db.insertInto('runs').values(part).execute();
+      // Rows with the same columns only (the service builds every row alike); anything else is built afresh.
+      const alike = (r: RunRow) => Object.keys(r).length === cols.length && cols.every((c) => c in r);
+      if (!part.every(alike)) return this.db.insertInto('runs').values(part).execute();
       const values = part.flatMap((r) => cols.map((c) => r[c]));
       const rowsOf = (v: readonly unknown[]) =>
         part.map((_, i) => Object.fromEntries(cols.map((c, j) => [c, v[i * cols.length + j]])) as unknown as RunRow);
