@@ -1,5 +1,8 @@
 // The "local target" of the run benchmarks: a bare node:http JSON endpoint. Prints {port}.
+// TARGET_DELAY_MS: answer each request that much later (a website's latency, not its CPU).
 import http from 'node:http';
+
+const delayMs = Number(process.env.TARGET_DELAY_MS ?? 0);
 
 const body = JSON.stringify({
   ok: true,
@@ -8,9 +11,13 @@ const body = JSON.stringify({
     { id: 2, name: 'two' },
   ],
 });
-const server = http.createServer((_req, res) => {
+const answer = (res: http.ServerResponse) => {
   res.writeHead(200, { 'content-type': 'application/json', 'content-length': Buffer.byteLength(body) });
   res.end(body);
+};
+const server = http.createServer((_req, res) => {
+  if (delayMs > 0) setTimeout(answer, delayMs, res);
+  else answer(res);
 });
 server.keepAliveTimeout = 60_000;
 server.listen(0, '127.0.0.1', () => {
