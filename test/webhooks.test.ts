@@ -10,6 +10,7 @@ import crypto from 'node:crypto';
 import http from 'node:http';
 import type net from 'node:net';
 import { Webhook } from 'standardwebhooks';
+import { sql } from 'kysely';
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { newSigningSecret } from '../src/modules/webhooks/signing.js';
 import { WebhookStore } from '../src/modules/webhooks/store.js';
@@ -167,6 +168,41 @@ describe.each(await backends())('webhooks (%s)', (backend) => {
       next_attempt_at: null,
       attempts: [{ attempt: 1, response_status: 200, error: null, started_at: expect.any(String), duration_ms: expect.any(Number) }],
     });
+  });
+
+  it("a failure to queue an event's deliveries never undoes the run's end", async () => {
+    // The database refuses every delivery row (a trigger): the run still ends, as it would have.
+    const db = h.services.db;
+    if (backend === 'postgres') {
+      await sql`create function refuse_delivery() returns trigger language plpgsql as $$ begin raise exception 'refused by the test'; end $$`.execute(
+        db,
+      );
+      await sql`create trigger refuse_delivery before insert on webhook_deliveries for each row execute function refuse_delivery()`.execute(
+        db,
+      );
+    } else {
+      await sql`create trigger refuse_delivery before insert on webhook_deliveries begin select raise(abort, 'refused by the test'); end`.execute(
+        db,
+      );
+    }
+    try {
+      const r = await run(h, { connector_id: plain.id, arguments: { n: 3 }, async: true, webhook_url: `${rx.url}/refused` });
+      const final = await waitRun(h, r.id);
+      expect(final.status).toBe('success');
+      expect(final.result).toEqual({ n: 3 });
+      expect((await deliveries(`?resource_id=${r.id}`)).data).toEqual([]);
+    } finally {
+      await sql`drop trigger refuse_delivery${backend === 'postgres' ? sql` on webhook_deliveries` : sql``}`.execute(db);
+      if (backend === 'postgres') await sql`drop function refuse_delivery()`.execute(db);
+    }
+    // Deliveries are queued again once the database takes them.
+    const r = await run(h, { connector_id: plain.id, arguments: { n: 4 }, async: true, webhook_url: `${rx.url}/refused` });
+    expect((await waitRun(h, r.id)).status).toBe('success');
+    await until(
+      'the next webhook',
+      () => rx.at('/refused'),
+      (g) => g.length === 1,
+    );
   });
 
   it('a cancelled run delivers run.completed with status cancelled', async () => {

@@ -286,32 +286,34 @@ export class WebhooksService {
   /**
    * Queues a delivery of each event to its webhook_url and to every matching subscription of its
    * user, inside `trx` (the producer's transaction that records the terminal state). Never
-   * throws: a failure here rolls back only its own writes (a savepoint) and is logged, so a
-   * webhook problem can never undo a run's, a session's or a task's end.
+   * throws: a failure of its writes rolls back only them (a savepoint) and is logged, so a
+   * webhook problem can never undo a run's, a session's or a task's end. The savepoint is taken
+   * only when there is something to write: most events have no webhook_url and no subscriber, and
+   * then the subscriptions' read is the only statement (a savepoint and its release were two more
+   * round trips to PostgreSQL on every terminal write). The read is outside the savepoint: it
+   * fails only when the database does, and then the producer's own statements fail too.
    */
   async enqueue(trx: Kysely<Database>, build: () => WebhookEvent[]): Promise<void> {
     try {
-      let queued = 0;
-      await inSavepoint(trx, async () => {
-        const events = build();
-        if (!events.length) return;
-        const subs = await this.store.subscriptionsOf(trx, [...new Set(events.map((e) => e.userId))]);
-        const now = nowIso();
-        const rows: DeliveryRow[] = [];
-        for (const e of events) {
-          const eventId = `evt_${newId().replaceAll('-', '')}`;
-          const payload = payloadOf(e, now);
-          const targets: { sub: string | null; url: string }[] = e.webhookUrl ? [{ sub: null, url: e.webhookUrl }] : [];
-          for (const s of subs) {
-            if (s.user_id === e.userId && subscribed(JSON.parse(s.event_types), e.type)) targets.push({ sub: s.id, url: s.url });
-          }
-          for (const t of targets) rows.push(this.deliveryRow(e, t.sub, t.url, eventId, payload, now));
+      const events = build();
+      if (!events.length) return;
+      const subs = await this.store.subscriptionsOf(trx, [...new Set(events.map((e) => e.userId))]);
+      const now = nowIso();
+      const rows: DeliveryRow[] = [];
+      for (const e of events) {
+        const targets: { sub: string | null; url: string }[] = e.webhookUrl ? [{ sub: null, url: e.webhookUrl }] : [];
+        for (const s of subs) {
+          if (s.user_id === e.userId && subscribed(JSON.parse(s.event_types), e.type)) targets.push({ sub: s.id, url: s.url });
         }
-        await this.store.insertDeliveries(trx, rows);
-        queued = rows.length;
-      });
+        if (!targets.length) continue;
+        const eventId = `evt_${newId().replaceAll('-', '')}`;
+        const payload = payloadOf(e, now);
+        for (const t of targets) rows.push(this.deliveryRow(e, t.sub, t.url, eventId, payload, now));
+      }
+      if (!rows.length) return;
+      await inSavepoint(trx, () => this.store.insertDeliveries(trx, rows));
       // After the producer's commit (a moment later): this process sends them at once.
-      if (queued) this.dispatcher.poke(20);
+      this.dispatcher.poke(20);
     } catch (err) {
       this.log.error({ err }, 'webhooks: queueing the deliveries of an event failed; the event is not delivered');
     }
