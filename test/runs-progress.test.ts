@@ -1,16 +1,8 @@
-// Run progress ("step n of m") through the real server: a run against a local site that answers
-// slowly shows where it is in GET /v1beta/runs/{id} while it executes (http steps with a page of a
-// paginated step, browser steps, a script's requests with no known total), and null once it
-// ended; a forged worker's malformed progress stops it, a label holding a secret of the run is
-// redacted, and a flood of progress messages costs no database writes.
-import fs from 'node:fs';
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
-import os from 'node:os';
-import path from 'node:path';
-import { fileURLToPath } from 'node:url';
 import { sql } from 'kysely';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { forgedWorker } from './helpers/forged-worker.js';
 import { backends, startHarness, type Harness } from './helpers/harness.js';
 import { publish, run, waitRun } from './helpers/runs.js';
 import { progressText } from '../sdk/src/cli.js';
@@ -183,16 +175,6 @@ describe.each(all)('run progress (%s)', (backend) => {
     expect(seen).toContainEqual({ step: 2, of: null, label: `request 2: GET ${new URL(site.url).host}` });
   });
 });
-
-/** The forged worker, copied where the sandbox uid can read it (as in security-sandbox.test.ts). */
-function forgedWorker(): string {
-  const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'cs-forged-'));
-  fs.chmodSync(dir, 0o755);
-  const file = path.join(dir, 'worker.mjs');
-  fs.copyFileSync(fileURLToPath(new URL('./fixtures/forged-worker.mjs', import.meta.url)), file);
-  fs.chmodSync(file, 0o444);
-  return file;
-}
 
 describe('progress from a forged worker', () => {
   let h: Harness;

@@ -2,10 +2,12 @@
 // and real sandbox processes: HTTP runs of one user run together in one worker, each with its own
 // arguments, secret and log; runs of two users, and script runs, never share one; a shared run
 // that is cancelled or times out is stopped alone (its request is aborted in the worker, which
-// lives on for the others). A control with RUN_SANDBOX_SHARE=1 shows one process per run.
+// lives on for the others), and a worker that does not confirm a stop is killed 2 s later (a forged
+// worker that ignores it). A control with RUN_SANDBOX_SHARE=1 shows one process per run.
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { forgedWorker } from './helpers/forged-worker.js';
 import { startHarness, type Harness } from './helpers/harness.js';
 import { logsOf, publish, run, waitRun } from './helpers/runs.js';
 
@@ -228,5 +230,46 @@ describe('sandbox worker sharing off (RUN_SANDBOX_SHARE=1)', () => {
     );
     expect(new Set(pids).size).toBe(4);
     for (const r of runs) expect((await waitRun(h, r.id)).status).toBe('success');
+  });
+});
+
+describe('a shared worker that ignores a stop (forged worker)', () => {
+  let h: Harness;
+  beforeAll(async () => {
+    h = await startHarness('sqlite', { RUN_CONCURRENCY: '4' }, { workerEntry: forgedWorker() });
+  });
+  afterAll(async () => {
+    await h?.close();
+  });
+
+  it('is killed 2 s after the stop it did not confirm: its other run fails crash, and the next run gets a new worker', async () => {
+    // An http connector (only those share); the forged worker never sends a request.
+    const c = await publish(h, {
+      input_schema: { type: 'object' },
+      definition: { format: 'connector-definition/v1', engine: 'http', steps: [{ id: 'x', url: 'http://127.0.0.1:9/' }], result: {} },
+    });
+    const { runs, pids } = await pidsWhileRunning(h, [
+      { body: { connector_id: c.id, arguments: { mode: 'hang' }, max_timeout_s: 1 } },
+      { body: { connector_id: c.id, arguments: { mode: 'hang' }, max_timeout_s: 60 } },
+    ]);
+    expect(pids[0]).toBe(pids[1]);
+    expect((await waitRun(h, runs[0].id)).status).toBe('timed_out');
+    const stoppedAt = Date.now();
+    // Its place stays taken until the stop is confirmed: the worker holds the neighbour and the stop.
+    expect(alive(pids[0])).toBe(true);
+    const other = await waitRun(h, runs[1].id, 15_000);
+    const killedAfter = Date.now() - stoppedAt;
+    expect(other).toMatchObject({ status: 'connector_error', error: { type: 'crash' } });
+    expect(other.error.message).toMatch(/sandbox process died \(SIGKILL\)/);
+    // About STOP_GRACE_MS after the timeout, far before the neighbour's own 60 s.
+    expect(killedAfter).toBeGreaterThan(1000);
+    expect(killedAfter).toBeLessThan(10_000);
+    expect(alive(pids[0])).toBe(false);
+    const next = await run(h, {
+      connector_id: c.id,
+      arguments: { mode: 'raw', message: { t: 'done', outcome: 'ok', json: '{"fine":true}' } },
+    });
+    expect(next).toMatchObject({ status: 'success', result: { fine: true } });
+    expect(h.services.runtime.pool.pidOf(next.id)).toBeUndefined();
   });
 });

@@ -7,11 +7,11 @@ import { spawnSync } from 'node:child_process';
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import { fileURLToPath } from 'node:url';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startDemoSite } from '../examples/demo-site/server.js';
 import { loadConfig } from '../src/config.js';
 import { createServices } from '../src/services.js';
+import { forgedWorker } from './helpers/forged-worker.js';
 import { backends, startHarness, type Harness } from './helpers/harness.js';
 import { logsOf, publish, run, waitRun } from './helpers/runs.js';
 
@@ -19,16 +19,6 @@ const script = (source: string, extra: Record<string, unknown> = {}) => ({
   definition: { format: 'connector-definition/v1', engine: 'script', source, ...extra },
 });
 const isRoot = process.getuid?.() === 0;
-
-/** The forged worker, copied where the sandbox uid can read it. */
-function forgedWorker(): string {
-  const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'cs-forged-'));
-  fs.chmodSync(dir, 0o755);
-  const file = path.join(dir, 'worker.mjs');
-  fs.copyFileSync(fileURLToPath(new URL('./fixtures/forged-worker.mjs', import.meta.url)), file);
-  fs.chmodSync(file, 0o444);
-  return file;
-}
 
 describe.each(await backends())('the script sandbox (%s)', (backend) => {
   let h: Harness;

@@ -60,6 +60,8 @@ export interface JobHooks {
   progress?(p: RunProgress): void;
   /** Aborting it stops the worker at once: the outcome is `cancelled`. */
   signal?: AbortSignal;
+  /** The user whose run it is: HTTP runs of one user may share a worker (shareMax); none, never shared. */
+  tenant?: string;
 }
 
 /** A job the pool handed to a worker and has not finished yet. */
@@ -358,12 +360,13 @@ export class WorkerPool {
     if (!w.exited) w.proc.kill('SIGKILL');
   }
 
-  async execute(job: Job, timeoutMs: number, hooks: JobHooks, tenant?: string): Promise<Outcome> {
+  async execute(job: Job, timeoutMs: number, hooks: JobHooks): Promise<Outcome> {
     if (this.closed) return { kind: 'crash', detail: 'the worker pool is shut down' };
     // Warm workers are started on the first run, not when the app starts.
     await (this.starting ??= this.start());
     if (this.closed) return { kind: 'crash', detail: 'the worker pool is shut down' };
     this.refill();
+    const { tenant } = hooks;
     const want: Want = tenant && (this.opts.shareMax ?? 1) > 1 && job.definition.engine === 'http' ? { tenant } : null;
     let w: Worker;
     for (;;) {

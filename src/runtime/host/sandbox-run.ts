@@ -51,6 +51,7 @@ export async function runInSandbox(d: SandboxDeps, job: Job, o: SandboxRunOption
         log: o.log,
         logsDropped: o.logsDropped ?? (() => {}),
         signal: o.signal,
+        tenant: o.tenant,
         progress: o.progress && ((p) => o.progress!({ ...p, label: o.scrubber.scrub(p.label) })),
         rpc: async (method, params) => {
           if (method === 'files.save') return o.saveFile(params);
@@ -59,7 +60,6 @@ export async function runInSandbox(d: SandboxDeps, job: Job, o: SandboxRunOption
           return d.browser.call(job.runId, job.proxy, method, params);
         },
       },
-      o.tenant,
     );
     if (outcome.kind === 'error') return { ...outcome, error: o.scrubber.scrubValue(outcome.error) };
     if (outcome.kind === 'crash') return { ...outcome, detail: o.scrubber.scrub(outcome.detail) };
