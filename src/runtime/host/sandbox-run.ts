@@ -44,23 +44,19 @@ export function scrubberFor(secrets: Record<string, SlotValue>): Scrubber {
 export async function runInSandbox(d: SandboxDeps, job: Job, o: SandboxRunOptions): Promise<Outcome> {
   const deadline = Date.now() + o.timeoutMs;
   try {
-    const outcome = await d.pool.execute(
-      job,
-      o.timeoutMs,
-      {
-        log: o.log,
-        logsDropped: o.logsDropped ?? (() => {}),
-        signal: o.signal,
-        tenant: o.tenant,
-        progress: o.progress && ((p) => o.progress!({ ...p, label: o.scrubber.scrub(p.label) })),
-        rpc: async (method, params) => {
-          if (method === 'files.save') return o.saveFile(params);
-          if (method === 'totp.code')
-            return serveTotpCode(d.totp, job.secrets, params.slot, deadline, { log: o.note, secret: (c) => o.scrubber.add(c) });
-          return d.browser.call(job.runId, job.proxy, method, params);
-        },
+    const outcome = await d.pool.execute(job, o.timeoutMs, {
+      log: o.log,
+      logsDropped: o.logsDropped ?? (() => {}),
+      signal: o.signal,
+      tenant: o.tenant,
+      progress: o.progress && ((p) => o.progress!({ ...p, label: o.scrubber.scrub(p.label) })),
+      rpc: async (method, params) => {
+        if (method === 'files.save') return o.saveFile(params);
+        if (method === 'totp.code')
+          return serveTotpCode(d.totp, job.secrets, params.slot, deadline, { log: o.note, secret: (c) => o.scrubber.add(c) });
+        return d.browser.call(job.runId, job.proxy, method, params);
       },
-    );
+    });
     if (outcome.kind === 'error') return { ...outcome, error: o.scrubber.scrubValue(outcome.error) };
     if (outcome.kind === 'crash') return { ...outcome, detail: o.scrubber.scrub(outcome.detail) };
     return outcome;
