@@ -1,13 +1,12 @@
 // The claim on PostgreSQL (per-user limit across workers) stays cheap as the runs table grows: it
 // finds the requested runs by primary key and counts the user's running runs in the partial index
 // of running rows (migration 0012), never walking the user's whole history or every entry of the
-// status index. The claim runs inside claim_runs (migration 0013); its query is explained with the
-// values of the store's own call, as it sends them, with the table in a state like a busy
-// server's: thousands of ended runs, a few running, some pending.
+// status index. The store's own claim, as it sends it, is explained with the table in a state
+// like a busy server's: thousands of ended runs, a few running, some pending. And it holds the
+// per-user limit against a claim of another worker in flight (migration 0013's lock and count).
 import { CompiledQuery, type KyselyPlugin, sql } from 'kysely';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { DbHandle } from '../src/adapters/db/connect.js';
-import { CLAIM_RUNS_QUERY } from '../src/adapters/db/migrations/0013-claim-function.js';
 import type { Database } from '../src/adapters/db/schema.js';
 import { RunStore } from '../src/runtime/host/run-store.js';
 import { backends } from './helpers/harness.js';
@@ -61,13 +60,20 @@ describe.runIf(pgOnly)('the claim on PostgreSQL: its plan, and the per-user limi
       8,
     );
     expect(results.filter((r) => typeof r === 'object')).toHaveLength(2); // 6 running + 2 = the limit
-    // One statement: the function call (no transaction of the store's own around it).
-    expect(sent.map((q) => q.sql)).toEqual([expect.stringContaining('from claim_runs(')]);
-    const r = await h.db.executeQuery<{ 'QUERY PLAN': [{ Plan: PlanNode }] }>(
-      CompiledQuery.raw(`explain (format json) ${CLAIM_RUNS_QUERY}`, [...sent[0].parameters]),
-    );
-    const nodes = flatten(r.rows[0]['QUERY PLAN'][0].Plan);
-    const onRuns = nodes.filter((n) => n['Relation Name'] === 'runs');
+    // One statement: no transaction of the store's own around it.
+    expect(sent).toHaveLength(1);
+    const claim = sent[0]!;
+    expect(claim.sql).toContain('lock_and_count_running(');
+    const planOf = async (text: string, params: readonly unknown[]) => {
+      const r = await h.db.executeQuery<{ 'QUERY PLAN': [{ Plan: PlanNode }] }>(
+        CompiledQuery.raw(`explain (format json) ${text}`, [...params]),
+      );
+      return flatten(r.rows[0]['QUERY PLAN'][0].Plan).filter((n) => n['Relation Name'] === 'runs');
+    };
+    // The count runs inside lock_and_count_running: its query, as the database holds it.
+    const src = await sql<{ prosrc: string }>`select prosrc from pg_proc where proname = 'lock_and_count_running'`.execute(h.db);
+    const count = /return query (select[\s\S]*?);/.exec(src.rows[0]!.prosrc)![1]!.replaceAll('any(users)', 'any($1::text[])');
+    const onRuns = [...(await planOf(claim.sql, claim.parameters)), ...(await planOf(count, [['u1']]))];
     const indexes = new Set(onRuns.map((n) => n['Index Name']));
     expect(indexes).toContain('runs_running_user');
     expect(indexes).toContain('runs_pkey');
@@ -110,5 +116,23 @@ describe.runIf(pgOnly)('the claim on PostgreSQL: its plan, and the per-user limi
     await sql`update runs set status = 'success' where id = 'q1'`.execute(h.db);
     const again = await store.claim([{ id: 'q9', userId: 'u2' }], lease, 8);
     expect(again.results.map((r) => (typeof r === 'object' ? r.id : r))).toEqual(['q9']);
+
+    // A run the other worker claims while this claim waits still looks pending to this claim's
+    // snapshot: the UPDATE finds it running and leaves it (never claimed twice).
+    let both: ReturnType<RunStore['claim']> | undefined;
+    await h.db.transaction().execute(async (trx) => {
+      await sql`select pg_advisory_xact_lock(hashtextextended('runs-of:u2', 0))`.execute(trx);
+      both = store.claim(
+        ['q10', 'q11'].map((id) => ({ id, userId: 'u2' })),
+        lease,
+        11, // 8 running + the other's q10: room for one more besides
+      );
+      await new Promise((r) => setTimeout(r, 300));
+      await sql`update runs set status = 'running', lease_until = 'other' where id = 'q10'`.execute(trx);
+    });
+    const taken = (await both!).results.map((r) => (typeof r === 'object' ? r.id : r));
+    expect(taken).toEqual(['lost', 'q11']);
+    const q10 = await sql<{ lease_until: string }>`select lease_until from runs where id = 'q10'`.execute(h.db);
+    expect(q10.rows[0]!.lease_until).toBe('other');
   });
 });

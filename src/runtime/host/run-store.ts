@@ -55,7 +55,7 @@ export class RunStore {
     private readonly onFinished?: RunsFinished,
     /** Wake-ups between processes (PostgreSQL); polling alone without. */
     readonly signals: RunSignals = pollingRunSignals,
-    /** Workers share this PostgreSQL database: the per-user run limit holds across them (claim_runs). */
+    /** Workers share this PostgreSQL database: the per-user run limit holds across them (migration 0013). */
     private readonly sharedDatabase = false,
   ) {}
 
@@ -199,9 +199,9 @@ export class RunStore {
    * the claimed row, `capped` (the per-user limit held it back: it stays pending) or `lost`.
    *
    * With `perUser` on a shared database (workers on one PostgreSQL), a user also has at most that
-   * many runs running across every process: one call of claim_runs (migration 0013) takes a lock
-   * per user, which serializes their claims, then counts the user's running rows and claims what
-   * fits. There a request may name
+   * many runs running across every process: one statement takes a lock per user, which serializes
+   * their claims, counts the user's running rows once it holds it, and claims what fits (migration
+   * 0013). There a request may name
    * `alternatives`, runs of the same user queued after it: when its run was claimed elsewhere, the
    * first alternative still pending is claimed instead. Workers queue the same pending rows, so
    * without them about half the claims of two workers were lost to each other, each one a
@@ -240,21 +240,43 @@ export class RunStore {
       const u = byUser.get(r.userId)!;
       for (const id of r.alternatives ?? []) if (!u.ids.includes(id)) u.ids.push(id);
     }
-    // Sorted: every claim takes its users' locks in the same order (claim_runs, migration 0013).
+    // Sorted: every claim takes its users' locks in the same order (migration 0013).
     const users = [...byUser.keys()].sort();
     const ids = users.flatMap((u) => byUser.get(u)!.ids);
+    // One statement, no transaction around it: `lock_and_count_running` locks the users and counts
+    // their running runs with a snapshot of its own, taken after the locks (migration 0013).
     const { rows } = await retryTransaction(() =>
-      sql<RunRow>`select * from claim_runs(${users}::text[], ${users.map((u) => byUser.get(u)!.want)}::int[], ${ids}::text[], ${perUser}::int, ${nowIso()}::text, ${leaseUntil}::text)`.execute(
+      sql<RunRow & { claim_won: boolean }>`
+        with req as (
+          select * from unnest(${users}::text[], ${users.map((u) => byUser.get(u)!.want)}::int[]) as t(user_id, want)
+        ), named as materialized (
+          -- By primary key alone (materialized: the status test can't steer the plan to the much
+          -- larger status index when the table's statistics are stale, as on a young database).
+          select id, user_id, status from runs where id = any(${ids}::text[])
+        ), cand as (
+          select id, user_id, row_number() over (partition by user_id order by array_position(${ids}::text[], id)) as rn
+          from named where status = 'pending'
+        ), busy as materialized (
+          select for_user as user_id, running as n from lock_and_count_running(${users}::text[])
+        ), fits as (
+          select cand.id from cand join req on req.user_id = cand.user_id left join busy on busy.user_id = cand.user_id
+          where cand.rn <= least(req.want, ${perUser} - coalesce(busy.n, 0))
+        ), won as (
+          -- A run another worker claimed since this statement's snapshot fails the status test here.
+          update runs set status = 'running', started_at = ${nowIso()}, lease_until = ${leaseUntil}, progress = null
+          where id in (select id from fits) and status = 'pending' returning *
+        )
+        select won.*, true as claim_won from won
+        union all select runs.*, false as claim_won from runs where id in (select id from cand where id not in (select id from fits))`.execute(
         this.db,
       ),
     );
     const won = new Map<string, RunRow>();
     const pendingOf = new Set<string>(); // users with runs still pending among their ids
     const seen = new Set<string>();
-    for (const row of rows) {
+    for (const { claim_won, ...row } of rows) {
       seen.add(row.id);
-      // Claimed rows come back `running`; the candidates the limit held back, as they were.
-      if (row.status === 'running') won.set(row.id, row);
+      if (claim_won) won.set(row.id, row);
       else pendingOf.add(row.user_id);
     }
     // Each request takes its own run if it was won, else the next won one of its user.
