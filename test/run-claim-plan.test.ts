@@ -3,7 +3,7 @@
 // of running rows (migration 0012), never walking the user's whole history or every entry of the
 // status index. The store's own claim, as it sends it, is explained with the table in a state
 // like a busy server's: thousands of ended runs, a few running, some pending. And it holds the
-// per-user limit against a claim of another worker in flight (migration 0013's lock and count).
+// per-user limit against a claim of another worker in flight (migration 0013's lock and reads).
 import { CompiledQuery, type KyselyPlugin, sql } from 'kysely';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { DbHandle } from '../src/adapters/db/connect.js';
@@ -63,17 +63,22 @@ describe.runIf(pgOnly)('the claim on PostgreSQL: its plan, and the per-user limi
     // One statement: no transaction of the store's own around it.
     expect(sent).toHaveLength(1);
     const claim = sent[0]!;
-    expect(claim.sql).toContain('lock_and_count_running(');
+    expect(claim.sql).toContain('lock_and_read_claimable(');
     const planOf = async (text: string, params: readonly unknown[]) => {
       const r = await h.db.executeQuery<{ 'QUERY PLAN': [{ Plan: PlanNode }] }>(
         CompiledQuery.raw(`explain (format json) ${text}`, [...params]),
       );
       return flatten(r.rows[0]['QUERY PLAN'][0].Plan).filter((n) => n['Relation Name'] === 'runs');
     };
-    // The count runs inside lock_and_count_running: its query, as the database holds it.
-    const src = await sql<{ prosrc: string }>`select prosrc from pg_proc where proname = 'lock_and_count_running'`.execute(h.db);
-    const count = /return query (select[\s\S]*?);/.exec(src.rows[0]!.prosrc)![1]!.replaceAll('any(users)', 'any($1::text[])');
-    const onRuns = [...(await planOf(claim.sql, claim.parameters)), ...(await planOf(count, [['u1']]))];
+    // The reads run inside lock_and_read_claimable: its queries, as the database holds them.
+    const src = await sql<{ prosrc: string }>`select prosrc from pg_proc where proname = 'lock_and_read_claimable'`.execute(h.db);
+    const reads = [...src.rows[0]!.prosrc.matchAll(/return query (select[\s\S]*?);/g)].map((m) =>
+      // As the function plans them, with the call's values (force_custom_plan).
+      m[1]!.replaceAll('any(users)', `any('{u1}'::text[])`).replaceAll('any(ids)', `any('{${ids.join(',')}}'::text[])`),
+    );
+    expect(reads).toHaveLength(2);
+    const onRuns = [...(await planOf(claim.sql, claim.parameters))];
+    for (const q of reads) onRuns.push(...(await planOf(q, [])));
     const indexes = new Set(onRuns.map((n) => n['Index Name']));
     expect(indexes).toContain('runs_running_user');
     expect(indexes).toContain('runs_pkey');

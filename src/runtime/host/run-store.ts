@@ -200,8 +200,8 @@ export class RunStore {
    *
    * With `perUser` on a shared database (workers on one PostgreSQL), a user also has at most that
    * many runs running across every process: one statement takes a lock per user, which serializes
-   * their claims, counts the user's running rows once it holds it, and claims what fits (migration
-   * 0013). There a request may name
+   * their claims, reads the runs and the user's running count once it holds it, and claims what
+   * fits (migration 0013). There a request may name
    * `alternatives`, runs of the same user queued after it: when its run was claimed elsewhere, the
    * first alternative still pending is claimed instead. Workers queue the same pending rows, so
    * without them about half the claims of two workers were lost to each other, each one a
@@ -243,26 +243,25 @@ export class RunStore {
     // Sorted: every claim takes its users' locks in the same order (migration 0013).
     const users = [...byUser.keys()].sort();
     const ids = users.flatMap((u) => byUser.get(u)!.ids);
-    // One statement, no transaction around it: `lock_and_count_running` locks the users and counts
-    // their running runs with a snapshot of its own, taken after the locks (migration 0013).
+    // One statement, no transaction around it: `lock_and_read_claimable` locks the users, then
+    // reads which of the runs are pending and how many of each user's are running, with snapshots
+    // of its own taken after the locks (migration 0013).
     const { rows } = await retryTransaction(() =>
       sql<RunRow & { claim_won: boolean }>`
         with req as (
           select * from unnest(${users}::text[], ${users.map((u) => byUser.get(u)!.want)}::int[]) as t(user_id, want)
-        ), named as materialized (
-          -- By primary key alone (materialized: the status test can't steer the plan to the much
-          -- larger status index when the table's statistics are stale, as on a young database).
-          select id, user_id, status from runs where id = any(${ids}::text[])
+        ), fresh as materialized (
+          select * from lock_and_read_claimable(${users}::text[], ${ids}::text[])
         ), cand as (
-          select id, user_id, row_number() over (partition by user_id order by array_position(${ids}::text[], id)) as rn
-          from named where status = 'pending'
-        ), busy as materialized (
-          select for_user as user_id, running as n from lock_and_count_running(${users}::text[])
+          select run_id as id, for_user as user_id, row_number() over (partition by for_user order by array_position(${ids}::text[], run_id)) as rn
+          from fresh where run_id is not null
+        ), busy as (
+          select for_user as user_id, running as n from fresh where run_id is null
         ), fits as (
           select cand.id from cand join req on req.user_id = cand.user_id left join busy on busy.user_id = cand.user_id
           where cand.rn <= least(req.want, ${perUser} - coalesce(busy.n, 0))
         ), won as (
-          -- A run another worker claimed since this statement's snapshot fails the status test here.
+          -- A run cancelled since the function read it fails the status test here.
           update runs set status = 'running', started_at = ${nowIso()}, lease_until = ${leaseUntil}, progress = null
           where id in (select id from fits) and status = 'pending' returning *
         )
