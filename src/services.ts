@@ -12,6 +12,7 @@ import type { BlobStore } from './adapters/blob/port.js';
 import { createBlobStore } from './adapters/blob/index.js';
 import { UsersService } from './modules/users/service.js';
 import { postgresChangeSignal, sqliteChangeSignal } from './adapters/db/change-signal.js';
+import { postgresKeyLocks } from './adapters/db/advisory-locks.js';
 import { postgresRunSignals } from './adapters/db/run-signals.js';
 import { SecretsService } from './modules/secrets/service.js';
 import { FilesService } from './modules/files/service.js';
@@ -113,7 +114,7 @@ export async function createServices(config: Config, opts: ServiceOptions = {}):
       events,
       workerEntry: opts.workerEntry,
       signals: handle.kind === 'postgres' ? postgresRunSignals(config.databaseUrl!, opts.pgSchema) : undefined,
-      sharedDatabase: handle.kind === 'postgres',
+      userLocks: handle.kind === 'postgres' ? postgresKeyLocks : undefined,
       onFinished: (trx, rows) =>
         webhooks.enqueue(trx, () =>
           rows.map((r) => ({ type: 'run.completed', userId: r.user_id, resourceId: r.id, webhookUrl: r.webhook_url, data: toRunView(r) })),

@@ -3,9 +3,10 @@
 // of running rows (migration 0012), never walking the user's whole history or every entry of the
 // status index. The store's own claim, as it sends it, is explained with the table in a state
 // like a busy server's: thousands of ended runs, a few running, some pending. And it holds the
-// per-user limit against a claim of another worker in flight (migration 0013's lock and reads).
+// per-user limit against a claim of another worker in flight (the lock, then a fresh snapshot).
 import { CompiledQuery, type KyselyPlugin, sql } from 'kysely';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { postgresKeyLocks } from '../src/adapters/db/advisory-locks.js';
 import type { DbHandle } from '../src/adapters/db/connect.js';
 import type { Database } from '../src/adapters/db/schema.js';
 import { RunStore } from '../src/runtime/host/run-store.js';
@@ -36,7 +37,7 @@ describe.runIf(pgOnly)('the claim on PostgreSQL: its plan, and the per-user limi
       },
       transformResult: async (args) => args.result,
     };
-    store = new RunStore(h.db.withPlugin(capture), undefined, undefined, true);
+    store = new RunStore(h.db.withPlugin(capture), undefined, undefined, postgresKeyLocks);
     await sql`insert into users (id, name, created_at) values ('u1', 'u1', now()::text)`.execute(h.db);
     // 5,000 ended runs, 6 running, 20 pending, all of one user.
     await sql`insert into runs (id, user_id, connector_id, connector_version, arguments, ephemeral_secrets, is_async,
@@ -60,25 +61,13 @@ describe.runIf(pgOnly)('the claim on PostgreSQL: its plan, and the per-user limi
       8,
     );
     expect(results.filter((r) => typeof r === 'object')).toHaveLength(2); // 6 running + 2 = the limit
-    // One statement: no transaction of the store's own around it.
-    expect(sent).toHaveLength(1);
-    const claim = sent[0]!;
-    expect(claim.sql).toContain('lock_and_read_claimable(');
-    const planOf = async (text: string, params: readonly unknown[]) => {
-      const r = await h.db.executeQuery<{ 'QUERY PLAN': [{ Plan: PlanNode }] }>(
-        CompiledQuery.raw(`explain (format json) ${text}`, [...params]),
-      );
-      return flatten(r.rows[0]['QUERY PLAN'][0].Plan).filter((n) => n['Relation Name'] === 'runs');
-    };
-    // The reads run inside lock_and_read_claimable: its queries, as the database holds them.
-    const src = await sql<{ prosrc: string }>`select prosrc from pg_proc where proname = 'lock_and_read_claimable'`.execute(h.db);
-    const reads = [...src.rows[0]!.prosrc.matchAll(/return query (select[\s\S]*?);/g)].map((m) =>
-      // As the function plans them, with the call's values (force_custom_plan).
-      m[1]!.replaceAll('any(users)', `any('{u1}'::text[])`).replaceAll('any(ids)', `any('{${ids.join(',')}}'::text[])`),
+    const claim = sent.find((q) => q.sql.includes('with req as'))!;
+    expect(claim).toBeDefined();
+    const r = await h.db.executeQuery<{ 'QUERY PLAN': [{ Plan: PlanNode }] }>(
+      CompiledQuery.raw(`explain (format json) ${claim.sql}`, [...claim.parameters]),
     );
-    expect(reads).toHaveLength(2);
-    const onRuns = [...(await planOf(claim.sql, claim.parameters))];
-    for (const q of reads) onRuns.push(...(await planOf(q, [])));
+    const nodes = flatten(r.rows[0]['QUERY PLAN'][0].Plan);
+    const onRuns = nodes.filter((n) => n['Relation Name'] === 'runs');
     const indexes = new Set(onRuns.map((n) => n['Index Name']));
     expect(indexes).toContain('runs_running_user');
     expect(indexes).toContain('runs_pkey');
@@ -99,7 +88,7 @@ describe.runIf(pgOnly)('the claim on PostgreSQL: its plan, and the per-user limi
     const lease = new Date(Date.now() + 60_000).toISOString();
     let claim: ReturnType<RunStore['claim']> | undefined;
     let settled = false;
-    // Another worker's claim in flight: it holds u2's lock (the key claim_runs takes) and claims
+    // Another worker's claim in flight: it holds u2's lock (the key RunStore.claim takes) and claims
     // q7 and q8, reaching the limit. This claim must wait for it, then see those two running.
     await h.db.transaction().execute(async (trx) => {
       await sql`select pg_advisory_xact_lock(hashtextextended('runs-of:u2', 0))`.execute(trx);
@@ -122,8 +111,7 @@ describe.runIf(pgOnly)('the claim on PostgreSQL: its plan, and the per-user limi
     const again = await store.claim([{ id: 'q9', userId: 'u2' }], lease, 8);
     expect(again.results.map((r) => (typeof r === 'object' ? r.id : r))).toEqual(['q9']);
 
-    // A run the other worker claims while this claim waits still looks pending to this claim's
-    // snapshot: the UPDATE finds it running and leaves it (never claimed twice).
+    // A run the other worker claims while this claim waits is left to it; the claim takes another.
     let both: ReturnType<RunStore['claim']> | undefined;
     await h.db.transaction().execute(async (trx) => {
       await sql`select pg_advisory_xact_lock(hashtextextended('runs-of:u2', 0))`.execute(trx);

@@ -18,6 +18,7 @@ import type { Egress } from '../egress/egress.js';
 import { TotpLedger } from './host/totp-ledger.js';
 import type { EventBus } from '../lib/events.js';
 import type { RunSignals } from '../adapters/db/run-signals.js';
+import type { KeyLocks } from '../adapters/db/advisory-locks.js';
 import { invalid } from '../lib/errors.js';
 
 /** How long a sync request on an API-only process waits for its run beyond the run's own timeout. */
@@ -66,8 +67,8 @@ export function createRuntime(
     onFinished?: RunsFinished;
     /** Wake-ups between processes (PostgreSQL). */
     signals?: RunSignals;
-    /** Workers share this database (PostgreSQL): the per-user run limit then holds across them. */
-    sharedDatabase?: boolean;
+    /** Locks between processes (PostgreSQL): the per-user run limit then holds across workers. */
+    userLocks?: KeyLocks;
   },
 ): Runtime {
   const proxies = new ProxyMap(config.proxyUrls);
@@ -85,7 +86,7 @@ export function createRuntime(
   });
   const totp = new TotpLedger(deps.db, config.totpCodeReuse === 'wait');
   const browser = new BrowserHost({ cdpUrl: config.browserCdpUrl, egress: deps.egress, events: deps.events });
-  const store = new RunStore(deps.db, deps.onFinished, deps.signals, deps.sharedDatabase);
+  const store = new RunStore(deps.db, deps.onFinished, deps.signals, deps.userLocks);
   const executor = new RunExecutor({
     store,
     pool,

@@ -15,7 +15,6 @@ import { m0009 } from './migrations/0009-run-progress.js';
 import { m0010 } from './migrations/0010-capture-owners.js';
 import { m0011 } from './migrations/0011-run-listing-indexes.js';
 import { m0012 } from './migrations/0012-running-index.js';
-import { m0013 } from './migrations/0013-claim-lock.js';
 import { v0001 } from './migrations/vault-0001-entries.js';
 
 const migrations: Record<string, Migration> = {
@@ -31,7 +30,6 @@ const migrations: Record<string, Migration> = {
   '0010_capture_owners': m0010,
   '0011_run_listing_indexes': m0011,
   '0012_running_index': m0012,
-  '0013_claim_lock': m0013,
 };
 
 const vaultMigrations: Record<string, Migration> = {

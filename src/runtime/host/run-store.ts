@@ -10,6 +10,7 @@ import { nowIso } from '../../lib/ids.js';
 import { retryTransaction } from '../../adapters/db/retry.js';
 import { ShapedQueries } from '../../adapters/db/shaped-queries.js';
 import { unindexed } from '../../adapters/db/unindexed.js';
+import type { KeyLocks } from '../../adapters/db/advisory-locks.js';
 import { pollingRunSignals, type RunSignals } from '../../adapters/db/run-signals.js';
 import { Batcher } from './batcher.js';
 import type { RunsFinished } from '../ports.js';
@@ -55,8 +56,8 @@ export class RunStore {
     private readonly onFinished?: RunsFinished,
     /** Wake-ups between processes (PostgreSQL); polling alone without. */
     readonly signals: RunSignals = pollingRunSignals,
-    /** Workers share this PostgreSQL database: the per-user run limit holds across them (migration 0013). */
-    private readonly sharedDatabase = false,
+    /** Locks between processes (PostgreSQL): with them, the per-user run limit holds across workers. */
+    private readonly userLocks?: KeyLocks,
   ) {}
 
   private async told(trx: Kysely<Database>, ids: string[]): Promise<void> {
@@ -199,9 +200,8 @@ export class RunStore {
    * the claimed row, `capped` (the per-user limit held it back: it stays pending) or `lost`.
    *
    * With `perUser` on a shared database (workers on one PostgreSQL), a user also has at most that
-   * many runs running across every process: one statement takes a lock per user, which serializes
-   * their claims, reads the runs and the user's running count once it holds it, and claims what
-   * fits (migration 0013). There a request may name
+   * many runs running across every process: a lock per user serializes their claims, then one
+   * statement counts the user's running rows and claims what fits. There a request may name
    * `alternatives`, runs of the same user queued after it: when its run was claimed elsewhere, the
    * first alternative still pending is claimed instead. Workers queue the same pending rows, so
    * without them about half the claims of two workers were lost to each other, each one a
@@ -212,7 +212,8 @@ export class RunStore {
     leaseUntil: string,
     perUser?: number,
   ): Promise<{ results: ClaimResult[]; gone: { id: string; userId: string }[] }> {
-    if (!this.sharedDatabase || perUser === undefined) {
+    const lockUsers = this.userLocks;
+    if (!lockUsers || perUser === undefined) {
       const { rows } = await this.db.executeQuery(
         this.shaped.compile(`claim ${reqs.length}`, [nowIso(), leaseUntil, ...reqs.map((r) => r.id)], ([startedAt, lease, ...ids]) =>
           this.db
@@ -240,35 +241,41 @@ export class RunStore {
       const u = byUser.get(r.userId)!;
       for (const id of r.alternatives ?? []) if (!u.ids.includes(id)) u.ids.push(id);
     }
-    // Sorted: every claim takes its users' locks in the same order (migration 0013).
-    const users = [...byUser.keys()].sort();
-    const ids = users.flatMap((u) => byUser.get(u)!.ids);
-    // One statement, no transaction around it: `lock_and_read_claimable` locks the users, then
-    // reads which of the runs are pending and how many of each user's are running, with snapshots
-    // of its own taken after the locks (migration 0013).
-    const { rows } = await retryTransaction(() =>
-      sql<RunRow & { claim_won: boolean }>`
-        with req as (
-          select * from unnest(${users}::text[], ${users.map((u) => byUser.get(u)!.want)}::int[]) as t(user_id, want)
-        ), fresh as materialized (
-          select * from lock_and_read_claimable(${users}::text[], ${ids}::text[])
-        ), cand as (
-          select run_id as id, for_user as user_id, row_number() over (partition by for_user order by array_position(${ids}::text[], run_id)) as rn
-          from fresh where run_id is not null
-        ), busy as (
-          select for_user as user_id, running as n from fresh where run_id is null
-        ), fits as (
-          select cand.id from cand join req on req.user_id = cand.user_id left join busy on busy.user_id = cand.user_id
-          where cand.rn <= least(req.want, ${perUser} - coalesce(busy.n, 0))
-        ), won as (
-          -- A run cancelled since the function read it fails the status test here.
-          update runs set status = 'running', started_at = ${nowIso()}, lease_until = ${leaseUntil}, progress = null
-          where id in (select id from fits) and status = 'pending' returning *
-        )
-        select won.*, true as claim_won from won
-        union all select runs.*, false as claim_won from runs where id in (select id from cand where id not in (select id from fits))`.execute(
-        this.db,
-      ),
+    const users = [...byUser.keys()];
+    const ids = [...byUser.values()].flatMap((u) => u.ids);
+    const rows = await retryTransaction(() =>
+      this.db.transaction().execute(async (trx) => {
+        await lockUsers(
+          trx,
+          users.map((u) => `runs-of:${u}`),
+        );
+        // A statement after the locks: its snapshot sees every claim the locks waited for.
+        const r = await sql<RunRow & { claim_won: boolean }>`
+          with req as (
+            select * from unnest(${users}::text[], ${users.map((u) => byUser.get(u)!.want)}::int[]) as t(user_id, want)
+          ), named as materialized (
+            -- By primary key alone (materialized: the status test can't steer the plan to the much
+            -- larger status index when the table's statistics are stale, as on a young database).
+            select id, user_id, status from runs where id = any(${ids}::text[])
+          ), cand as (
+            select id, user_id, row_number() over (partition by user_id order by array_position(${ids}::text[], id)) as rn
+            from named where status = 'pending'
+          ), busy as (
+            select user_id, count(*) as n from runs
+            where status = 'running' and user_id in (select user_id from cand) group by user_id
+          ), fits as (
+            select cand.id from cand join req on req.user_id = cand.user_id left join busy on busy.user_id = cand.user_id
+            where cand.rn <= least(req.want, ${perUser} - coalesce(busy.n, 0))
+          ), won as (
+            update runs set status = 'running', started_at = ${nowIso()}, lease_until = ${leaseUntil}, progress = null
+            where id in (select id from fits) and status = 'pending' returning *
+          )
+          select won.*, true as claim_won from won
+          union all select runs.*, false as claim_won from runs where id in (select id from cand where id not in (select id from fits))`.execute(
+          trx,
+        );
+        return r.rows;
+      }),
     );
     const won = new Map<string, RunRow>();
     const pendingOf = new Set<string>(); // users with runs still pending among their ids
