@@ -15,7 +15,7 @@ import os from 'node:os';
 import path from 'node:path';
 import autocannon from 'autocannon';
 import pg from 'pg';
-import { namedCpuSeconds, startTarget, treeCpuSeconds } from './lib.js';
+import { cpuSeconds, namedCpuSeconds, startTarget, treeCpuSeconds } from './lib.js';
 import { listening, type Proc, startProcess, stopProcess, until } from '../test/helpers/processes.js';
 
 const M = Number(process.argv[2] ?? 2000);
@@ -36,13 +36,22 @@ const DELAY_MS = Number(process.env.BENCH_TARGET_DELAY_MS ?? 0);
 const target = await startTarget<{ port: number }>('bench/targets/echo-server.ts', { TARGET_DELAY_MS: String(DELAY_MS) });
 const targetUrl = `http://127.0.0.1:${target.info.port}`;
 
+/** CPU seconds this bench process has used so far (the client side of both loads). */
+const selfCpuSeconds = () => {
+  const u = process.cpuUsage();
+  return (u.user + u.system) / 1e6;
+};
+
 /**
  * Direct GETs per second from 32 loops: the median of three 1.5 s windows (one window's figure
- * varied 3x from run to run on a shared 2-core VM).
+ * varied 3x from run to run on a shared 2-core VM), and the machine's CPU per GET in that window
+ * (this client + the target, µs; null off Linux).
  */
-async function directRps(): Promise<number> {
-  const windows: number[] = [];
+async function directRps(): Promise<{ rps: number; cpuUs: number | null }> {
+  const windows: { rps: number; cpuUs: number | null }[] = [];
   for (let w = 0; w < 3; w++) {
+    const cpu0 = selfCpuSeconds();
+    const target0 = cpuSeconds(target.proc.pid!);
     const t0 = performance.now();
     let n = 0;
     await Promise.all(
@@ -53,9 +62,11 @@ async function directRps(): Promise<number> {
         }
       }),
     );
-    windows.push(n / ((performance.now() - t0) / 1000));
+    const target1 = cpuSeconds(target.proc.pid!);
+    const spent = target0 === null || target1 === null ? null : selfCpuSeconds() - cpu0 + target1 - target0;
+    windows.push({ rps: n / ((performance.now() - t0) / 1000), cpuUs: spent === null ? null : (spent * 1e6) / n });
   }
-  return windows.sort((a, b) => a - b)[1]!;
+  return windows.sort((a, b) => a.rps - b.rps)[1]!;
 }
 
 /** A new user's API key, made with the CLI on the same database. */
@@ -91,6 +102,13 @@ interface CpuPerRun {
   sandbox: number;
   /** PostgreSQL's server processes on this machine (PostgreSQL configurations). */
   database: number;
+  /** The target's, and this process's (the client: submissions and polling). */
+  client: number;
+  /**
+   * For scale: the API process's CPU per authenticated GET /v1beta/runs/{id} (one indexed read),
+   * the least a request to it costs; a run is one such request plus its writes and its execution.
+   */
+  apiRead: number;
 }
 
 /** Starts the processes, submits M async runs, waits for them; runs completed per second. */
@@ -209,13 +227,29 @@ async function measure(workers: number | 'embedded'): Promise<{ rps: number; cpu
     // machine runs, so it compares two versions of the code run minutes apart.
     const cpu = () => procs.map((x) => treeCpuSeconds(x.p.pid!));
     const db = () => (workers === 'embedded' ? 0 : namedCpuSeconds('postgres'));
+    const client = () => selfCpuSeconds() + (cpuSeconds(target.proc.pid!) ?? 0);
     const before = cpu();
     const dbBefore = db();
+    const clientBefore = client();
     const rps = await burst(measured, M);
     const after = cpu();
     const dbSpent = db() - dbBefore;
+    const clientSpent = client() - clientBefore;
     if (before.some((c) => !c) || after.some((c) => !c)) return { rps, cpu: null };
     const spent = (i: number, k: 'own' | 'children') => after[i]![k] - before[i]![k];
+    const runs = (await (
+      await fetch(`${url}/v1beta/runs?connector_id=${measured[0]!.id}&limit=1`, { headers: measured[0]!.headers })
+    ).json()) as { data: { id: string }[] };
+    const reads = 4000;
+    const apiBefore = cpu()[0]!.own;
+    const read = await autocannon({
+      url: `${url}/v1beta/runs/${runs.data[0]!.id}`,
+      headers: measured[0]!.headers,
+      amount: reads,
+      connections: 32,
+    });
+    if (read.non2xx || read.errors) throw new Error(`reading a run failed: ${read.non2xx} non-2xx, ${read.errors} errors`);
+    const apiRead = ((cpu()[0]!.own - apiBefore) * 1e6) / reads;
     const perRun = (s: number) => (s * 1e6) / (Math.ceil(M / USERS) * USERS);
     return {
       rps,
@@ -224,6 +258,8 @@ async function measure(workers: number | 'embedded'): Promise<{ rps: number; cpu
         workers: perRun(procs.slice(1).reduce((n, _, i) => n + spent(i + 1, 'own'), 0)),
         sandbox: perRun(procs.reduce((n, _, i) => n + spent(i, 'children'), 0)),
         database: perRun(dbSpent),
+        client: perRun(clientSpent),
+        apiRead,
       },
     };
   } finally {
@@ -240,19 +276,27 @@ try {
   );
   await directRps(); // warms this process's client, or the first baseline comes out low
   for (const w of ['embedded' as const, ...COUNTS]) {
-    const direct = await directRps();
+    const { rps: direct, cpuUs: directCpu } = await directRps();
     const { rps, cpu } = await measure(w);
     const label = w === 'embedded' ? 'embedded (serve, SQLite)' : `postgres: api + ${w} worker${w > 1 ? 's' : ''}`;
     const us = (n: number) => n.toFixed(0).padStart(4);
     const where = !cpu
       ? ''
       : `   CPU µs/run: api ${us(cpu.api)}${w === 'embedded' ? '' : `, workers ${us(cpu.workers)}`}, sandbox ${us(cpu.sandbox)}` +
-        (w === 'embedded' ? '' : `, postgres ${us(cpu.database)}`);
+        (w === 'embedded' ? '' : `, postgres ${us(cpu.database)}`) +
+        `, target+client ${us(cpu.client)}`;
+    // The machine's CPU per run against per direct GET: on a machine whose cores are all busy in
+    // both loads, the best ratio runs/s can reach is that quotient (what the cores allow).
+    const total = cpu && cpu.api + cpu.workers + cpu.sandbox + cpu.database + cpu.client;
+    const ceiling =
+      total && directCpu
+        ? `\n  ${''.padEnd(30)} machine CPU µs: ${us(total)} per run, ${us(directCpu)} per direct GET (cores allow ratio ≤ ${((100 * directCpu) / total).toFixed(0)}%); api per GET of a run ${us(cpu.apiRead)}`
+        : '';
     // With a slow target, the best a configuration can do is its run slots / the latency.
     const slots = Number(CONCURRENCY) * (w === 'embedded' ? 1 : w);
     const capacity = DELAY_MS ? `   of slots/latency ${((100 * rps) / ((slots * 1000) / DELAY_MS)).toFixed(0)}%` : '';
     console.log(
-      `  ${label.padEnd(30)} ${rps.toFixed(0).padStart(6)} runs/s   direct GETs ${direct.toFixed(0).padStart(6)}/s   ratio ${((100 * rps) / direct).toFixed(1)}%${capacity}${where}`,
+      `  ${label.padEnd(30)} ${rps.toFixed(0).padStart(6)} runs/s   direct GETs ${direct.toFixed(0).padStart(6)}/s   ratio ${((100 * rps) / direct).toFixed(1)}%${capacity}${where}${ceiling}`,
     );
   }
 } finally {
