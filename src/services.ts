@@ -102,7 +102,13 @@ export async function createServices(config: Config, opts: ServiceOptions = {}):
     const egress = await Egress.fromConfig(config);
     // Webhooks: each producer tells of its terminal states inside the transaction that records
     // them (the one port of each: onFinished, onEnded, onSettled), and the event is queued there.
-    const webhooks = new WebhooksService({ db, vault, egress, config });
+    const webhooks = new WebhooksService({
+      db,
+      vault,
+      egress,
+      config,
+      subscriptionChanges: handle.kind === 'sqlite' ? sqliteChangeSignal(db) : undefined,
+    });
     const checkWebhookUrl = (url: string) => webhooks.checkUrl(url);
     const events = new EventBus();
     const runtime = createRuntime(config, {

@@ -13,6 +13,7 @@ import { Webhook } from 'standardwebhooks';
 import { sql } from 'kysely';
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { newSigningSecret } from '../src/modules/webhooks/signing.js';
+import { createServices } from '../src/services.js';
 import { WebhookStore } from '../src/modules/webhooks/store.js';
 import { backends, startHarness, type Harness } from './helpers/harness.js';
 import { publish, run, waitRun } from './helpers/runs.js';
@@ -279,6 +280,46 @@ describe.each(await backends())('webhooks (%s)', (backend) => {
     for (const s of [runs, all]) await h.api('DELETE', `/v1beta/webhooks/${s.id}`);
   });
 
+  it('a change to the subscriptions reaches the very next event: created, deleted, or made by another process', async () => {
+    const ok = async (n: number) => {
+      const r = await run(h, { connector_id: plain.id, arguments: { n } });
+      expect(r.status).toBe('success');
+      return r.id as string;
+    };
+    const queuedFor = (subId: string, n: number) =>
+      until(
+        `${n} deliveries of subscription ${subId}`,
+        async () => (await deliveries(`?subscription_id=${subId}`)).data.map((d: any) => d.resource_id),
+        (ids) => ids.length >= n,
+      );
+    // Runs of a user without subscriptions first (the server may keep knowing that there are none).
+    await ok(1);
+    await ok(2);
+    const sub = await subscribe('/next', ['run.completed']);
+    const first = await ok(3);
+    expect(await queuedFor(sub.id, 1)).toEqual([first]);
+    expect((await h.api('DELETE', `/v1beta/webhooks/${sub.id}`)).status).toBe(200);
+    await ok(4);
+    await new Promise((r) => setTimeout(r, 300));
+    expect((await deliveries(`?subscription_id=${sub.id}`)).data.map((d: any) => d.resource_id)).toEqual([first]);
+    // Another instance on the same database (another server process) subscribes this user.
+    const elsewhere = await createServices(h.config, { pgSchema: h.pgSchema });
+    try {
+      const s2 = await elsewhere.webhooks.createSubscription(h.userId, { url: `${rx.url}/elsewhere`, event_types: ['run.completed'] });
+      const next = await ok(5);
+      expect(await queuedFor(s2.id, 1)).toEqual([next]);
+      const [got] = await until(
+        'the delivery to the subscription made elsewhere',
+        () => rx.at('/elsewhere'),
+        (g) => g.length === 1,
+      );
+      expect(verified(got, s2.secret)).toMatchObject({ type: 'run.completed', data: { id: next } });
+      await elsewhere.webhooks.deleteSubscription(h.userId, s2.id);
+    } finally {
+      await elsewhere.close();
+    }
+  });
+
   it('capture sessions and tasks deliver their end (capture_session.completed, task.completed)', async () => {
     const sub = await subscribe('/sub-capture', ['capture_session.completed', 'task.completed']);
     const signing = (await h.api('GET', '/v1beta/webhooks/signing-secret')).json.secret;
@@ -410,8 +451,11 @@ describe.each(await backends())('webhooks (%s)', (backend) => {
     expect(viaTask.json.detail[0].loc).toEqual(['body', 'webhook_url']);
 
     // A URL that turned bad after it was accepted (as when DNS changes) is refused at delivery.
+    // The row is written as a process that accepted it would have: through another connection
+    // (this process keeps the subscriptions it read, and evicts on its own changes).
     const id = crypto.randomUUID();
-    await h.services.db
+    const elsewhere = await createServices(h.config, { pgSchema: h.pgSchema });
+    await elsewhere.db
       .insertInto('webhook_subscriptions')
       .values({
         id,
@@ -421,7 +465,8 @@ describe.each(await backends())('webhooks (%s)', (backend) => {
         description: null,
         created_at: new Date().toISOString(),
       })
-      .execute();
+      .execute()
+      .finally(() => elsewhere.close());
     await h.services.vault.put({ ownerId: h.userId, secretId: id }, { type: 'string', value: newSigningSecret() });
     const r = await run(h, { connector_id: plain.id });
     const d = await until(

@@ -4,6 +4,7 @@
 // inside the transaction that records the terminal state, so an event is queued exactly when that
 // state commits. Secrets live in the vault (src/adapters/vault): only ciphertext is stored.
 import type { Kysely } from 'kysely';
+import type { ChangeSignal } from '../../adapters/db/change-signal.js';
 import type { Database, WebhookDeliveryStatus } from '../../adapters/db/schema.js';
 import type { CredentialVault } from '../../adapters/vault/port.js';
 import type { Egress } from '../../egress/egress.js';
@@ -14,6 +15,7 @@ import { WebhookDispatcher } from './dispatcher.js';
 import { type EventType, type WebhookEvent, payloadOf, subscribed } from './events.js';
 import { newSigningSecret } from './signing.js';
 import { type AttemptRow, type DeliveryRow, type SubscriptionRow, WebhookStore, inSavepoint } from './store.js';
+import { SubscriberCache, subscriberOf } from './subscriber-cache.js';
 import { refuseTarget } from './target.js';
 
 /** Subscriptions one user may have (each event is sent to every matching one). */
@@ -72,6 +74,13 @@ export interface WebhooksDeps {
   egress: Egress;
   config: { webhookMaxAttempts: number; webhookTimeoutS: number; webhookRetryBaseMs: number; webhookRetryMaxMs: number };
   log?: { error(obj: object, msg: string): void };
+  /**
+   * Whether another process may have changed the subscriptions: given, they are kept in process
+   * between events (subscriber-cache.ts). Without it (PostgreSQL) they are read inside each
+   * terminal transaction, exact at that statement across processes; a cache there would be only as
+   * fresh as a NOTIFY, and could queue deliveries to a subscription another process just deleted.
+   */
+  subscriptionChanges?: ChangeSignal;
 }
 
 const subscriptionView = (r: SubscriptionRow): SubscriptionView => ({
@@ -115,9 +124,11 @@ export class WebhooksService {
   readonly dispatcher: WebhookDispatcher;
 
   private readonly log: { error(obj: object, msg: string): void };
+  private readonly subscribers: SubscriberCache | null;
 
   constructor(private readonly deps: WebhooksDeps) {
     this.store = new WebhookStore(deps.db);
+    this.subscribers = deps.subscriptionChanges ? new SubscriberCache(deps.subscriptionChanges) : null;
     this.log = deps.log ?? { error: (o, m) => console.error(m, o) };
     const c = deps.config;
     this.dispatcher = new WebhookDispatcher({
@@ -157,6 +168,7 @@ export class WebhooksService {
     const secret = newSigningSecret();
     const ref = { ownerId: userId, secretId: row.id };
     let stored = false;
+    this.subscribers?.evict(userId);
     try {
       // The row commits only once the vault holds the secret (as secrets do).
       await this.deps.db.transaction().execute(async (trx) => {
@@ -167,6 +179,8 @@ export class WebhooksService {
     } catch (e) {
       if (stored) await this.deps.vault.delete(ref).catch(() => {});
       throw e;
+    } finally {
+      this.subscribers?.evict(userId);
     }
     return { ...subscriptionView(row), secret };
   }
@@ -183,13 +197,17 @@ export class WebhooksService {
 
   /** Deletes the subscription and its secret; its pending deliveries end failed. */
   async deleteSubscription(userId: string, id: string): Promise<{ id: string; deleted: true }> {
+    this.subscribers?.evict(userId);
     const gone =
       isUuid(id) &&
-      (await this.deps.db.transaction().execute(async (trx) => {
-        if (!(await this.store.deleteSubscription(trx, userId, id))) return false;
-        await this.deps.vault.delete({ ownerId: userId, secretId: id });
-        return true;
-      }));
+      (await this.deps.db
+        .transaction()
+        .execute(async (trx) => {
+          if (!(await this.store.deleteSubscription(trx, userId, id))) return false;
+          await this.deps.vault.delete({ ownerId: userId, secretId: id });
+          return true;
+        })
+        .finally(() => this.subscribers?.evict(userId)));
     if (!gone) throw notFound('Webhook subscription');
     return { id, deleted: true };
   }
@@ -297,13 +315,15 @@ export class WebhooksService {
     try {
       const events = build();
       if (!events.length) return;
-      const subs = await this.store.subscriptionsOf(trx, [...new Set(events.map((e) => e.userId))]);
+      const users = [...new Set(events.map((e) => e.userId))];
+      const read = async (ids: string[]) => await this.store.subscriptionsOf(trx, ids);
+      const subs = this.subscribers ? await this.subscribers.of(users, read) : (await read(users)).map(subscriberOf);
       const now = nowIso();
       const rows: DeliveryRow[] = [];
       for (const e of events) {
         const targets: { sub: string | null; url: string }[] = e.webhookUrl ? [{ sub: null, url: e.webhookUrl }] : [];
         for (const s of subs) {
-          if (s.user_id === e.userId && subscribed(JSON.parse(s.event_types), e.type)) targets.push({ sub: s.id, url: s.url });
+          if (s.userId === e.userId && subscribed(s.eventTypes, e.type)) targets.push({ sub: s.id, url: s.url });
         }
         if (!targets.length) continue;
         const eventId = `evt_${newId().replaceAll('-', '')}`;
