@@ -3,6 +3,7 @@
 // Capture sessions (the browser pool) and browser-engine runs both come through here.
 import fs from 'node:fs';
 import { chromium, type Browser, type LaunchOptions } from 'playwright-core';
+import { quietPlaywrightZones } from './playwright-zones.js';
 
 export const CHROMIUM_PATH = process.env.CHROMIUM_PATH || '/usr/bin/chromium';
 
@@ -72,6 +73,7 @@ let launches: Promise<unknown> = Promise.resolve();
 
 /** Launches (or connects to) a browser. The caller owns it and must close it. */
 export async function openChromium(opts: ChromiumOptions = {}): Promise<Browser> {
+  quietPlaywrightZones(); // before Playwright's first call: async hooks must never turn on (playwright-zones.ts)
   if (opts.cdpUrl) return chromium.connectOverCDP(opts.cdpUrl);
   const launched = launches.then(async () => {
     const before = childChromiumPids();
