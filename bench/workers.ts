@@ -7,6 +7,7 @@
 // BENCH_TARGET_DELAY_MS=<ms> makes the target answer that much later, as a website does: runs then
 // wait on the network, not on this machine's cores, and the figure is the fleet's run capacity
 // (run slots / latency at best), which is what more workers add on a machine with few cores.
+// BENCH_WARM_CONTEXTS=<n> keeps n warm capture contexts (default 0; the service's default is 2).
 // BENCH_PROF=<dir> starts every serve/worker process with --cpu-prof into that directory
 // (test/helpers/processes.ts); the sandbox processes are not profiled.
 import crypto from 'node:crypto';
@@ -124,7 +125,9 @@ async function measure(workers: number | 'embedded'): Promise<{ rps: number; cpu
     // Every run is one user's: the per-user limit (across the fleet) is set not to bind, so this
     // measures what the fleet can do, not that limit.
     RUN_MAX_CONCURRENCY_PER_USER: String(Number(CONCURRENCY) * (workers === 'embedded' ? 1 : workers)),
-    CAPTURE_WARM_CONTEXTS: '0',
+    // No warm capture browser by default (its Chromium's CPU is not a run's); BENCH_WARM_CONTEXTS=2
+    // measures the service as `npm start` runs it.
+    CAPTURE_WARM_CONTEXTS: process.env.BENCH_WARM_CONTEXTS ?? '0',
     DATABASE_URL: '',
   };
   if (workers !== 'embedded') {
