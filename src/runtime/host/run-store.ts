@@ -201,7 +201,7 @@ export class RunStore {
    *
    * With `perUser` on a shared database (workers on one PostgreSQL), a user also has at most that
    * many runs running across every process: a lock per user serializes their claims, then one
-   * statement counts the user's running rows and claims what fits. There a request may name
+   * statement reads the named runs and counts the user's running rows, and one claims what fits. There a request may name
    * `alternatives`, runs of the same user queued after it: when its run was claimed elsewhere, the
    * first alternative still pending is claimed instead. Workers queue the same pending rows, so
    * without them about half the claims of two workers were lost to each other, each one a
@@ -243,48 +243,53 @@ export class RunStore {
     }
     const users = [...byUser.keys()];
     const ids = [...byUser.values()].flatMap((u) => u.ids);
-    const rows = await retryTransaction(() =>
+    const { won, pendingOf, seen } = await retryTransaction(() =>
       this.db.transaction().execute(async (trx) => {
         await lockUsers(
           trx,
           users.map((u) => `runs-of:${u}`),
         );
-        // A statement after the locks: its snapshot sees every claim the locks waited for.
-        const r = await sql<RunRow & { claim_won: boolean }>`
-          with req as (
-            select * from unnest(${users}::text[], ${users.map((u) => byUser.get(u)!.want)}::int[]) as t(user_id, want)
-          ), named as materialized (
-            -- By primary key alone (materialized: the status test can't steer the plan to the much
-            -- larger status index when the table's statistics are stale, as on a young database).
-            select id, user_id, status from runs where id = any(${ids}::text[])
-          ), cand as (
-            select id, user_id, row_number() over (partition by user_id order by array_position(${ids}::text[], id)) as rn
-            from named where status = 'pending'
-          ), busy as (
-            select user_id, count(*) as n from runs
-            where status = 'running' and user_id in (select user_id from cand) group by user_id
-          ), fits as (
-            select cand.id from cand join req on req.user_id = cand.user_id left join busy on busy.user_id = cand.user_id
-            where cand.rn <= least(req.want, ${perUser} - coalesce(busy.n, 0))
-          ), won as (
-            update runs set status = 'running', started_at = ${nowIso()}, lease_until = ${leaseUntil}, progress = null
-            where id in (select id from fits) and status = 'pending' returning *
-          )
-          select won.*, true as claim_won from won
-          union all select runs.*, false as claim_won from runs where id in (select id from cand where id not in (select id from fits))`.execute(
+        // Statements after the locks: their snapshots see every claim the locks waited for. First
+        // what is to be decided (the named runs by primary key, the users' running runs in the
+        // partial index of running rows), then one plain UPDATE of the runs that fit. As one
+        // statement with CTEs the claim cost PostgreSQL ≈ 300 µs more CPU than this read and
+        // update together (docs/architecture.md, "The run queue across processes").
+        const read = await sql<{ id: string | null; user_id: string; status: string | null; running: number | null }>`
+          select id, user_id, status, null::int as running from runs where id = any(${ids}::text[])
+          union all
+          select null, user_id, null, count(*)::int from runs where status = 'running' and user_id = any(${users}::text[]) group by user_id`.execute(
           trx,
         );
-        return r.rows;
+        const pendingOwner = new Map<string, string>(); // named runs still pending, and whose they are
+        const running = new Map<string, number>();
+        for (const r of read.rows) {
+          if (r.id === null) running.set(r.user_id, Number(r.running));
+          else if (r.status === 'pending') pendingOwner.set(r.id, r.user_id);
+        }
+        // Per user: its pending named runs in the order asked, and as many of them as fit.
+        const fits: string[] = [];
+        const held: { id: string; userId: string }[] = [];
+        for (const [userId, u] of byUser) {
+          const pending = u.ids.filter((id) => pendingOwner.get(id) === userId);
+          const room = Math.max(0, Math.min(u.want, perUser - (running.get(userId) ?? 0)));
+          fits.push(...pending.slice(0, room));
+          held.push(...pending.slice(room).map((id) => ({ id, userId })));
+        }
+        const claimed = fits.length
+          ? (
+              await sql<RunRow>`
+                update runs set status = 'running', started_at = ${nowIso()}, lease_until = ${leaseUntil}, progress = null
+                where id = any(${fits}::text[]) and ${statusOfRow} = 'pending' returning *`.execute(trx)
+            ).rows
+          : [];
+        return {
+          won: new Map(claimed.map((r) => [r.id, r])),
+          // Users with runs still pending among their ids (held back by the limit).
+          pendingOf: new Set(held.map((h) => h.userId)),
+          seen: new Set([...claimed.map((r) => r.id), ...held.map((h) => h.id)]),
+        };
       }),
     );
-    const won = new Map<string, RunRow>();
-    const pendingOf = new Set<string>(); // users with runs still pending among their ids
-    const seen = new Set<string>();
-    for (const { claim_won, ...row } of rows) {
-      seen.add(row.id);
-      if (claim_won) won.set(row.id, row);
-      else pendingOf.add(row.user_id);
-    }
     // Each request takes its own run if it was won, else the next won one of its user.
     const results: ClaimResult[] = reqs.map((r) => won.get(r.id) ?? 'lost');
     const taken = new Set(reqs.filter((r) => won.has(r.id)).map((r) => r.id));
