@@ -201,11 +201,11 @@ export class RunStore {
    *
    * With `perUser` on a shared database (workers on one PostgreSQL), a user also has at most that
    * many runs running across every process: a lock per user serializes their claims, then one
-   * statement reads the named runs and counts the user's running rows, and one claims what fits. There a request may name
-   * `alternatives`, runs of the same user queued after it: when its run was claimed elsewhere, the
-   * first alternative still pending is claimed instead. Workers queue the same pending rows, so
-   * without them about half the claims of two workers were lost to each other, each one a
-   * transaction. `gone`: alternatives no longer pending (to drop from the caller's queue).
+   * statement reads the named runs and counts the user's running rows, and one claims what fits.
+   * There a request may name `alternatives`, runs of the same user queued after it: when its run
+   * was claimed elsewhere, the first alternative still pending is claimed instead. Workers queue
+   * the same pending rows, so without them about half the claims of two workers were lost to each
+   * other, each one a transaction. `gone`: alternatives no longer pending (to drop from the caller's queue).
    */
   async claim(
     reqs: ClaimRequest[],
