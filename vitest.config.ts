@@ -17,6 +17,10 @@ export default defineConfig({
           exclude: ['test/unit/**', '**/node_modules/**'],
           testTimeout: 30_000,
           hookTimeout: 60_000,
+          // expect.poll() waits 1 s by default: too short for a browser frame or a navigation on a
+          // loaded 2-core CI machine (a live-view frame after a resize missed it in CI). A poll
+          // that passes returns as soon as it does, so only a failing one waits the longer time.
+          expect: { poll: { timeout: 10_000 } },
           pool: 'forks',
         },
       },
