@@ -288,6 +288,85 @@ describe.each(await backends())('http connector runs (%s)', (backend) => {
     expect(bad.error).toMatchObject({ type: 'invalid_input', message: 'The shop rejected the item', details: { status: 422 } });
   });
 
+  it('sends Referer and Origin as a browser would: the last page fetched, its origin on a POST (a CSRF check by Referer passes)', async () => {
+    // A site that refuses a POST whose Origin and Referer are not its own form page (Fossil and
+    // Django over HTTPS check them), and a second origin that sees only the page's origin.
+    const seen: Record<string, http.IncomingHttpHeaders> = {};
+    const listen = (handler: http.RequestListener) =>
+      new Promise<http.Server>((resolve) => {
+        const srv = http.createServer(handler);
+        srv.listen(0, '127.0.0.1', () => resolve(srv));
+      });
+    const other = await listen((req, res) => {
+      seen.elsewhere = req.headers;
+      res.end('ok');
+    });
+    const otherUrl = `http://127.0.0.1:${(other.address() as AddressInfo).port}`;
+    let origin = '';
+    const forms = await listen((req, res) => {
+      const path = (req.url ?? '').split('?')[0]!;
+      seen[path] = req.headers;
+      res.setHeader('content-type', 'text/html; charset=utf-8');
+      if (path === '/form') return res.end('<html><body><form method="post"><input name="token" value="t-42"></form></body></html>');
+      if (path === '/api') {
+        res.setHeader('content-type', 'application/json');
+        return res.end('{"n":1}');
+      }
+      if (path === '/save') {
+        if (req.headers.origin !== origin || req.headers.referer !== `${origin}/form?x=1`) {
+          res.statusCode = 403;
+          return res.end('cross-site request refused');
+        }
+        res.writeHead(303, { location: '/saved' });
+        return res.end();
+      }
+      if (path === '/saved') return res.end('<html><body><p id="msg">saved</p></body></html>');
+      res.end('pong');
+    });
+    origin = `http://127.0.0.1:${(forms.address() as AddressInfo).port}`;
+    try {
+      const c = await publish(h, {
+        definition: {
+          format: 'connector-definition/v1',
+          engine: 'http',
+          base_url: origin,
+          steps: [
+            { id: 'early', method: 'POST', url: '/ping', body: { form: { a: '1' } } },
+            { id: 'form', url: '/form?x=1', extract: { token: { from: 'css', selector: 'input[name=token]', attr: 'value' } } },
+            { id: 'api', url: '/api', headers: { accept: 'application/json' } },
+            {
+              id: 'save',
+              method: 'POST',
+              url: '/save',
+              body: { form: { token: '{{vars.token}}', note: 'hello' } },
+              extract: { msg: { from: 'css', selector: '#msg' } },
+            },
+            { id: 'elsewhere', url: `${otherUrl}/track` },
+          ],
+          result: { msg: '{{vars.msg}}' },
+        },
+        input_schema: { type: 'object' },
+      });
+      const r = await run(h, { connector_id: c.id });
+      expect(r.status, JSON.stringify(r.error)).toBe('success');
+      expect(r.result).toEqual({ msg: 'saved' });
+      // Before any page: a POST says where it comes from by its own origin only.
+      expect(seen['/ping']).toMatchObject({ origin });
+      expect(seen['/ping']!.referer).toBeUndefined();
+      // A JSON answer is not a page: the form stays the referrer.
+      expect(seen['/api']!.referer).toBe(`${origin}/form?x=1`);
+      expect(seen['/api']!.origin).toBeUndefined();
+      // The redirect's target is the page now; another origin sees only the page's origin.
+      expect(seen['/saved']!.referer).toBe(`${origin}/form?x=1`);
+      expect(seen.elsewhere).toMatchObject({ referer: `${origin}/` });
+      expect(seen.elsewhere!.origin).toBeUndefined();
+    } finally {
+      forms.closeAllConnections();
+      other.closeAllConnections();
+      await Promise.all([new Promise((r) => forms.close(r)), new Promise((r) => other.close(r))]);
+    }
+  });
+
   it('pins the version at creation: runs keep their version across a revision; listing filters by version', async () => {
     const c = await publish(h, {
       definition: httpSearchDefinition(site.url),

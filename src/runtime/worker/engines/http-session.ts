@@ -33,6 +33,13 @@ export class HttpSession {
   readonly jar = new CookieJar();
   /** Whether a Set-Cookie was ever stored: until then a request has no cookie to look up. */
   private cookiesStored = false;
+  /**
+   * The page the session is on, as a browser would be: the last HTML document it received. Requests
+   * carry it as Referer, and POSTs its origin as Origin, as a form on that page would: sites check
+   * them against cross-site request forgery (a same-origin Referer or Origin is required by Fossil,
+   * Django over HTTPS, Rails' origin check), and a replay without them is refused.
+   */
+  private page: URL | null = null;
   requests = 0;
   constructor(
     private readonly opts: {
@@ -82,7 +89,13 @@ export class HttpSession {
     const follow = r.followRedirects !== false;
     for (let hop = 0; ; hop++) {
       const cookie = this.cookiesStored ? this.jar.getCookieStringSync(url.href) : '';
-      const h = { accept: '*/*', 'user-agent': 'ConnectorService/1.0', ...headers, ...(cookie ? { cookie } : {}) };
+      const h = {
+        accept: '*/*',
+        'user-agent': 'ConnectorService/1.0',
+        ...browserContext(this.page, url, method),
+        ...headers,
+        ...(cookie ? { cookie } : {}),
+      };
       const started = Date.now();
       let res: RawResponse;
       this.requests++;
@@ -124,8 +137,24 @@ export class HttpSession {
         }
         continue;
       }
+      const ct = res.headers['content-type'];
+      if (/^\s*(text\/html|application\/xhtml\+xml)/i.test(Array.isArray(ct) ? (ct[0] ?? '') : (ct ?? ''))) this.page = url;
       const text = res.body.toString('utf8');
       return { status: res.status, url: url.href, headers: res.headers, text, bytes: res.body, json: () => JSON.parse(text) };
     }
   }
+}
+
+/**
+ * Referer and Origin as a browser sends them from `page` (referrer policy
+ * strict-origin-when-cross-origin): the full URL to the same origin, the origin alone to another,
+ * nothing from https to http. Origin on every request but GET and HEAD (the target's own origin
+ * before any page: a form of the same site).
+ */
+export function browserContext(page: URL | null, url: URL, method: string): Record<string, string> {
+  const out: Record<string, string> = {};
+  const downgrade = page?.protocol === 'https:' && url.protocol === 'http:';
+  if (page && !downgrade) out.referer = page.origin === url.origin ? page.href.replace(/#.*$/, '') : `${page.origin}/`;
+  if (method !== 'GET' && method !== 'HEAD' && !downgrade) out.origin = (page ?? url).origin;
+  return out;
 }
