@@ -10,6 +10,7 @@ import type { CssExtractor, CssField, ValueType } from '../formats/definition/ty
 import type { Schema } from './schema-infer.js';
 import { argName, stringFormat, typeOf } from './values.js';
 import { HIDDEN_TEXT, visibleText } from '../runtime/worker/engines/extract.js';
+import { contentLength, templateElements, templateText } from './page-template.js';
 
 export interface StructuralCandidate {
   kind: 'detail' | 'list';
@@ -512,17 +513,31 @@ function repeated($: cheerio.CheerioAPI): StructuralCandidate[] {
 /** <dl> pairs, "Label: value" lines and the heading of the main content block. */
 function detailBlock($: cheerio.CheerioAPI, otherPages: string[]): StructuralCandidate[] {
   const out: StructuralCandidate[] = [];
-  const main = mainBlock($);
+  const template = templateElements($, otherPages);
+  const main = mainBlock($, template);
   if (!main) return out;
   const root = pathOf($, main);
   const fields: Record<string, CssField> = {};
   const props: Record<string, Schema> = {};
   const taken = new Set<string>();
+  // (The site's name in an <h1> of its header is the template's heading, not this page's.)
+  const ownHeading = (e: El) =>
+    !inChrome(e) &&
+    !e
+      .parents()
+      .addBack()
+      .toArray()
+      .some((n) => template.has(n));
   const h1 = main
     .find('h1')
-    .filter((_, e) => !inChrome($(e)))
+    .filter((_, e) => ownHeading($(e)))
     .first();
-  const heading = h1.length ? h1 : main.find('h2').first();
+  const heading = h1.length
+    ? h1
+    : main
+        .find('h2')
+        .filter((_, e) => ownHeading($(e)))
+        .first();
   if (heading.length && clean(heading.text())) {
     fields.title = { selector: shortRel(main, heading, [tagOf(heading)]), required: false };
     props.title = nullable({ type: 'string' });
@@ -672,13 +687,6 @@ function detailBlock($: cheerio.CheerioAPI, otherPages: string[]): StructuralCan
   return out;
 }
 
-/** Text as a site's template prints it on every page: URLs and numbers masked ("Retrieved from <url>"). */
-const templateText = (t: string) =>
-  clean(t)
-    .replace(/https?:\/\/\S+/g, '<url>')
-    .replace(/\d+/g, '0')
-    .toLowerCase();
-
 /** `#id` when `e` has a stable id that is unique on the page (a selector that survives layout changes). */
 function stableIdOf($: cheerio.CheerioAPI, e: El): string[] {
   const id = e.attr('id');
@@ -720,7 +728,13 @@ function contentOf($: cheerio.CheerioAPI, main: El, heading: El, otherPages: str
 }
 
 /** The main content: <main>/[role=main]/<article>, else the element holding most of the page's non-chrome text. */
-export function mainBlock($: cheerio.CheerioAPI): El | null {
+/**
+ * The page's main block: <main> (or its one <article>), one <article>, else the element that holds
+ * most of the page's text. With the site's other recorded pages, text they also print at the same
+ * place (header, menus, footer: `template`) does not count, so a wiki page whose menus outweigh its
+ * few lines still finds them.
+ */
+export function mainBlock($: cheerio.CheerioAPI, template: Set<unknown> = new Set()): El | null {
   const marked = $('main, [role=main]').first();
   if (marked.length) {
     const art = marked.find('article');
@@ -729,7 +743,10 @@ export function mainBlock($: cheerio.CheerioAPI): El | null {
   const art = $('article');
   if (art.length === 1) return art;
   const body = $('body');
-  const total = textWithoutChrome($, body);
+  // (A page recorded twice is all "template": then every text counts.)
+  const own = template.size > 0 && contentLength($, body, SKIP, template) >= 20;
+  const size = (e: El) => (own ? contentLength($, e, SKIP, template) : textWithoutChrome($, e));
+  const total = size(body);
   if (!total) return null;
   let cur = body;
   // Descend while one child still holds most of the text.
@@ -739,7 +756,7 @@ export function mainBlock($: cheerio.CheerioAPI): El | null {
       .toArray()
       .map((c) => $(c))
       .filter((c) => !c.is(SKIP));
-    const best = kids.map((k) => ({ k, n: textWithoutChrome($, k) })).sort((a, b) => b.n - a.n)[0];
+    const best = kids.map((k) => ({ k, n: size(k) })).sort((a, b) => b.n - a.n)[0];
     if (!best || best.n < total * 0.6 || /^(p|span|a|li|td|h\d)$/.test(tagOf(best.k))) break;
     cur = best.k;
   }
