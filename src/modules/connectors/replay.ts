@@ -101,19 +101,15 @@ function outcomeText(o: Outcome): string {
  * Free-text string arguments (no format, no enum; with a space or 8+ characters: names, titles,
  * descriptions — not codes or choices like "kitchen") with a short unique suffix.
  */
-export function freshValues(schema: Record<string, any>, args: Record<string, unknown>): { name: string; value: string }[] {
+export function freshValues(schema: Record<string, any>, args: Record<string, unknown>, words = false): { name: string; value: string }[] {
   const tag = randomUUID().slice(0, 4);
   return Object.entries<any>(schema.properties ?? {})
-    .filter(
-      ([k, p]) =>
-        p?.type === 'string' &&
-        !p.format &&
-        !p.enum &&
-        typeof args[k] === 'string' &&
-        /[a-z]/i.test(args[k] as string) &&
-        (/\s/.test((args[k] as string).trim()) || (args[k] as string).length >= 8),
-    )
-    .map(([k]) => ({ name: k, value: `${args[k]} ${tag}` }));
+    .filter(([k, p]) => p?.type === 'string' && !p.format && !p.enum && typeof args[k] === 'string' && /[a-z]/i.test(args[k] as string))
+    .filter(([k]) => {
+      const free = /\s/.test((args[k] as string).trim()) || (args[k] as string).length >= 8;
+      return words ? !free : free;
+    })
+    .map(([k]) => ({ name: k, value: words ? `${args[k]}${tag}` : `${args[k]} ${tag}` }));
 }
 
 /** Every non-null leaf of a result as lower-case text. */
@@ -178,10 +174,21 @@ export async function validateByReplay(
   // made (a duplicate name, "already exists"): free-text arguments get a fresh suffix instead.
   const fresh = opts.sideEffects ? freshValues(plan.input_schema, args) : [];
   for (const f of fresh) args[f.name] = f.value;
-  const first = await once(
-    args,
-    fresh.length ? `with fresh values for ${fresh.map((f) => `'${f.name}'`).join(', ')}` : 'with the recorded arguments',
-  );
+  const label = () =>
+    fresh.length ? `with fresh values for ${fresh.map((f) => `'${f.name}'`).join(', ')}` : 'with the recorded arguments';
+  let first: unknown;
+  try {
+    first = await once(args, label());
+  } catch (e) {
+    // Single words are kept at first (they are often a choice the site knows: a project key, a
+    // tag), but a created object's name is a single word too ("Plum", a wiki page that the
+    // recording made): when the replay fails, once more with those fresh as well.
+    const words = opts.sideEffects && e instanceof ReplayFailed ? freshValues(plan.input_schema, args, true) : [];
+    if (!words.length) throw e;
+    for (const f of words) args[f.name] = f.value;
+    fresh.push(...words);
+    first = await once(args, label());
+  }
   const warnings: string[] = [];
   // The live site must give what the recording showed: data (not an empty list or a record of
   // nulls) and every hinted result value. Otherwise the connector would be an empty promise.

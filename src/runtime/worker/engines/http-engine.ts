@@ -169,10 +169,23 @@ export class HttpEngine {
         if (this.def.login && !this.relogged) {
           this.relogged = true;
           this.ctx.log(`step ${step.id}: logged out (HTTP ${res.status}); running the login chain again`);
+          // From a clean session, as a person logs in again: the old session's cookies would show
+          // some sites' "you are logged in" page instead of the login form the chain expects.
+          this.ctx.http.jar.removeAllCookiesSync();
           await this.login();
           this.progress(step, inLogin);
           return this.exchange(step, inLogin, queryOverride, urlOverride);
         }
+        // Refused again right after a fresh login: the account may not do this, or the site says
+        // why in its answer (a name already taken); the start of it goes with the error.
+        if (this.relogged)
+          throw new RunFailure(
+            'auth_required',
+            `step ${step.id}: the site refused the request (HTTP ${res.status}), also after logging in again`,
+            {
+              details: { step: step.id, status: res.status, url: res.url, body: res.text.slice(0, 500) },
+            },
+          );
         throw new RunFailure('auth_required', `step ${step.id}: the site wants a login (HTTP ${res.status})`, {
           details: { step: step.id, status: res.status, url: res.url },
         });
