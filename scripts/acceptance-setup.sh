@@ -11,6 +11,7 @@ command -v php >/dev/null || need+=(php-cli php-xml php-mbstring php-intl php-gd
 [ -d /usr/share/mediawiki ] || need+=(mediawiki php-sqlite3)
 [ -d /usr/share/wordpress ] || need+=(wordpress)
 [ -d /usr/share/wordpress/wp-content/themes/twentytwentyone ] || need+=(wordpress-theme-twentytwentyone)
+command -v fossil >/dev/null || need+=(fossil)
 if [ ${#need[@]} -gt 0 ]; then
   apt-get update -qq
   apt-get install -y -qq --no-install-recommends "${need[@]}"
@@ -189,4 +190,28 @@ PHP
 php /tmp/wp-seed.php
 chown -R www-data /var/lib/wordpress/wp-content
 
-echo "acceptance apps ready: dokuwiki (/usr/share/dokuwiki), phpmyadmin (/usr/share/phpmyadmin), mariadb db acme, mediawiki (/var/lib/mediawiki, sqlite $MWDB), wordpress (/usr/share/wordpress, mariadb db wordpress)"
+# ---- Fossil (its own web server, not PHP): a repository with an admin, markdown wiki pages (a
+# Property/Value table each), tickets to list, search and view; full-text search on.
+FSL_DIR=/var/lib/cs-acceptance/fossil
+if [ ! -f "$FSL_DIR/repo.fossil" ]; then
+  mkdir -p "$FSL_DIR"
+  export USER=admin
+  fossil init "$FSL_DIR/repo.fossil" --admin-user admin >/dev/null
+  fossil user password admin fsl-admin-pass-1 -R "$FSL_DIR/repo.fossil"
+  fossil user default admin -R "$FSL_DIR/repo.fossil"
+  fossil sql -R "$FSL_DIR/repo.fossil" "insert or replace into config(name,value,mtime) values('search-wiki','1',now()),('search-tkt','1',now())"
+  for f in apple:Red:1.20 banana:Yellow:0.35 cherry:Dark_red:4.10 damson:Purple:3.05 elderberry:Black:6.50; do
+    IFS=: read -r name color price <<<"$f"
+    printf '# %s\n\nAn orchard fruit page about the %s.\n\n| Property | Value |\n|---|---|\n| Colour | %s |\n| Price per kg | %s |\n' \
+      "${name^}" "$name" "${color//_/ }" "$price" > "$FSL_DIR/$name.md"
+    fossil wiki create "${name^}" "$FSL_DIR/$name.md" --mimetype text/x-markdown -R "$FSL_DIR/repo.fossil" >/dev/null
+  done
+  for i in $(seq 1 12); do
+    fossil ticket add title "Orchard task $i: prune row $i" status Open type Feature_Request severity Minor priority Low \
+      comment "Prune the trees in row $i of the orchard" -R "$FSL_DIR/repo.fossil" -q >/dev/null
+  done
+  fossil ticket add title "Fix the fence" status Open type Code_Defect severity Critical priority High \
+    comment "The fence by the gate is broken" -R "$FSL_DIR/repo.fossil" >/dev/null
+fi
+
+echo "acceptance apps ready: dokuwiki (/usr/share/dokuwiki), phpmyadmin (/usr/share/phpmyadmin), mariadb db acme, mediawiki (/var/lib/mediawiki, sqlite $MWDB), wordpress (/usr/share/wordpress, mariadb db wordpress), fossil ($FSL_DIR/repo.fossil)"

@@ -1,12 +1,13 @@
 // Real open-source web applications for the synthesis acceptance suite (installed and seeded by
-// scripts/acceptance-setup.sh from Debian packages): each is served by `php -S` on 127.0.0.1 and
-// stopped by its PID. Recorded HARs are rebased onto the port a test started the app on.
+// scripts/acceptance-setup.sh from Debian packages): each is served on 127.0.0.1 by `php -S` (or,
+// Fossil, by its own `fossil server`) and stopped by its PID. Recorded HARs are rebased onto the port a test started the app on.
 import { spawn, type ChildProcess } from 'node:child_process';
 import fs from 'node:fs';
 import net from 'node:net';
 
 export interface RealApp {
-  name: 'dokuwiki' | 'phpmyadmin' | 'mediawiki' | 'wordpress';
+  name: 'dokuwiki' | 'phpmyadmin' | 'mediawiki' | 'wordpress' | 'fossil';
+  /** The PHP document root (Fossil: the repository file). */
   docroot: string;
   /** Port the fixtures were recorded on. */
   recordedPort: number;
@@ -17,13 +18,16 @@ export const APPS: Record<RealApp['name'], RealApp> = {
   phpmyadmin: { name: 'phpmyadmin', docroot: '/usr/share/phpmyadmin', recordedPort: 8932 },
   mediawiki: { name: 'mediawiki', docroot: '/var/lib/mediawiki', recordedPort: 8933 },
   wordpress: { name: 'wordpress', docroot: '/usr/share/wordpress', recordedPort: 8934 },
+  fossil: { name: 'fossil', docroot: '/var/lib/cs-acceptance/fossil/repo.fossil', recordedPort: 8935 },
 };
 
 export const appInstalled = (a: RealApp) =>
-  fs.existsSync(a.docroot) &&
-  fs.existsSync('/usr/bin/php') &&
-  (a.name !== 'mediawiki' || fs.existsSync('/etc/mediawiki/LocalSettings.php')) &&
-  (a.name !== 'wordpress' || fs.existsSync('/etc/wordpress/config-127.0.0.1.php'));
+  a.name === 'fossil'
+    ? fs.existsSync(a.docroot) && fs.existsSync('/usr/bin/fossil')
+    : fs.existsSync(a.docroot) &&
+      fs.existsSync('/usr/bin/php') &&
+      (a.name !== 'mediawiki' || fs.existsSync('/etc/mediawiki/LocalSettings.php')) &&
+      (a.name !== 'wordpress' || fs.existsSync('/etc/wordpress/config-127.0.0.1.php'));
 
 async function freePort(): Promise<number> {
   return new Promise((resolve, reject) => {
@@ -38,7 +42,13 @@ async function freePort(): Promise<number> {
 
 export async function serveApp(a: RealApp, port?: number): Promise<{ url: string; port: number; close: () => Promise<void> }> {
   const p = port ?? (await freePort());
-  const child: ChildProcess = spawn('php', ['-S', `127.0.0.1:${p}`, '-t', a.docroot], { stdio: 'ignore' });
+  const child: ChildProcess =
+    a.name === 'fossil'
+      ? spawn('fossil', ['server', '--localhost', '--port', String(p), a.docroot], {
+          stdio: 'ignore',
+          env: { ...process.env, USER: 'admin' },
+        })
+      : spawn('php', ['-S', `127.0.0.1:${p}`, '-t', a.docroot], { stdio: 'ignore' });
   const url = `http://127.0.0.1:${p}`;
   for (let i = 0; i < 100; i++) {
     const ok = await fetch(`${url}/`).then(
