@@ -367,6 +367,49 @@ describe.each(await backends())('http connector runs (%s)', (backend) => {
     }
   });
 
+  it('sends an empty file input as a browser does: a file part with filename="" (not a text field)', async () => {
+    let body = '';
+    const srv = http.createServer((req, res) => {
+      req.on('data', (c) => (body += c));
+      req.on('end', () => res.end('ok'));
+    });
+    await new Promise<void>((r) => srv.listen(0, '127.0.0.1', r));
+    try {
+      const c = await publish(h, {
+        definition: {
+          format: 'connector-definition/v1',
+          engine: 'http',
+          base_url: `http://127.0.0.1:${(srv.address() as AddressInfo).port}`,
+          steps: [
+            {
+              id: 'post',
+              method: 'POST',
+              url: '/issues',
+              body: {
+                multipart: [
+                  { name: 'subject', value: 'Pears' },
+                  { name: 'attachments[dummy][file]', value: '', filename: '', content_type: 'application/octet-stream' },
+                ],
+              },
+            },
+          ],
+          result: {},
+        },
+        input_schema: { type: 'object' },
+      });
+      const r = await run(h, { connector_id: c.id });
+      expect(r.status, JSON.stringify(r.error)).toBe('success');
+      // (A site reads a part without filename as a text field: Redmine then says "1 file(s) could not be saved".)
+      expect(body).toMatch(
+        /content-disposition: form-data; name="attachments\[dummy\]\[file\]"; filename=""\r\ncontent-type: application\/octet-stream/i,
+      );
+      expect(body).toMatch(/content-disposition: form-data; name="subject"\r\n\r\nPears/i);
+    } finally {
+      srv.closeAllConnections();
+      await new Promise((r) => srv.close(r));
+    }
+  });
+
   it('pins the version at creation: runs keep their version across a revision; listing filters by version', async () => {
     const c = await publish(h, {
       definition: httpSearchDefinition(site.url),

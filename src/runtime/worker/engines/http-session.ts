@@ -77,7 +77,7 @@ export class HttpSession {
     } else if (r.multipart) {
       const boundary = `----cs${crypto.randomBytes(12).toString('hex')}`;
       const parts = r.multipart.map((m) => {
-        const disp = `form-data; name="${m.name}"${m.filename ? `; filename="${m.filename}"` : ''}`;
+        const disp = `form-data; name="${m.name}"${m.filename !== undefined ? `; filename="${m.filename}"` : ''}`;
         return `--${boundary}\r\ncontent-disposition: ${disp}\r\n${m.contentType ? `content-type: ${m.contentType}\r\n` : ''}\r\n${m.value ?? ''}\r\n`;
       });
       body = Buffer.from(`${parts.join('')}--${boundary}--\r\n`);
