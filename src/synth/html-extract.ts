@@ -170,7 +170,10 @@ export function extractHtml(
     const exact = hints.filter((h) => values.includes(h.toLowerCase()));
     const inside = hints.filter((h) => !exact.includes(h) && values.some((v) => v.includes(h.toLowerCase())));
     const missing = hints.filter((h) => !exact.includes(h) && !inside.includes(h));
-    const seen = typed.filter((t) => t.length >= 2 && values.some((v) => v.includes(t.toLowerCase())));
+    // Words only, in text only: a typed number (an id) echoes everywhere, in the page's own links
+    // ("/issues/31.atom"), dates and times.
+    const texts = values.filter((v) => !/^(https?:\/\/|\/|\?|#)/.test(v.trim()));
+    const seen = typed.filter((t) => t.length >= 2 && !/^\d+$/.test(t.trim()) && texts.some((v) => v.includes(t.toLowerCase())));
     const score =
       (hints.length ? (100 * (exact.length + 0.6 * inside.length)) / hints.length : 0) +
       (seen.length ? 10 : 0) +

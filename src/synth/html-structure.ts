@@ -10,7 +10,7 @@ import type { CssExtractor, CssField, ValueType } from '../formats/definition/ty
 import type { Schema } from './schema-infer.js';
 import { argName, stringFormat, typeOf } from './values.js';
 import { HIDDEN_TEXT, visibleText } from '../runtime/worker/engines/extract.js';
-import { contentLength, templateElements, templateText } from './page-template.js';
+import { contentLength, inTemplate, templateElements, templateText } from './page-template.js';
 
 export interface StructuralCandidate {
   kind: 'detail' | 'list';
@@ -206,11 +206,11 @@ function pairFields(
   return { fields, props };
 }
 
-function tables($: cheerio.CheerioAPI): StructuralCandidate[] {
+function tables($: cheerio.CheerioAPI, template: Set<unknown>): StructuralCandidate[] {
   const out: StructuralCandidate[] = [];
   $('table').each((_, t) => {
     const table = $(t);
-    if (inChrome(table) || table.find('table').length) return;
+    if (inChrome(table) || inTemplate(template, table) || table.find('table').length) return;
     const rows = dataRows($, table);
     if (!rows.length) return;
     const head = headerCells($, table);
@@ -463,13 +463,14 @@ function groupedItems($: cheerio.CheerioAPI, groups: El[]): { path: string; reco
   return fits.length ? { path: fits[0][0], records: fits[0][1].records } : null;
 }
 
-function repeated($: cheerio.CheerioAPI): StructuralCandidate[] {
+function repeated($: cheerio.CheerioAPI, template: Set<unknown>): StructuralCandidate[] {
   const out: StructuralCandidate[] = [];
   $('body *').each((_, p) => {
     const parent = $(p);
     const kids = parent.children();
     if (kids.length < 2 || /^(table|thead|tbody|tfoot|tr|select|head|script|svg)$/.test(tagOf(parent))) return;
-    if (inChrome(parent)) return;
+    // Menus: page chrome, or a list the site's other recorded pages print at the same place.
+    if (inChrome(parent) || inTemplate(template, parent)) return;
     const groups = new Map<string, El[]>();
     const byTag = new Map<string, El[]>();
     kids.each((_, c) => {
@@ -489,8 +490,10 @@ function repeated($: cheerio.CheerioAPI): StructuralCandidate[] {
     for (const [, members] of groups) {
       if (members.length < 2) continue;
       const tag = tagOf(members[0]);
-      if (/^(br|hr|script|style|input|option|meta|link|td|th|dt|dd)$/.test(tag)) continue;
+      // (Labels are a form's captions, the filter checkboxes of a search page, not records.)
+      if (/^(br|hr|script|style|input|option|label|meta|link|td|th|dt|dd)$/.test(tag)) continue;
       if (members.some(inChrome)) continue; // menus: a sidebar's <nav> portlets
+      if (members.every((m) => inTemplate(template, m))) continue;
       const sel = `${pathOf($, parent)} > ${tag}`;
       const got = $(sel);
       if (got.length !== members.length && !members.every((m) => got.is(m))) continue;
@@ -511,9 +514,8 @@ function repeated($: cheerio.CheerioAPI): StructuralCandidate[] {
 // ---------------------------------------------------------------------------- detail pages
 
 /** <dl> pairs, "Label: value" lines and the heading of the main content block. */
-function detailBlock($: cheerio.CheerioAPI, otherPages: string[]): StructuralCandidate[] {
+function detailBlock($: cheerio.CheerioAPI, template: Set<unknown>, otherPages: string[]): StructuralCandidate[] {
   const out: StructuralCandidate[] = [];
-  const template = templateElements($, otherPages);
   const main = mainBlock($, template);
   if (!main) return out;
   const root = pathOf($, main);
@@ -521,21 +523,16 @@ function detailBlock($: cheerio.CheerioAPI, otherPages: string[]): StructuralCan
   const props: Record<string, Schema> = {};
   const taken = new Set<string>();
   // (The site's name in an <h1> of its header is the template's heading, not this page's.)
-  const ownHeading = (e: El) =>
-    !inChrome(e) &&
-    !e
-      .parents()
-      .addBack()
-      .toArray()
-      .some((n) => template.has(n));
+  const ownHeading = (e: El) => !inChrome(e) && !inTemplate(template, e);
   const h1 = main
     .find('h1')
     .filter((_, e) => ownHeading($(e)))
     .first();
+  // (h3: an issue tracker's subject under the block's own "Bug #31" line.)
   const heading = h1.length
     ? h1
     : main
-        .find('h2')
+        .find('h2, h3')
         .filter((_, e) => ownHeading($(e)))
         .first();
   if (heading.length && clean(heading.text())) {
@@ -594,8 +591,10 @@ function detailBlock($: cheerio.CheerioAPI, otherPages: string[]): StructuralCan
         .map((n: any) => n.data ?? '')
         .join(' '),
     );
-    const m = /^([^:]{1,40}):/.exec(own || clean($(e).text()));
-    if (m && $(e).children().length <= 3) labelCount.set(m[1].trim().toLowerCase(), (labelCount.get(m[1].trim().toLowerCase()) ?? 0) + 1);
+    // (Own text, or a leaf's: a wrapper's text starts with its first label too, and would count
+    // every first label of an attribute grid twice.)
+    const m = /^([^:]{1,40}):/.exec(own || ($(e).children().length ? '' : clean($(e).text())));
+    if (m) labelCount.set(m[1].trim().toLowerCase(), (labelCount.get(m[1].trim().toLowerCase()) ?? 0) + 1);
   });
   const once = (label: string) => (labelCount.get(label.replace(/:$/, '').trim().toLowerCase()) ?? 0) <= 2;
   main.find('div, span, strong, b, label, th, td').each((_, e) => {
@@ -613,7 +612,8 @@ function detailBlock($: cheerio.CheerioAPI, otherPages: string[]): StructuralCan
     )
       return;
     const value = clean(val.text());
-    if (!value || value.length > 300) return;
+    // (An empty value's label is followed by the next label, "Start date:" then "Due date:".)
+    if (!value || value.length > 300 || /^[^:]{1,40}:$/.test(value)) return;
     const name = fieldName(label, taken, 'value');
     const ty = typed(value);
     const tag = tagOf(el);
@@ -808,5 +808,6 @@ export function nextLinkOf(html: string): { selector: string; href: string } | n
 
 export function structuralCandidates(html: string, otherPages: string[] = []): StructuralCandidate[] {
   const $ = cheerio.load(html);
-  return [...tables($), ...repeated($), ...detailBlock($, otherPages)];
+  const template = templateElements($, otherPages);
+  return [...tables($, template), ...repeated($, template), ...detailBlock($, template, otherPages)];
 }

@@ -197,8 +197,19 @@ export function synthesize(inp: SynthInput): SynthResult {
   }
   const typedValues = args.map((a) => a.example);
   const origin = new URL(first.url).origin;
+  // The site's other pages (what they share with the target is its template): never the page being
+  // read itself, another page of its own list (paging), or the same URL visited again.
+  const ownUrls = new Set([first, ...samples].map((x) => x.url.replace(/#.*$/, '')));
   const otherPages = all
-    .filter((x) => x.id !== first.id && x.mime.includes('html') && x.text && new URL(x.url).origin === origin)
+    .filter(
+      (x) =>
+        x.id !== first.id &&
+        !ownUrls.has(x.url.replace(/#.*$/, '')) &&
+        !samples.some((y) => y.id === x.id) &&
+        x.mime.includes('html') &&
+        x.text &&
+        new URL(x.url).origin === origin,
+    )
     .map((x) => x.text as string)
     .slice(-6);
   const out = buildOutput(samples, !!paging, resultValues, typedValues, pickPreference(picks), otherPages);

@@ -66,3 +66,12 @@ export function contentLength($: cheerio.CheerioAPI, e: El, skip: string, templa
   walk(e.get(0));
   return n;
 }
+
+/** Whether `e` is, or is inside, a template element. */
+export const inTemplate = (template: Set<unknown>, e: El): boolean =>
+  template.size > 0 &&
+  e
+    .parents()
+    .addBack()
+    .toArray()
+    .some((n) => template.has(n));
