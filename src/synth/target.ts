@@ -173,6 +173,9 @@ export function detectPaging(target: Exchange, all: Exchange[]): { paging: Pagin
   if (end < 0) end = samples.length - 1;
   let start = end;
   while (start > 0 && followed(samples[start - 1], samples[start])) start--;
+  // (The target may be the first page, the one holding the hinted values, with the pages the
+  // person went on to after it.)
+  while (end < samples.length - 1 && followed(samples[end], samples[end + 1])) end++;
   if (start < end) {
     const chain = samples.slice(start, end + 1);
     return { paging: { mode: 'next_url', selector: followed(chain[0], chain[1])!.selector }, samples: chain };

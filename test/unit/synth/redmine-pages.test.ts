@@ -9,6 +9,8 @@ import { describe, expect, it } from 'vitest';
 import { extractValue, View } from '../../../src/runtime/worker/engines/extract.js';
 import { extractHtml } from '../../../src/synth/html-extract.js';
 import { structuralCandidates } from '../../../src/synth/html-structure.js';
+import { normalize } from '../../../src/synth/normalize.js';
+import { detectPaging } from '../../../src/synth/target.js';
 
 const FIX = path.join(__dirname, '../../fixtures/real/redmine');
 const pages = (f: string): string[] =>
@@ -34,5 +36,14 @@ describe('Redmine pages', () => {
     expect(whys.filter((w) => /\blabel\(/.test(w))).toEqual([]);
     // The control: without the other page the menus are lists.
     expect(structuralCandidates(search!).some((c) => /#main-menu\b/.test(c.why))).toBe(true);
+  });
+
+  it('the first page as the target (it holds the hinted value), then the page its "Next »" link led to: pagination by that link', () => {
+    const xs = normalize(JSON.parse(fs.readFileSync(path.join(FIX, 'rm-issues.har'), 'utf8'))).exchanges;
+    const [first, second] = xs.filter((x) => x.url.includes('/projects/orchard/issues'));
+    expect(second!.url).toMatch(/page=2$/);
+    const { paging, samples } = detectPaging(first!, xs);
+    expect(paging).toMatchObject({ mode: 'next_url' });
+    expect(samples.map((x) => x.id)).toEqual([first!.id, second!.id]);
   });
 });
