@@ -12,6 +12,14 @@ command -v php >/dev/null || need+=(php-cli php-xml php-mbstring php-intl php-gd
 [ -d /usr/share/wordpress ] || need+=(wordpress)
 [ -d /usr/share/wordpress/wp-content/themes/twentytwentyone ] || need+=(wordpress-theme-twentytwentyone)
 command -v fossil >/dev/null || need+=(fossil)
+if [ ! -d /usr/share/redmine ]; then
+  need+=(redmine redmine-sqlite)
+  # Redmine's database through dbconfig-common, non-interactively: SQLite.
+  debconf-set-selections <<'SEL'
+redmine redmine/instances/default/dbconfig-install boolean true
+redmine redmine/instances/default/database-type select sqlite3
+SEL
+fi
 if [ ${#need[@]} -gt 0 ]; then
   apt-get update -qq
   apt-get install -y -qq --no-install-recommends "${need[@]}"
@@ -214,4 +222,24 @@ if [ ! -f "$FSL_DIR/repo.fossil" ]; then
     comment "The fence by the gate is broken" -R "$FSL_DIR/repo.fossil" >/dev/null
 fi
 
-echo "acceptance apps ready: dokuwiki (/usr/share/dokuwiki), phpmyadmin (/usr/share/phpmyadmin), mariadb db acme, mediawiki (/var/lib/mediawiki, sqlite $MWDB), wordpress (/usr/share/wordpress, mariadb db wordpress), fossil ($FSL_DIR/repo.fossil)"
+# ---- Redmine (Rails; the tests serve it with rackup/WEBrick): an admin, a public project of 31
+# issues (two pages of the issue list), and the REST API on (the tests read the truth from it).
+cat > /tmp/rm-seed.rb <<'RUBY'
+u = User.find_by_login('admin')
+u.password = 'rm-admin-pass-1'; u.password_confirmation = 'rm-admin-pass-1'; u.must_change_passwd = false; u.save!
+Setting.default_language = 'en'
+Setting.rest_api_enabled = '1'
+p = Project.find_by_identifier('orchard') ||
+  Project.create!(name: 'Orchard', identifier: 'orchard', is_public: true, enabled_module_names: ['issue_tracking'], tracker_ids: Tracker.pluck(:id))
+if p.issues.count == 0
+  30.times do |i|
+    Issue.create!(project: p, tracker: Tracker.first, author: u, subject: "Prune row #{i + 1} of the orchard",
+                  description: "The trees in row #{i + 1} need pruning.", status: IssueStatus.first, priority: IssuePriority.first)
+  end
+  Issue.create!(project: p, tracker: Tracker.first, author: u, subject: 'Fix the fence by the gate', description: 'The fence is broken.',
+                status: IssueStatus.first, priority: IssuePriority.first)
+end
+RUBY
+(cd /usr/share/redmine && RAILS_ENV=production bin/rails runner /tmp/rm-seed.rb)
+
+echo "acceptance apps ready: dokuwiki (/usr/share/dokuwiki), phpmyadmin (/usr/share/phpmyadmin), mariadb db acme, mediawiki (/var/lib/mediawiki, sqlite $MWDB), wordpress (/usr/share/wordpress, mariadb db wordpress), fossil ($FSL_DIR/repo.fossil), redmine (/usr/share/redmine, sqlite)"

@@ -52,7 +52,10 @@ describe.skipIf(!ready).each(ready ? (await backends()).slice(0, 1) : ['sqlite' 
     const file = path.join(h.dataDir, `${name}.har`);
     const ctx = await browser.newContext({ recordHar: { path: file, content: 'embed' } });
     try {
-      await flow(await ctx.newPage(), app.url);
+      const page = await ctx.newPage();
+      await flow(page, app.url);
+      // (A document that just loaded may not be in the HAR yet when the context closes.)
+      await page.waitForLoadState('networkidle');
     } finally {
       await ctx.close();
     }

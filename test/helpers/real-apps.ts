@@ -6,8 +6,8 @@ import fs from 'node:fs';
 import net from 'node:net';
 
 export interface RealApp {
-  name: 'dokuwiki' | 'phpmyadmin' | 'mediawiki' | 'wordpress' | 'fossil';
-  /** The PHP document root (Fossil: the repository file). */
+  name: 'dokuwiki' | 'phpmyadmin' | 'mediawiki' | 'wordpress' | 'fossil' | 'redmine';
+  /** The PHP document root (Fossil: the repository file; Redmine: the Rails application). */
   docroot: string;
   /** Port the fixtures were recorded on. */
   recordedPort: number;
@@ -19,15 +19,18 @@ export const APPS: Record<RealApp['name'], RealApp> = {
   mediawiki: { name: 'mediawiki', docroot: '/var/lib/mediawiki', recordedPort: 8933 },
   wordpress: { name: 'wordpress', docroot: '/usr/share/wordpress', recordedPort: 8934 },
   fossil: { name: 'fossil', docroot: '/var/lib/cs-acceptance/fossil/repo.fossil', recordedPort: 8935 },
+  redmine: { name: 'redmine', docroot: '/usr/share/redmine', recordedPort: 8936 },
 };
 
 export const appInstalled = (a: RealApp) =>
   a.name === 'fossil'
     ? fs.existsSync(a.docroot) && fs.existsSync('/usr/bin/fossil')
-    : fs.existsSync(a.docroot) &&
-      fs.existsSync('/usr/bin/php') &&
-      (a.name !== 'mediawiki' || fs.existsSync('/etc/mediawiki/LocalSettings.php')) &&
-      (a.name !== 'wordpress' || fs.existsSync('/etc/wordpress/config-127.0.0.1.php'));
+    : a.name === 'redmine'
+      ? fs.existsSync('/etc/redmine/default/database.yml') && fs.existsSync('/usr/bin/rackup')
+      : fs.existsSync(a.docroot) &&
+        fs.existsSync('/usr/bin/php') &&
+        (a.name !== 'mediawiki' || fs.existsSync('/etc/mediawiki/LocalSettings.php')) &&
+        (a.name !== 'wordpress' || fs.existsSync('/etc/wordpress/config-127.0.0.1.php'));
 
 async function freePort(): Promise<number> {
   return new Promise((resolve, reject) => {
@@ -48,9 +51,17 @@ export async function serveApp(a: RealApp, port?: number): Promise<{ url: string
           stdio: 'ignore',
           env: { ...process.env, USER: 'admin' },
         })
-      : spawn('php', ['-S', `127.0.0.1:${p}`, '-t', a.docroot], { stdio: 'ignore' });
+      : a.name === 'redmine'
+        ? // (WEBrick is not in Redmine's Gemfile: loaded before Bundler narrows the load path.)
+          spawn('rackup', ['-s', 'webrick', '-o', '127.0.0.1', '-p', String(p), 'config.ru'], {
+            cwd: a.docroot,
+            stdio: 'ignore',
+            env: { ...process.env, RUBYOPT: '-rwebrick', RAILS_ENV: 'production' },
+          })
+        : spawn('php', ['-S', `127.0.0.1:${p}`, '-t', a.docroot], { stdio: 'ignore' });
   const url = `http://127.0.0.1:${p}`;
-  for (let i = 0; i < 100; i++) {
+  // (Rails takes ~15-30 s to boot on 2 cores; PHP and Fossil answer at once.)
+  for (let i = 0; i < (a.name === 'redmine' ? 1200 : 100); i++) {
     const ok = await fetch(`${url}/`).then(
       () => true,
       () => false,
