@@ -7,15 +7,13 @@
 // Referer on form POSTs, a preview-then-submit ticket form, and a JSON wiki editor.
 // Opt-in: ACCEPTANCE=1.
 import { execFileSync } from 'node:child_process';
-import fs from 'node:fs';
-import path from 'node:path';
 import type { Browser, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { openChromium } from '../../src/browser/chromium.js';
 import { backends, startHarness, type Harness } from '../helpers/harness.js';
 import { APPS, appInstalled, serveApp } from '../helpers/real-apps.js';
-import { loginSecret, run } from '../helpers/runs.js';
-import { synthesizeFrom } from '../helpers/synth.js';
+import { loginSecret } from '../helpers/runs.js';
+import { type Figure, recordLive, synthesizeAndRun } from '../helpers/acceptance.js';
 
 const ready = process.env.ACCEPTANCE === '1' && appInstalled(APPS.fossil);
 const PASSWORD = 'fsl-admin-pass-1';
@@ -33,7 +31,10 @@ describe.skipIf(!ready).each(ready ? (await backends()).slice(0, 1) : ['sqlite' 
   let app: Awaited<ReturnType<typeof serveApp>>;
   let browser: Browser;
   let secret: string;
-  const figures: { flow: string; synthMs: number; runMs: number; engine: string }[] = [];
+  const figures: Figure[] = [];
+  const record = (name: string, flow: (page: Page, base: string) => Promise<void>) => recordLive(browser, h.dataDir, name, app.url, flow);
+  const flow = (name: string, har: string, body: Record<string, unknown>, runBody: Record<string, unknown>) =>
+    synthesizeAndRun(h, figures, name, har, body, runBody);
   beforeAll(async () => {
     app = await serveApp(APPS.fossil);
     h = await startHarness(backend);
@@ -47,37 +48,11 @@ describe.skipIf(!ready).each(ready ? (await backends()).slice(0, 1) : ['sqlite' 
     if (figures.length) console.log('[acceptance] fossil figures', JSON.stringify(figures));
   });
 
-  /** Records `flow` in a fresh browser context; the HAR's text. */
-  async function record(name: string, flow: (page: Page, base: string) => Promise<void>): Promise<string> {
-    const file = path.join(h.dataDir, `${name}.har`);
-    const ctx = await browser.newContext({ recordHar: { path: file, content: 'embed' } });
-    try {
-      const page = await ctx.newPage();
-      await flow(page, app.url);
-      // (A document that just loaded may not be in the HAR yet when the context closes.)
-      await page.waitForLoadState('networkidle');
-    } finally {
-      await ctx.close();
-    }
-    return fs.readFileSync(file, 'utf8');
-  }
   async function login(page: Page, base: string) {
     await page.goto(`${base}/login`);
     await page.fill('input[name=u]', 'admin');
     await page.fill('input[name=p]', PASSWORD);
     await Promise.all([page.waitForURL((u) => !u.pathname.startsWith('/login')), page.click('input[type=submit][name=in]')]);
-  }
-  async function flow(name: string, har: string, body: Record<string, unknown>, runBody: Record<string, unknown>) {
-    let t = Date.now();
-    const r = await synthesizeFrom(h, har, body);
-    const synthMs = Date.now() - t;
-    expect(r.status, r.text).toBe(200);
-    const def = (await h.api('GET', `/v1beta/connectors/${r.json.id}/definition`)).json.definition;
-    t = Date.now();
-    const out = await run(h, { connector_id: r.json.id, ...runBody });
-    figures.push({ flow: name, synthMs, runMs: Date.now() - t, engine: def.engine });
-    expect(out.status, JSON.stringify(out.error)).toBe('success');
-    return { result: out.result, def };
   }
 
   it('full-text search: the hits for a NEW query', async () => {

@@ -6,15 +6,13 @@
 // of label/value <div>s with empty values, Rails' CSRF token in a <meta> tag and the form, a
 // multipart create form with an empty file input, and an issue list over two pages.
 // Opt-in: ACCEPTANCE=1.
-import fs from 'node:fs';
-import path from 'node:path';
 import type { Browser, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { openChromium } from '../../src/browser/chromium.js';
 import { backends, startHarness, type Harness } from '../helpers/harness.js';
 import { APPS, appInstalled, serveApp } from '../helpers/real-apps.js';
-import { loginSecret, run } from '../helpers/runs.js';
-import { synthesizeFrom } from '../helpers/synth.js';
+import { loginSecret } from '../helpers/runs.js';
+import { type Figure, recordLive, synthesizeAndRun } from '../helpers/acceptance.js';
 
 const ready = process.env.ACCEPTANCE === '1' && appInstalled(APPS.redmine);
 const PASSWORD = 'rm-admin-pass-1';
@@ -24,7 +22,10 @@ describe.skipIf(!ready).each(ready ? (await backends()).slice(0, 1) : ['sqlite' 
   let app: Awaited<ReturnType<typeof serveApp>>;
   let browser: Browser;
   let secret: string;
-  const figures: { flow: string; synthMs: number; runMs: number; engine: string }[] = [];
+  const figures: Figure[] = [];
+  const record = (name: string, flow: (page: Page, base: string) => Promise<void>) => recordLive(browser, h.dataDir, name, app.url, flow);
+  const flow = (name: string, har: string, body: Record<string, unknown>, runBody: Record<string, unknown>) =>
+    synthesizeAndRun(h, figures, name, har, body, runBody);
   /** The project's issues, newest first, from Redmine's REST API. */
   const issues = async (): Promise<{ id: number; subject: string; description: string; status: { name: string } }[]> =>
     ((await (await fetch(`${app.url}/issues.json?project_id=orchard&status_id=*&sort=id:desc&limit=100`)).json()) as any).issues;
@@ -41,36 +42,11 @@ describe.skipIf(!ready).each(ready ? (await backends()).slice(0, 1) : ['sqlite' 
     if (figures.length) console.log('[acceptance] redmine figures', JSON.stringify(figures));
   });
 
-  async function record(name: string, flow: (page: Page, base: string) => Promise<void>): Promise<string> {
-    const file = path.join(h.dataDir, `${name}.har`);
-    const ctx = await browser.newContext({ recordHar: { path: file, content: 'embed' } });
-    try {
-      const page = await ctx.newPage();
-      await flow(page, app.url);
-      // (A document that just loaded may not be in the HAR yet when the context closes.)
-      await page.waitForLoadState('networkidle');
-    } finally {
-      await ctx.close();
-    }
-    return fs.readFileSync(file, 'utf8');
-  }
   async function login(page: Page, base: string) {
     await page.goto(`${base}/login`);
     await page.fill('#username', 'admin');
     await page.fill('#password', PASSWORD);
     await Promise.all([page.waitForURL((u) => !u.pathname.startsWith('/login')), page.click('#login-submit')]);
-  }
-  async function flow(name: string, har: string, body: Record<string, unknown>, runBody: Record<string, unknown>) {
-    let t = Date.now();
-    const r = await synthesizeFrom(h, har, body);
-    const synthMs = Date.now() - t;
-    expect(r.status, r.text).toBe(200);
-    const def = (await h.api('GET', `/v1beta/connectors/${r.json.id}/definition`)).json.definition;
-    t = Date.now();
-    const out = await run(h, { connector_id: r.json.id, ...runBody });
-    figures.push({ flow: name, synthMs, runMs: Date.now() - t, engine: def.engine });
-    expect(out.status, JSON.stringify(out.error)).toBe('success');
-    return { result: out.result, def };
   }
 
   it('an issue page: its subject and attribute grid, for ANOTHER issue', async () => {

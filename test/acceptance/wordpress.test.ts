@@ -9,8 +9,8 @@ import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { backends, startHarness, type Harness } from '../helpers/harness.js';
 import { APPS, appInstalled, rebaseHar, serveApp } from '../helpers/real-apps.js';
-import { loginSecret, run } from '../helpers/runs.js';
-import { synthesizeFrom } from '../helpers/synth.js';
+import { loginSecret } from '../helpers/runs.js';
+import { type Figure, synthesizeAndRun } from '../helpers/acceptance.js';
 
 const ready = process.env.ACCEPTANCE === '1' && appInstalled(APPS.wordpress);
 const FIX = path.join(__dirname, '../fixtures/real/wordpress');
@@ -24,7 +24,7 @@ const sql = (q: string) =>
 describe.skipIf(!ready).each(ready ? (await backends()).slice(0, 1) : ['sqlite' as const])('synthesis on WordPress (%s)', (backend) => {
   let h: Harness;
   let wp: Awaited<ReturnType<typeof serveApp>>;
-  const figures: { flow: string; synthMs: number; runMs: number; engine: string }[] = [];
+  const figures: Figure[] = [];
   beforeAll(async () => {
     wp = await serveApp(APPS.wordpress);
     h = await startHarness(backend);
@@ -35,19 +35,15 @@ describe.skipIf(!ready).each(ready ? (await backends()).slice(0, 1) : ['sqlite' 
     if (figures.length) console.log('[acceptance] wordpress figures', JSON.stringify(figures));
   });
 
-  async function flow(name: string, body: Record<string, unknown>, runBody: Record<string, unknown>) {
-    const har = rebaseHar(fs.readFileSync(path.join(FIX, `${name}.har`), 'utf8'), APPS.wordpress.recordedPort, wp.port);
-    let t = Date.now();
-    const r = await synthesizeFrom(h, har, body);
-    const synthMs = Date.now() - t;
-    expect(r.status, r.text).toBe(200);
-    const def = (await h.api('GET', `/v1beta/connectors/${r.json.id}/definition`)).json.definition;
-    t = Date.now();
-    const out = await run(h, { connector_id: r.json.id, ...runBody });
-    figures.push({ flow: name, synthMs, runMs: Date.now() - t, engine: def.engine });
-    expect(out.status, JSON.stringify(out.error)).toBe('success');
-    return { result: out.result, def };
-  }
+  const flow = (name: string, body: Record<string, unknown>, runBody: Record<string, unknown>) =>
+    synthesizeAndRun(
+      h,
+      figures,
+      name,
+      rebaseHar(fs.readFileSync(path.join(FIX, `${name}.har`), 'utf8'), APPS.wordpress.recordedPort, wp.port),
+      body,
+      runBody,
+    );
   const published = (like: string) =>
     sql(
       `SELECT post_title FROM wp_posts WHERE post_type='post' AND post_status='publish' AND (post_title LIKE '%${like}%' OR post_content LIKE '%${like}%') ORDER BY post_date DESC`,

@@ -1,0 +1,59 @@
+// The acceptance suites' two moves on a real application: record a flow as a user does (Playwright
+// recordHar in Chromium), and synthesize a HAR into a connector that is then run with new
+// arguments, keeping the figures (synthesis and run time, engine) the suite prints at the end.
+import fs from 'node:fs';
+import path from 'node:path';
+import type { Browser, Page } from 'playwright-core';
+import { expect } from 'vitest';
+import type { Harness } from './harness.js';
+import { run } from './runs.js';
+import { synthesizeFrom } from './synth.js';
+
+export interface Figure {
+  flow: string;
+  synthMs: number;
+  runMs: number;
+  engine: string;
+}
+
+/** Records `flow` in a fresh browser context into `dir`; the HAR's text. */
+export async function recordLive(
+  browser: Browser,
+  dir: string,
+  name: string,
+  base: string,
+  flow: (page: Page, base: string) => Promise<void>,
+): Promise<string> {
+  const file = path.join(dir, `${name}.har`);
+  const ctx = await browser.newContext({ recordHar: { path: file, content: 'embed' } });
+  try {
+    const page = await ctx.newPage();
+    await flow(page, base);
+    // (A document that just loaded may not be in the HAR yet when the context closes.)
+    await page.waitForLoadState('networkidle');
+  } finally {
+    await ctx.close();
+  }
+  return fs.readFileSync(file, 'utf8');
+}
+
+/** Synthesizes `har` (200 expected), runs the connector with `runBody` (success expected). */
+export async function synthesizeAndRun(
+  h: Harness,
+  figures: Figure[],
+  name: string,
+  har: string,
+  body: Record<string, unknown>,
+  runBody: Record<string, unknown>,
+): Promise<{ result: any; def: any }> {
+  let t = Date.now();
+  const r = await synthesizeFrom(h, har, body);
+  const synthMs = Date.now() - t;
+  expect(r.status, r.text).toBe(200);
+  const def = (await h.api('GET', `/v1beta/connectors/${r.json.id}/definition`)).json.definition;
+  t = Date.now();
+  const out = await run(h, { connector_id: r.json.id, ...runBody });
+  figures.push({ flow: name, synthMs, runMs: Date.now() - t, engine: def.engine });
+  expect(out.status, JSON.stringify(out.error)).toBe('success');
+  return { result: out.result, def };
+}
