@@ -511,6 +511,57 @@ function repeated($: cheerio.CheerioAPI, template: Set<unknown>): StructuralCand
   return out;
 }
 
+/**
+ * A <dl> of records (search hits: a linked <dt> each, with the <dd> after it): the <dt>s are the
+ * records, and the fields of their <dd>s are read from each <dt> by `+ dd …`. (A <dl> of labels
+ * is a detail block's.)
+ */
+function dlRecords($: cheerio.CheerioAPI, template: Set<unknown>): StructuralCandidate[] {
+  const out: StructuralCandidate[] = [];
+  $('dl').each((_, d) => {
+    const dl = $(d);
+    if (inChrome(dl) || inTemplate(template, dl)) return;
+    const dts = dl.children('dt');
+    const linked = dts.filter((_, e) => $(e).find('a[href]').length > 0).length;
+    if (dts.length < 2 || linked * 2 < dts.length) return;
+    const head = listCandidate(
+      $,
+      dts.toArray().map((e) => $(e)),
+      `${pathOf($, dl)} > dt`,
+      dl,
+    );
+    if (!head) return;
+    const fields = { ...head.extractor.fields } as Record<string, CssField>;
+    const items = head.schema.items as { properties: Record<string, Schema>; required: string[] };
+    const props = { ...items.properties };
+    const dds = dts.toArray().map((e) => $(e).next('dd'));
+    if (dds.every((x) => x.length)) {
+      const tail = listCandidate($, dds, `${pathOf($, dl)} > dd`, dl);
+      const taken = new Set(Object.keys(fields));
+      for (const [k, f] of Object.entries((tail?.extractor.fields ?? {}) as Record<string, CssField>)) {
+        const name = argName(k === 'text' ? 'description' : k, taken);
+        fields[name] = { ...f, selector: `+ dd ${f.selector}`, required: false };
+        props[name] = nullable((tail!.schema.items as { properties: Record<string, Schema> }).properties[k]!);
+      }
+      // A <dd> of plain text has no leaf of its own: the whole <dd> is the description.
+      if (!tail && dds.every((x) => ownText(x))) {
+        const name = argName('description', taken);
+        fields[name] = { selector: '+ dd', required: false };
+        props[name] = nullable({ type: 'string' });
+      }
+    }
+    out.push({
+      ...head,
+      extractor: { ...head.extractor, fields },
+      schema: { type: 'array', items: { type: 'object', properties: props, required: items.required } },
+      why: `${dts.length} <dt> records with their <dd> under ${pathOf($, dl)} (${Object.keys(fields).join(', ')})`,
+      text: clean(dl.text()),
+      fieldCount: Object.keys(fields).length,
+    });
+  });
+  return out;
+}
+
 // ---------------------------------------------------------------------------- detail pages
 
 /** <dl> pairs, "Label: value" lines and the heading of the main content block. */
@@ -809,5 +860,5 @@ export function nextLinkOf(html: string): { selector: string; href: string } | n
 export function structuralCandidates(html: string, otherPages: string[] = []): StructuralCandidate[] {
   const $ = cheerio.load(html);
   const template = templateElements($, otherPages);
-  return [...tables($, template), ...repeated($, template), ...detailBlock($, template, otherPages)];
+  return [...tables($, template), ...repeated($, template), ...dlRecords($, template), ...detailBlock($, template, otherPages)];
 }

@@ -46,4 +46,17 @@ describe('Redmine pages', () => {
     expect(paging).toMatchObject({ mode: 'next_url' });
     expect(samples.map((x) => x.id)).toEqual([first!.id, second!.id]);
   });
+
+  it('search hits in a <dl> (a linked <dt> and its <dd> each) are records, with the <dd> read from each <dt>', () => {
+    const [home, hits] = pages('rm-search-many.har');
+    const x = extractHtml(hits!, [], ['pruning'], undefined, [home!]);
+    expect(x!.kind).toBe('list');
+    const items = run(x, hits!) as unknown as { title: string; url: string; description: string }[];
+    expect(items).toHaveLength(10);
+    for (const i of items) {
+      expect(i.title).toMatch(/^Bug #\d+ \(New\): Prune row \d+ of the orchard$/);
+      expect(i.url).toMatch(/^\/issues\/\d+$/);
+      expect(i.description).toMatch(/^The trees in row \d+ need pruning\.$/);
+    }
+  });
 });
