@@ -4,7 +4,8 @@
 // synthesized, replay-validated, published and RUN with NEW arguments; results are checked against
 // Redmine's own REST API. What Redmine brings: menus in plain <div>s (no <nav>), an attribute grid
 // of label/value <div>s with empty values, Rails' CSRF token in a <meta> tag and the form, a
-// multipart create form with an empty file input, and an issue list over two pages.
+// multipart create form with an empty file input, an issue list over two pages, and search hits in
+// a <dl>.
 // Opt-in: ACCEPTANCE=1.
 import type { Browser, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -61,6 +62,23 @@ describe.skipIf(!ready).each(ready ? (await backends()).slice(0, 1) : ['sqlite' 
     const truth = ((await (await fetch(`${app.url}/issues/${other.id}.json`)).json()) as any).issue;
     expect(result).toMatchObject({ title: truth.subject, status: truth.status.name, priority: truth.priority.name });
     expect(JSON.stringify(result)).not.toMatch(/Atom|PDF|Sign in|Projects/);
+  });
+
+  it('search: the hits (a <dl> of linked <dt>s and their <dd>s) for a NEW query', async () => {
+    const har = await record('search', async (page, base) => {
+      await page.goto(`${base}/projects/orchard`);
+      await page.fill('#q', 'pruning');
+      await Promise.all([page.waitForURL(/search/), page.press('#q', 'Enter')]);
+    });
+    const { result } = await flow('rm-search', har, { hints: { arguments: { query: 'pruning' } } }, { arguments: { query: 'broken' } });
+    const truth = (await issues()).filter((i) => /broken/i.test(`${i.subject} ${i.description}`));
+    expect(truth.length).toBeGreaterThan(0);
+    expect(result.items).toHaveLength(truth.length);
+    for (const t of truth) {
+      const hit = result.items.find((i: any) => i.url === `/issues/${t.id}`);
+      expect(hit.title).toContain(t.subject);
+      expect(hit.description).toBe(t.description);
+    }
   });
 
   it('the issue list behind the login form, over both of its pages', async () => {
