@@ -99,7 +99,8 @@ function outcomeText(o: Outcome): string {
 
 /**
  * Free-text string arguments (no format, no enum; with a space or 8+ characters: names, titles,
- * descriptions — not codes or choices like "kitchen") with a short unique suffix.
+ * descriptions — not codes or choices like "kitchen") with a short unique suffix; with `words`,
+ * the other ones (single words: "Plum" → "Plum1a2b"), for a second try.
  */
 export function freshValues(schema: Record<string, any>, args: Record<string, unknown>, words = false): { name: string; value: string }[] {
   const tag = randomUUID().slice(0, 4);
