@@ -201,15 +201,7 @@ export function synthesize(inp: SynthInput): SynthResult {
   // read itself, another page of its own list (paging), or the same URL visited again.
   const ownUrls = new Set([first, ...samples].map((x) => x.url.replace(/#.*$/, '')));
   const otherPages = all
-    .filter(
-      (x) =>
-        x.id !== first.id &&
-        !ownUrls.has(x.url.replace(/#.*$/, '')) &&
-        !samples.some((y) => y.id === x.id) &&
-        x.mime.includes('html') &&
-        x.text &&
-        new URL(x.url).origin === origin,
-    )
+    .filter((x) => !ownUrls.has(x.url.replace(/#.*$/, '')) && x.mime.includes('html') && x.text && new URL(x.url).origin === origin)
     .map((x) => x.text as string)
     .slice(-6);
   const out = buildOutput(samples, !!paging, resultValues, typedValues, pickPreference(picks), otherPages);
