@@ -10,7 +10,7 @@ import type { CssExtractor, CssField, ValueType } from '../formats/definition/ty
 import type { Schema } from './schema-infer.js';
 import { argName, stringFormat, typeOf } from './values.js';
 import { HIDDEN_TEXT, visibleText } from '../runtime/worker/engines/extract.js';
-import { contentLength, inTemplate, templateElements, templateText } from './page-template.js';
+import { contentLength, inTemplate, type SiteTemplate, siteTemplate, templateText } from './page-template.js';
 
 export interface StructuralCandidate {
   kind: 'detail' | 'list';
@@ -565,8 +565,9 @@ function dlRecords($: cheerio.CheerioAPI, template: Set<unknown>): StructuralCan
 // ---------------------------------------------------------------------------- detail pages
 
 /** <dl> pairs, "Label: value" lines and the heading of the main content block. */
-function detailBlock($: cheerio.CheerioAPI, template: Set<unknown>, otherPages: string[]): StructuralCandidate[] {
+function detailBlock($: cheerio.CheerioAPI, site: SiteTemplate): StructuralCandidate[] {
   const out: StructuralCandidate[] = [];
+  const template = site.elements;
   const main = mainBlock($, template);
   if (!main) return out;
   const root = pathOf($, main);
@@ -716,7 +717,7 @@ function detailBlock($: cheerio.CheerioAPI, template: Set<unknown>, otherPages: 
       main: true,
     });
   // The main content block as a whole: its heading and its text (an article, a wiki page).
-  const body = contentOf($, main, heading, otherPages);
+  const body = contentOf($, main, heading, site);
   const tfields: Record<string, CssField> = {
     ...(fields.title ? { title: fields.title } : {}),
     content: body && !body.is(main) ? { selector: shortRel(main, body, stableIdOf($, body)) } : {},
@@ -750,16 +751,9 @@ function stableIdOf($: cheerio.CheerioAPI, e: El): string[] {
  * skip links, a print footer are template), widened from a lone paragraph to its block. Null when
  * there is nothing to compare with or no such text.
  */
-function contentOf($: cheerio.CheerioAPI, main: El, heading: El, otherPages: string[]): El | null {
-  if (!otherPages.length) return null;
-  const template = new Set<string>();
-  for (const html of otherPages) {
-    const o = cheerio.load(html);
-    o('body *').each((_, e) => {
-      const t = templateText(o(e).text());
-      if (t && t.length <= 300) template.add(t);
-    });
-  }
+function contentOf($: cheerio.CheerioAPI, main: El, heading: El, site: SiteTemplate): El | null {
+  if (!site.pages) return null;
+  const template = site.texts;
   const data: El[] = [];
   main.find('*').each((_, d) => {
     const e = $(d);
@@ -778,7 +772,6 @@ function contentOf($: cheerio.CheerioAPI, main: El, heading: El, otherPages: str
   return lca.closest(main).length ? lca : null;
 }
 
-/** The main content: <main>/[role=main]/<article>, else the element holding most of the page's non-chrome text. */
 /**
  * The page's main block: <main> (or its one <article>), one <article>, else the element that holds
  * most of the page's text. With the site's other recorded pages, text they also print at the same
@@ -859,6 +852,7 @@ export function nextLinkOf(html: string): { selector: string; href: string } | n
 
 export function structuralCandidates(html: string, otherPages: string[] = []): StructuralCandidate[] {
   const $ = cheerio.load(html);
-  const template = templateElements($, otherPages);
-  return [...tables($, template), ...repeated($, template), ...dlRecords($, template), ...detailBlock($, template, otherPages)];
+  const site = siteTemplate($, otherPages);
+  const template = site.elements;
+  return [...tables($, template), ...repeated($, template), ...dlRecords($, template), ...detailBlock($, site)];
 }

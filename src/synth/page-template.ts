@@ -16,39 +16,52 @@ export const templateText = (t: string) =>
     .replace(/\d+/g, '0')
     .toLowerCase();
 
-/** The longest text compared: menus and footers are short; a page's content rarely repeats whole. */
+/** The longest text compared at a place: menus and footers are short; content rarely repeats whole. */
 const MAX_TEXT = 2000;
+/** The longest text compared anywhere on the page (a tagline, a skip link, a print footer). */
+const MAX_LOOSE_TEXT = 300;
 
 const sigOf = (e: El) => `${tagOf(e)}#${e.attr('id') ?? ''}.${(e.attr('class') ?? '').split(/\s+/).filter(Boolean).sort().join('.')}`;
 
 /** (The parent by tag and id only: <body>'s classes often name the page, `class="wiki rpage-wiki"`.) */
-function keyOf(e: El): string | null {
-  const t = templateText(e.text());
+const placeOf = (e: El) => {
   const p = e.parent();
-  return t && t.length <= MAX_TEXT ? `${tagOf(p)}#${p.attr('id') ?? ''}>${sigOf(e)}:${t}` : null;
+  return `${tagOf(p)}#${p.attr('id') ?? ''}>${sigOf(e)}`;
+};
+
+/** What the site's other recorded pages say is template on this page, read from them once. */
+export interface SiteTemplate {
+  /** How many other pages there were (none: nothing can be told apart). */
+  pages: number;
+  /** This page's elements (the topmost of each template subtree) printed at the same place elsewhere. */
+  elements: Set<unknown>;
+  /** Texts, masked, that the other pages print anywhere (up to MAX_LOOSE_TEXT characters). */
+  texts: Set<string>;
 }
 
-/** The elements of `$`'s page (the topmost of each template subtree) that the other pages also print. */
-export function templateElements($: cheerio.CheerioAPI, otherPages: string[]): Set<unknown> {
-  const out = new Set<unknown>();
-  if (!otherPages.length) return out;
-  const keys = new Set<string>();
+export function siteTemplate($: cheerio.CheerioAPI, otherPages: string[]): SiteTemplate {
+  const elements = new Set<unknown>();
+  const texts = new Set<string>();
+  if (!otherPages.length) return { pages: 0, elements, texts };
+  const placed = new Set<string>();
   for (const html of otherPages) {
     const o = cheerio.load(html);
     o('body *').each((_, e) => {
-      const k = keyOf(o(e));
-      if (k) keys.add(k);
+      const t = templateText(o(e).text());
+      if (!t) return;
+      if (t.length <= MAX_LOOSE_TEXT) texts.add(t);
+      if (t.length <= MAX_TEXT) placed.add(`${placeOf(o(e))}:${t}`);
     });
   }
   const walk = (e: El) => {
     e.children().each((_, c) => {
-      const k = keyOf($(c));
-      if (k && keys.has(k)) out.add(c);
+      const t = templateText($(c).text());
+      if (t && t.length <= MAX_TEXT && placed.has(`${placeOf($(c))}:${t}`)) elements.add(c);
       else walk($(c));
     });
   };
   walk($('body'));
-  return out;
+  return { pages: otherPages.length, elements, texts };
 }
 
 /**

@@ -9,7 +9,7 @@ import { describe, expect, it } from 'vitest';
 import { extractValue, View } from '../../../src/runtime/worker/engines/extract.js';
 import { extractHtml } from '../../../src/synth/html-extract.js';
 import { mainBlock } from '../../../src/synth/html-structure.js';
-import { templateElements } from '../../../src/synth/page-template.js';
+import { siteTemplate } from '../../../src/synth/page-template.js';
 
 const har = JSON.parse(fs.readFileSync(path.join(__dirname, '../../fixtures/real/fossil/fsl-wiki.har'), 'utf8'));
 const page = (part: string): string =>
@@ -22,7 +22,7 @@ const run = (x: ReturnType<typeof extractHtml>, html: string) =>
 describe('Fossil pages', () => {
   it("a wiki page's main block is its content, not <body>: the header, menus and footer are the other page's too", () => {
     const $ = cheerio.load(cherry);
-    const main = mainBlock($, templateElements($, [list]))!;
+    const main = mainBlock($, siteTemplate($, [list]).elements)!;
     expect(main.text()).toContain('An orchard fruit page about the cherry.');
     for (const chrome of ['Timeline', 'Unnamed Fossil Project', 'This page was generated']) expect(main.text()).not.toContain(chrome);
     // The control: without the other page, the menus and footer outweigh the content.
@@ -38,6 +38,6 @@ describe('Fossil pages', () => {
 
   it('a page recorded twice is not all template: every text counts again', () => {
     const $ = cheerio.load(cherry);
-    expect(mainBlock($, templateElements($, [cherry]))!.is('body')).toBe(true);
+    expect(mainBlock($, siteTemplate($, [cherry]).elements)!.is('body')).toBe(true);
   });
 });
