@@ -7,13 +7,11 @@
 // Referer on form POSTs, a preview-then-submit ticket form, and a JSON wiki editor.
 // Opt-in: ACCEPTANCE=1.
 import { execFileSync } from 'node:child_process';
-import type { Browser, Page } from 'playwright-core';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { openChromium } from '../../src/browser/chromium.js';
-import { backends, startHarness, type Harness } from '../helpers/harness.js';
-import { APPS, appInstalled, serveApp } from '../helpers/real-apps.js';
-import { loginSecret } from '../helpers/runs.js';
-import { type Figure, recordLive, synthesizeAndRun } from '../helpers/acceptance.js';
+import type { Page } from 'playwright-core';
+import { describe, expect, it } from 'vitest';
+import { backends } from '../helpers/harness.js';
+import { APPS, appInstalled } from '../helpers/real-apps.js';
+import { liveApp } from '../helpers/acceptance.js';
 
 const ready = process.env.ACCEPTANCE === '1' && appInstalled(APPS.fossil);
 const PASSWORD = 'fsl-admin-pass-1';
@@ -27,26 +25,8 @@ const tickets = () => {
 };
 
 describe.skipIf(!ready).each(ready ? (await backends()).slice(0, 1) : ['sqlite' as const])('synthesis on Fossil (%s)', (backend) => {
-  let h: Harness;
-  let app: Awaited<ReturnType<typeof serveApp>>;
-  let browser: Browser;
-  let secret: string;
-  const figures: Figure[] = [];
-  const record = (name: string, flow: (page: Page, base: string) => Promise<void>) => recordLive(browser, h.dataDir, name, app.url, flow);
-  const flow = (name: string, har: string, body: Record<string, unknown>, runBody: Record<string, unknown>) =>
-    synthesizeAndRun(h, figures, name, har, body, runBody);
-  beforeAll(async () => {
-    app = await serveApp(APPS.fossil);
-    h = await startHarness(backend);
-    browser = await openChromium();
-    secret = await loginSecret(h, 'admin', PASSWORD);
-  }, 60_000);
-  afterAll(async () => {
-    await browser?.close();
-    await h?.close();
-    await app?.close();
-    if (figures.length) console.log('[acceptance] fossil figures', JSON.stringify(figures));
-  });
+  const live = liveApp(APPS.fossil, backend, 'admin', PASSWORD);
+  const { record, flow } = live;
 
   async function login(page: Page, base: string) {
     await page.goto(`${base}/login`);
@@ -89,8 +69,8 @@ describe.skipIf(!ready).each(ready ? (await backends()).slice(0, 1) : ['sqlite' 
     const { result } = await flow(
       'fsl-report',
       har,
-      { hints: { result: ['Fix the fence'], secrets: { account: secret } } },
-      { secret_bindings: { account: secret } },
+      { hints: { result: ['Fix the fence'], secrets: { account: live.secret } } },
+      { secret_bindings: { account: live.secret } },
     );
     expect(result.items.map((i: any) => i.title).sort()).toEqual(
       tickets()
@@ -111,8 +91,8 @@ describe.skipIf(!ready).each(ready ? (await backends()).slice(0, 1) : ['sqlite' 
     const { result } = await flow(
       'fsl-ticket',
       har,
-      { hints: { arguments: { ticket: fence.tkt_uuid!.slice(0, 10) }, result: ['Critical'], secrets: { account: secret } } },
-      { arguments: { ticket: other.tkt_uuid!.slice(0, 10) }, secret_bindings: { account: secret } },
+      { hints: { arguments: { ticket: fence.tkt_uuid!.slice(0, 10) }, result: ['Critical'], secrets: { account: live.secret } } },
+      { arguments: { ticket: other.tkt_uuid!.slice(0, 10) }, secret_bindings: { account: live.secret } },
     );
     expect(result).toMatchObject({ title: other.title, status: other.status, type: other.type, severity: other.severity });
   });
@@ -133,11 +113,11 @@ describe.skipIf(!ready).each(ready ? (await backends()).slice(0, 1) : ['sqlite' 
       {
         hints: {
           arguments: { title: 'Water the pear trees', comment: 'The pears need water every week' },
-          secrets: { account: secret },
+          secrets: { account: live.secret },
           allow_side_effects: true,
         },
       },
-      { arguments: { title, comment: 'Plums want mulch' }, secret_bindings: { account: secret } },
+      { arguments: { title, comment: 'Plums want mulch' }, secret_bindings: { account: live.secret } },
     );
     const made = tickets().filter((t) => t.title === title);
     expect(made).toMatchObject([{ status: 'Open' }]);
@@ -170,11 +150,11 @@ describe.skipIf(!ready).each(ready ? (await backends()).slice(0, 1) : ['sqlite' 
       {
         hints: {
           arguments: { name, content: 'Plums are purple stone fruit.' },
-          secrets: { account: secret },
+          secrets: { account: live.secret },
           allow_side_effects: true,
         },
       },
-      { arguments: { name: next, content: 'Greengages are green plums.' }, secret_bindings: { account: secret } },
+      { arguments: { name: next, content: 'Greengages are green plums.' }, secret_bindings: { account: live.secret } },
     );
     expect(result).toMatchObject({ name: next });
     expect(fossil('wiki', 'export', next).trim()).toBe('Greengages are green plums.');

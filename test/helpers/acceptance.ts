@@ -4,8 +4,11 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import type { Browser, Page } from 'playwright-core';
-import { expect } from 'vitest';
-import type { Harness } from './harness.js';
+import { afterAll, beforeAll, expect } from 'vitest';
+import { openChromium } from '../../src/browser/chromium.js';
+import { type Backend, type Harness, startHarness } from './harness.js';
+import { type RealApp, serveApp } from './real-apps.js';
+import { loginSecret } from './runs.js';
 import { run } from './runs.js';
 import { synthesizeFrom } from './synth.js';
 
@@ -56,4 +59,40 @@ export async function synthesizeAndRun(
   figures.push({ flow: name, synthMs, runMs: Date.now() - t, engine: def.engine });
   expect(out.status, JSON.stringify(out.error)).toBe('success');
   return { result: out.result, def };
+}
+
+/**
+ * A suite on a live app whose flows are recorded during the test: starts the app, a harness, a
+ * browser and the app's login secret before the suite, stops them after, and prints the figures.
+ * Its fields are set once `beforeAll` ran.
+ */
+export function liveApp(app: RealApp, backend: Backend, user: string, password: string) {
+  const figures: Figure[] = [];
+  let served: Awaited<ReturnType<typeof serveApp>> | undefined;
+  let browser: Browser | undefined;
+  const live = {
+    h: undefined as unknown as Harness,
+    url: '',
+    secret: '',
+    record: (name: string, flow: (page: Page, base: string) => Promise<void>) => recordLive(browser!, live.h.dataDir, name, live.url, flow),
+    flow: (name: string, har: string, body: Record<string, unknown>, runBody: Record<string, unknown>) =>
+      synthesizeAndRun(live.h, figures, name, har, body, runBody),
+  };
+  beforeAll(
+    async () => {
+      served = await serveApp(app);
+      live.url = served.url;
+      live.h = await startHarness(backend);
+      browser = await openChromium();
+      live.secret = await loginSecret(live.h, user, password);
+    },
+    60_000 + (app.bootMs ?? 0),
+  );
+  afterAll(async () => {
+    await browser?.close();
+    await live.h?.close();
+    await served?.close();
+    if (figures.length) console.log(`[acceptance] ${app.name} figures`, JSON.stringify(figures));
+  });
+  return live;
 }

@@ -1,6 +1,7 @@
 // Real open-source web applications for the synthesis acceptance suite (installed and seeded by
-// scripts/acceptance-setup.sh from Debian packages): each is served on 127.0.0.1 by `php -S` (or,
-// Fossil, by its own `fossil server`) and stopped by its PID. Recorded HARs are rebased onto the port a test started the app on.
+// scripts/acceptance-setup.sh from Debian packages): each is served on 127.0.0.1 by `php -S` (Fossil
+// by `fossil server`, Redmine by rackup) and stopped by its PID. Recorded HARs are rebased onto the
+// port a test started the app on.
 import { spawn, type ChildProcess } from 'node:child_process';
 import fs from 'node:fs';
 import net from 'node:net';
@@ -11,26 +12,59 @@ export interface RealApp {
   docroot: string;
   /** Port the fixtures were recorded on. */
   recordedPort: number;
+  /** Files that exist once scripts/acceptance-setup.sh installed and seeded it. */
+  needs: string[];
+  /** Its server's command on `port` (default `php -S`). */
+  server?: (port: number) => { cmd: string; args: string[]; cwd?: string; env?: Record<string, string> };
+  /** How long it may take to answer its first request (default 5 s; Rails boots in 15-30 s). */
+  bootMs?: number;
 }
 
+const php = (docroot: string, ...more: string[]) => [docroot, '/usr/bin/php', ...more];
+
 export const APPS: Record<RealApp['name'], RealApp> = {
-  dokuwiki: { name: 'dokuwiki', docroot: '/usr/share/dokuwiki', recordedPort: 8931 },
-  phpmyadmin: { name: 'phpmyadmin', docroot: '/usr/share/phpmyadmin', recordedPort: 8932 },
-  mediawiki: { name: 'mediawiki', docroot: '/var/lib/mediawiki', recordedPort: 8933 },
-  wordpress: { name: 'wordpress', docroot: '/usr/share/wordpress', recordedPort: 8934 },
-  fossil: { name: 'fossil', docroot: '/var/lib/cs-acceptance/fossil/repo.fossil', recordedPort: 8935 },
-  redmine: { name: 'redmine', docroot: '/usr/share/redmine', recordedPort: 8936 },
+  dokuwiki: { name: 'dokuwiki', docroot: '/usr/share/dokuwiki', recordedPort: 8931, needs: php('/usr/share/dokuwiki') },
+  phpmyadmin: { name: 'phpmyadmin', docroot: '/usr/share/phpmyadmin', recordedPort: 8932, needs: php('/usr/share/phpmyadmin') },
+  mediawiki: {
+    name: 'mediawiki',
+    docroot: '/var/lib/mediawiki',
+    recordedPort: 8933,
+    needs: php('/var/lib/mediawiki', '/etc/mediawiki/LocalSettings.php'),
+  },
+  wordpress: {
+    name: 'wordpress',
+    docroot: '/usr/share/wordpress',
+    recordedPort: 8934,
+    needs: php('/usr/share/wordpress', '/etc/wordpress/config-127.0.0.1.php'),
+  },
+  fossil: {
+    name: 'fossil',
+    docroot: '/var/lib/cs-acceptance/fossil/repo.fossil',
+    recordedPort: 8935,
+    needs: ['/var/lib/cs-acceptance/fossil/repo.fossil', '/usr/bin/fossil'],
+    server: (port) => ({
+      cmd: 'fossil',
+      args: ['server', '--localhost', '--port', String(port), '/var/lib/cs-acceptance/fossil/repo.fossil'],
+      env: { USER: 'admin' },
+    }),
+  },
+  redmine: {
+    name: 'redmine',
+    docroot: '/usr/share/redmine',
+    recordedPort: 8936,
+    needs: ['/etc/redmine/default/database.yml', '/usr/bin/rackup'],
+    // (WEBrick is not in Redmine's Gemfile: loaded before Bundler narrows the load path.)
+    server: (port) => ({
+      cmd: 'rackup',
+      args: ['-s', 'webrick', '-o', '127.0.0.1', '-p', String(port), 'config.ru'],
+      cwd: '/usr/share/redmine',
+      env: { RUBYOPT: '-rwebrick', RAILS_ENV: 'production' },
+    }),
+    bootMs: 60_000,
+  },
 };
 
-export const appInstalled = (a: RealApp) =>
-  a.name === 'fossil'
-    ? fs.existsSync(a.docroot) && fs.existsSync('/usr/bin/fossil')
-    : a.name === 'redmine'
-      ? fs.existsSync('/etc/redmine/default/database.yml') && fs.existsSync('/usr/bin/rackup')
-      : fs.existsSync(a.docroot) &&
-        fs.existsSync('/usr/bin/php') &&
-        (a.name !== 'mediawiki' || fs.existsSync('/etc/mediawiki/LocalSettings.php')) &&
-        (a.name !== 'wordpress' || fs.existsSync('/etc/wordpress/config-127.0.0.1.php'));
+export const appInstalled = (a: RealApp) => a.needs.every((f) => fs.existsSync(f));
 
 async function freePort(): Promise<number> {
   return new Promise((resolve, reject) => {
@@ -45,23 +79,10 @@ async function freePort(): Promise<number> {
 
 export async function serveApp(a: RealApp, port?: number): Promise<{ url: string; port: number; close: () => Promise<void> }> {
   const p = port ?? (await freePort());
-  const child: ChildProcess =
-    a.name === 'fossil'
-      ? spawn('fossil', ['server', '--localhost', '--port', String(p), a.docroot], {
-          stdio: 'ignore',
-          env: { ...process.env, USER: 'admin' },
-        })
-      : a.name === 'redmine'
-        ? // (WEBrick is not in Redmine's Gemfile: loaded before Bundler narrows the load path.)
-          spawn('rackup', ['-s', 'webrick', '-o', '127.0.0.1', '-p', String(p), 'config.ru'], {
-            cwd: a.docroot,
-            stdio: 'ignore',
-            env: { ...process.env, RUBYOPT: '-rwebrick', RAILS_ENV: 'production' },
-          })
-        : spawn('php', ['-S', `127.0.0.1:${p}`, '-t', a.docroot], { stdio: 'ignore' });
+  const srv = a.server?.(p) ?? { cmd: 'php', args: ['-S', `127.0.0.1:${p}`, '-t', a.docroot] };
+  const child: ChildProcess = spawn(srv.cmd, srv.args, { cwd: srv.cwd, stdio: 'ignore', env: { ...process.env, ...srv.env } });
   const url = `http://127.0.0.1:${p}`;
-  // (Rails takes ~15-30 s to boot on 2 cores; PHP and Fossil answer at once.)
-  for (let i = 0; i < (a.name === 'redmine' ? 1200 : 100); i++) {
+  for (const until = Date.now() + (a.bootMs ?? 5000); Date.now() < until; ) {
     const ok = await fetch(`${url}/`).then(
       () => true,
       () => false,
