@@ -13,7 +13,8 @@ import { synthesizeFrom } from './helpers/synth.js';
 
 function wikiSite() {
   const pages = new Map<string, string>();
-  const sessions = new Set<string>();
+  /** Session → the password it logged in with (a careless site echoes it in its errors). */
+  const sessions = new Map<string, string>();
   const tokens = new Set<string>();
   const cookieOf = (req: http.IncomingMessage) => /(?:^|; )sess=([^;]+)/.exec(req.headers.cookie ?? '')?.[1];
   const html = (res: http.ServerResponse, body: string) => {
@@ -48,7 +49,7 @@ function wikiSite() {
       const f = new URLSearchParams(await read(req));
       if (f.get('u') !== 'ann' || f.get('p') !== 'plum-pass-1' || !tokens.delete(f.get('tok') ?? '')) return html(res, '<p>Wrong.</p>');
       const s = randomUUID();
-      sessions.add(s);
+      sessions.set(s, f.get('p')!);
       res.writeHead(302, { location: '/', 'set-cookie': `sess=${s}; Path=/; HttpOnly` });
       return res.end();
     }
@@ -66,7 +67,8 @@ function wikiSite() {
     if (url.pathname === '/api/save' && req.method === 'POST') {
       if (!logged) return json(res, 403, { error: 'not logged in' });
       const b = JSON.parse(await read(req));
-      if (pages.has(b.page)) return json(res, 403, { error: `page ${b.page} exists already` });
+      if (pages.has(b.page))
+        return json(res, 403, { error: `page ${b.page} exists already`, login: { user: 'ann', password: sessions.get(session!) } });
       pages.set(b.page, b.content);
       return json(res, 200, { name: b.page, content: b.content });
     }
@@ -145,6 +147,9 @@ describe.each(await backends())('a created name that is one word (%s)', (backend
     // The login chain ran again and logged in (the old session's cookie would have shown no form).
     expect(taken.error).toMatchObject({ type: 'auth_required', message: expect.stringMatching(/also after logging in again/) });
     expect(taken.error.details.body).toContain('page Greengage exists already');
+    // The site's answer goes with the error, but never the secret it echoes (scrubbed in the host).
+    expect(JSON.stringify(taken)).not.toContain('plum-pass-1');
+    expect(await logsOf(h, taken.id)).not.toContain('plum-pass-1');
     expect((await logsOf(h, taken.id)).match(/POST [^\n]*\/login → 302/g)).toHaveLength(2);
     expect(site.pages.get('Greengage')).toBe('Green plums.');
   });
