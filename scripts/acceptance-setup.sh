@@ -12,6 +12,7 @@ command -v php >/dev/null || need+=(php-cli php-xml php-mbstring php-intl php-gd
 [ -d /usr/share/wordpress ] || need+=(wordpress)
 [ -d /usr/share/wordpress/wp-content/themes/twentytwentyone ] || need+=(wordpress-theme-twentytwentyone)
 command -v fossil >/dev/null || need+=(fossil)
+/usr/bin/python3 -c 'import django' 2>/dev/null || need+=(python3-django)
 if [ ! -d /usr/share/redmine ]; then
   need+=(redmine redmine-sqlite)
   # Redmine's database through dbconfig-common, non-interactively: SQLite.
@@ -242,4 +243,97 @@ end
 RUBY
 (cd /usr/share/redmine && RAILS_ENV=production bin/rails runner /tmp/rm-seed.rb)
 
-echo "acceptance apps ready: dokuwiki (/usr/share/dokuwiki), phpmyadmin (/usr/share/phpmyadmin), mariadb db acme, mediawiki (/var/lib/mediawiki, sqlite $MWDB), wordpress (/usr/share/wordpress, mariadb db wordpress), fossil ($FSL_DIR/repo.fossil), redmine (/usr/share/redmine, sqlite)"
+# ---- Django's admin (python3-django; the tests serve it with `manage.py runserver`): a small
+# library project whose only UI is the admin Django ships (its markup, CSRF, search, filters,
+# paging, change forms and actions are Django's own), a superuser and 25 seeded books.
+DJ_DIR=/var/lib/cs-acceptance/django
+if [ ! -f "$DJ_DIR/db.sqlite3" ]; then
+  mkdir -p "$DJ_DIR/shelf/library"
+  cat > "$DJ_DIR/manage.py" <<'PY'
+import os, sys
+os.environ.setdefault('DJANGO_SETTINGS_MODULE', 'shelf.settings')
+from django.core.management import execute_from_command_line
+execute_from_command_line(sys.argv)
+PY
+  touch "$DJ_DIR/shelf/__init__.py" "$DJ_DIR/shelf/library/__init__.py"
+  cat > "$DJ_DIR/shelf/settings.py" <<'PY'
+from pathlib import Path
+BASE_DIR = Path(__file__).resolve().parent.parent
+SECRET_KEY = 'acceptance-only-not-secret'
+DEBUG = False
+ALLOWED_HOSTS = ['127.0.0.1', 'localhost']
+INSTALLED_APPS = ['django.contrib.admin', 'django.contrib.auth', 'django.contrib.contenttypes',
+                  'django.contrib.sessions', 'django.contrib.messages', 'django.contrib.staticfiles', 'shelf.library']
+MIDDLEWARE = ['django.middleware.security.SecurityMiddleware', 'django.contrib.sessions.middleware.SessionMiddleware',
+              'django.middleware.common.CommonMiddleware', 'django.middleware.csrf.CsrfViewMiddleware',
+              'django.contrib.auth.middleware.AuthenticationMiddleware', 'django.contrib.messages.middleware.MessageMiddleware',
+              'django.middleware.clickjacking.XFrameOptionsMiddleware']
+ROOT_URLCONF = 'shelf.urls'
+TEMPLATES = [{'BACKEND': 'django.template.backends.django.DjangoTemplates', 'APP_DIRS': True, 'OPTIONS': {'context_processors': [
+    'django.template.context_processors.request', 'django.contrib.auth.context_processors.auth',
+    'django.contrib.messages.context_processors.messages']}}]
+DATABASES = {'default': {'ENGINE': 'django.db.backends.sqlite3', 'NAME': BASE_DIR / 'db.sqlite3'}}
+DEFAULT_AUTO_FIELD = 'django.db.models.AutoField'
+STATIC_URL = '/static/'
+USE_TZ = True
+PY
+  cat > "$DJ_DIR/shelf/urls.py" <<'PY'
+from django.contrib import admin
+from django.urls import path
+urlpatterns = [path('admin/', admin.site.urls)]
+PY
+  cat > "$DJ_DIR/shelf/library/apps.py" <<'PY'
+from django.apps import AppConfig
+class LibraryConfig(AppConfig):
+    name = 'shelf.library'
+PY
+  cat > "$DJ_DIR/shelf/library/models.py" <<'PY'
+from django.db import models
+class Author(models.Model):
+    name = models.CharField(max_length=100)
+    country = models.CharField(max_length=60)
+    def __str__(self): return self.name
+class Book(models.Model):
+    title = models.CharField(max_length=200)
+    author = models.ForeignKey(Author, on_delete=models.PROTECT)
+    year = models.IntegerField()
+    isbn = models.CharField('ISBN', max_length=20)
+    in_stock = models.BooleanField(default=True)
+    summary = models.TextField(blank=True)
+    def __str__(self): return self.title
+PY
+  cat > "$DJ_DIR/shelf/library/admin.py" <<'PY'
+from django.contrib import admin
+from .models import Author, Book
+@admin.register(Author)
+class AuthorAdmin(admin.ModelAdmin):
+    list_display = ('name', 'country')
+    search_fields = ('name',)
+@admin.register(Book)
+class BookAdmin(admin.ModelAdmin):
+    list_display = ('title', 'author', 'year', 'isbn', 'in_stock')
+    list_filter = ('in_stock', 'author')
+    search_fields = ('title', 'summary', 'author__name')
+    list_per_page = 10
+PY
+  cd "$DJ_DIR"
+  /usr/bin/python3 manage.py makemigrations library -v 0
+  /usr/bin/python3 manage.py migrate -v 0
+  cat > /tmp/dj-seed.py <<'PY'
+from django.contrib.auth.models import User
+from shelf.library.models import Author, Book
+User.objects.filter(username='admin').exists() or User.objects.create_superuser('admin', 'admin@example.test', 'dj-admin-pass-1')
+if not Book.objects.exists():
+    authors = [Author.objects.create(name=n, country=c) for n, c in
+               [('Ada Orchard', 'Ireland'), ('Basil Pruner', 'Wales'), ('Clara Graft', 'Norway'), ('Dmitri Sap', 'Estonia')]]
+    for i in range(24):
+        Book.objects.create(title=f'Orchard Notes volume {i + 1}', author=authors[i % 4], year=1990 + i,
+                            isbn=f'978-0-{1000 + i}-{i % 10}', in_stock=i % 3 != 0, summary=f'Notes on pruning row {i + 1}.')
+    Book.objects.create(title='The Broken Fence', author=authors[1], year=2021, isbn='978-1-2345-6', in_stock=True,
+                        summary='A gate, a fence and what the storm left.')
+PY
+  /usr/bin/python3 manage.py shell -c "exec(open('/tmp/dj-seed.py').read())"
+  cd - >/dev/null
+fi
+
+echo "acceptance apps ready: dokuwiki (/usr/share/dokuwiki), phpmyadmin (/usr/share/phpmyadmin), mariadb db acme, mediawiki (/var/lib/mediawiki, sqlite $MWDB), wordpress (/usr/share/wordpress, mariadb db wordpress), fossil ($FSL_DIR/repo.fossil), redmine (/usr/share/redmine, sqlite), django admin ($DJ_DIR)"

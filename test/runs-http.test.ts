@@ -160,6 +160,62 @@ describe.each(await backends())('http connector runs (%s)', (backend) => {
     }
   });
 
+  it('numbered pages end where the site says so past the last page: a 404, a redirect to the first page, the last page again', async () => {
+    // 7 items, 3 per page; `past` decides what a page number after the last one answers.
+    let past: '404' | 'first' | 'clamp' = '404';
+    const items = Array.from({ length: 7 }, (_, i) => `Item ${i + 1}`);
+    const listPage = (n: number, q: string) =>
+      `<table><thead><tr><th>Name</th><th>Open</th></tr></thead><tbody>${items
+        .slice((n - 1) * 3, n * 3)
+        .map((t) => `<tr><td>${t}</td><td><a href="/item?name=${encodeURIComponent(t)}&${q}">open</a></td></tr>`)
+        .join('')}</tbody></table>`;
+    const srv = http.createServer((req, res) => {
+      const u = new URL(req.url!, 'http://x');
+      const n = Number(u.searchParams.get('p') ?? 1);
+      if (n <= 3) return res.writeHead(200, { 'content-type': 'text/html' }).end(listPage(n, u.search.slice(1)));
+      if (past === '404') return res.writeHead(404).end('no such page');
+      // (Links carry the page's own query, as Django's do: the same rows at another URL.)
+      if (past === 'first') return res.writeHead(302, { location: '/list?e=1' }).end();
+      res.writeHead(200, { 'content-type': 'text/html' }).end(listPage(3, u.search.slice(1)));
+    });
+    await new Promise<void>((r) => srv.listen(0, '127.0.0.1', r));
+    const base = `http://127.0.0.1:${(srv.address() as AddressInfo).port}`;
+    try {
+      const c = await publish(h, {
+        definition: {
+          format: 'connector-definition/v1',
+          engine: 'http',
+          base_url: base,
+          steps: [
+            {
+              id: 'list',
+              url: '/list',
+              extract: {
+                items: {
+                  from: 'css',
+                  selector: 'tbody > tr',
+                  all: true,
+                  required: false,
+                  fields: { name: { column: 'name' }, url: { selector: 'a', attr: 'href' } },
+                },
+              },
+              paginate: { mode: 'page', param: 'p', start: 1, stop_when_empty: 'items', max_pages: 10 },
+            },
+          ],
+          result: { items: '{{vars.items}}' },
+        },
+      });
+      for (const mode of ['404', 'first', 'clamp'] as const) {
+        past = mode;
+        const r = await run(h, { connector_id: c.id });
+        expect(r.status, `${mode}: ${JSON.stringify(r.error)}`).toBe('success');
+        expect(r.result.items.map((i: any) => i.name)).toEqual(items);
+      }
+    } finally {
+      srv.close();
+    }
+  });
+
   it('a kept-alive connection the server closes as the next request arrives is sent again on a new one; a fresh reset fails', async () => {
     // The server answers the first request of each connection and drops the connection on the
     // second, unanswered: what a server whose idle timeout just ran out does to a reused socket.

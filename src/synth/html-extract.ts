@@ -7,6 +7,7 @@ import type { Schema } from './schema-infer.js';
 import { stringFormat, typeOf } from './values.js';
 import { extractValue, View } from '../runtime/worker/engines/extract.js';
 import { nextPageLink, structuralCandidates } from './html-structure.js';
+import { formRecords } from './html-form-record.js';
 
 export interface HtmlExtraction {
   kind: 'detail' | 'list';
@@ -182,7 +183,7 @@ export function extractHtml(
     cands.push({ c: { ...c, sample }, score, missing });
   };
   for (const c of conv) consider(c, 30);
-  for (const s of structuralCandidates(html, otherPages)) {
+  for (const s of structuralCandidates(html, otherPages, [formRecords])) {
     const size =
       s.kind === 'list'
         ? Math.min(s.records, 25) * 0.4 + Math.min(s.fieldCount, 8) * (s.records >= 3 ? 1 : 0.5)

@@ -49,7 +49,7 @@ const ownText = (e: El) =>
       .join(' '),
   );
 
-function typed(text: string): { type?: ValueType; schema: Schema } {
+export function typed(text: string): { type?: ValueType; schema: Schema } {
   const t = typeOf(text);
   if (t.type === 'integer' && !/^0\d/.test(text)) return { type: 'integer', schema: { type: 'integer' } };
   if (t.type === 'number') return { type: 'number', schema: { type: 'number' } };
@@ -57,7 +57,7 @@ function typed(text: string): { type?: ValueType; schema: Schema } {
   return { schema: f && f !== 'uri' ? { type: 'string', format: f } : { type: 'string' } };
 }
 
-const nullable = (s: Schema): Schema => ({ ...s, type: [s.type as string, 'null'] }) as Schema;
+export const nullable = (s: Schema): Schema => ({ ...s, type: [s.type as string, 'null'] }) as Schema;
 
 /** Structural selector of `el`: from the nearest stable id (or body), tag + :nth-of-type where needed. */
 export function pathOf($: cheerio.CheerioAPI, el: El): string {
@@ -105,7 +105,7 @@ function shortRel(root: El, el: El, tries: string[]): string {
 }
 
 /** Page chrome: navigation, asides, hidden parts, and the page's own header/footer — not an article's. */
-const inChrome = (e: El) => {
+export const inChrome = (e: El) => {
   if (
     e.closest('head, script, style, noscript, template, svg, nav, aside, select, [role=navigation], [role=banner], [aria-hidden=true]')
       .length
@@ -114,11 +114,11 @@ const inChrome = (e: El) => {
   const hf = e.closest('header, footer');
   return hf.length > 0 && !hf.parent().closest('article, main, section, [role=main]').length;
 };
-const inMain = (e: El) =>
+export const inMain = (e: El) =>
   e.closest('main, [role=main], article').length > 0 ||
   !e.closest('header, nav, aside, footer, [role=navigation], [role=banner], [role=contentinfo]').length;
 
-function fieldName(raw: string, taken: Set<string>, fallback: string): string {
+export function fieldName(raw: string, taken: Set<string>, fallback: string): string {
   let t = clean(raw)
     .replace(/[:*]+$/, '')
     .trim()
@@ -249,6 +249,20 @@ function tables($: cheerio.CheerioAPI, template: Set<unknown>): StructuralCandid
       // A selection column (a checkbox per row, "Select …" for screen readers) is no data.
       if (cells.every((c) => c.find('input[type=checkbox], input[type=radio]').length > 0)) continue;
       const hrefs = cells.map((c) => c.find('a[href]').first().attr('href') ?? (tagOf(c) === 'a' ? c.attr('href') : undefined));
+      // A headed column of icons (yes/no, a status): each image's alt text is the value.
+      const alts = cells.map((c) => clean(c.find('img[alt]').first().attr('alt') ?? ''));
+      if (texts.every((x) => !x) && head?.[k] && alts.every(Boolean)) {
+        const yesNo = alts.every((a) => /^(true|false|yes|no)$/i.test(a));
+        const unique = head.filter((x) => x.toLowerCase() === head[k].toLowerCase()).length === 1;
+        const name = fieldName(head[k], taken, `column_${k + 1}`);
+        fields[name] = {
+          ...(unique ? { column: head[k], selector: 'img[alt]' } : { selector: `> :nth-child(${k + 1}) img[alt]` }),
+          attr: 'alt',
+          ...(yesNo ? { type: 'boolean' as const } : {}),
+        };
+        props[name] = { type: yesNo ? 'boolean' : 'string' };
+        continue;
+      }
       if (texts.every((x) => !x) && hrefs.every((h) => !h)) continue; // icon/checkbox column
       // Data columns have headers: a headerless column of a headed table is row actions (edit, delete…).
       const named = (head ?? []).filter(Boolean).length;
@@ -850,9 +864,18 @@ export function nextLinkOf(html: string): { selector: string; href: string } | n
   return selector && href ? { selector, href } : null;
 }
 
-export function structuralCandidates(html: string, otherPages: string[] = []): StructuralCandidate[] {
+/** A producer of candidates beside the ones here (html-form-record.ts), given the parsed page and its template. */
+export type CandidateSource = ($: cheerio.CheerioAPI, template: Set<unknown>) => StructuralCandidate[];
+
+export function structuralCandidates(html: string, otherPages: string[] = [], more: CandidateSource[] = []): StructuralCandidate[] {
   const $ = cheerio.load(html);
   const site = siteTemplate($, otherPages);
   const template = site.elements;
-  return [...tables($, template), ...repeated($, template), ...dlRecords($, template), ...detailBlock($, site)];
+  return [
+    ...tables($, template),
+    ...repeated($, template),
+    ...dlRecords($, template),
+    ...detailBlock($, site),
+    ...more.flatMap((m) => m($, template)),
+  ];
 }

@@ -133,6 +133,8 @@ export type Paging =
   | { mode: 'next_url'; param?: undefined; selector: string }
   | null;
 
+const countsUp = (n: number[]) => n.length > 0 && n.every((v, i) => !Number.isNaN(v) && (i === 0 || v === n[i - 1] + 1));
+
 /** Pagination shown by the recording: the target's endpoint called again with a moving parameter. */
 export function detectPaging(target: Exchange, all: Exchange[]): { paging: Paging; samples: Exchange[] } {
   const key = endpointKey(target);
@@ -143,9 +145,7 @@ export function detectPaging(target: Exchange, all: Exchange[]): { paging: Pagin
   for (const p of names) {
     const vals = qs.map((q) => q.get(p));
     const nums = vals.map((v) => (v !== null && /^\d+$/.test(v) ? Number(v) : NaN));
-    if (nums.every((v) => !Number.isNaN(v)) && nums.every((v, i) => i === 0 || v === nums[i - 1] + 1)) {
-      return { paging: { mode: 'page', param: p, start: nums[0] }, samples };
-    }
+    if (countsUp(nums)) return { paging: { mode: 'page', param: p, start: nums[0] }, samples };
   }
   // Cursor: the parameter's value in call k+1 is a leaf of response k.
   for (const p of names) {
@@ -179,6 +179,16 @@ export function detectPaging(target: Exchange, all: Exchange[]): { paging: Pagin
   if (start < end) {
     const chain = samples.slice(start, end + 1);
     return { paging: { mode: 'next_url', selector: followed(chain[0], chain[1])!.selector }, samples: chain };
+  }
+  // No "next" link (a pager of numbers only): the first page reached without the parameter (the
+  // list's own link), then page links counting up (p=2, p=3). The first page is the number before
+  // the first one seen; one page after it is evidence enough only for a parameter named like a page.
+  for (const p of names) {
+    const nums = qs.map((q) => (/^\d+$/.test(q.get(p) ?? '') ? Number(q.get(p)) : NaN));
+    const pageLike = /^(p|pg|pn|page|paged|page_?(no|num|number))$/i.test(p);
+    if (qs[0].get(p) === null && (nums.length > 2 || pageLike) && countsUp(nums.slice(1)) && nums[1] >= 1) {
+      return { paging: { mode: 'page', param: p, start: nums[1] - 1 }, samples };
+    }
   }
   return { paging: null, samples: [target] };
 }

@@ -1,13 +1,13 @@
 // Real open-source web applications for the synthesis acceptance suite (installed and seeded by
 // scripts/acceptance-setup.sh from Debian packages): each is served on 127.0.0.1 by `php -S` (Fossil
-// by `fossil server`, Redmine by rackup) and stopped by its PID. Recorded HARs are rebased onto the
+// by `fossil server`, Redmine by rackup, Django by `manage.py runserver`) and stopped by its PID. Recorded HARs are rebased onto the
 // port a test started the app on.
 import { spawn, type ChildProcess } from 'node:child_process';
 import fs from 'node:fs';
 import net from 'node:net';
 
 export interface RealApp {
-  name: 'dokuwiki' | 'phpmyadmin' | 'mediawiki' | 'wordpress' | 'fossil' | 'redmine';
+  name: 'dokuwiki' | 'phpmyadmin' | 'mediawiki' | 'wordpress' | 'fossil' | 'redmine' | 'django';
   /** The PHP document root (Fossil: the repository file; Redmine: the Rails application). */
   docroot: string;
   /** Port the fixtures were recorded on. */
@@ -61,6 +61,19 @@ export const APPS: Record<RealApp['name'], RealApp> = {
       env: { RUBYOPT: '-rwebrick', RAILS_ENV: 'production' },
     }),
     bootMs: 60_000,
+  },
+  django: {
+    name: 'django',
+    docroot: '/var/lib/cs-acceptance/django',
+    recordedPort: 8937,
+    needs: ['/var/lib/cs-acceptance/django/db.sqlite3', '/usr/bin/python3'],
+    // (Debian's python3, which has python3-django; --insecure serves the admin's CSS with DEBUG off.)
+    server: (port) => ({
+      cmd: '/usr/bin/python3',
+      args: ['manage.py', 'runserver', '--noreload', '--insecure', `127.0.0.1:${port}`],
+      cwd: '/var/lib/cs-acceptance/django',
+    }),
+    bootMs: 15_000,
   },
 };
 

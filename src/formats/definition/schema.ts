@@ -259,6 +259,7 @@ export const DEFINITION_SCHEMA = {
                   type: { enum: VALUE_TYPES },
                   pattern: nonEmpty,
                   required: { type: 'boolean' },
+                  default: {},
                 },
                 additionalProperties: false,
               },

@@ -130,6 +130,8 @@ export interface CssField extends Annotated {
   pattern?: string;
   /** Default true. */
   required?: boolean;
+  /** Value when nothing matched and required is false (default null): `false` for an unchecked box. */
+  default?: unknown;
 }
 
 /** CSS selector (cheerio) into an HTML body (or a browser page's DOM). */

@@ -66,7 +66,7 @@ export function coerce(v: unknown, type: ValueType | undefined): unknown {
       return Number.isFinite(n) ? n : null;
     }
     case 'boolean':
-      return typeof v === 'boolean' ? v : ['true', 'yes', '1', 'on', 'y'].includes(String(v).trim().toLowerCase());
+      return typeof v === 'boolean' ? v : ['true', 'yes', '1', 'on', 'y', 'checked', 'selected'].includes(String(v).trim().toLowerCase());
     case 'json':
       if (typeof v !== 'string') return v;
       try {
@@ -147,7 +147,7 @@ function fieldsOf($: cheerio.CheerioAPI, el: any, fields: Record<string, CssFiel
         },
       );
     }
-    o[k] = raw === undefined ? null : coerce(raw, f.type);
+    o[k] = raw === undefined ? (f.default ?? null) : coerce(raw, f.type);
   }
   return o;
 }

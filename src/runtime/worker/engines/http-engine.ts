@@ -10,6 +10,16 @@ import type { SessionResponse } from './http-session.js';
 const truthy = (v: unknown) =>
   !(v === undefined || v === null || v === false || v === '' || v === 0 || (Array.isArray(v) && v.length === 0));
 
+/**
+ * The records of a page compared by what they say: links drop out, as they carry the page's own
+ * query (a list's links keep its filters, `?_changelist_filters=p%3D1`), so the same records
+ * reached at another URL compare equal.
+ */
+function recordsKey(items: unknown[]): string {
+  const isLink = (v: unknown) => typeof v === 'string' && /^(https?:\/\/|\/|\?)/.test(v);
+  return JSON.stringify(items, (_k, v) => (isLink(v) ? undefined : v));
+}
+
 export class HttpEngine {
   private relogged = false;
   private lastLoginView: View | null = null;
@@ -83,14 +93,31 @@ export class HttpEngine {
     let cursor: unknown = null;
     let nextUrl: string | null = null;
     const seen = new Set<string>();
+    const pagesRead = new Set<string>();
     for (let i = 0; i < maxPages; i++) {
       this.ctx.page = { number: pageNo, index: i, cursor };
       if (i > 0) this.progress(step, inLogin, i + 1);
       const override: Record<string, string> = {};
       if (p.mode === 'page') override[p.param!] = String(pageNo);
       if (p.mode === 'cursor' && i > 0) override[p.param!] = toText(cursor);
-      const view = await this.exchange(step, inLogin, override, nextUrl);
+      let view: View;
+      try {
+        view = await this.exchange(step, inLogin, override, nextUrl);
+      } catch (e) {
+        // A numbered page past the last one: some sites answer 404 (Django's ListView), which ends
+        // the list rather than the run.
+        if (i > 0 && p.mode === 'page' && e instanceof RunFailure && [404, 410].includes(e.opts.details?.status as number)) break;
+        throw e;
+      }
       const got = this.extractAll(step, view);
+      // A page number past the end that the site answers with a page already read (clamped to the
+      // last page, or redirected to the first): the list ends there, without those items again.
+      const items = counted && Array.isArray(got[counted]) ? (got[counted] as unknown[]) : null;
+      const sig = items?.length ? recordsKey(items) : null;
+      if (p.mode === 'page' && sig !== null) {
+        if (pagesRead.has(sig)) break;
+        pagesRead.add(sig);
+      }
       for (const [k, v] of Object.entries(got)) {
         acc[k] = step.extract![k].all ? [...((acc[k] as unknown[]) ?? []), ...(v as unknown[])] : v;
       }

@@ -1,0 +1,129 @@
+// A record shown in a form: an edit page (an admin's change form, a profile, settings) prints the
+// record's data as the values of labelled inputs, not as text. Such a form becomes one object of
+// {label: value}: text-like inputs by their `value`, a textarea by its text, a select by its
+// selected option's text, a checkbox as a boolean. Fields are found by their `name` (what the site
+// submits, so it stays put), never by class.
+import type * as cheerio from 'cheerio';
+import type { CssField } from '../formats/definition/types.js';
+import { HIDDEN_TEXT } from '../runtime/worker/engines/extract.js';
+import { inTemplate } from './page-template.js';
+import type { Schema } from './schema-infer.js';
+import { fieldName, inChrome, inMain, nullable, type StructuralCandidate, typed } from './html-structure.js';
+
+type El = cheerio.Cheerio<any>;
+const cssq = (s: string) => JSON.stringify(s);
+const clean = (s: string) => s.replace(/\s+/g, ' ').trim();
+
+/** Inputs that show data (not buttons, hidden fields, passwords, files or radio groups). */
+const VALUE_INPUTS = ['text', 'number', 'email', 'url', 'tel', 'date', 'datetime-local', 'time', 'month', 'checkbox']
+  .map((t) => `input[type=${t}]`)
+  .concat('input:not([type])', 'textarea', 'select:not([multiple])')
+  .join(', ');
+
+/** The text a person reads for a form control: its <label>, else its aria-label. */
+function labelOf($: cheerio.CheerioAPI, form: El, el: El): string {
+  const id = el.attr('id');
+  const byFor = id ? form.find(`label[for=${cssq(id)}]`).first() : $([]);
+  const wrapping = el.closest('label');
+  const label = byFor.length ? byFor : wrapping;
+  if (label.length) {
+    const c = label.clone();
+    c.find(`input, select, textarea, ${HIDDEN_TEXT}`).remove();
+    const t = clean(c.text());
+    if (t) return t;
+  }
+  return clean(el.attr('aria-label') ?? '');
+}
+
+/** A form control's field (relative to its form) and the value it shows on the recorded page. */
+function controlField(el: El, name: string): { field: CssField; value: string | boolean; schema: Schema } | null {
+  const tag = (el.prop('tagName') ?? '').toLowerCase();
+  const type = (el.attr('type') ?? 'text').toLowerCase();
+  if (tag === 'select') {
+    const opt = el.find('option[selected]').first();
+    // (No selected option: the browser shows the first, which the page never said is the value.)
+    if (!opt.length) return null;
+    return {
+      field: { selector: `select[name=${cssq(name)}] option[selected]`, required: false },
+      value: clean(opt.text()),
+      schema: nullable({ type: 'string' }),
+    };
+  }
+  if (type === 'checkbox') {
+    return {
+      field: { selector: `input[name=${cssq(name)}]`, attr: 'checked', type: 'boolean', required: false, default: false },
+      value: el.attr('checked') !== undefined,
+      schema: { type: 'boolean' },
+    };
+  }
+  const value = tag === 'textarea' ? el.text().trim() : (el.attr('value') ?? '').trim();
+  const t = typed(value);
+  return {
+    field: {
+      selector: `${tag}[name=${cssq(name)}]`,
+      ...(tag === 'input' ? { attr: 'value' } : {}),
+      ...(t.type ? { type: t.type } : {}),
+      required: false,
+    },
+    value,
+    schema: nullable(t.schema),
+  };
+}
+
+/** Forms (POST, visible, not a login) holding at least two labelled controls with a value. */
+export function formRecords($: cheerio.CheerioAPI, template: Set<unknown>): StructuralCandidate[] {
+  const out: StructuralCandidate[] = [];
+  $('form').each((_, f) => {
+    const form = $(f);
+    // A GET form holds a query (search, filters), not a record; a password makes it a sign-in.
+    if ((form.attr('method') ?? 'get').toLowerCase() !== 'post') return;
+    if (form.find('input[type=password]').length || inChrome(form) || inTemplate(template, form)) return;
+    if (form.closest(HIDDEN_TEXT).length) return; // an edit form the page keeps folded away
+    const fields: Record<string, CssField> = {};
+    const props: Record<string, Schema> = {};
+    const taken = new Set<string>();
+    const names = new Set<string>();
+    let filled = 0;
+    const texts: string[] = [];
+    form.find(VALUE_INPUTS).each((_, e) => {
+      const el = $(e);
+      const name = el.attr('name');
+      // (A name used twice is a group of checkboxes or a repeated row: not one field.)
+      if (
+        !name ||
+        names.has(name) ||
+        form.find(`[name=${cssq(name)}]`).length > 1 + form.find(`input[type=hidden][name=${cssq(name)}]`).length
+      )
+        return;
+      if (el.closest(HIDDEN_TEXT).length) return;
+      names.add(name);
+      const label = labelOf($, form, el);
+      if (!label) return;
+      const c = controlField(el, name);
+      if (!c) return;
+      const key = fieldName(label, taken, name);
+      fields[key] = c.field;
+      props[key] = c.schema;
+      if (typeof c.value === 'string' && c.value) {
+        filled++;
+        texts.push(c.value);
+      }
+    });
+    if (filled < 2) return;
+    const id = form.attr('id');
+    const action = form.attr('action');
+    const selector = id ? `form#${id}` : action ? `form[action=${cssq(action)}]` : `form:has(${Object.values(fields)[0].selector})`;
+    if ($(selector).length !== 1) return;
+    out.push({
+      kind: 'detail',
+      extractor: { from: 'css', selector, fields },
+      schema: { type: 'object', properties: props },
+      why: `form ${selector}: ${Object.keys(fields).length} labelled field(s) and their values`,
+      text: texts.join(' '),
+      records: 1,
+      fieldCount: Object.keys(fields).length,
+      main: inMain(form),
+    });
+  });
+  return out;
+}

@@ -1,0 +1,152 @@
+// Acceptance on a seventh real application we did not write: Django's admin (Debian's
+// python3-django, served by `manage.py runserver`; a small library project whose only UI is the
+// admin, installed and seeded by scripts/acceptance-setup.sh). As for Fossil and Redmine, each flow
+// is recorded here and now with Playwright's recordHar in Chromium, then synthesized, replay-validated,
+// published and RUN with NEW arguments; results are checked against the app's own database. What
+// Django brings: a CSRF token in a cookie and every form, a change list as a table whose first
+// column is a <th> link and whose first cell is a selection checkbox, search and filters in the query
+// string, paging by `?p=`, change forms whose data sit in <input> values, and the "added
+// successfully" message on the list the create form redirects to.
+// Opt-in: ACCEPTANCE=1.
+import Database from 'better-sqlite3';
+import type { Page } from 'playwright-core';
+import { describe, expect, it } from 'vitest';
+import { backends } from '../helpers/harness.js';
+import { APPS, appInstalled } from '../helpers/real-apps.js';
+import { liveApp } from '../helpers/acceptance.js';
+
+const ready = process.env.ACCEPTANCE === '1' && appInstalled(APPS.django);
+const PASSWORD = 'dj-admin-pass-1';
+
+type Book = { id: number; title: string; author: string; year: number; isbn: string; in_stock: number; summary: string };
+/** The app's books (its own SQLite database, read-only), by title. */
+function books(where = '1=1', ...params: unknown[]): Book[] {
+  const db = new Database(`${APPS.django.docroot}/db.sqlite3`, { readonly: true, fileMustExist: true });
+  try {
+    return db
+      .prepare(
+        `select b.id, b.title, a.name as author, b.year, b.isbn, b.in_stock, b.summary from library_book b
+         join library_author a on a.id = b.author_id where ${where} order by b.id desc`,
+      )
+      .all(...params) as Book[];
+  } finally {
+    db.close();
+  }
+}
+
+describe.skipIf(!ready).each(ready ? (await backends()).slice(0, 1) : ['sqlite' as const])('synthesis on Django admin (%s)', (backend) => {
+  const live = liveApp(APPS.django, backend, 'admin', PASSWORD);
+  const { record, flow } = live;
+
+  async function login(page: Page, base: string) {
+    await page.goto(`${base}/admin/`);
+    await page.fill('#id_username', 'admin');
+    await page.fill('#id_password', PASSWORD);
+    await Promise.all([page.waitForURL((u) => !u.pathname.startsWith('/admin/login')), page.click('input[type=submit]')]);
+  }
+
+  it('search the change list: every hit with its columns, for a NEW query', async () => {
+    const har = await record('search', async (page, base) => {
+      await login(page, base);
+      await page.click('text=Books');
+      await page.fill('#searchbar', 'Basil');
+      await Promise.all([page.waitForURL(/q=Basil/), page.press('#searchbar', 'Enter')]);
+    });
+    const { result } = await flow(
+      'dj-search',
+      har,
+      { hints: { arguments: { query: 'Basil' }, secrets: { account: live.secret } } },
+      { arguments: { query: 'Clara' }, secret_bindings: { account: live.secret } },
+    );
+    const truth = books('a.name = ? or b.title like ? or b.summary like ?', 'Clara Graft', '%Clara%', '%Clara%');
+    expect(truth.length).toBeGreaterThan(1);
+    // Every column, the yes/no icons' column as booleans; each title links to its change form.
+    expect(result.items.map((i: any) => ({ ...i, title_url: undefined }))).toEqual(
+      truth.map((b) => ({
+        title: b.title,
+        title_url: undefined,
+        author: b.author,
+        year: b.year,
+        isbn: b.isbn,
+        in_stock: b.in_stock === 1,
+      })),
+    );
+    for (const [k, b] of truth.entries()) expect(result.items[k].title_url).toMatch(new RegExp(`^/admin/library/book/${b.id}/change/`));
+  });
+
+  it('a change form: the book as its fields, for ANOTHER book', async () => {
+    const [fence] = books('b.title = ?', 'The Broken Fence');
+    const [other] = books('b.title = ?', 'Orchard Notes volume 7');
+    const har = await record('change', async (page, base) => {
+      await login(page, base);
+      await page.goto(`${base}/admin/library/book/?q=fence`);
+      await Promise.all([page.waitForURL(/\/change\//), page.click('text=The Broken Fence')]);
+    });
+    const { result } = await flow(
+      'dj-change',
+      har,
+      { hints: { arguments: { book: fence!.id }, secrets: { account: live.secret } } },
+      { arguments: { book: other!.id }, secret_bindings: { account: live.secret } },
+    );
+    // The form's labelled inputs, the select's chosen option and the checkbox, read as a record.
+    expect(result).toEqual({
+      title: other!.title,
+      author: other!.author,
+      year: other!.year,
+      isbn: other!.isbn,
+      in_stock: other!.in_stock === 1,
+      summary: other!.summary,
+    });
+  });
+
+  it('the change list over every page', async () => {
+    const har = await record('list', async (page, base) => {
+      await login(page, base);
+      await page.goto(`${base}/admin/library/book/`);
+      await Promise.all([page.waitForURL(/p=2/), page.click('.paginator a >> text="2"')]);
+      await Promise.all([page.waitForURL(/p=3/), page.click('.paginator a >> text="3"')]);
+    });
+    const newest = books()[0]!;
+    const { result } = await flow(
+      'dj-list',
+      har,
+      { hints: { result: [newest.title], secrets: { account: live.secret } } },
+      { secret_bindings: { account: live.secret } },
+    );
+    // Django's pager has numbered links only (no "next"): ?p= counts up from the list's own link.
+    const truth = books();
+    expect(truth.length).toBeGreaterThan(20);
+    expect(result.items.map((i: any) => i.title)).toEqual(truth.map((b) => b.title));
+  });
+
+  it('add a NEW book through the change form (CSRF token in the cookie and the form)', async () => {
+    const har = await record('add', async (page, base) => {
+      await login(page, base);
+      await page.goto(`${base}/admin/library/book/add/`);
+      await page.fill('#id_title', 'Grafting for Beginners');
+      await page.selectOption('#id_author', { label: 'Ada Orchard' });
+      await page.fill('#id_year', '2019');
+      await page.fill('#id_isbn', '978-9-9999-1');
+      await page.fill('#id_summary', 'How to graft apple trees');
+      await Promise.all([page.waitForURL(/\/book\/$/), page.click('input[name=_save]')]);
+    });
+    const title = `Mulching Plums ${Date.now()}`;
+    const { result } = await flow(
+      'dj-add',
+      har,
+      {
+        hints: {
+          arguments: { title: 'Grafting for Beginners', year: 2019, isbn: '978-9-9999-1', summary: 'How to graft apple trees' },
+          secrets: { account: live.secret },
+          allow_side_effects: true,
+        },
+      },
+      { arguments: { title, year: 2022, isbn: '978-9-9999-2', summary: 'Plums want mulch' }, secret_bindings: { account: live.secret } },
+    );
+    expect(books('b.title = ?', title)).toMatchObject([
+      { year: 2022, isbn: '978-9-9999-2', summary: 'Plums want mulch', author: 'Ada Orchard' },
+    ]);
+    // The page the form redirected to: the list, the new book on it.
+    expect(JSON.stringify(result)).toContain(title);
+  });
+});

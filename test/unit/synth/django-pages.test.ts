@@ -1,0 +1,80 @@
+// Synthesis stages on pages saved from a seventh real application, Django's admin (Debian's
+// python3-django; scripts/acceptance-setup.sh): a change form whose data sit in <input> values, a
+// <select>'s chosen option and a checkbox; an empty "add" form; a change list whose yes/no column is
+// icons (<img alt="True">); and a pager of numbered links only (`?p=2`), first reached without `p`.
+import * as cheerio from 'cheerio';
+import fs from 'node:fs';
+import path from 'node:path';
+import { describe, expect, it } from 'vitest';
+import { extractValue, View } from '../../../src/runtime/worker/engines/extract.js';
+import { formRecords } from '../../../src/synth/html-form-record.js';
+import { extractHtml } from '../../../src/synth/html-extract.js';
+import { structuralCandidates } from '../../../src/synth/html-structure.js';
+import { detectPaging } from '../../../src/synth/target.js';
+import type { Exchange } from '../../../src/synth/types.js';
+
+const FIX = path.join(__dirname, '../../fixtures/real/django');
+const page = (f: string) => fs.readFileSync(path.join(FIX, f), 'utf8');
+const change = page('book-change.html');
+const add = page('book-add.html');
+const search = page('book-search.html');
+const run = (x: { extractor: any }, html: string) =>
+  extractValue(x.extractor, new View({ url: 'http://x/', status: 200, text: html }), 't');
+
+describe('Django admin pages', () => {
+  it('a change form is one record of its labelled fields: input values, the selected option, the checkbox as a boolean', () => {
+    const x = extractHtml(change, [], ['7'], undefined, [search]);
+    expect(x!.why).toMatch(/^form form#book_form/);
+    expect(run(x!, change)).toEqual({
+      title: 'Orchard Notes volume 7',
+      author: 'Clara Graft',
+      year: 1996,
+      isbn: '978-0-1006-6',
+      in_stock: false,
+      summary: 'Notes on pruning row 7.',
+    });
+    // A checked box reads true (the same form with the box ticked).
+    const ticked = change.replace(/(<input type="checkbox" name="in_stock")/, '$1 checked');
+    expect(run(x!, ticked)).toMatchObject({ in_stock: true });
+    // The control: without form records, the best rule read the labels ("Title:") as a list.
+    expect(JSON.stringify(structuralCandidates(change, [search]).map((c) => run(c, change)))).not.toContain('"Orchard Notes volume 7"');
+  });
+
+  it('an empty form (the "add" page), a GET form (the list\'s search box) and a sign-in form are no records', () => {
+    expect(formRecords(cheerio.load(add), new Set())).toEqual([]);
+    expect(formRecords(cheerio.load(search), new Set())).toEqual([]);
+    const login =
+      '<form method="post" action="/login"><label for="u">User</label><input id="u" name="u" value="ann">' +
+      '<label for="n">Note</label><input id="n" name="n" value="x"><input type="password" name="p"></form>';
+    expect(formRecords(cheerio.load(login), new Set())).toEqual([]);
+    const folded = `<div style="display:none"><form method="post"><label for="a">A</label><input id="a" name="a" value="1"><label for="b">B</label><input id="b" name="b" value="2"></form></div>`;
+    expect(formRecords(cheerio.load(folded), new Set())).toEqual([]);
+    expect(formRecords(cheerio.load(folded.replace(' style="display:none"', '')), new Set())).toHaveLength(1);
+  });
+
+  it("a change list's column of yes/no icons is a boolean field from the images' alt text", () => {
+    const x = extractHtml(search, [], ['Clara'], undefined, [change]);
+    const rows = run(x!, search) as Record<string, unknown>[];
+    expect(rows.length).toBe(6);
+    expect(rows.map((r) => r.in_stock)).toEqual([true, false, true, true, false, true]);
+    expect(rows[0]).toMatchObject({ title: 'Orchard Notes volume 23', author: 'Clara Graft', year: 2012 });
+  });
+});
+
+describe('paging by a numbered pager reached first without its parameter', () => {
+  const ex = (i: number, url: string): Exchange =>
+    ({ id: `e${i}`, index: i, method: 'GET', url, status: 200, text: '<p>x</p>', hops: [] }) as unknown as Exchange;
+
+  it('the list, then ?p=2 and ?p=3: page mode from p=1', () => {
+    const all = [ex(0, 'http://x/books/'), ex(1, 'http://x/books/?p=2'), ex(2, 'http://x/books/?p=3')];
+    expect(detectPaging(all[0]!, all).paging).toEqual({ mode: 'page', param: 'p', start: 1 });
+    // 0-based pagers: the list, then page=1.
+    const zero = [ex(0, 'http://x/books/'), ex(1, 'http://x/books/?page=1')];
+    expect(detectPaging(zero[0]!, zero).paging).toEqual({ mode: 'page', param: 'page', start: 0 });
+  });
+
+  it('one more call with a parameter not named like a page number is no pager', () => {
+    const all = [ex(0, 'http://x/books/'), ex(1, 'http://x/books/?id=5')];
+    expect(detectPaging(all[0]!, all).paging).toBeNull();
+  });
+});
