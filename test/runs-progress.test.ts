@@ -9,12 +9,15 @@ import { progressText } from '../sdk/src/cli.js';
 
 const SLOW_MS = 1500;
 
-/** A site on 127.0.0.1: /list?p=2 and /slow answer after SLOW_MS, everything else at once. */
+/** A site on 127.0.0.1: /list?p=2 and /slow answer after SLOW_MS, everything else at once; a page's title is its path and query. */
 async function startSlowSite(): Promise<{ url: string; close(): Promise<void> }> {
   const server = http.createServer((req, res) => {
     const u = new URL(req.url ?? '/', 'http://x');
     const slow = u.pathname === '/slow' || (u.pathname === '/list' && u.searchParams.get('p') === '2');
-    const t = setTimeout(() => res.writeHead(200, { 'content-type': 'text/html' }).end(`<title>${u.pathname}</title>`), slow ? SLOW_MS : 0);
+    const t = setTimeout(
+      () => res.writeHead(200, { 'content-type': 'text/html' }).end(`<title>${u.pathname}${u.search}</title>`),
+      slow ? SLOW_MS : 0,
+    );
     res.on('close', () => clearTimeout(t));
   });
   await new Promise<void>((r) => server.listen(0, '127.0.0.1', r));
@@ -84,7 +87,7 @@ describe.each(all)('run progress (%s)', (backend) => {
     expect(r.progress).toBeNull();
     const { final, seen, views } = await progressSeen(h, r.id);
     expect(final.status, JSON.stringify(final.error)).toBe('success');
-    expect(final.result).toEqual({ titles: ['/list', '/list'], last: '/done' });
+    expect(final.result).toEqual({ titles: ['/list?p=1', '/list?p=2'], last: '/done' });
     // The slow second page is on screen for about 1.5 s: the 1 s tick writes it at least once.
     expect(seen).toContainEqual({ step: 2, of: 3, label: 'get_list: page 2' });
     for (const p of seen) expect(p.of).toBe(3);

@@ -119,6 +119,27 @@ describe.skipIf(!ready).each(ready ? (await backends()).slice(0, 1) : ['sqlite' 
     expect(result.items.map((i: any) => i.title)).toEqual(truth.map((b) => b.title));
   });
 
+  it("edit ANOTHER book's year: the form's other fields are that book's own, read from its change form at run time", async () => {
+    const [rec] = books('b.title = ?', 'Orchard Notes volume 9');
+    const [other] = books('b.title = ?', 'Orchard Notes volume 14');
+    const har = await record('edit', async (page, base) => {
+      await login(page, base);
+      await page.goto(`${base}/admin/library/book/${rec!.id}/change/`);
+      await page.fill('#id_year', String(rec!.year + 1));
+      await Promise.all([page.waitForURL(/\/book\/$/), page.click('input[name=_save]')]);
+    });
+    const year = 1900 + (Date.now() % 100);
+    await flow(
+      'dj-edit',
+      har,
+      { hints: { arguments: { book: rec!.id, year: rec!.year + 1 }, secrets: { account: live.secret }, allow_side_effects: true } },
+      { arguments: { book: other!.id, year }, secret_bindings: { account: live.secret } },
+    );
+    // Only the year changed, on the book asked for; the recorded book keeps its own fields.
+    expect(books('b.id = ?', other!.id)).toEqual([{ ...other, year }]);
+    expect(books('b.id = ?', rec!.id)).toMatchObject([{ title: rec!.title, isbn: rec!.isbn, summary: rec!.summary, author: rec!.author }]);
+  });
+
   it('add a NEW book through the change form (CSRF token in the cookie and the form)', async () => {
     const har = await record('add', async (page, base) => {
       await login(page, base);

@@ -17,7 +17,10 @@ const truthy = (v: unknown) =>
  */
 function recordsKey(items: unknown[]): string {
   const isLink = (v: unknown) => typeof v === 'string' && /^(https?:\/\/|\/|\?)/.test(v);
-  return JSON.stringify(items, (_k, v) => (isLink(v) ? undefined : v));
+  // (A record's link field drops out; a list of bare strings keeps every one.)
+  return JSON.stringify(items, function (this: unknown, _k, v) {
+    return !Array.isArray(this) && isLink(v) ? undefined : v;
+  });
 }
 
 export class HttpEngine {
