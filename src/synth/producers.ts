@@ -187,3 +187,71 @@ export function regexFor(text: string, value: string, escaped = false): { patter
   }
   return null;
 }
+
+/** Data controls a person edits (not hidden fields, buttons, files, passwords or checkboxes). */
+const DATA_CONTROLS =
+  'textarea, select, input[type=radio], input:not([type]), input[type=text], input[type=number], input[type=email], input[type=url], input[type=tel], input[type=date], input[type=datetime-local], input[type=time], input[type=month]';
+
+/**
+ * The form on the latest earlier page that submits to `action` and holds a control named `name`
+ * with `value` (an edit form's untouched fields: a select's chosen option, a textarea's text, an
+ * input's value, a checked radio). A browser submits what the form holds, so the run reads it
+ * from that control; a low-entropy value ("1", an author's id) qualifies, as the form says where
+ * it came from.
+ */
+export function formControlProducer(earlier: Exchange[], action: string, name: string, value: string): { x: Exchange; f: Found } | null {
+  const norm = (s: string) => s.replace(/\r\n/g, '\n').trim();
+  const target = new URL(action);
+  for (const y of earlier) {
+    const html = isHtml(y) ? y.text : undefined;
+    if (!html?.includes(name)) continue;
+    const $ = cheerio.load(html);
+    const form = $('form').filter((_, f) => {
+      try {
+        const to = new URL($(f).attr('action') || y.url, y.url);
+        return to.origin === target.origin && to.pathname === target.pathname;
+      } catch {
+        return false;
+      }
+    });
+    if (form.length !== 1) continue;
+    const el = form.find(DATA_CONTROLS).filter((_, e) => $(e).attr('name') === name);
+    const tag = (el.first().prop('tagName') ?? '').toLowerCase();
+    const scope = form.attr('id') && /^[A-Za-z][\w-]*$/.test(form.attr('id')!) ? `form#${form.attr('id')} ` : '';
+    const by = `[name=${cssq(name)}]`;
+    let f: Found | null = null;
+    if (tag === 'textarea' && el.length === 1 && norm(el.text()) === norm(value)) {
+      f = { extractor: { from: 'css', selector: `${scope}textarea${by}` }, rank: 1, how: `the form's textarea ${name}` };
+    } else if (tag === 'select' && el.length === 1) {
+      const opt = el.find('option[selected]').first();
+      if (opt.length && (opt.attr('value') ?? clean(opt.text())) === value)
+        f = {
+          extractor: {
+            from: 'css',
+            selector: `${scope}select${by} option[selected]`,
+            ...(opt.attr('value') !== undefined ? { attr: 'value' } : {}),
+          },
+          rank: 1,
+          how: `the form's select ${name} (its selected option)`,
+        };
+    } else if (tag === 'input' && el.length >= 1) {
+      const radio = el.filter('[type=radio]');
+      if (radio.length && radio.filter('[checked]').attr('value') === value)
+        f = {
+          extractor: { from: 'css', selector: `${scope}input${by}[checked]`, attr: 'value' },
+          rank: 1,
+          how: `the form's checked radio ${name}`,
+        };
+      else if (!radio.length && el.length === 1 && el.attr('value') === value)
+        f = { extractor: { from: 'css', selector: `${scope}input${by}`, attr: 'value' }, rank: 1, how: `the form's input ${name}` };
+    }
+    // (The form there had the control with another value: the person changed it; not this page's.)
+    // (The selector's first match must be this form's control, as the run reads the first.)
+    if (f?.extractor.from === 'css' && $(f.extractor.selector).first().closest('form').is(form)) return { x: y, f };
+    // (The form had the control with another value: the person changed it, so it is not read.)
+    if (el.length) return null;
+  }
+  return null;
+}
+
+const clean = (s: string) => s.replace(/\s+/g, ' ').trim();

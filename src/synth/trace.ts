@@ -3,7 +3,7 @@
 // in time only). Producers join the chain and are resolved the same way, recursively. Cookies are
 // left to the jar, but the responses that set them join the chain so the jar gets them.
 import type { Extractor } from '../formats/definition/types.js';
-import { findIn, type Found } from './producers.js';
+import { findIn, type Found, formControlProducer } from './producers.js';
 import { requestSlots } from './slots.js';
 import { needlesForField, substitute, type ArgValue } from './substitute.js';
 import type { SecretPlan } from './secrets.js';
@@ -114,6 +114,24 @@ export function traceChain(inp: TraceInput): Chain {
       if (known && byId.get(known.producer)!.index < x.index) {
         resolved.push({ slot, res: { kind: 'var', template: varTpl(known), var: known.name } });
         dep(x.id, known.producer);
+        continue;
+      }
+      // A field the form on an earlier page printed with this value (an edit form's untouched
+      // fields): read from that form at run time, as a browser submits what the form holds.
+      const control = slot.where === 'form' || slot.where === 'multipart' ? formControlProducer(earlier, x.url, slot.key, v) : null;
+      if (control) {
+        const def: VarDef = {
+          name: argName(slot.key, names),
+          producer: control.x.id,
+          extractor: control.f.extractor,
+          how: control.f.how,
+          value: v,
+        };
+        chain.vars.push(def);
+        byValue.set(v, def);
+        resolved.push({ slot, res: { kind: 'var', template: varTpl(def), var: def.name } });
+        dep(x.id, control.x.id);
+        queue.push(control.x);
         continue;
       }
       // Short values only follow strong, id-like evidence (a JSON "id" key, a data-*-id attribute).

@@ -8,6 +8,7 @@ import path from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { extractValue, View } from '../../../src/runtime/worker/engines/extract.js';
 import { formRecords } from '../../../src/synth/html-form-record.js';
+import { formControlProducer } from '../../../src/synth/producers.js';
 import { extractHtml } from '../../../src/synth/html-extract.js';
 import { structuralCandidates } from '../../../src/synth/html-structure.js';
 import { detectPaging } from '../../../src/synth/target.js';
@@ -76,5 +77,41 @@ describe('paging by a numbered pager reached first without its parameter', () =>
   it('one more call with a parameter not named like a page number is no pager', () => {
     const all = [ex(0, 'http://x/books/'), ex(1, 'http://x/books/?id=5')];
     expect(detectPaging(all[0]!, all).paging).toBeNull();
+  });
+});
+
+describe("an edit form's untouched fields are read from the form at run time", () => {
+  const pageX = {
+    id: 'e1',
+    index: 1,
+    method: 'GET',
+    url: 'http://x/admin/library/book/7/change/',
+    status: 200,
+    mime: 'text/html',
+    text: change,
+  } as unknown as Exchange;
+  const read = (name: string, value: string, action = pageX.url) => {
+    const got = formControlProducer([pageX], action, name, value);
+    return got && { ...got.f, value: extractValue(got.f.extractor, new View({ url: pageX.url, status: 200, text: change }), 't') };
+  };
+
+  it("a select's chosen option (a low-entropy id), a textarea's text, an input's value", () => {
+    expect(read('author', '3')).toMatchObject({
+      extractor: { selector: 'form#book_form select[name="author"] option[selected]', attr: 'value' },
+      value: '3',
+    });
+    expect(read('summary', 'Notes on pruning row 7.')).toMatchObject({
+      extractor: { selector: 'form#book_form textarea[name="summary"]' },
+      value: 'Notes on pruning row 7.',
+    });
+    expect(read('title', 'Orchard Notes volume 7')).toMatchObject({ value: 'Orchard Notes volume 7' });
+  });
+
+  it('not a value the person changed, nor a form that posts elsewhere, nor a hidden field or a checkbox', () => {
+    expect(read('author', '2')).toBeNull();
+    expect(read('title', 'Orchard Notes volume 7', 'http://x/admin/library/book/8/change/')).toBeNull();
+    const token = /name="csrfmiddlewaretoken" value="([^"]+)"/.exec(change)![1]!;
+    expect(read('csrfmiddlewaretoken', token)).toBeNull();
+    expect(read('in_stock', 'on')).toBeNull();
   });
 });
