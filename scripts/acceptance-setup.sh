@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # Installs and seeds the real applications the synthesis acceptance suite runs against
-# (test/acceptance/*.test.ts, ACCEPTANCE=1). Idempotent; needs root (apt) and the local MariaDB
-# on 127.0.0.1:3306 (root, no password). The tests serve each app with `php -S 127.0.0.1:<port>`.
+# (test/acceptance/*.test.ts, ACCEPTANCE=1). Idempotent; needs root (apt), the npm registry
+# (Directus), the local MariaDB on 127.0.0.1:3306 (root, no password) and PostgreSQL on 5432 (trust).
+# The tests serve each app on 127.0.0.1 (`php -S`, or the app's own server; test/helpers/real-apps.ts).
 set -euo pipefail
 export DEBIAN_FRONTEND=noninteractive
 need=()
@@ -336,4 +337,63 @@ PY
   cd - >/dev/null
 fi
 
-echo "acceptance apps ready: dokuwiki (/usr/share/dokuwiki), phpmyadmin (/usr/share/phpmyadmin), mariadb db acme, mediawiki (/var/lib/mediawiki, sqlite $MWDB), wordpress (/usr/share/wordpress, mariadb db wordpress), fossil ($FSL_DIR/repo.fossil), redmine (/usr/share/redmine, sqlite), django admin ($DJ_DIR)"
+# ---- Directus (npm `directus` 10: a Vue single-page admin app over a JSON REST API, signed in by a
+# session cookie; on the local PostgreSQL, database directus_acc): an admin and a `books`
+# collection of 25 items. The tests serve it with `directus start` (HOST/PORT/PUBLIC_URL per test).
+DX_DIR=/var/lib/cs-acceptance/directus
+if [ ! -f "$DX_DIR/.seeded" ]; then
+  mkdir -p "$DX_DIR/uploads" "$DX_DIR/extensions"
+  cd "$DX_DIR"
+  # (Install scripts off: they fetch prebuilt binaries from GitHub; argon2 and sharp ship theirs in
+  # the npm packages, and PostgreSQL needs no native SQLite driver.)
+  [ -x node_modules/.bin/directus ] || { npm init -y >/dev/null; npm install --no-audit --no-fund --ignore-scripts directus@10.10.0 >/dev/null; }
+  psql -h 127.0.0.1 -U postgres -d test -tAc "select 1 from pg_database where datname='directus_acc'" | grep -q 1 ||
+    psql -h 127.0.0.1 -U postgres -d test -c "create database directus_acc" >/dev/null
+  cat > .env <<'ENV'
+DB_CLIENT=pg
+DB_HOST=127.0.0.1
+DB_PORT=5432
+DB_DATABASE=directus_acc
+DB_USER=postgres
+KEY=acceptance-key-0000000000000000
+SECRET=acceptance-secret-0000000000000
+ADMIN_EMAIL=admin@example.com
+ADMIN_PASSWORD=dx-admin-pass-1
+TELEMETRY=false
+CACHE_ENABLED=false
+RATE_LIMITER_ENABLED=false
+ENV
+  node_modules/.bin/directus bootstrap >/dev/null
+  HOST=127.0.0.1 PORT=8950 PUBLIC_URL=http://127.0.0.1:8950 node_modules/.bin/directus start >/dev/null 2>&1 &
+  DX_PID=$!
+  for _ in $(seq 1 60); do curl -sf http://127.0.0.1:8950/server/ping >/dev/null && break; sleep 0.5; done
+  node --input-type=module <<'JS'
+const B = 'http://127.0.0.1:8950';
+const j = async (method, path, body, token) => {
+  const r = await fetch(B + path, { method, headers: { 'content-type': 'application/json', ...(token ? { authorization: `Bearer ${token}` } : {}) }, body: body ? JSON.stringify(body) : undefined });
+  const t = await r.text();
+  if (!r.ok) throw new Error(`${method} ${path} ${r.status} ${t.slice(0, 300)}`);
+  return t ? JSON.parse(t) : null;
+};
+const tok = (await j('POST', '/auth/login', { email: 'admin@example.com', password: 'dx-admin-pass-1' })).data.access_token;
+if (!(await j('GET', '/collections', null, tok)).data.some((c) => c.collection === 'books')) {
+  await j('POST', '/collections', { collection: 'books', meta: { icon: 'book' }, schema: {}, fields: [
+    { field: 'id', type: 'integer', meta: { hidden: true, interface: 'input', readonly: true }, schema: { is_primary_key: true, has_auto_increment: true } },
+    { field: 'title', type: 'string', meta: { interface: 'input' }, schema: {} },
+    { field: 'author', type: 'string', meta: { interface: 'input' }, schema: {} },
+    { field: 'year', type: 'integer', meta: { interface: 'input' }, schema: {} },
+    { field: 'in_stock', type: 'boolean', meta: { interface: 'boolean' }, schema: { default_value: true } },
+    { field: 'summary', type: 'text', meta: { interface: 'input-multiline' }, schema: {} },
+  ] }, tok);
+  const authors = ['Ada Orchard', 'Basil Pruner', 'Clara Graft', 'Dmitri Sap'];
+  const items = Array.from({ length: 24 }, (_, i) => ({ title: `Orchard Notes volume ${i + 1}`, author: authors[i % 4], year: 1990 + i, in_stock: i % 3 !== 0, summary: `Notes on pruning row ${i + 1}.` }));
+  items.push({ title: 'The Broken Fence', author: 'Basil Pruner', year: 2021, in_stock: true, summary: 'A gate, a fence and what the storm left.' });
+  await j('POST', '/items/books', items, tok);
+}
+JS
+  kill "$DX_PID"
+  touch .seeded
+  cd - >/dev/null
+fi
+
+echo "acceptance apps ready: dokuwiki (/usr/share/dokuwiki), phpmyadmin (/usr/share/phpmyadmin), mariadb db acme, mediawiki (/var/lib/mediawiki, sqlite $MWDB), wordpress (/usr/share/wordpress, mariadb db wordpress), fossil ($FSL_DIR/repo.fossil), redmine (/usr/share/redmine, sqlite), django admin ($DJ_DIR), directus ($DX_DIR, postgresql db directus_acc)"

@@ -69,7 +69,14 @@ export function findDetail(list: Exchange, all: Exchange[], carriers: Set<string
       continue;
     const u = new URL(y.url);
     const vals = [...u.pathname.split('/').filter((s) => /\d/.test(s)), ...[...u.searchParams.values()].filter((v) => /\d/.test(v))];
-    if (vals.some((v) => findIn(list, v, { strongOnly: true }))) return y;
+    // (In a JSON answer the id must be one of a list's records: the id of the single record the
+    // target answered with is that record's own, and a later call about it — its revision count —
+    // is no detail of a list.)
+    const listed = (v: string) => {
+      const f = findIn(list, v, { strongOnly: true });
+      return !!f && (f.extractor.from !== 'json' || /\[\d+\]/.test(f.extractor.path));
+    };
+    if (vals.some(listed)) return y;
   }
   return null;
 }

@@ -75,8 +75,43 @@ const typedIn = (x: Exchange, argValues: string[]) => {
   );
 };
 
+/**
+ * What a JSON answer says about the typed values: `found`, the ones that occur inside longer
+ * texts of listed records (search hits: "clara" in "Clara Graft"); `names`, the ones equal to the
+ * `id` of the record it answers with (not one inside a list: the record that value addresses).
+ */
+function jsonEvidence(x: Exchange, argValues: string[]): { found: string[]; names: string[] } {
+  if (!isJson(x) || !argValues.length) return { found: [], names: [] };
+  const leaves = jsonLeaves(parseJson(x.text));
+  const words = argValues.filter((v) => v.trim().length >= 2 && !/^\d+$/.test(v.trim()));
+  const found = words.filter((v) =>
+    leaves.some(
+      (l) =>
+        l.path.some((p) => typeof p === 'number') &&
+        typeof l.value === 'string' &&
+        l.value.length > v.length &&
+        l.value.toLowerCase().includes(v),
+    ),
+  );
+  const names = argValues.filter((v) =>
+    leaves.some(
+      (l) =>
+        !l.path.some((p) => typeof p === 'number') &&
+        /^(id|uuid|key|slug|[a-z]+_id)$/i.test(String(l.path.at(-1))) &&
+        String(l.value).toLowerCase() === v,
+    ),
+  );
+  return { found, names };
+}
+
 export function scoreTargets(xs: Exchange[], f: TargetFacts): Candidate[] {
   const n = xs.length;
+  const evidenceOf = new Map(xs.map((x) => [x.id, jsonEvidence(x, f.argValues)]));
+  // Typed values a read request searched with and found records for: a background write carrying
+  // only those (a saved view, a remembered filter) is the app keeping its state, not the point.
+  const searched = new Set(
+    xs.filter((x) => x.method === 'GET' && typedIn(x, f.argValues).length).flatMap((x) => evidenceOf.get(x.id)!.found),
+  );
   // Form submits that carry typed values: a background XHR with the same values (autosave,
   // preview, live validation) is not the point of the flow.
   const submits = xs
@@ -104,7 +139,14 @@ export function scoreTargets(xs: Exchange[], f: TargetFacts): Candidate[] {
         if (isNavigationRequest(x)) add(2, 'the form submit (a page navigation)');
         else if (submits.some((set) => typed.every((v) => set.has(v))))
           add(-5, 'a background request carrying the same typed values as a form submit (autosave/preview)');
+        else if (typed.every((v) => searched.has(v)))
+          add(-4, 'a background write of only what a search request searched with (the app saving its view)');
       }
+      const ev = evidenceOf.get(x.id)!;
+      if (ev.found.length && typed.length)
+        add(3, `records in the answer hold typed value(s) ${ev.found.map((v) => JSON.stringify(v)).join(', ')} (search hits)`);
+      if (ev.names.length && typed.some((v) => ev.names.includes(v)))
+        add(3, `the answer is the record typed value(s) ${ev.names.map((v) => JSON.stringify(v)).join(', ')} name(s)`);
       const body = (x.text ?? '').toLowerCase();
       const res = f.resultValues.filter((v) => body.includes(v.toLowerCase()));
       if (res.length)

@@ -1,13 +1,13 @@
 // Real open-source web applications for the synthesis acceptance suite (installed and seeded by
 // scripts/acceptance-setup.sh from Debian packages): each is served on 127.0.0.1 by `php -S` (Fossil
-// by `fossil server`, Redmine by rackup, Django by `manage.py runserver`) and stopped by its PID. Recorded HARs are rebased onto the
+// by `fossil server`, Redmine by rackup, Django by `manage.py runserver`, Directus by `directus start`) and stopped by its PID. Recorded HARs are rebased onto the
 // port a test started the app on.
 import { spawn, type ChildProcess } from 'node:child_process';
 import fs from 'node:fs';
 import net from 'node:net';
 
 export interface RealApp {
-  name: 'dokuwiki' | 'phpmyadmin' | 'mediawiki' | 'wordpress' | 'fossil' | 'redmine' | 'django';
+  name: 'dokuwiki' | 'phpmyadmin' | 'mediawiki' | 'wordpress' | 'fossil' | 'redmine' | 'django' | 'directus';
   /** The PHP document root (Fossil: the repository file; Redmine: the Rails application). */
   docroot: string;
   /** Port the fixtures were recorded on. */
@@ -74,6 +74,20 @@ export const APPS: Record<RealApp['name'], RealApp> = {
       cwd: '/var/lib/cs-acceptance/django',
     }),
     bootMs: 15_000,
+  },
+  directus: {
+    name: 'directus',
+    docroot: '/var/lib/cs-acceptance/directus',
+    recordedPort: 8938,
+    needs: ['/var/lib/cs-acceptance/directus/.seeded'],
+    // (Its .env holds the database and keys; where it listens comes from here.)
+    server: (port) => ({
+      cmd: '/var/lib/cs-acceptance/directus/node_modules/.bin/directus',
+      args: ['start'],
+      cwd: '/var/lib/cs-acceptance/directus',
+      env: { HOST: '127.0.0.1', PORT: String(port), PUBLIC_URL: `http://127.0.0.1:${port}` },
+    }),
+    bootMs: 30_000,
   },
 };
 

@@ -1,0 +1,139 @@
+// Acceptance on an eighth real application we did not write, and the first single-page app:
+// Directus 10 (npm; a Vue admin app over its JSON REST API, on the local PostgreSQL; installed and
+// seeded by scripts/acceptance-setup.sh). Each flow is recorded here and now with Playwright's
+// recordHar in Chromium, then synthesized, replay-validated, published and RUN with NEW arguments;
+// results are checked against Directus's own API. What Directus brings: a JSON sign-in that sets a
+// session cookie, dozens of background XHRs around every screen (settings, permissions, presets,
+// notifications, counts), search typed into a live filter box, and items read, changed (PATCH) and
+// created (POST) as JSON.
+// Opt-in: ACCEPTANCE=1.
+import type { Page } from 'playwright-core';
+import { beforeEach, describe, expect, it } from 'vitest';
+import { backends } from '../helpers/harness.js';
+import { APPS, appInstalled } from '../helpers/real-apps.js';
+import { liveApp } from '../helpers/acceptance.js';
+
+const ready = process.env.ACCEPTANCE === '1' && appInstalled(APPS.directus);
+const EMAIL = 'admin@example.com';
+const PASSWORD = 'dx-admin-pass-1';
+
+type Book = { id: number; title: string; author: string; year: number; in_stock: boolean; summary: string };
+
+describe.skipIf(!ready).each(ready ? (await backends()).slice(0, 1) : ['sqlite' as const])('synthesis on Directus (%s)', (backend) => {
+  const live = liveApp(APPS.directus, backend, EMAIL, PASSWORD);
+  const { record, flow } = live;
+  /** Directus's own API as the admin (a token of its JSON sign-in). */
+  const api = async (method: string, path: string): Promise<any> => {
+    const login = await fetch(`${live.url}/auth/login`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: JSON.stringify({ email: EMAIL, password: PASSWORD }),
+    });
+    const token = ((await login.json()) as any).data.access_token;
+    const r = await fetch(`${live.url}${path}`, { method, headers: { authorization: `Bearer ${token}` } });
+    return r.status === 204 ? null : ((await r.json()) as any).data;
+  };
+  /** The books, by `query` (Directus's query string). */
+  const books = (query = ''): Promise<Book[]> => api('GET', `/items/books?limit=-1&sort[]=id&${query}`);
+  // The app remembers the last search of the list (a saved view): every flow starts from none.
+  beforeEach(async () => {
+    const saved: { id: number }[] = await api('GET', '/presets?limit=-1&fields[]=id');
+    for (const p of saved) await api('DELETE', `/presets/${p.id}`);
+  });
+
+  async function login(page: Page, base: string) {
+    await page.goto(`${base}/admin/login`);
+    await page.fill('input[type=email]', EMAIL);
+    await page.fill('input[type=password]', PASSWORD);
+    await Promise.all([page.waitForURL(/\/admin\/content/), page.click('button[type=submit]')]);
+  }
+  const answered = (page: Page, method: string, url: RegExp) =>
+    page.waitForResponse((r) => r.request().method() === method && url.test(r.url()));
+  const saveButton = 'header button:has(i[data-icon="check"])';
+
+  it('search typed into the live filter box: every hit, for a NEW query', async () => {
+    const har = await record('search', async (page, base) => {
+      await login(page, base);
+      await page.goto(`${base}/admin/content/books`);
+      await page.waitForSelector('text=The Broken Fence');
+      await page.click('.search-input');
+      await Promise.all([answered(page, 'GET', /items\/books\?.*limit=25.*search=Clara/), page.fill('.search-input input', 'Clara')]);
+    });
+    const { result } = await flow(
+      'dx-search',
+      har,
+      { hints: { arguments: { query: 'Clara' }, secrets: { account: live.secret } } },
+      { arguments: { query: 'Basil' }, secret_bindings: { account: live.secret } },
+    );
+    const truth = await books('search=Basil');
+    expect(truth.length).toBeGreaterThan(1);
+    // The app's own answer (its columns: title, author, year, in stock, id), for the new query.
+    expect(result.data).toEqual(truth.map(({ summary: _, ...b }) => b));
+  });
+
+  it('an item: its fields, for ANOTHER item', async () => {
+    const [fence] = await books('filter[title][_eq]=The Broken Fence');
+    const [other] = await books('filter[title][_eq]=Orchard Notes volume 7');
+    const har = await record('item', async (page, base) => {
+      await login(page, base);
+      await page.goto(`${base}/admin/content/books`);
+      await Promise.all([answered(page, 'GET', /items\/books\/\d+/), page.click('text=The Broken Fence')]);
+    });
+    const { result } = await flow(
+      'dx-item',
+      har,
+      { hints: { arguments: { book: fence!.id }, secrets: { account: live.secret } } },
+      { arguments: { book: other!.id }, secret_bindings: { account: live.secret } },
+    );
+    expect(result).toEqual({ data: other });
+  });
+
+  it("change ANOTHER item's year (a PATCH of the changed field only)", async () => {
+    const [rec] = await books('filter[title][_eq]=Orchard Notes volume 9');
+    const [other] = await books('filter[title][_eq]=Orchard Notes volume 14');
+    const har = await record('edit', async (page, base) => {
+      await login(page, base);
+      await page.goto(`${base}/admin/content/books/${rec!.id}`);
+      await page.fill('input[type=number]', String(rec!.year + 1));
+      await Promise.all([answered(page, 'PATCH', /items\/books\/\d+/), page.click(saveButton)]);
+    });
+    const year = 1900 + (Date.now() % 100);
+    await flow(
+      'dx-edit',
+      har,
+      { hints: { arguments: { book: rec!.id, year: rec!.year + 1 }, secrets: { account: live.secret }, allow_side_effects: true } },
+      { arguments: { book: other!.id, year }, secret_bindings: { account: live.secret } },
+    );
+    expect(await books(`filter[id][_eq]=${other!.id}`)).toEqual([{ ...other, year }]);
+  });
+
+  it('create a NEW item (a JSON POST)', async () => {
+    const har = await record('create', async (page, base) => {
+      await login(page, base);
+      await page.goto(`${base}/admin/content/books/+`);
+      const text = page.locator('input[type=text]');
+      await text.nth(0).fill('Grafting for Beginners');
+      await text.nth(1).fill('Ada Orchard');
+      await page.fill('input[type=number]', '2019');
+      await page.fill('textarea', 'How to graft apple trees');
+      await Promise.all([answered(page, 'POST', /items\/books/), page.click(saveButton)]);
+    });
+    const title = `Mulching Plums ${Date.now()}`;
+    const { result } = await flow(
+      'dx-create',
+      har,
+      {
+        hints: {
+          arguments: { title: 'Grafting for Beginners', author: 'Ada Orchard', year: 2019, summary: 'How to graft apple trees' },
+          secrets: { account: live.secret },
+          allow_side_effects: true,
+        },
+      },
+      { arguments: { title, author: 'Basil Pruner', year: 2022, summary: 'Plums want mulch' }, secret_bindings: { account: live.secret } },
+    );
+    expect(await books(`filter[title][_eq]=${encodeURIComponent(title)}`)).toMatchObject([
+      { author: 'Basil Pruner', year: 2022, summary: 'Plums want mulch' },
+    ]);
+    expect(JSON.stringify(result)).toContain(title);
+  });
+});

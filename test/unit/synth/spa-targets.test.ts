@@ -1,0 +1,76 @@
+// Target choice in a single-page app's traffic (the shapes Directus showed: test/acceptance/
+// directus.test.ts). Around the one call that matters, the app saves its view (a PATCH carrying the
+// search text), counts things about the record (a filter carrying its id), and refreshes its state.
+import { describe, expect, it } from 'vitest';
+import { normalize } from '../../../src/synth/normalize.js';
+import { scoreTargets } from '../../../src/synth/target.js';
+import { findDetail } from '../../../src/synth/facts.js';
+import { har } from '../../helpers/har-fragment.js';
+
+const O = 'https://cms.test';
+const xs = (h: ReturnType<typeof har>) => normalize(h).exchanges;
+const facts = (argValues: string[]) => ({ argValues, resultValues: [], secretCarriers: new Set<string>(), lastActionTime: null });
+const books = [
+  { id: 3, title: 'Orchard Notes volume 3', author: 'Clara Graft' },
+  { id: 7, title: 'Orchard Notes volume 7', author: 'Clara Graft' },
+];
+
+describe('targets in a single-page app', () => {
+  it('search typed into a live filter: the GET whose records hold the text beats the later PATCH saving the view', () => {
+    const x = xs(
+      har(
+        { url: `${O}/items/books?limit=25&page=1&search=Clara`, body: { data: books } },
+        { url: `${O}/items/books?search=Clara&aggregate[count]=id`, body: { data: [{ count: 2 }] } },
+        {
+          method: 'PATCH',
+          url: `${O}/presets/1`,
+          json: { search: 'Clara' },
+          body: { data: { id: 1, collection: 'books', search: 'Clara' } },
+        },
+      ),
+    );
+    const c = scoreTargets(x, facts(['clara']));
+    expect(c[0]!.exchange.url).toContain('limit=25');
+    expect(c[0]!.reasons.join(' ')).toMatch(/records in the answer hold typed value/);
+    const patch = c.find((k) => k.exchange.method === 'PATCH')!;
+    expect(patch.reasons.join(' ')).toMatch(/background write of only what a search request searched with/);
+  });
+
+  it('a write carrying more than the searched text (a create form with a lookup) stays the point', () => {
+    const x = xs(
+      har(
+        { url: `${O}/items/authors?search=Clara`, body: { data: [{ id: 2, name: 'Clara Graft' }] } },
+        {
+          method: 'POST',
+          url: `${O}/items/books`,
+          json: { title: 'Grafting for Beginners', author: 'Clara' },
+          body: { data: { id: 30, title: 'Grafting for Beginners', author: 'Clara' } },
+        },
+      ),
+    );
+    const c = scoreTargets(x, facts(['clara', 'grafting for beginners']));
+    expect(c[0]!.exchange.method).toBe('POST');
+    expect(c[0]!.reasons.join(' ')).not.toMatch(/background write/);
+  });
+
+  it('an item opened by its id: the answer that IS that record beats a later count filtered by the id', () => {
+    const x = xs(
+      har(
+        { url: `${O}/items/books/25`, body: { data: { id: 25, title: 'The Broken Fence' } } },
+        { url: `${O}/revisions?filter[item][_eq]=25&aggregate[count]=id`, body: { data: [{ count: { id: '1' } }] } },
+      ),
+    );
+    const c = scoreTargets(x, facts(['25']));
+    expect(c[0]!.exchange.url).toBe(`${O}/items/books/25`);
+    expect(c[0]!.reasons.join(' ')).toMatch(/the answer is the record typed value/);
+    // ... and the count is no "detail" of it: a record's own id is not a list's.
+    expect(findDetail(c[0]!.exchange, x, new Set())).toBeNull();
+    const list = xs(
+      har(
+        { url: `${O}/items/books`, body: { data: [{ id: 25, title: 'The Broken Fence' }] } },
+        { url: `${O}/items/books/25`, body: { data: { id: 25 } } },
+      ),
+    );
+    expect(findDetail(list[0]!, list, new Set())?.url).toBe(`${O}/items/books/25`);
+  });
+});
