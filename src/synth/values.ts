@@ -1,6 +1,7 @@
 // Value helpers shared by the stages: the encodings a typed value may take on the wire, the
 // low-entropy guard that keeps `1`, `true`, `en` from creating false edges, typing of example
 // values, and argument names from field names.
+import { fullFormats } from 'ajv-formats/dist/formats.js';
 
 /** Forms of `v` to look for: raw, %20-encoded, +-encoded, JSON-escaped (without quotes). */
 export function encodings(v: string): { form: string; enc: 'raw' | 'url' | 'form' | 'json' }[] {
@@ -77,8 +78,13 @@ export function lowEntropy(v: string): boolean {
 
 /** Looks random: long, mixed alphabet, high entropy (tokens, nonces, signatures). */
 export function looksRandom(v: string): boolean {
-  return v.length >= 12 && !/\s/.test(v) && entropy(v) >= 3.2 && /\d/.test(v) && /[a-z]/i.test(v);
+  return v.length >= 12 && !/\s/.test(v) && entropy(v) >= 3.2 && /\d/.test(v) && /[a-z]/i.test(v) && !isRoute(v);
 }
+
+/** A route of words (`/wp/v2/block-patterns/categories`): a name a program wrote, not a token. */
+const isRoute = (v: string) =>
+  v.includes('/') &&
+  v.split('/').every((seg) => seg === '' || (/^[a-z][a-z0-9]*([_.-][a-z0-9]+)*$/i.test(seg) && (seg.match(/\d/g)?.length ?? 0) <= 2));
 
 /** A unix timestamp (s or ms) within a day of `atMs`. */
 export function looksLikeTimestamp(v: string, atMs: number): boolean {
@@ -101,12 +107,31 @@ export function typeOf(v: unknown): ArgType {
 }
 
 export function stringFormat(s: string): string | null {
-  if (/^\d{4}-\d{2}-\d{2}$/.test(s)) return 'date';
-  if (/^\d{4}-\d{2}-\d{2}[T ]\d{2}:\d{2}(:\d{2}(\.\d+)?)?(Z|[+-]\d{2}:?\d{2})$/.test(s)) return 'date-time';
-  if (/^[^\s@]+@[^\s@]+\.[^\s@]+$/.test(s)) return 'email';
-  if (/^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i.test(s)) return 'uuid';
-  if (/^https?:\/\/\S+$/.test(s)) return 'uri';
-  return null;
+  const f = /^\d{4}-\d{2}-\d{2}$/.test(s)
+    ? 'date'
+    : /^\d{4}-\d{2}-\d{2}[T ]\d{2}:\d{2}(:\d{2}(\.\d+)?)?(Z|[+-]\d{2}:?\d{2})$/.test(s)
+      ? 'date-time'
+      : /^[^\s@]+@[^\s@]+\.[^\s@]+$/.test(s)
+        ? 'email'
+        : /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i.test(s)
+          ? 'uuid'
+          : /^https?:\/\/\S+$/.test(s)
+            ? 'uri'
+            : null;
+  // Only a format the output validator (ajv-formats) accepts for this very value: a URI template
+  // ("https://api.w.org/{rel}") or February 30th would fail every run of the connector.
+  return f && formatAccepts(f, s) ? f : null;
+}
+
+function formatAccepts(name: string, s: string): boolean {
+  const f = (fullFormats as Record<string, unknown>)[name];
+  if (f instanceof RegExp) return f.test(s);
+  if (typeof f === 'function') return !!f(s);
+  if (f && typeof f === 'object' && 'validate' in f) {
+    const v = (f as { validate: RegExp | ((x: string) => boolean) }).validate;
+    return v instanceof RegExp ? v.test(s) : !!v(s);
+  }
+  return true;
 }
 
 /** snake_case identifier from a field name / label / JSON key ("Search items" → search_items). */

@@ -4,7 +4,7 @@ import { filterNoise } from '../../../src/synth/noise.js';
 import { normalize } from '../../../src/synth/normalize.js';
 import { substitute } from '../../../src/synth/substitute.js';
 import { detectPaging, scoreTargets } from '../../../src/synth/target.js';
-import { encodings, lowEntropy, typeOf, argName, looksRandom } from '../../../src/synth/values.js';
+import { encodings, lowEntropy, typeOf, argName, looksRandom, stringFormat } from '../../../src/synth/values.js';
 import { inferMerged } from '../../../src/synth/schema-infer.js';
 import { extractHtml, loginPageMarkers } from '../../../src/synth/html-extract.js';
 import { diffRecordings } from '../../../src/synth/diff.js';
@@ -90,6 +90,16 @@ describe('values', () => {
     expect(lowEntropy('tkHjIzO1UUWV_ZV3')).toBe(false);
     expect(looksRandom('40400667230416c3bdee90613cbc4088')).toBe(true);
     expect(looksRandom('gamma widgets')).toBe(false);
+    // A route of words is a name a program wrote (WordPress's `rest_route`), not a token.
+    expect(looksRandom('/wp/v2/block-patterns/categories')).toBe(false);
+    expect(looksRandom('/api/v2/k9Qz7xTq2LmW4rPz')).toBe(true);
+  });
+  it('claims a string format only when the output validator accepts the value', () => {
+    expect(stringFormat('https://example.test/a?b=1')).toBe('uri');
+    // A URI template and an impossible date match the shapes but not ajv-formats.
+    expect(stringFormat('https://api.w.org/{rel}')).toBeNull();
+    expect(stringFormat('2026-02-30')).toBeNull();
+    expect(stringFormat('2026-02-28')).toBe('date');
   });
   it('types example values with formats', () => {
     expect(typeOf('42')).toEqual({ type: 'integer' });

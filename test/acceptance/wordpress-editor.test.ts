@@ -1,0 +1,67 @@
+// Acceptance on WordPress's block editor (Gutenberg), the single-page app inside wp-admin: a person
+// writes a post and publishes it. Recorded here and now with Playwright's recordHar in Chromium,
+// then synthesized, replay-validated, published and RUN with NEW arguments; the truth is read from
+// WordPress's REST API. What it brings: the post exists before it is written (post-new.php creates
+// an auto-draft and prints its id), the save is a JSON POST to `?rest_route=/wp/v2/posts/<id>`
+// with the REST nonce (X-WP-Nonce, printed in an inline script), and the typed text travels inside
+// the block markup (`<!-- wp:paragraph --><p>…</p>`).
+// Opt-in: ACCEPTANCE=1.
+import { describe, expect, it } from 'vitest';
+import { backends } from '../helpers/harness.js';
+import { APPS, appInstalled } from '../helpers/real-apps.js';
+import { liveApp } from '../helpers/acceptance.js';
+
+const ready = process.env.ACCEPTANCE === '1' && appInstalled(APPS.wordpress);
+const PASSWORD = 'wp-admin-pass-1';
+
+describe.skipIf(!ready).each(ready ? (await backends()).slice(0, 1) : ['sqlite' as const])(
+  'synthesis on the WordPress block editor (%s)',
+  (backend) => {
+    const live = liveApp(APPS.wordpress, backend, 'admin', PASSWORD);
+    const { record, flow } = live;
+
+    it('write and publish a post in the block editor: the run publishes a NEW post with NEW text', async () => {
+      const har = await record('editor', async (page, base) => {
+        await page.goto(`${base}/wp-login.php`);
+        await page.fill('#user_login', 'admin');
+        await page.fill('#user_pass', PASSWORD);
+        await Promise.all([page.waitForURL(/wp-admin/), page.click('#wp-submit')]);
+        await page.goto(`${base}/wp-admin/post-new.php`);
+        // (The editor greets a new user with a guide; a person closes it.)
+        await page
+          .waitForSelector('.edit-post-welcome-guide', { timeout: 8000 })
+          .then(() => page.keyboard.press('Escape'))
+          .catch(() => {});
+        await page.click('[aria-label="Add title"]');
+        await page.keyboard.type('Pruning in Winter');
+        await page.keyboard.press('Enter');
+        await page.keyboard.type('Cut the dead wood first.');
+        await page.click('.editor-post-publish-panel__toggle');
+        await Promise.all([
+          page.waitForResponse((r) => r.request().method() === 'POST' && /wp%2Fv2%2Fposts%2F\d+|wp\/v2\/posts\/\d+/.test(r.url())),
+          page.click('.editor-post-publish-button'),
+        ]);
+      });
+      const title = `Mulching Plums ${Date.now()}`;
+      const { result } = await flow(
+        'wp-editor',
+        har,
+        {
+          hints: {
+            arguments: { title: 'Pruning in Winter', text: 'Cut the dead wood first.' },
+            secrets: { account: live.secret },
+            allow_side_effects: true,
+          },
+        },
+        { arguments: { title, text: 'Plums want mulch in autumn.' }, secret_bindings: { account: live.secret } },
+      );
+      const posts = (await (
+        await fetch(`${live.url}/index.php?rest_route=/wp/v2/posts&search=${encodeURIComponent(title)}`)
+      ).json()) as any[];
+      expect(posts.map((p) => p.title.rendered)).toEqual([title]);
+      expect(posts[0].content.rendered).toContain('<p>Plums want mulch in autumn.</p>');
+      // The answer is WordPress's own: the published post.
+      expect(result).toMatchObject({ id: posts[0].id, status: 'publish' });
+    });
+  },
+);
