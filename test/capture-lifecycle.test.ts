@@ -239,6 +239,22 @@ describe('live view input and new tabs (sqlite)', () => {
     v.ws.terminate();
   });
 
+  it('text typed into a field nobody left (no Enter, no blur, no click) is in the recording when the session completes', async () => {
+    const s = (await h.api('POST', S, { start_url: `${base}/form` })).json;
+    const v = await wsViewer(s.iframe_url);
+    await expect.poll(() => v.msgs.some((m) => m.t === 'url' && m.url === `${base}/form`)).toBe(true);
+    await new Promise((r) => setTimeout(r, 300));
+    v.send({ t: 'mouse', type: 'down', x: 100, y: 20, button: 'left', clickCount: 1 });
+    v.send({ t: 'mouse', type: 'up', x: 100, y: 20, button: 'left', clickCount: 1 });
+    v.send({ t: 'text', text: 'still typing' });
+    await new Promise((r) => setTimeout(r, 300));
+    expect((await h.api('POST', `${S}/${s.id}/complete`)).status).toBe(202);
+    await expect.poll(async () => (await h.api('GET', `${S}/${s.id}`)).json.state, { timeout: 10_000 }).toBe('completed');
+    const acts = (await h.api('GET', `${S}/${s.id}/recording`)).json.log._capture.actions;
+    expect(acts.filter((a: any) => a.type === 'fill' && a.target?.name === 'note').map((a: any) => a.value)).toEqual(['still typing']);
+    v.ws.terminate();
+  });
+
   it('records WebSocket frames of the page', async () => {
     const s = (await h.api('POST', S, { start_url: `${base}/ws` })).json;
     const v = await wsViewer(s.iframe_url);

@@ -20,7 +20,9 @@ export function argumentValues(rec: Recording, hints: Hints, advisor: SynthAdvis
     if (a.type === 'fill' && !a.secret && a.target?.type !== 'password' && a.target?.autocomplete !== 'one-time-code') value = a.value;
     if (a.type === 'select') value = a.values[0] ?? null;
     if (value === null || value.trim().length < 2) continue;
-    const field = a.target?.name ?? a.target?.label ?? a.target?.id ?? 'value';
+    // (A script-built field may have no name, label or id: what it says to a person, its
+    // accessible name or placeholder ("Search Items..."), names it then.)
+    const field = a.target?.name ?? a.target?.label ?? a.target?.id ?? a.target?.accessible_name ?? a.target?.placeholder ?? 'value';
     const key = a.target?.selectors?.[0]?.value ?? field;
     const name = out.get(key)?.name ?? advisor.nameArgument(argName(field, taken), { field, example: value, purpose });
     out.set(key, { name, example: value }); // a field edited again: the last value wins

@@ -4,7 +4,8 @@
 import { describe, expect, it } from 'vitest';
 import { normalize } from '../../../src/synth/normalize.js';
 import { scoreTargets } from '../../../src/synth/target.js';
-import { findDetail } from '../../../src/synth/facts.js';
+import { argumentValues, findDetail } from '../../../src/synth/facts.js';
+import { deterministicAdvisor } from '../../../src/synth/advisor.js';
 import { har } from '../../helpers/har-fragment.js';
 
 const O = 'https://cms.test';
@@ -72,5 +73,16 @@ describe('targets in a single-page app', () => {
       ),
     );
     expect(findDetail(list[0]!, list, new Set())?.url).toBe(`${O}/items/books/25`);
+  });
+});
+
+describe('arguments from the action log of a single-page app', () => {
+  it('a field with no name, label or id is named by what it says to a person (its placeholder)', () => {
+    const target = { tag: 'input', type: null, id: null, name: null, label: null, placeholder: 'Search Items...', accessible_name: null };
+    const rec = { exchanges: [], actions: [{ type: 'fill', value: 'Clara', target }] } as any;
+    expect(argumentValues(rec, {}, deterministicAdvisor, '')).toEqual([{ name: 'search_items', example: 'Clara' }]);
+    // Its accessible name first, when it has one.
+    rec.actions[0].target = { ...target, accessible_name: 'Filter books' };
+    expect(argumentValues(rec, {}, deterministicAdvisor, '')[0]!.name).toBe('filter_books');
   });
 });

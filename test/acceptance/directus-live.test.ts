@@ -1,0 +1,96 @@
+// Acceptance through the LIVE VIEW on a single-page app, Directus 10: a person signs in with pasted
+// secrets, opens a collection and types into its live filter box (a Vue input with no name, id or
+// label: the argument is named by its placeholder), and ends the session there. The connector comes from the capture
+// session alone (no hints) and runs with a NEW query; the truth is Directus's own API.
+// Opt-in: ACCEPTANCE=1.
+import type { Browser, Page } from 'playwright-core';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { openChromium } from '../../src/browser/chromium.js';
+import { startHarness, type Harness } from '../helpers/harness.js';
+import { pasteSignIn } from '../helpers/live-view.js';
+import { APPS, appInstalled, serveApp } from '../helpers/real-apps.js';
+import { loginSecret, run } from '../helpers/runs.js';
+
+const ready = process.env.ACCEPTANCE === '1' && appInstalled(APPS.directus);
+const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
+const EMAIL = 'admin@example.com';
+const PASSWORD = 'dx-admin-pass-1';
+
+describe.skipIf(!ready)('Directus through the live view (sqlite)', () => {
+  let h: Harness;
+  let dx: Awaited<ReturnType<typeof serveApp>>;
+  let browser: Browser;
+  let ref: Page; // a reference rendering at the session's viewport, for coordinates only
+  const api = async (method: string, path: string): Promise<any> => {
+    const login = await fetch(`${dx.url}/auth/login`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: JSON.stringify({ email: EMAIL, password: PASSWORD }),
+    });
+    const token = ((await login.json()) as any).data.access_token;
+    const r = await fetch(`${dx.url}${path}`, { method, headers: { authorization: `Bearer ${token}` } });
+    return r.status === 204 ? null : ((await r.json()) as any).data;
+  };
+  beforeAll(async () => {
+    dx = await serveApp(APPS.directus);
+    h = await startHarness('sqlite', { CAPTURE_WARM_CONTEXTS: '0' });
+    browser = await openChromium();
+    ref = await (await browser.newContext({ viewport: { width: 1280, height: 800 } })).newPage();
+    // (The app remembers a list's last search: start from none.)
+    for (const p of (await api('GET', '/presets?limit=-1&fields[]=id')) as { id: number }[]) await api('DELETE', `/presets/${p.id}`);
+  }, 60_000);
+  afterAll(async () => {
+    await browser?.close();
+    await h?.close();
+    await dx?.close();
+  });
+
+  it('sign in (pasted secrets), type into the live filter box: the connector returns the hits of a NEW query', async () => {
+    const secret = await loginSecret(h, EMAIL, PASSWORD);
+    const { session: s, d } = await pasteSignIn(h, ref, {
+      loginUrl: `${dx.url}/admin/login`,
+      secretId: secret,
+      userField: 'input[type=email]',
+      passwordField: 'input[type=password]',
+      landed: '/admin/content',
+    });
+    // The reference rendering signs in on its own, for where things are on the list's screen.
+    await ref.fill('input[type=email]', EMAIL);
+    await ref.fill('input[type=password]', PASSWORD);
+    await Promise.all([ref.waitForURL(/\/admin\/content/), ref.click('button[type=submit]')]);
+    await ref.goto(`${dx.url}/admin/content/books`);
+    await ref.waitForSelector('text=The Broken Fence');
+    d.navigate(`${dx.url}/admin/content/books`);
+    await expect.poll(d.url, { timeout: 15_000 }).toContain('/content/books');
+    await sleep(4000); // (the app loads its settings, fields and the list before the box works)
+    // The box opens on a click and takes the typing; nothing ends it (no Enter, no other click).
+    await d.click('.search-input');
+    await sleep(1000);
+    d.text('Clara');
+    await sleep(3000); // (the box filters as one types, after a pause)
+    expect((await h.api('POST', `/v1beta/capture_sessions/${s.id}/complete`)).status).toBe(202);
+    await expect
+      .poll(async () => (await h.api('GET', `/v1beta/capture_sessions/${s.id}`)).json.state, { timeout: 15_000 })
+      .toBe('completed');
+    const rec = await h.api('GET', `/v1beta/capture_sessions/${s.id}/recording`);
+    expect(rec.text).not.toContain(PASSWORD);
+
+    const c = await h.api('POST', '/v1beta/connectors', {
+      display_name: 'books search',
+      purpose: 'search the books',
+      capture_session_id: s.id,
+    });
+    expect(c.status, c.text).toBe(200);
+    const args = Object.keys(c.json.input_schema.properties);
+    expect(args).toHaveLength(1);
+    const slot = c.json.required_secrets[0].name;
+    const out = await run(h, { connector_id: c.json.id, arguments: { [args[0]!]: 'Basil' }, secret_bindings: { [slot]: secret } });
+    expect(out.status, JSON.stringify(out.error)).toBe('success');
+    const truth: { title: string }[] = await api('GET', '/items/books?limit=-1&search=Basil&fields[]=title');
+    expect(truth.length).toBeGreaterThan(1);
+    const items = (out.result.data ?? Object.values(out.result).find(Array.isArray)) as { title: string }[];
+    expect(items.map((i) => i.title).sort(), JSON.stringify(out.result).slice(0, 600)).toEqual(truth.map((t) => t.title).sort());
+    // Named by what the box says to a person (its placeholder): it has no name, id or label.
+    expect(args).toEqual(['search_items']);
+  }, 120_000);
+});
