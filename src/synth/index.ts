@@ -11,7 +11,7 @@ import { loginPageMarkers } from './html-extract.js';
 import { browserFallback, downloadFallback } from './fallback.js';
 import { buildBrowserPlan } from './browser-plan.js';
 import { filterNoise } from './noise.js';
-import { isHtml, normalize } from './normalize.js';
+import { isHtml, isRead, normalize } from './normalize.js';
 import { buildOutput, outputMissing, outputValues } from './output.js';
 import type { Schema } from './schema-infer.js';
 import { allNeedles, planSecrets } from './secrets.js';
@@ -485,7 +485,7 @@ export function synthesize(inp: SynthInput): SynthResult {
     message: p.message + (browserUnavailable ? `; no browser connector either: ${browserUnavailable}` : ''),
   }));
   // Replaying changes the site when a target (not a login or producer step) is not a read.
-  const sideEffects = [first, ...(detail ? [detail] : [])].some((x) => x.method !== 'GET' && x.method !== 'HEAD');
+  const sideEffects = [first, ...(detail ? [detail] : [])].some((x) => !isRead(x));
   const result: SynthResult = {
     definition,
     input_schema,

@@ -122,3 +122,32 @@ export const reqHeader = (x: Exchange, n: string) => header(x.reqHeaders, n.toLo
 export const resHeader = (x: Exchange, n: string) => header(x.resHeaders, n.toLowerCase());
 export const isJson = (x: Exchange) => /json/.test(x.mime);
 export const isHtml = (x: Exchange) => /html/.test(x.mime);
+
+/**
+ * A GraphQL read: a POST whose JSON body (or each of a batch) holds a `query` document of query
+ * operations only (`query …` or the `{ … }` shorthand, never `mutation`/`subscription`). It
+ * changes nothing on the site, like a GET.
+ */
+export function isGraphqlQuery(x: Exchange): boolean {
+  if (x.method !== 'POST' || !x.body?.text || !/json/i.test(x.body.mime)) return false;
+  let b: unknown;
+  try {
+    b = JSON.parse(x.body.text);
+  } catch {
+    return false;
+  }
+  const ops = Array.isArray(b) ? b : [b];
+  return (
+    ops.length > 0 &&
+    ops.every((o) => {
+      const q = (o as { query?: unknown })?.query;
+      if (typeof q !== 'string') return false;
+      // Operation keywords at the start of a definition (comments and fragments aside).
+      const doc = q.replace(/#[^\n]*/g, ' ');
+      return /^\s*(query\b|\{)/.test(doc) && !/(^|\})\s*(mutation|subscription)\b/.test(doc);
+    })
+  );
+}
+
+/** Changes nothing on the site: GET, HEAD, or a GraphQL query. */
+export const isRead = (x: Exchange) => x.method === 'GET' || x.method === 'HEAD' || isGraphqlQuery(x);

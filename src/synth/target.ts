@@ -2,7 +2,7 @@
 // recorded; the best one wins, and its siblings on the same templated endpoint join it when they
 // show pagination (page numbers counting up, or a cursor taken from the previous response).
 import { nextLinkOf } from './html-structure.js';
-import { isHtml, isJson, reqHeader, resHeader } from './normalize.js';
+import { isHtml, isJson, isRead, reqHeader, resHeader } from './normalize.js';
 import { jsonLeaves, parseJson } from './slots.js';
 import type { Exchange } from './types.js';
 import { lowEntropy } from './values.js';
@@ -110,7 +110,7 @@ export function scoreTargets(xs: Exchange[], f: TargetFacts): Candidate[] {
   // Typed values a read request searched with and found records for: a background write carrying
   // only those (a saved view, a remembered filter) is the app keeping its state, not the point.
   const searched = new Set(
-    xs.filter((x) => x.method === 'GET' && typedIn(x, f.argValues).length).flatMap((x) => evidenceOf.get(x.id)!.found),
+    xs.filter((x) => isRead(x) && typedIn(x, f.argValues).length).flatMap((x) => evidenceOf.get(x.id)!.found),
   );
   // Form submits that carry typed values: a background XHR with the same values (autosave,
   // preview, live validation) is not the point of the flow.
@@ -135,7 +135,7 @@ export function scoreTargets(xs: Exchange[], f: TargetFacts): Candidate[] {
       if (x.id.endsWith('~final')) reasons.push('the page a login landed on (fetched again after the login chain)');
       const typed = typedIn(x, f.argValues);
       if (typed.length) add(4, `request carries typed value(s) ${typed.map((v) => JSON.stringify(v)).join(', ')}`);
-      if (x.method !== 'GET' && typed.length && !f.secretCarriers.has(x.id)) {
+      if (!isRead(x) && typed.length && !f.secretCarriers.has(x.id)) {
         if (isNavigationRequest(x)) add(2, 'the form submit (a page navigation)');
         else if (submits.some((set) => typed.every((v) => set.has(v))))
           add(-5, 'a background request carrying the same typed values as a form submit (autosave/preview)');
@@ -159,7 +159,7 @@ export function scoreTargets(xs: Exchange[], f: TargetFacts): Candidate[] {
       if (res.length && isHtml(x) && f.pickedUrls?.some((u) => sameUrl(u, x.url))) add(6, 'the page the person picked the result on');
       if (f.secretCarriers.has(x.id)) add(-8, 'login traffic (carries a secret)');
       // A POST is the point of the flow when it carries what the person typed or follows their last action.
-      if (x.method !== 'GET' && !f.secretCarriers.has(x.id) && (typed.length || (f.lastActionTime !== null && x.time >= f.lastActionTime)))
+      if (!isRead(x) && !f.secretCarriers.has(x.id) && (typed.length || (f.lastActionTime !== null && x.time >= f.lastActionTime)))
         add(2, `state-changing ${x.method} after a submit`);
       if (f.lastActionTime !== null && x.time >= f.lastActionTime) add(2, 'after the last meaningful action');
       const evidence = Math.round(score * 10) / 10;

@@ -135,12 +135,13 @@ export function traceChain(inp: TraceInput): Chain {
         continue;
       }
       // Short values only follow strong, id-like evidence (a JSON "id" key, a data-*-id attribute).
-      // A plain lower-case word ("search", "login", "admin") is an action name, not a token.
+      // A plain word or identifier without digits ("search", "login", a GraphQL operation name
+      // "SearchBooks") is a name the code uses, not a token.
       const weak =
         lowEntropy(v) ||
         (slot.where !== 'path' &&
-          /^[a-z]+(?:[_-][a-z]+)*$/.test(v) &&
           v.length <= 24 &&
+          /^[a-z]+(?:[_-][a-z]+)*$/i.test(v) &&
           !/id$/i.test(slot.key) &&
           !/token|csrf|xsrf|nonce|state|sig|key|auth|hash|sectok/i.test(slot.key));
       const idLike = slot.where === 'path' ? /\d/.test(v) || looksRandom(v) : slot.where !== 'query' || !weak || /id$/i.test(slot.key);
