@@ -2,7 +2,7 @@
 // directus.test.ts). Around the one call that matters, the app saves its view (a PATCH carrying the
 // search text), counts things about the record (a filter carrying its id), and refreshes its state.
 import { describe, expect, it } from 'vitest';
-import { normalize } from '../../../src/synth/normalize.js';
+import { isGraphqlQuery, normalize } from '../../../src/synth/normalize.js';
 import { scoreTargets } from '../../../src/synth/target.js';
 import { argumentValues, findDetail } from '../../../src/synth/facts.js';
 import { deterministicAdvisor } from '../../../src/synth/advisor.js';
@@ -84,5 +84,18 @@ describe('arguments from the action log of a single-page app', () => {
     // Its accessible name first, when it has one.
     rec.actions[0].target = { ...target, accessible_name: 'Filter books' };
     expect(argumentValues(rec, {}, deterministicAdvisor, '')[0]!.name).toBe('filter_books');
+  });
+});
+
+describe('GraphQL reads and writes', () => {
+  const post = (body: unknown) => xs(har({ method: 'POST', url: `${O}/graphql`, json: body, body: { data: {} } }))[0]!;
+  it('query operations (named, shorthand, batched) are reads; a mutation or subscription is not', () => {
+    expect(isGraphqlQuery(post({ query: 'query Books($q: String!) { books(search: $q) { id } }', variables: { q: 'x' } }))).toBe(true);
+    expect(isGraphqlQuery(post({ query: '# list\n{ books { id } }' }))).toBe(true);
+    expect(isGraphqlQuery(post([{ query: 'query A { a }' }, { query: 'query B { b }' }]))).toBe(true);
+    expect(isGraphqlQuery(post({ query: 'mutation Add { addBook(title: "x") { id } }' }))).toBe(false);
+    expect(isGraphqlQuery(post([{ query: 'query A { a }' }, { query: 'mutation B { b }' }]))).toBe(false);
+    expect(isGraphqlQuery(post({ query: 'query A { a } mutation B { b }' }))).toBe(false);
+    expect(isGraphqlQuery(post({ q: 'books' }))).toBe(false);
   });
 });
