@@ -216,6 +216,43 @@ describe.each(await backends())('http connector runs (%s)', (backend) => {
     }
   });
 
+  it('page mode with a step walks an offset by the page size (offset=0, 3, 6) until a page is empty', async () => {
+    const items = Array.from({ length: 8 }, (_, i) => ({ id: i + 1 }));
+    const seen: string[] = [];
+    const srv = http.createServer((req, res) => {
+      const u = new URL(req.url!, 'http://x');
+      seen.push(u.search);
+      const off = Number(u.searchParams.get('offset'));
+      res.writeHead(200, { 'content-type': 'application/json' }).end(JSON.stringify({ data: items.slice(off, off + 3) }));
+    });
+    await new Promise<void>((r) => srv.listen(0, '127.0.0.1', r));
+    try {
+      const c = await publish(h, {
+        definition: {
+          format: 'connector-definition/v1',
+          engine: 'http',
+          base_url: `http://127.0.0.1:${(srv.address() as AddressInfo).port}`,
+          steps: [
+            {
+              id: 'list',
+              url: '/api/items',
+              query: { limit: '3' },
+              extract: { items: { from: 'json', path: '$.data[*]', all: true, required: false } },
+              paginate: { mode: 'page', param: 'offset', start: 0, step: 3, stop_when_empty: 'items', max_pages: 10 },
+            },
+          ],
+          result: { items: '{{vars.items}}' },
+        },
+      });
+      const r = await run(h, { connector_id: c.id });
+      expect(r.status, JSON.stringify(r.error)).toBe('success');
+      expect(r.result.items).toEqual(items);
+      expect(seen).toEqual(['?limit=3&offset=0', '?limit=3&offset=3', '?limit=3&offset=6', '?limit=3&offset=9']);
+    } finally {
+      srv.close();
+    }
+  });
+
   it('a kept-alive connection the server closes as the next request arrives is sent again on a new one; a fresh reset fails', async () => {
     // The server answers the first request of each connection and drops the connection on the
     // second, unanswered: what a server whose idle timeout just ran out does to a reused socket.

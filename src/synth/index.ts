@@ -295,9 +295,10 @@ export function synthesize(inp: SynthInput): SynthResult {
               mode: 'page',
               param: paging.param,
               start: paging.start,
+              ...(paging.step ? { step: paging.step } : {}),
               stop_when_empty: 'items',
               max_pages: 50,
-              note: `the recording shows ${paging.param} counting up over ${samples.length} calls`,
+              note: `the recording shows ${paging.param} counting up${paging.step ? ` by ${paging.step}` : ''} over ${samples.length} calls`,
             }
           : paging.mode === 'next_url'
             ? {

@@ -7,7 +7,7 @@ import { extractValue, View } from '../runtime/worker/engines/extract.js';
 import { extractHtml } from './html-extract.js';
 import { isHtml, isJson, resHeader } from './normalize.js';
 import { inferMerged, inferSchema, type Schema } from './schema-infer.js';
-import { jsonLeaves, parseJson } from './slots.js';
+import { jsonLeaves, parseJson, recordsPath } from './slots.js';
 import { isDownload } from './target.js';
 import type { Exchange } from './types.js';
 import type { RulePreference } from './picks.js';
@@ -26,20 +26,6 @@ export interface Output {
 
 const jp = (path: (string | number)[]) =>
   `$${path.map((p) => (typeof p === 'number' ? `[${p}]` : /^[A-Za-z_$][\w$]*$/.test(p) ? `.${p}` : `[${JSON.stringify(p)}]`)).join('')}`;
-
-/** Path of the largest array of objects in a JSON value (the records), or null. */
-function recordsPath(v: unknown, at: (string | number)[] = []): { path: (string | number)[]; size: number } | null {
-  let best: { path: (string | number)[]; size: number } | null = null;
-  const visit = (x: unknown, p: (string | number)[]) => {
-    if (Array.isArray(x)) {
-      if (x.length && x.every((e) => e && typeof e === 'object' && !Array.isArray(e)) && (!best || x.length > best.size))
-        best = { path: p, size: x.length };
-      x.forEach((e, i) => visit(e, [...p, i]));
-    } else if (x && typeof x === 'object') for (const [k, e] of Object.entries(x)) visit(e, [...p, k]);
-  };
-  visit(v, at);
-  return best;
-}
 
 /** Deepest common prefix of the paths holding the hinted values; array indices become [*]. */
 function projection(body: unknown, hints: string[]): (string | number | '*')[] | null {

@@ -63,3 +63,17 @@ export function requestSlots(x: Exchange): Slot[] {
   }
   return out;
 }
+
+/** Path of the largest array of objects in a JSON value (the records), or null. */
+export function recordsPath(v: unknown, at: (string | number)[] = []): { path: (string | number)[]; size: number } | null {
+  let best: { path: (string | number)[]; size: number } | null = null;
+  const visit = (x: unknown, p: (string | number)[]) => {
+    if (Array.isArray(x)) {
+      if (x.length && x.every((e) => e && typeof e === 'object' && !Array.isArray(e)) && (!best || x.length > best.size))
+        best = { path: p, size: x.length };
+      x.forEach((e, i) => visit(e, [...p, i]));
+    } else if (x && typeof x === 'object') for (const [k, e] of Object.entries(x)) visit(e, [...p, k]);
+  };
+  visit(v, at);
+  return best;
+}

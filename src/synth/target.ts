@@ -3,7 +3,7 @@
 // show pagination (page numbers counting up, or a cursor taken from the previous response).
 import { nextLinkOf } from './html-structure.js';
 import { isHtml, isJson, isRead, reqHeader, resHeader } from './normalize.js';
-import { jsonLeaves, parseJson } from './slots.js';
+import { jsonLeaves, parseJson, recordsPath } from './slots.js';
 import type { Exchange } from './types.js';
 import { lowEntropy } from './values.js';
 
@@ -109,9 +109,7 @@ export function scoreTargets(xs: Exchange[], f: TargetFacts): Candidate[] {
   const evidenceOf = new Map(xs.map((x) => [x.id, jsonEvidence(x, f.argValues)]));
   // Typed values a read request searched with and found records for: a background write carrying
   // only those (a saved view, a remembered filter) is the app keeping its state, not the point.
-  const searched = new Set(
-    xs.filter((x) => isRead(x) && typedIn(x, f.argValues).length).flatMap((x) => evidenceOf.get(x.id)!.found),
-  );
+  const searched = new Set(xs.filter((x) => isRead(x) && typedIn(x, f.argValues).length).flatMap((x) => evidenceOf.get(x.id)!.found));
   // Form submits that carry typed values: a background XHR with the same values (autosave,
   // preview, live validation) is not the point of the flow.
   const submits = xs
@@ -170,7 +168,7 @@ export function scoreTargets(xs: Exchange[], f: TargetFacts): Candidate[] {
 }
 
 export type Paging =
-  | { mode: 'page'; param: string; start: number }
+  | { mode: 'page'; param: string; start: number; step?: number }
   | { mode: 'cursor'; param: string; nextPath: (string | number)[] }
   | { mode: 'next_url'; param?: undefined; selector: string }
   | null;
@@ -188,6 +186,14 @@ export function detectPaging(target: Exchange, all: Exchange[]): { paging: Pagin
     const vals = qs.map((q) => q.get(p));
     const nums = vals.map((v) => (v !== null && /^\d+$/.test(v) ? Number(v) : NaN));
     if (countsUp(nums)) return { paging: { mode: 'page', param: p, start: nums[0] }, samples };
+    // An offset: growing by the page size (0, 25, 50), which another parameter names (limit=25)
+    // or the first answer's record count shows.
+    const step = nums.length > 1 ? nums[1] - nums[0] : 0;
+    if (step > 1 && nums.every((v, i) => !Number.isNaN(v) && (i === 0 || v === nums[i - 1] + step))) {
+      const named = [...names].some((o) => o !== p && qs.every((q) => q.get(o) === String(step)));
+      if (named || recordsPath(parseJson(samples[0].text))?.size === step)
+        return { paging: { mode: 'page', param: p, start: nums[0], step }, samples };
+    }
   }
   // Cursor: the parameter's value in call k+1 is a leaf of response k.
   for (const p of names) {

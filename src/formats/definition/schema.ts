@@ -112,6 +112,7 @@ const httpStep = {
         mode: { enum: ['page', 'cursor', 'next_url'] },
         param: nonEmpty,
         start: { type: 'integer' },
+        step: { type: 'integer', minimum: 1, maximum: 1000000 },
         next: { $ref: '#/definitions/extractor' },
         stop_when_empty: nonEmpty,
         stop_when_false: nonEmpty,

@@ -208,6 +208,8 @@ export interface Pagination extends Annotated {
   param?: string;
   /** First page number (page mode, default 1). */
   start?: number;
+  /** What the parameter grows by per page (page mode, default 1): an offset grows by the page size. */
+  step?: number;
   /** The next cursor or URL, extracted from each response (cursor and next_url modes); null/empty stops. */
   next?: Extractor;
   /** Stop when this extract (an `all` one) came back empty. */

@@ -1,7 +1,8 @@
 // Synthesis stages on pages saved from a seventh real application, Django's admin (Debian's
 // python3-django; scripts/acceptance-setup.sh): a change form whose data sit in <input> values, a
 // <select>'s chosen option and a checkbox; an empty "add" form; a change list whose yes/no column is
-// icons (<img alt="True">); and a pager of numbered links only (`?p=2`), first reached without `p`.
+// icons (<img alt="True">); and an edit form's untouched fields read back from the form. (Its pager
+// of numbered links: paging.test.ts.)
 import * as cheerio from 'cheerio';
 import fs from 'node:fs';
 import path from 'node:path';
@@ -11,7 +12,6 @@ import { formRecords } from '../../../src/synth/html-form-record.js';
 import { formControlProducer } from '../../../src/synth/producers.js';
 import { extractHtml } from '../../../src/synth/html-extract.js';
 import { structuralCandidates } from '../../../src/synth/html-structure.js';
-import { detectPaging } from '../../../src/synth/target.js';
 import type { Exchange } from '../../../src/synth/types.js';
 
 const FIX = path.join(__dirname, '../../fixtures/real/django');
@@ -59,24 +59,6 @@ describe('Django admin pages', () => {
     expect(rows.length).toBe(6);
     expect(rows.map((r) => r.in_stock)).toEqual([true, false, true, true, false, true]);
     expect(rows[0]).toMatchObject({ title: 'Orchard Notes volume 23', author: 'Clara Graft', year: 2012 });
-  });
-});
-
-describe('paging by a numbered pager reached first without its parameter', () => {
-  const ex = (i: number, url: string): Exchange =>
-    ({ id: `e${i}`, index: i, method: 'GET', url, status: 200, text: '<p>x</p>', hops: [] }) as unknown as Exchange;
-
-  it('the list, then ?p=2 and ?p=3: page mode from p=1', () => {
-    const all = [ex(0, 'http://x/books/'), ex(1, 'http://x/books/?p=2'), ex(2, 'http://x/books/?p=3')];
-    expect(detectPaging(all[0]!, all).paging).toEqual({ mode: 'page', param: 'p', start: 1 });
-    // 0-based pagers: the list, then page=1.
-    const zero = [ex(0, 'http://x/books/'), ex(1, 'http://x/books/?page=1')];
-    expect(detectPaging(zero[0]!, zero).paging).toEqual({ mode: 'page', param: 'page', start: 0 });
-  });
-
-  it('one more call with a parameter not named like a page number is no pager', () => {
-    const all = [ex(0, 'http://x/books/'), ex(1, 'http://x/books/?id=5')];
-    expect(detectPaging(all[0]!, all).paging).toBeNull();
   });
 });
 

@@ -147,7 +147,7 @@ export class HttpEngine {
         if (seen.has(key)) break;
         seen.add(key);
       }
-      pageNo++;
+      pageNo += p.step ?? 1;
     }
     Object.assign(this.ctx.vars, acc);
     this.ctx.page = {};

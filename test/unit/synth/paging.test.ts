@@ -1,0 +1,51 @@
+// Pagination the synthesizer reads off a recording beyond "page=1, page=2": a pager of numbered
+// links first reached without its parameter (Django's admin: the list, then ?p=2, ?p=3), and an
+// offset growing by the page size (offset=0, 25, 50).
+import { describe, expect, it } from 'vitest';
+import { detectPaging } from '../../../src/synth/target.js';
+import type { Exchange } from '../../../src/synth/types.js';
+
+describe('paging by a numbered pager reached first without its parameter', () => {
+  const ex = (i: number, url: string): Exchange =>
+    ({ id: `e${i}`, index: i, method: 'GET', url, status: 200, text: '<p>x</p>', hops: [] }) as unknown as Exchange;
+
+  it('the list, then ?p=2 and ?p=3: page mode from p=1', () => {
+    const all = [ex(0, 'http://x/books/'), ex(1, 'http://x/books/?p=2'), ex(2, 'http://x/books/?p=3')];
+    expect(detectPaging(all[0]!, all).paging).toEqual({ mode: 'page', param: 'p', start: 1 });
+    // 0-based pagers: the list, then page=1.
+    const zero = [ex(0, 'http://x/books/'), ex(1, 'http://x/books/?page=1')];
+    expect(detectPaging(zero[0]!, zero).paging).toEqual({ mode: 'page', param: 'page', start: 0 });
+  });
+
+  it('one more call with a parameter not named like a page number is no pager', () => {
+    const all = [ex(0, 'http://x/books/'), ex(1, 'http://x/books/?id=5')];
+    expect(detectPaging(all[0]!, all).paging).toBeNull();
+  });
+});
+
+describe('paging by an offset that grows by the page size', () => {
+  const ex = (i: number, url: string, body: unknown): Exchange =>
+    ({
+      id: `e${i}`,
+      index: i,
+      method: 'GET',
+      url,
+      status: 200,
+      mime: 'application/json',
+      text: JSON.stringify(body),
+      hops: [],
+    }) as unknown as Exchange;
+  const page = (n: number) => ({ data: Array.from({ length: n }, (_, k) => ({ id: k })) });
+
+  it('offset=0, 25, 50 with limit=25 (or 25 records a page): page mode by steps of 25', () => {
+    const named = [0, 25, 50].map((o, i) => ex(i, `http://x/api/books?limit=25&offset=${o}`, page(25)));
+    expect(detectPaging(named[0]!, named).paging).toEqual({ mode: 'page', param: 'offset', start: 0, step: 25 });
+    const counted = [0, 10].map((o, i) => ex(i, `http://x/api/books?skip=${o}`, page(10)));
+    expect(detectPaging(counted[0]!, counted).paging).toEqual({ mode: 'page', param: 'skip', start: 0, step: 10 });
+  });
+
+  it('numbers that grow by something nothing explains are no pager', () => {
+    const odd = [5, 30].map((o, i) => ex(i, `http://x/api/books?id=${o}`, page(3)));
+    expect(detectPaging(odd[0]!, odd).paging).toBeNull();
+  });
+});
