@@ -8,36 +8,25 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { openChromium } from '../../src/browser/chromium.js';
 import { startHarness, type Harness } from '../helpers/harness.js';
 import { pasteSignIn } from '../helpers/live-view.js';
-import { APPS, appInstalled, serveApp } from '../helpers/real-apps.js';
+import { APPS, appInstalled, DIRECTUS_ADMIN, directusApi, directusForgetViews, serveApp } from '../helpers/real-apps.js';
 import { loginSecret, run } from '../helpers/runs.js';
 
 const ready = process.env.ACCEPTANCE === '1' && appInstalled(APPS.directus);
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
-const EMAIL = 'admin@example.com';
-const PASSWORD = 'dx-admin-pass-1';
+const { email: EMAIL, password: PASSWORD } = DIRECTUS_ADMIN;
 
 describe.skipIf(!ready)('Directus through the live view (sqlite)', () => {
   let h: Harness;
   let dx: Awaited<ReturnType<typeof serveApp>>;
   let browser: Browser;
   let ref: Page; // a reference rendering at the session's viewport, for coordinates only
-  const api = async (method: string, path: string): Promise<any> => {
-    const login = await fetch(`${dx.url}/auth/login`, {
-      method: 'POST',
-      headers: { 'content-type': 'application/json' },
-      body: JSON.stringify({ email: EMAIL, password: PASSWORD }),
-    });
-    const token = ((await login.json()) as any).data.access_token;
-    const r = await fetch(`${dx.url}${path}`, { method, headers: { authorization: `Bearer ${token}` } });
-    return r.status === 204 ? null : ((await r.json()) as any).data;
-  };
+  const api = (method: string, path: string) => directusApi(dx.url, method, path);
   beforeAll(async () => {
     dx = await serveApp(APPS.directus);
     h = await startHarness('sqlite', { CAPTURE_WARM_CONTEXTS: '0' });
     browser = await openChromium();
     ref = await (await browser.newContext({ viewport: { width: 1280, height: 800 } })).newPage();
-    // (The app remembers a list's last search: start from none.)
-    for (const p of (await api('GET', '/presets?limit=-1&fields[]=id')) as { id: number }[]) await api('DELETE', `/presets/${p.id}`);
+    await directusForgetViews(dx.url); // (the app remembers a list's last search: start from none)
   }, 60_000);
   afterAll(async () => {
     await browser?.close();

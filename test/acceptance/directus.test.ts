@@ -10,36 +10,22 @@
 import type { Page } from 'playwright-core';
 import { beforeEach, describe, expect, it } from 'vitest';
 import { backends } from '../helpers/harness.js';
-import { APPS, appInstalled } from '../helpers/real-apps.js';
+import { APPS, appInstalled, DIRECTUS_ADMIN, directusApi, directusForgetViews } from '../helpers/real-apps.js';
 import { liveApp } from '../helpers/acceptance.js';
 
 const ready = process.env.ACCEPTANCE === '1' && appInstalled(APPS.directus);
-const EMAIL = 'admin@example.com';
-const PASSWORD = 'dx-admin-pass-1';
+const { email: EMAIL, password: PASSWORD } = DIRECTUS_ADMIN;
 
 type Book = { id: number; title: string; author: string; year: number; in_stock: boolean; summary: string };
 
 describe.skipIf(!ready).each(ready ? (await backends()).slice(0, 1) : ['sqlite' as const])('synthesis on Directus (%s)', (backend) => {
   const live = liveApp(APPS.directus, backend, EMAIL, PASSWORD);
   const { record, flow } = live;
-  /** Directus's own API as the admin (a token of its JSON sign-in). */
-  const api = async (method: string, path: string): Promise<any> => {
-    const login = await fetch(`${live.url}/auth/login`, {
-      method: 'POST',
-      headers: { 'content-type': 'application/json' },
-      body: JSON.stringify({ email: EMAIL, password: PASSWORD }),
-    });
-    const token = ((await login.json()) as any).data.access_token;
-    const r = await fetch(`${live.url}${path}`, { method, headers: { authorization: `Bearer ${token}` } });
-    return r.status === 204 ? null : ((await r.json()) as any).data;
-  };
+  const api = (method: string, path: string) => directusApi(live.url, method, path);
   /** The books, by `query` (Directus's query string). */
   const books = (query = ''): Promise<Book[]> => api('GET', `/items/books?limit=-1&sort[]=id&${query}`);
   // The app remembers the last search of the list (a saved view): every flow starts from none.
-  beforeEach(async () => {
-    const saved: { id: number }[] = await api('GET', '/presets?limit=-1&fields[]=id');
-    for (const p of saved) await api('DELETE', `/presets/${p.id}`);
-  });
+  beforeEach(() => directusForgetViews(live.url));
 
   async function login(page: Page, base: string) {
     await page.goto(`${base}/admin/login`);

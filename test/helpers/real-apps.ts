@@ -130,3 +130,24 @@ export async function serveApp(a: RealApp, port?: number): Promise<{ url: string
 export function rebaseHar(text: string, from: number, to: number): string {
   return text.split(`127.0.0.1:${from}`).join(`127.0.0.1:${to}`);
 }
+
+/** Directus's seeded admin (scripts/acceptance-setup.sh). */
+export const DIRECTUS_ADMIN = { email: 'admin@example.com', password: 'dx-admin-pass-1' };
+
+/** Directus's own API at `base`, as its admin (a token of its JSON sign-in): the `data` of the answer. */
+export async function directusApi(base: string, method: string, path: string): Promise<any> {
+  const login = await fetch(`${base}/auth/login`, {
+    method: 'POST',
+    headers: { 'content-type': 'application/json' },
+    body: JSON.stringify(DIRECTUS_ADMIN),
+  });
+  const token = ((await login.json()) as any).data.access_token;
+  const r = await fetch(`${base}${path}`, { method, headers: { authorization: `Bearer ${token}` } });
+  return r.status === 204 ? null : ((await r.json()) as any).data;
+}
+
+/** Forgets the list views Directus saved (its last search): a flow starts from an unfiltered list. */
+export async function directusForgetViews(base: string): Promise<void> {
+  for (const p of (await directusApi(base, 'GET', '/presets?limit=-1&fields[]=id')) as { id: number }[])
+    await directusApi(base, 'DELETE', `/presets/${p.id}`);
+}
