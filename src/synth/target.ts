@@ -182,17 +182,33 @@ export function detectPaging(target: Exchange, all: Exchange[]): { paging: Pagin
   if (samples.length < 2) return { paging: null, samples: [target] };
   const qs = samples.map((x) => new URL(x.url).searchParams);
   const names = new Set(qs.flatMap((q) => [...q.keys()]));
+  // The pages of one list differ in the page parameter only: the app's other calls to the same
+  // path (a count, a lookup: `?aggregate[count]=id`) are no pages of it.
+  const rest = (q: URLSearchParams, p: string) =>
+    JSON.stringify([...q.entries()].filter(([k]) => k !== p).sort(([a, x], [b, y]) => a.localeCompare(b) || x.localeCompare(y)));
+  const targetQ = new URL(target.url).searchParams;
+  // (A page loaded again — the app refreshing its list — is the same page: the target, else the
+  // load that holds a body, stands for it.)
+  const keeper = (i: number) => {
+    const same = samples.map((y, j) => j).filter((j) => sameUrl(samples[j].url, samples[i].url));
+    return same.find((j) => samples[j].id === target.id) ?? same.find((j) => !!samples[j].text) ?? same[0];
+  };
+  const pagesBy = (p: string) => {
+    const at = samples.map((x, i) => i).filter((i) => rest(qs[i], p) === rest(targetQ, p) && keeper(i) === i);
+    return { xs: at.map((i) => samples[i]), qs: at.map((i) => qs[i]) };
+  };
   for (const p of names) {
-    const vals = qs.map((q) => q.get(p));
-    const nums = vals.map((v) => (v !== null && /^\d+$/.test(v) ? Number(v) : NaN));
-    if (countsUp(nums)) return { paging: { mode: 'page', param: p, start: nums[0] }, samples };
+    const pages = pagesBy(p);
+    if (pages.xs.length < 2) continue;
+    const nums = pages.qs.map((q) => (/^\d+$/.test(q.get(p) ?? '') ? Number(q.get(p)) : NaN));
+    if (countsUp(nums)) return { paging: { mode: 'page', param: p, start: nums[0] }, samples: pages.xs };
     // An offset: growing by the page size (0, 25, 50), which another parameter names (limit=25)
     // or the first answer's record count shows.
-    const step = nums.length > 1 ? nums[1] - nums[0] : 0;
+    const step = nums[1] - nums[0];
     if (step > 1 && nums.every((v, i) => !Number.isNaN(v) && (i === 0 || v === nums[i - 1] + step))) {
-      const named = [...names].some((o) => o !== p && qs.every((q) => q.get(o) === String(step)));
-      if (named || recordsPath(parseJson(samples[0].text))?.size === step)
-        return { paging: { mode: 'page', param: p, start: nums[0], step }, samples };
+      const named = [...names].some((o) => o !== p && pages.qs.every((q) => q.get(o) === String(step)));
+      if (named || recordsPath(parseJson(pages.xs[0].text))?.size === step)
+        return { paging: { mode: 'page', param: p, start: nums[0], step }, samples: pages.xs };
     }
   }
   // Cursor: the parameter's value in call k+1 is a leaf of response k.
@@ -232,10 +248,11 @@ export function detectPaging(target: Exchange, all: Exchange[]): { paging: Pagin
   // list's own link), then page links counting up (p=2, p=3). The first page is the number before
   // the first one seen; one page after it is evidence enough only for a parameter named like a page.
   for (const p of names) {
-    const nums = qs.map((q) => (/^\d+$/.test(q.get(p) ?? '') ? Number(q.get(p)) : NaN));
+    const pages = pagesBy(p);
+    const nums = pages.qs.map((q) => (/^\d+$/.test(q.get(p) ?? '') ? Number(q.get(p)) : NaN));
     const pageLike = /^(p|pg|pn|page|paged|page_?(no|num|number))$/i.test(p);
-    if (qs[0].get(p) === null && (nums.length > 2 || pageLike) && countsUp(nums.slice(1)) && nums[1] >= 1) {
-      return { paging: { mode: 'page', param: p, start: nums[1] - 1 }, samples };
+    if (nums.length > 1 && pages.qs[0].get(p) === null && (nums.length > 2 || pageLike) && countsUp(nums.slice(1)) && nums[1] >= 1) {
+      return { paging: { mode: 'page', param: p, start: nums[1] - 1 }, samples: pages.xs };
     }
   }
   return { paging: null, samples: [target] };

@@ -57,6 +57,24 @@ describe.skipIf(!ready).each(ready ? (await backends()).slice(0, 1) : ['sqlite' 
     expect(result.data).toEqual(truth.map(({ summary: _, ...b }) => b));
   });
 
+  it('the collection over every page (the person went to page 2 of the table)', async () => {
+    const all = await books();
+    expect(all.length).toBeGreaterThan(25); // (each run of the create flow adds one)
+    const har = await record('pages', async (page, base) => {
+      await login(page, base);
+      await page.goto(`${base}/admin/content/books`);
+      await page.waitForSelector('text=The Broken Fence');
+      await Promise.all([answered(page, 'GET', /items\/books\?.*limit=25.*page=2/), page.click('.pagination button:has-text("2")')]);
+    });
+    const { result } = await flow(
+      'dx-pages',
+      har,
+      { hints: { result: [all[0]!.title], secrets: { account: live.secret } } },
+      { secret_bindings: { account: live.secret } },
+    );
+    expect(result.items.map((b: Book) => b.title)).toEqual(all.map((b) => b.title));
+  });
+
   it('an item: its fields, for ANOTHER item', async () => {
     const [fence] = await books('filter[title][_eq]=The Broken Fence');
     const [other] = await books('filter[title][_eq]=Orchard Notes volume 7');

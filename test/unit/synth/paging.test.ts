@@ -49,3 +49,31 @@ describe('paging by an offset that grows by the page size', () => {
     expect(detectPaging(odd[0]!, odd).paging).toBeNull();
   });
 });
+
+describe("a list's pages among the app's other calls to the same path", () => {
+  const ex = (i: number, url: string, body: unknown): Exchange =>
+    ({
+      id: `e${i}`,
+      index: i,
+      method: 'GET',
+      url,
+      status: 200,
+      mime: 'application/json',
+      text: JSON.stringify(body),
+      hops: [],
+    }) as unknown as Exchange;
+  const list = (p: number) => `http://x/items/books?limit=25&fields[]=title&sort[]=id&page=${p}`;
+  it('counts and lookups on the path are no pages, and a page loaded twice is one page', () => {
+    const all = [
+      ex(0, 'http://x/items/books?aggregate[count]=id', { data: [{ count: 46 }] }),
+      ex(1, list(1), { data: [{ title: 'a' }] }),
+      ex(2, 'http://x/items/books?aggregate[count]=id', { data: [{ count: 46 }] }),
+      ex(3, list(1), { data: [{ title: 'a' }] }),
+      ex(4, list(2), { data: [{ title: 'b' }] }),
+    ];
+    const got = detectPaging(all[3]!, all);
+    expect(got.paging).toEqual({ mode: 'page', param: 'page', start: 1 });
+    // The target stands for its page; the counts are not samples.
+    expect(got.samples.map((x) => x.id)).toEqual(['e3', 'e4']);
+  });
+});

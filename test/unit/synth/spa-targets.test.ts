@@ -73,6 +73,14 @@ describe('targets in a single-page app', () => {
       ),
     );
     expect(findDetail(list[0]!, list, new Set())?.url).toBe(`${O}/items/books/25`);
+    // A value the list's own request sent too (limit=25, page=2) was not taken from the list.
+    const paged = xs(
+      har(
+        { url: `${O}/items/books?limit=25&page=1`, body: { data: [{ id: 2 }, { id: 25 }] } },
+        { url: `${O}/notifications?limit=25&page=1`, body: { data: [] } },
+      ),
+    );
+    expect(findDetail(paged[0]!, paged, new Set())).toBeNull();
   });
 });
 
