@@ -245,7 +245,6 @@ export function formControlProducer(earlier: Exchange[], action: string, name: s
       else if (!radio.length && el.length === 1 && el.attr('value') === value)
         f = { extractor: { from: 'css', selector: `${scope}input${by}`, attr: 'value' }, rank: 1, how: `the form's input ${name}` };
     }
-    // (The form there had the control with another value: the person changed it; not this page's.)
     // (The selector's first match must be this form's control, as the run reads the first.)
     if (f?.extractor.from === 'css' && $(f.extractor.selector).first().closest('form').is(form)) return { x: y, f };
     // (The form had the control with another value: the person changed it, so it is not read.)

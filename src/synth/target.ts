@@ -1,6 +1,7 @@
 // Stage 2: which request(s) is the connector about? Every candidate gets a score with the reasons
 // recorded; the best one wins, and its siblings on the same templated endpoint join it when they
-// show pagination (page numbers counting up, or a cursor taken from the previous response).
+// show pagination (page numbers or offsets counting up, a cursor taken from the previous response,
+// or the chain of next-page links).
 import { nextLinkOf } from './html-structure.js';
 import { isHtml, isJson, isRead, reqHeader, resHeader } from './normalize.js';
 import { jsonLeaves, parseJson, recordsPath } from './slots.js';

@@ -128,7 +128,8 @@ export function traceChain(inp: TraceInput): Chain {
           value: v,
         };
         chain.vars.push(def);
-        byValue.set(v, def);
+        // (A low-entropy value — an author's id "3" — speaks for this field only, not for every "3".)
+        if (!lowEntropy(v)) byValue.set(v, def);
         resolved.push({ slot, res: { kind: 'var', template: varTpl(def), var: def.name } });
         dep(x.id, control.x.id);
         queue.push(control.x);
