@@ -66,13 +66,13 @@ export function prefixed(o: ReturnType<typeof buildOutput>, p: string): ReturnTy
  * listed (strong, id-like evidence only) joins as a second target.
  */
 export function findDetail(list: Exchange, all: Exchange[], carriers: Set<string>): Exchange | null {
+  // (A value the list's own request sent too — limit=25, page=1 — was not taken from the list.)
   const listUrl = new URL(list.url);
+  const own = new Set([...listUrl.pathname.split('/'), ...listUrl.searchParams.values()]);
   for (const y of all) {
     if (y.index <= list.index || y.method !== 'GET' || carriers.has(y.id) || y.status >= 400 || !(isHtml(y) || /json/.test(y.mime)))
       continue;
     const u = new URL(y.url);
-    // (A value the list's own request sent too — limit=25, page=1 — was not taken from the list.)
-    const own = new Set([...listUrl.pathname.split('/'), ...listUrl.searchParams.values()]);
     const vals = [...u.pathname.split('/').filter((s) => /\d/.test(s)), ...[...u.searchParams.values()].filter((v) => /\d/.test(v))].filter(
       (v) => !own.has(v),
     );

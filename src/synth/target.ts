@@ -190,12 +190,12 @@ export function detectPaging(target: Exchange, all: Exchange[]): { paging: Pagin
   const targetQ = new URL(target.url).searchParams;
   // (A page loaded again — the app refreshing its list — is the same page: the target, else the
   // load that holds a body, stands for it.)
-  const keeper = (i: number) => {
-    const same = samples.map((y, j) => j).filter((j) => sameUrl(samples[j].url, samples[i].url));
-    return same.find((j) => samples[j].id === target.id) ?? same.find((j) => !!samples[j].text) ?? same[0];
-  };
+  const kept = samples.map((_, i) => {
+    const same = samples.map((_y, j) => j).filter((j) => sameUrl(samples[j].url, samples[i].url));
+    return (same.find((j) => samples[j].id === target.id) ?? same.find((j) => !!samples[j].text) ?? same[0]) === i;
+  });
   const pagesBy = (p: string) => {
-    const at = samples.map((x, i) => i).filter((i) => rest(qs[i], p) === rest(targetQ, p) && keeper(i) === i);
+    const at = samples.map((_x, i) => i).filter((i) => kept[i] && rest(qs[i], p) === rest(targetQ, p));
     return { xs: at.map((i) => samples[i]), qs: at.map((i) => qs[i]) };
   };
   for (const p of names) {

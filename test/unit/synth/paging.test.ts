@@ -5,9 +5,14 @@ import { describe, expect, it } from 'vitest';
 import { detectPaging } from '../../../src/synth/target.js';
 import type { Exchange } from '../../../src/synth/types.js';
 
+/** A recorded GET of `url` answered with `text`. */
+const exchange = (i: number, url: string, text: string, mime: string): Exchange =>
+  ({ id: `e${i}`, index: i, method: 'GET', url, status: 200, mime, text, hops: [] }) as unknown as Exchange;
+/** The same, answered with JSON. */
+const ex = (i: number, url: string, body: unknown) => exchange(i, url, JSON.stringify(body), 'application/json');
+
 describe('paging by a numbered pager reached first without its parameter', () => {
-  const ex = (i: number, url: string): Exchange =>
-    ({ id: `e${i}`, index: i, method: 'GET', url, status: 200, text: '<p>x</p>', hops: [] }) as unknown as Exchange;
+  const ex = (i: number, url: string) => exchange(i, url, '<p>x</p>', 'text/html');
 
   it('the list, then ?p=2 and ?p=3: page mode from p=1', () => {
     const all = [ex(0, 'http://x/books/'), ex(1, 'http://x/books/?p=2'), ex(2, 'http://x/books/?p=3')];
@@ -24,17 +29,6 @@ describe('paging by a numbered pager reached first without its parameter', () =>
 });
 
 describe('paging by an offset that grows by the page size', () => {
-  const ex = (i: number, url: string, body: unknown): Exchange =>
-    ({
-      id: `e${i}`,
-      index: i,
-      method: 'GET',
-      url,
-      status: 200,
-      mime: 'application/json',
-      text: JSON.stringify(body),
-      hops: [],
-    }) as unknown as Exchange;
   const page = (n: number) => ({ data: Array.from({ length: n }, (_, k) => ({ id: k })) });
 
   it('offset=0, 25, 50 with limit=25 (or 25 records a page): page mode by steps of 25', () => {
@@ -51,17 +45,6 @@ describe('paging by an offset that grows by the page size', () => {
 });
 
 describe("a list's pages among the app's other calls to the same path", () => {
-  const ex = (i: number, url: string, body: unknown): Exchange =>
-    ({
-      id: `e${i}`,
-      index: i,
-      method: 'GET',
-      url,
-      status: 200,
-      mime: 'application/json',
-      text: JSON.stringify(body),
-      hops: [],
-    }) as unknown as Exchange;
   const list = (p: number) => `http://x/items/books?limit=25&fields[]=title&sort[]=id&page=${p}`;
   it('counts and lookups on the path are no pages, and a page loaded twice is one page', () => {
     const all = [
