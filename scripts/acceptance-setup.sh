@@ -347,6 +347,9 @@ if [ ! -f "$DX_DIR/.seeded" ]; then
   # (Install scripts off: they fetch prebuilt binaries from GitHub; argon2 and sharp ship theirs in
   # the npm packages, and PostgreSQL needs no native SQLite driver.)
   [ -x node_modules/.bin/directus ] || { npm init -y >/dev/null; npm install --no-audit --no-fund --ignore-scripts directus@10.10.0 >/dev/null; }
+  # isolated-vm (Directus's flow sandbox, loaded at start) has no prebuilt binary in its package:
+  # build it from source here (node-gyp against Node's own headers, about a minute).
+  [ -f node_modules/isolated-vm/out/isolated_vm.node ] || npm rebuild isolated-vm >/dev/null
   psql -h 127.0.0.1 -U postgres -d test -tAc "select 1 from pg_database where datname='directus_acc'" | grep -q 1 ||
     psql -h 127.0.0.1 -U postgres -d test -c "create database directus_acc" >/dev/null
   cat > .env <<'ENV'

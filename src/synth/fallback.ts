@@ -12,8 +12,7 @@ import type { Schema } from './schema-infer.js';
 import { browserCaptureScript, downloadScript, type BrowserCapturePlan } from './script-emit.js';
 import type { Chain } from './trace.js';
 import type { Exchange } from './types.js';
-
-const cssq = (s: string) => JSON.stringify(s);
+import { cssq } from './dom-text.js';
 
 /**
  * The script runtime runs json/regex/header/cookie/status/url/body extractors, not CSS (no DOM

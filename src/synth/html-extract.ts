@@ -8,6 +8,7 @@ import { stringFormat, typeOf } from './values.js';
 import { extractValue, View } from '../runtime/worker/engines/extract.js';
 import { nextPageLink, structuralCandidates } from './html-structure.js';
 import { formRecords } from './html-form-record.js';
+import { cssq } from './dom-text.js';
 
 export interface HtmlExtraction {
   kind: 'detail' | 'list';
@@ -18,7 +19,6 @@ export interface HtmlExtraction {
 }
 
 const FIELD_ATTRS = ['data-field', 'itemprop', 'data-prop'];
-const cssq = (s: string) => JSON.stringify(s);
 
 function typed(text: string): { type?: ValueType; schema: Schema; value: unknown } {
   const t = typeOf(text);

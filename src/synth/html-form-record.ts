@@ -9,10 +9,9 @@ import { HIDDEN_TEXT } from '../runtime/worker/engines/extract.js';
 import { inTemplate } from './page-template.js';
 import type { Schema } from './schema-infer.js';
 import { fieldName, inChrome, inMain, nullable, type StructuralCandidate, typed } from './html-structure.js';
+import { clean, cssq } from './dom-text.js';
 
 type El = cheerio.Cheerio<any>;
-const cssq = (s: string) => JSON.stringify(s);
-const clean = (s: string) => s.replace(/\s+/g, ' ').trim();
 
 /** Inputs that show data (not buttons, hidden fields, passwords, files or radio groups). */
 const VALUE_INPUTS = ['text', 'number', 'email', 'url', 'tel', 'date', 'datetime-local', 'time', 'month', 'checkbox']

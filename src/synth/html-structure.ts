@@ -11,6 +11,7 @@ import type { Schema } from './schema-infer.js';
 import { argName, stringFormat, typeOf } from './values.js';
 import { HIDDEN_TEXT, visibleText } from '../runtime/worker/engines/extract.js';
 import { contentLength, inTemplate, type SiteTemplate, siteTemplate, templateText } from './page-template.js';
+import { clean, cssq, tagOf } from './dom-text.js';
 
 export interface StructuralCandidate {
   kind: 'detail' | 'list';
@@ -28,8 +29,6 @@ export interface StructuralCandidate {
 type El = cheerio.Cheerio<any>;
 const SKIP =
   'head, script, style, noscript, template, svg, nav, header, footer, aside, select, [role=navigation], [role=banner], [aria-hidden=true]';
-const cssq = (s: string) => JSON.stringify(s);
-const clean = (s: string) => s.replace(/\s+/g, ' ').trim();
 /** An id that a template wrote (not a per-render counter or a hash). */
 const stableId = (id: string | undefined) =>
   !!id &&
@@ -37,7 +36,6 @@ const stableId = (id: string | undefined) =>
   !/\d{3,}|[0-9a-f]{8,}/i.test(id) &&
   !/[-_:.]\d+([-_]|$)/.test(id) && // a record's own number (post-6, comment_12): data, not template
   !/^(ember|react|ng|vue|svelte|radix|headlessui|mui|rc)[-_]/i.test(id);
-const tagOf = (e: El) => (e.prop('tagName') ?? '').toLowerCase();
 /** The element's own text nodes (not its children's). */
 const ownText = (e: El) =>
   clean(

@@ -4,10 +4,9 @@
 // with the same text, URLs and numbers masked. Classes are compared between pages of one site,
 // never used to select anything.
 import * as cheerio from 'cheerio';
+import { clean, tagOf } from './dom-text.js';
 
 type El = cheerio.Cheerio<any>;
-const clean = (s: string) => s.replace(/\s+/g, ' ').trim();
-const tagOf = (e: El) => (e.prop('tagName') ?? '').toLowerCase();
 
 /** Text as a site's template prints it on every page: URLs and numbers masked ("Retrieved from <url>"). */
 export const templateText = (t: string) =>

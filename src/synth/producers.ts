@@ -6,6 +6,7 @@ import type { Extractor } from '../formats/definition/types.js';
 import { isHtml, isJson } from './normalize.js';
 import { jsonLeaves, parseJson } from './slots.js';
 import type { Exchange } from './types.js';
+import { clean, cssq } from './dom-text.js';
 
 export interface Found {
   extractor: Extractor;
@@ -35,8 +36,6 @@ export function escapedForms(value: string): { form: string; decode: NonNullable
   const seen = new Set([value]);
   return forms.filter((f) => !seen.has(f.form) && seen.add(f.form));
 }
-
-const cssq = (s: string) => JSON.stringify(s);
 
 function jsonPathOf(path: (string | number)[]): string {
   return `$${path.map((p) => (typeof p === 'number' ? `[${p}]` : /^[A-Za-z_$][\w$]*$/.test(p) ? `.${p}` : `[${JSON.stringify(p)}]`)).join('')}`;
@@ -252,5 +251,3 @@ export function formControlProducer(earlier: Exchange[], action: string, name: s
   }
   return null;
 }
-
-const clean = (s: string) => s.replace(/\s+/g, ' ').trim();
