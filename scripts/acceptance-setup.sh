@@ -339,7 +339,7 @@ fi
 
 # ---- Directus (npm `directus` 10: a Vue single-page admin app over a JSON REST API, signed in by a
 # session cookie; on the local PostgreSQL, database directus_acc): an admin and a `books`
-# collection of 25 items. The tests serve it with `directus start` (HOST/PORT/PUBLIC_URL per test).
+# collection of 30 items (two pages of the list's 25). The tests serve it with `directus start` (HOST/PORT/PUBLIC_URL per test).
 DX_DIR=/var/lib/cs-acceptance/directus
 if [ ! -f "$DX_DIR/.seeded" ]; then
   mkdir -p "$DX_DIR/uploads" "$DX_DIR/extensions"
@@ -389,7 +389,7 @@ if (!(await j('GET', '/collections', null, tok)).data.some((c) => c.collection =
     { field: 'summary', type: 'text', meta: { interface: 'input-multiline' }, schema: {} },
   ] }, tok);
   const authors = ['Ada Orchard', 'Basil Pruner', 'Clara Graft', 'Dmitri Sap'];
-  const items = Array.from({ length: 24 }, (_, i) => ({ title: `Orchard Notes volume ${i + 1}`, author: authors[i % 4], year: 1990 + i, in_stock: i % 3 !== 0, summary: `Notes on pruning row ${i + 1}.` }));
+  const items = Array.from({ length: 29 }, (_, i) => ({ title: `Orchard Notes volume ${i + 1}`, author: authors[i % 4], year: 1990 + i, in_stock: i % 3 !== 0, summary: `Notes on pruning row ${i + 1}.` }));
   items.push({ title: 'The Broken Fence', author: 'Basil Pruner', year: 2021, in_stock: true, summary: 'A gate, a fence and what the storm left.' });
   await j('POST', '/items/books', items, tok);
 }

@@ -215,12 +215,17 @@ export async function validateByReplay(
     } catch (e) {
       // A made-up value may simply match nothing (an extractor finds no row): that says nothing
       // about the plan, which already replayed with the recorded values. Anything else fails.
-      // Likewise a detail page that the site doesn't have for the made-up value (HTTP 404).
-      const err =
-        e instanceof ReplayFailed
-          ? (e.details.error as { type?: string; details?: { extractor?: string; not_found?: boolean } } | undefined)
-          : undefined;
-      if (!((err?.type === 'site_changed' && err.details?.extractor) || (err?.type === 'invalid_input' && err.details?.not_found))) throw e;
+      // Likewise a detail page that the site doesn't have for the made-up value (HTTP 404), or
+      // refuses for it alone (HTTP 403 at a URL the argument addresses, after a fresh login that
+      // the recorded value's replay just showed to work: sites that hide which ids exist).
+      type Details = { extractor?: string; not_found?: boolean; status?: number; after_login?: boolean; by_arguments?: boolean };
+      const err = e instanceof ReplayFailed ? (e.details.error as { type?: string; details?: Details } | undefined) : undefined;
+      const d = err?.details;
+      const nothing =
+        (err?.type === 'site_changed' && d?.extractor) ||
+        (err?.type === 'invalid_input' && d?.not_found) ||
+        (err?.type === 'auth_required' && d?.status === 403 && d.after_login && d.by_arguments);
+      if (!nothing) throw e;
       warnings.push(
         `with '${changed}' changed the site returned nothing to extract (${(e as Error).message}); only the recorded values were checked`,
       );

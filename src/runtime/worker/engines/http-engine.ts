@@ -208,12 +208,21 @@ export class HttpEngine {
         }
         // Refused again right after a fresh login: the account may not do this, or the site says
         // why in its answer (a name already taken); the start of it goes with the error.
+        // (`by_arguments`: the refused URL names what the caller asked for — some sites answer 403
+        // for a record that does not exist rather than say so.)
         if (this.relogged)
           throw new RunFailure(
             'auth_required',
             `step ${step.id}: the site refused the request (HTTP ${res.status}), also after logging in again`,
             {
-              details: { step: step.id, status: res.status, url: res.url, body: res.text.slice(0, 500) },
+              details: {
+                step: step.id,
+                status: res.status,
+                url: res.url,
+                body: res.text.slice(0, 500),
+                after_login: true,
+                by_arguments: addressedByArgs(step),
+              },
             },
           );
         throw new RunFailure('auth_required', `step ${step.id}: the site wants a login (HTTP ${res.status})`, {
@@ -225,7 +234,7 @@ export class HttpEngine {
     if (!ok) {
       // A page addressed by an argument that the site doesn't have (a detail page of an unknown
       // id) is the caller's input, not a changed site.
-      if ((res.status === 404 || res.status === 410) && /\{\{\s*args\./.test(step.url + JSON.stringify(step.query ?? {}))) {
+      if ((res.status === 404 || res.status === 410) && addressedByArgs(step)) {
         throw new RunFailure('invalid_input', `step ${step.id}: the site has no page for these arguments (HTTP ${res.status})`, {
           details: { step: step.id, status: res.status, not_found: true },
         });
@@ -283,3 +292,6 @@ export class HttpEngine {
     });
   }
 }
+
+/** The step's URL or query carries an argument: the page it asks for is the one the caller named. */
+const addressedByArgs = (step: HttpStep) => /\{\{\s*args\./.test(step.url + JSON.stringify(step.query ?? {}));
