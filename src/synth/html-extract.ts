@@ -8,6 +8,7 @@ import { stringFormat, typeOf } from './values.js';
 import { extractValue, View } from '../runtime/worker/engines/extract.js';
 import { nextPageLink, structuralCandidates } from './html-structure.js';
 import { formRecords } from './html-form-record.js';
+import { singleHits } from './html-single-hit.js';
 import { cssq } from './dom-text.js';
 
 export interface HtmlExtraction {
@@ -183,14 +184,17 @@ export function extractHtml(
     cands.push({ c: { ...c, sample }, score, missing });
   };
   for (const c of conv) consider(c, 30);
-  for (const s of structuralCandidates(html, otherPages, [formRecords])) {
+  for (const s of structuralCandidates(html, otherPages, [formRecords, singleHits(typed)])) {
     const size =
       s.kind === 'list'
         ? Math.min(s.records, 25) * 0.4 + Math.min(s.fieldCount, 8) * (s.records >= 3 ? 1 : 0.5)
         : /main content block/.test(s.why)
           ? 1
           : Math.min(s.fieldCount, 12);
-    consider({ kind: s.kind, extractor: s.extractor, schema: s.schema, sample: null, why: s.why }, size + (s.main ? 5 : 0));
+    consider(
+      { kind: s.kind, extractor: s.extractor, schema: s.schema, sample: null, why: s.why },
+      size + (s.main ? 5 : 0) + (s.bonus ?? 0),
+    );
   }
   cands.sort((a, b) => b.score - a.score);
   const best = cands[0];

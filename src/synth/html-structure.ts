@@ -24,6 +24,8 @@ export interface StructuralCandidate {
   fieldCount: number;
   /** Inside the page's main content (not header/nav/aside/footer). */
   main: boolean;
+  /** Added to the candidate's rank by what found it (a search page's only hit). */
+  bonus?: number;
 }
 
 type El = cheerio.Cheerio<any>;
@@ -365,8 +367,12 @@ function leavesOf($: cheerio.CheerioAPI, rec: El): Leaf[] {
   return out;
 }
 
-/** A list rule over `members` (records found by structure), or null when they hold no data. */
-function listCandidate($: cheerio.CheerioAPI, members: El[], sel: string, parent: El): StructuralCandidate | null {
+/**
+ * A list rule over `members` (records found by structure), or null when they hold no data. One
+ * member (a search's only hit, html-single-hit.ts) gives a rule for the records like it: every
+ * value it holds is a field, none required.
+ */
+export function listCandidate($: cheerio.CheerioAPI, members: El[], sel: string, parent: El): StructuralCandidate | null {
   // Copies of one block (a pager printed above and below a list) are not records.
   const copy = (m: El) =>
     `${clean(m.text())} ${m
@@ -374,7 +380,7 @@ function listCandidate($: cheerio.CheerioAPI, members: El[], sel: string, parent
       .map((_, a) => $(a).attr('href'))
       .get()
       .join(' ')}`;
-  if (new Set(members.map(copy)).size === 1) return null;
+  if (members.length > 1 && new Set(members.map(copy)).size === 1) return null;
   // Record fields: leaf paths of the first record that most records also have.
   const perRec = members.map((m) => leavesOf($, m));
   const counts = new Map<string, number>();
@@ -386,7 +392,7 @@ function listCandidate($: cheerio.CheerioAPI, members: El[], sel: string, parent
   for (const leaf of perRec[0]) {
     const key = `${leaf.path}@${leaf.attr ?? ''}`;
     const n = counts.get(key) ?? 0;
-    if (n < Math.max(2, Math.ceil(members.length / 2))) continue;
+    if (n < (members.length === 1 ? 1 : Math.max(2, Math.ceil(members.length / 2)))) continue;
     const vals = members.map((m) => {
       const t = m.find(leaf.path).first();
       return t.length ? clean(leaf.attr ? (t.attr(leaf.attr) ?? '') : t.text()) : '';
@@ -536,42 +542,49 @@ function dlRecords($: cheerio.CheerioAPI, template: Set<unknown>): StructuralCan
     const dts = dl.children('dt');
     const linked = dts.filter((_, e) => $(e).find('a[href]').length > 0).length;
     if (dts.length < 2 || linked * 2 < dts.length) return;
-    const head = listCandidate(
-      $,
-      dts.toArray().map((e) => $(e)),
-      `${pathOf($, dl)} > dt`,
-      dl,
-    );
-    if (!head) return;
-    const fields = { ...head.extractor.fields } as Record<string, CssField>;
-    const items = head.schema.items as { properties: Record<string, Schema>; required: string[] };
-    const props = { ...items.properties };
-    const dds = dts.toArray().map((e) => $(e).next('dd'));
-    if (dds.every((x) => x.length)) {
-      const tail = listCandidate($, dds, `${pathOf($, dl)} > dd`, dl);
-      const taken = new Set(Object.keys(fields));
-      for (const [k, f] of Object.entries((tail?.extractor.fields ?? {}) as Record<string, CssField>)) {
-        const name = argName(k === 'text' ? 'description' : k, taken);
-        fields[name] = { ...f, selector: `+ dd ${f.selector}`, required: false };
-        props[name] = nullable((tail!.schema.items as { properties: Record<string, Schema> }).properties[k]!);
-      }
-      // A <dd> of plain text has no leaf of its own: the whole <dd> is the description.
-      if (!tail && dds.every((x) => ownText(x))) {
-        const name = argName('description', taken);
-        fields[name] = { selector: '+ dd', required: false };
-        props[name] = nullable({ type: 'string' });
-      }
-    }
-    out.push({
-      ...head,
-      extractor: { ...head.extractor, fields },
-      schema: { type: 'array', items: { type: 'object', properties: props, required: items.required } },
-      why: `${dts.length} <dt> records with their <dd> under ${pathOf($, dl)} (${Object.keys(fields).join(', ')})`,
-      text: clean(dl.text()),
-      fieldCount: Object.keys(fields).length,
-    });
+    const rule = dlRecordRule($, dl);
+    if (rule) out.push(rule);
   });
   return out;
+}
+
+/** The list rule over a <dl>'s <dt>s, each with the fields of the <dd> after it (one <dt> too: html-single-hit.ts). */
+export function dlRecordRule($: cheerio.CheerioAPI, dl: El): StructuralCandidate | null {
+  const dts = dl.children('dt');
+  const head = listCandidate(
+    $,
+    dts.toArray().map((e) => $(e)),
+    `${pathOf($, dl)} > dt`,
+    dl,
+  );
+  if (!head) return null;
+  const fields = { ...head.extractor.fields } as Record<string, CssField>;
+  const items = head.schema.items as { properties: Record<string, Schema>; required: string[] };
+  const props = { ...items.properties };
+  const dds = dts.toArray().map((e) => $(e).next('dd'));
+  if (dds.every((x) => x.length)) {
+    const tail = listCandidate($, dds, `${pathOf($, dl)} > dd`, dl);
+    const taken = new Set(Object.keys(fields));
+    for (const [k, f] of Object.entries((tail?.extractor.fields ?? {}) as Record<string, CssField>)) {
+      const name = argName(k === 'text' ? 'description' : k, taken);
+      fields[name] = { ...f, selector: `+ dd ${f.selector}`, required: false };
+      props[name] = nullable((tail!.schema.items as { properties: Record<string, Schema> }).properties[k]!);
+    }
+    // A <dd> of plain text has no leaf of its own: the whole <dd> is the description.
+    if (!tail && dds.every((x) => ownText(x))) {
+      const name = argName('description', taken);
+      fields[name] = { selector: '+ dd', required: false };
+      props[name] = nullable({ type: 'string' });
+    }
+  }
+  return {
+    ...head,
+    extractor: { ...head.extractor, fields },
+    schema: { type: 'array', items: { type: 'object', properties: props, required: items.required } },
+    why: `${dts.length} <dt> records with their <dd> under ${pathOf($, dl)} (${Object.keys(fields).join(', ')})`,
+    text: clean(dl.text()),
+    fieldCount: Object.keys(fields).length,
+  };
 }
 
 // ---------------------------------------------------------------------------- detail pages
