@@ -65,10 +65,14 @@ export function buildStep(x: Exchange, resolved: ResolvedSlot[], o: StepOptions)
     else if (s.where === 'multipart') multipartAt.set(s.pos ?? multipartAt.size, t);
     else if (s.where === 'text') text = t;
     else if (s.where === 'json' && jsonOut) {
-      const keepsType = s.jsonType !== 'string' && t !== s.value;
       const literal =
         s.jsonType === 'number' ? Number(s.value) : s.jsonType === 'boolean' ? s.value === 'true' : s.jsonType === 'null' ? null : s.value;
-      setPath(jsonOut, s.jsonPath!, t === s.value ? literal : keepsType ? t : t);
+      // A number read from a page (a form field's text, a regex) is sent as the number it was.
+      const asNumber =
+        s.jsonType === 'number' && /^\{\{\s*vars\.[^}]*\}\}$/.test(t)
+          ? t.replace(/\s*\}\}$/, ` | ${Number.isInteger(literal) ? 'int' : 'number'}}}`)
+          : t;
+      setPath(jsonOut, s.jsonPath!, t === s.value ? literal : asNumber);
     }
   }
   const accept = x.reqHeaders.find((h) => h.name.toLowerCase() === 'accept')?.value;

@@ -135,6 +135,15 @@ function findInHtml(html: string, value: string, opts: { strongOnly?: boolean; c
         };
     }
   }
+  // A form's field named as an id (`<input type=hidden name="post_ID" value="21">`): the record the
+  // page is about, which the site made for this visit (a draft it created on load).
+  if (opts.strongOnly) {
+    const input = $('input')
+      .filter((_, e) => $(e).attr('value') === value && /id$/i.test($(e).attr('name') ?? $(e).attr('id') ?? ''))
+      .first();
+    const sel = input.length ? uniqueSelector($, input) : null;
+    if (sel) return { extractor: { from: 'css', selector: sel, attr: 'value' }, rank: 1, how: `HTML input ${sel}` };
+  }
   // An attribute holding exactly the value, on the first element of its kind (ids in lists).
   let found: Found | null = null;
   $('*').each((_, e) => {
@@ -169,20 +178,31 @@ function safeDecode(s: string): string {
   }
 }
 
-/** A bounded regex that finds `value` again from the text just before it (first match must be it). */
+/**
+ * A bounded regex that finds `value` again from the text just before it (first match must be it).
+ * Each occurrence is tried in turn (a few): the first may sit where the text before it says little
+ * (`createNonceMiddleware( "`), a later one in a config object (`"nonce":"`). The context starts at a
+ * token boundary when that leaves enough of it, else it is the raw text before the value.
+ */
 export function regexFor(text: string, value: string, escaped = false): { pattern: string; before: string } | null {
-  const i = text.indexOf(value);
-  if (i <= 0 || value.length < 6) return null;
-  const before = text.slice(Math.max(0, i - 24), i).replace(/^[^\s"'=:<>]*[\s"'=:<>]/, '');
+  if (value.length < 6) return null;
   // Escaped forms also hold backslashes, entity and percent characters.
   const charClass = escaped ? '[A-Za-z0-9_\\-.~+/=%\\\\&#;]' : /^[0-9a-f]+$/i.test(value) ? '[0-9A-Fa-f]' : '[A-Za-z0-9_\\-.~+/=%]';
-  const esc = before.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
-  const pattern = `${esc}(${charClass}{${Math.max(1, value.length - 8)},${value.length + 16}})`;
-  try {
-    const m = new RegExp(pattern).exec(text);
-    if (esc.length >= 4 && m && m[1] === value) return { pattern, before };
-  } catch {
-    /* unusable context */
+  const quantifier = `{${Math.max(1, value.length - 8)},${value.length + 16}}`;
+  for (let i = text.indexOf(value), tries = 0; i > 0 && tries < 5; i = text.indexOf(value, i + 1), tries++) {
+    const raw = text.slice(Math.max(0, i - 24), i);
+    const trimmed = raw.replace(/^[^\s"'=:<>]*[\s"'=:<>]/, '');
+    for (const before of trimmed.length >= 4 ? [trimmed] : [trimmed, raw]) {
+      const esc = before.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
+      if (esc.length < 4) continue;
+      const pattern = `${esc}(${charClass}${quantifier})`;
+      try {
+        const m = new RegExp(pattern).exec(text);
+        if (m && m[1] === value) return { pattern, before };
+      } catch {
+        /* unusable context */
+      }
+    }
   }
   return null;
 }

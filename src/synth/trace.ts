@@ -145,8 +145,11 @@ export function traceChain(inp: TraceInput): Chain {
           /^[a-z]+(?:[_-][a-z]+)*$/i.test(v) &&
           !/id$/i.test(slot.key) &&
           !/token|csrf|xsrf|nonce|state|sig|key|auth|hash|sectok/i.test(slot.key));
-      const idLike = slot.where === 'path' ? /\d/.test(v) || looksRandom(v) : slot.where !== 'query' || !weak || /id$/i.test(slot.key);
-      if (((weak && slot.where !== 'path' && slot.where !== 'query') || !idLike) && !inp.dynamics?.has(v)) {
+      // (A number in a body field named as an id — JSON `id`, a form's `post_ID` — is traced as
+      // the query's are, from strong evidence only: a record the site made during the flow.)
+      const idKey = /id$/i.test(slot.key.split('.').at(-1)!) && /^\d+$/.test(v);
+      const idLike = slot.where === 'path' ? /\d/.test(v) || looksRandom(v) : slot.where !== 'query' || !weak || idKey;
+      if (((weak && slot.where !== 'path' && slot.where !== 'query' && !idKey) || !idLike) && !inp.dynamics?.has(v)) {
         resolved.push({ slot, res: { kind: 'constant', why: 'short/low-entropy literal' } });
         continue;
       }
@@ -168,16 +171,19 @@ export function traceChain(inp: TraceInput): Chain {
         queue.push(found.x);
         continue;
       }
-      // A token inside a longer literal ("Bearer <token>", "a=<token>"): trace the token, keep the rest.
-      const inner = v.split(/[\s,;:=]+/).filter((t) => t !== v && looksRandom(t));
+      // A token inside a longer literal ("Bearer <token>", "a=<token>"): trace the token, keep the
+      // rest. So are the numbers of a route carried in a query (`rest_route=/wp/v2/posts/21`), from
+      // strong evidence only (an id key or field), as a path's own segments are.
+      const route = v.startsWith('/') ? v.split('/').filter((t) => /^\d+$/.test(t)) : [];
+      const inner = [...v.split(/[\s,;:=]+/).filter((t) => t !== v && looksRandom(t)), ...route];
       let fragment = v;
       let traced = false;
       for (const tok of inner) {
         const reuse = byValue.get(tok);
-        const got = reuse ? null : pickProducer(earlier, tok, false);
+        const got = reuse ? null : pickProducer(earlier, tok, route.includes(tok));
         if (!reuse && !got) continue;
         const def: VarDef = reuse ?? {
-          name: argName(slot.key.split('.').at(-1)! === 'authorization' ? 'access_token' : `${slot.key.split('.').at(-1)}_token`, names),
+          name: argName(tokenName(slot.key.split('.').at(-1)!, route.includes(tok) ? v.split('/') : null, tok), names),
           producer: got!.x.id,
           extractor: got!.f.extractor,
           how: got!.f.how,
@@ -190,7 +196,12 @@ export function traceChain(inp: TraceInput): Chain {
           queue.push(got!.x);
         }
         dep(x.id, def.producer);
-        fragment = fragment.split(tok).join(varTpl(def));
+        fragment = route.includes(tok)
+          ? fragment
+              .split('/')
+              .map((seg) => (seg === tok ? varTpl(def) : seg))
+              .join('/')
+          : fragment.split(tok).join(varTpl(def));
         traced = true;
       }
       if (traced) {
@@ -234,6 +245,13 @@ export function traceChain(inp: TraceInput): Chain {
   return chain;
 }
 
+/** A traced token's name: `access_token` in an Authorization header, `post_id` for `/posts/21`, else `<key>_token`. */
+function tokenName(key: string, route: string[] | null, tok: string): string {
+  const before = route?.[route.indexOf(tok) - 1];
+  if (before) return `${before.replace(/s$/, '')}_id`;
+  return key === 'authorization' ? 'access_token' : `${key}_token`;
+}
+
 const varTpl = (d: VarDef) => `{{vars.${d.name}${d.decode ? ` | ${d.decode}` : ''}}}`;
 
 function segmentName(x: Exchange, slot: Slot): string {
@@ -242,15 +260,20 @@ function segmentName(x: Exchange, slot: Slot): string {
   return prev ? `${prev.replace(/s$/, '')}_id` : 'id';
 }
 
-/** Fewest unresolved dependencies (a producer with no request literals of its own) first, then nearest. */
+/**
+ * A response that hands back a value its own request sent (a REST API returning the nonce header
+ * it was given) is an echo: replaying it needs the value first. Sources come before echoes; then
+ * fewest unresolved dependencies (a producer with no request literals of its own), then nearest.
+ */
 function pickProducer(earlier: Exchange[], v: string, weak: boolean): { x: Exchange; f: Found } | null {
-  const hits: { x: Exchange; f: Found; deps: number; dist: number }[] = [];
+  const hits: { x: Exchange; f: Found; echo: number; deps: number; dist: number }[] = [];
   earlier.forEach((y, dist) => {
     const f = findIn(y, v, { strongOnly: weak });
     if (!f) return;
-    const deps = requestSlots(y).filter((s) => s.where !== 'path' && !lowEntropy(s.value)).length;
-    hits.push({ x: y, f, deps, dist });
+    const slots = requestSlots(y);
+    const deps = slots.filter((s) => s.where !== 'path' && !lowEntropy(s.value)).length;
+    hits.push({ x: y, f, echo: slots.some((s) => s.value === v) ? 1 : 0, deps, dist });
   });
-  hits.sort((a, b) => a.deps - b.deps || a.f.rank - b.f.rank || a.dist - b.dist);
+  hits.sort((a, b) => a.echo - b.echo || a.deps - b.deps || a.f.rank - b.f.rank || a.dist - b.dist);
   return hits[0] ?? null;
 }

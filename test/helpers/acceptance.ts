@@ -37,6 +37,8 @@ export async function recordLive(
   } finally {
     await ctx.close();
   }
+  // ACCEPTANCE_HAR_DIR=<dir> keeps every recording there, to look into a flow that failed.
+  if (process.env.ACCEPTANCE_HAR_DIR) fs.copyFileSync(file, path.join(process.env.ACCEPTANCE_HAR_DIR, `${name}.har`));
   return fs.readFileSync(file, 'utf8');
 }
 

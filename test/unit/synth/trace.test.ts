@@ -249,3 +249,57 @@ describe('arguments and results', () => {
     expect((mr.definition as HttpDefinition).steps[0].body).toEqual({ multipart: [{ name: 'title', value: '{{args.title}}' }] });
   });
 });
+
+describe('an editor that made its draft on load (a single-page editor: WordPress block editor)', () => {
+  const NONCE = 'b1daf7fcf4';
+  /** The editor page (the draft's id in a hidden field and the nonce in its scripts), the app's own REST reads, the save. */
+  const recording = (draft: number) =>
+    har(
+      {
+        url: `${O}/admin/post-new`,
+        html: `<form id="post"><input type="hidden" id="post_ID" name="post_ID" value="${draft}"></form>
+          <script>api.nonceMiddleware = api.createNonceMiddleware( "${NONCE}" );
+          var settings = {"root":"https:\\/\\/shop.test\\/","nonce":"${NONCE}"};</script>`,
+      },
+      // Every REST answer hands back the nonce its request sent (a refreshed one, the same within a day).
+      ...['users/me', 'types', 'taxonomies'].map((r) => ({
+        url: `${O}/index.php?rest_route=/v2/${r}&context=edit`,
+        headers: { 'X-WP-Nonce': NONCE },
+        resHeaders: { 'X-WP-Nonce': NONCE },
+        body: { route: r },
+      })),
+      {
+        method: 'POST',
+        url: `${O}/index.php?rest_route=/v2/users/me`,
+        headers: { 'X-WP-Nonce': NONCE },
+        json: { meta: { preferences: { welcomeGuide: false, _modified: '2026-11-28T06:22:24.026Z' } } },
+        resHeaders: { 'X-WP-Nonce': NONCE },
+        body: { id: 1 },
+      },
+      {
+        method: 'POST',
+        url: `${O}/index.php?rest_route=/v2/posts/${draft}`,
+        headers: { 'X-WP-Nonce': NONCE },
+        json: { id: draft, title: 'Pruning in Winter', status: 'publish' },
+        resHeaders: { 'X-WP-Nonce': NONCE },
+        body: { id: draft, title: { raw: 'Pruning in Winter' }, status: 'publish' },
+      },
+    );
+
+  it("reads the nonce from the page, not from responses that echo the request's own nonce (which would replay them all)", () => {
+    const r = synthesize({ recording: recording(21), hints: { arguments: { title: 'Pruning in Winter' }, allow_side_effects: true } });
+    const d = r.definition as HttpDefinition;
+    // The page and the save only: no REST read, no background preference write with a page-made timestamp.
+    expect(d.steps.map((s) => s.url)).toEqual(['/admin/post-new', '/index.php']);
+    expect(d.steps[0].extract!.x_wp_nonce).toMatchObject({ from: 'regex' });
+    expect(d.steps[1].headers!['X-WP-Nonce'] ?? d.steps[1].headers!['x-wp-nonce']).toBe('{{vars.x_wp_nonce}}');
+  });
+
+  it("the draft's id is read from the page at run time, in the save's route and body (as a number), not sent as recorded", () => {
+    const r = synthesize({ recording: recording(21), hints: { arguments: { title: 'Pruning in Winter' }, allow_side_effects: true } });
+    const save = (r.definition as HttpDefinition).steps[1];
+    expect(save.query!.rest_route).toBe('/v2/posts/{{vars.post_id}}');
+    expect((save.body as any).json.id).toBe('{{vars.post_id | int}}');
+    expect((r.definition as HttpDefinition).steps[0].extract!.post_id).toMatchObject({ from: 'css', selector: '#post_ID', attr: 'value' });
+  });
+});
