@@ -57,7 +57,10 @@ export function typed(text: string): { type?: ValueType; schema: Schema } {
   return { schema: f && f !== 'uri' ? { type: 'string', format: f } : { type: 'string' } };
 }
 
-export const nullable = (s: Schema): Schema => ({ ...s, type: [s.type as string, 'null'] }) as Schema;
+export const nullable = (s: Schema): Schema => {
+  const types = ([] as unknown[]).concat(s.type ?? []) as string[];
+  return (types.includes('null') ? s : { ...s, type: [...types, 'null'] }) as Schema;
+};
 
 /** Structural selector of `el`: from the nearest stable id (or body), tag + :nth-of-type where needed. */
 export function pathOf($: cheerio.CheerioAPI, el: El): string {
@@ -397,8 +400,10 @@ export function listCandidate($: cheerio.CheerioAPI, members: El[], sel: string,
       const t = m.find(leaf.path).first();
       return t.length ? clean(leaf.attr ? (t.attr(leaf.attr) ?? '') : t.text()) : '';
     });
-    // Template parts (the same text in every record: labels, separators) are not data.
+    // Template parts (the same text in every record: labels, separators) are not data; a lone
+    // record shows its labels only by their colon ("Last modified:").
     if (new Set(vals).size === 1 && members.length >= 3) continue;
+    if (members.length === 1 && leaf.kind === 'text' && /:$/.test(vals[0])) continue;
     if (!vals[0]) continue;
     const base =
       leaf.kind === 'link'

@@ -61,6 +61,17 @@ describe.skipIf(!ready).each(ready ? (await backends()).slice(0, 1) : ['sqlite' 
     expect(result.items.find((i: any) => i.title === 'Banana').url).toMatch(/Banana$/);
   });
 
+  it('a search that found ONE page (the person searched "malus"): every hit of a NEW query, as records', async () => {
+    const { result } = await flow('mw-search-one', { hints: { arguments: { query: 'malus' } } }, { arguments: { query: 'orchard' } });
+    const truth = (await wikiApi({ action: 'query', list: 'search', srsearch: 'orchard', srwhat: 'text', srlimit: '50' })).query.search.map(
+      (s: any) => s.title,
+    );
+    expect(truth.length).toBeGreaterThan(3);
+    // (MediaWiki lists 20 hits a page.)
+    expect(result.items.map((i: any) => i.title).sort()).toEqual(truth.slice(0, 20).sort());
+    expect(result.items.find((i: any) => i.title === 'Banana').url).toMatch(/Banana$/);
+  });
+
   it('detail page: the infobox fields of ANOTHER page', async () => {
     const { result } = await flow(
       'mw-page',

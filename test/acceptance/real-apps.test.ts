@@ -72,6 +72,22 @@ describe.skipIf(!ready).each(ready ? (await backends()).slice(0, 1) : ['sqlite' 
     expect(result.items[0].url).toMatch(/id=fruit:banana/);
   });
 
+  it('DokuWiki search that found ONE page (the person searched "malus"): every hit of a NEW query, as records', async () => {
+    const result = await flow(
+      'dw-search-one',
+      'dokuwiki',
+      { hints: { arguments: { query: 'malus' } } },
+      { arguments: { query: 'orchard' } },
+    );
+    const expected = fs
+      .readdirSync(path.join(DW_PAGES, 'fruit'))
+      .filter((f) => /orchard/i.test(fs.readFileSync(path.join(DW_PAGES, 'fruit', f), 'utf8')))
+      .map((f) => f.replace(/\.txt$/, ''));
+    expect(expected.length).toBeGreaterThan(3);
+    expect(result.items.map((i: any) => i.title).sort()).toEqual(expected.sort());
+    expect(result.items.find((i: any) => i.title === 'banana').url).toMatch(/id=fruit:banana/);
+  });
+
   it('DokuWiki detail page: label/value fields of ANOTHER page', async () => {
     const result = await flow(
       'dw-page',

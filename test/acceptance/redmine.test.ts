@@ -72,6 +72,26 @@ describe.skipIf(!ready).each(ready ? (await backends()).slice(0, 1) : ['sqlite' 
     }
   });
 
+  it('a search that found ONE issue (a <dl> of one <dt>): the hits of a NEW query', async () => {
+    const har = await record('search-one', async (page, base) => {
+      await page.goto(`${base}/projects/orchard`);
+      await page.fill('#q', 'gate');
+      await Promise.all([page.waitForURL(/search/), page.press('#q', 'Enter')]);
+    });
+    const before = (await issues()).filter((i) => /\bgate\b/i.test(`${i.subject} ${i.description}`));
+    expect(before).toHaveLength(1);
+    const { result } = await flow('rm-search-one', har, { hints: { arguments: { query: 'gate' } } }, { arguments: { query: 'pruning' } });
+    const truth = (await issues()).filter((i) => /pruning/i.test(`${i.subject} ${i.description}`));
+    expect(truth.length).toBeGreaterThan(3);
+    // (Redmine shows the first hits on a page of its own size; each is one of the truth.)
+    expect(result.items.length).toBeGreaterThan(3);
+    for (const hit of result.items) {
+      const t = truth.find((i) => hit.url === `/issues/${i.id}`);
+      expect(t, JSON.stringify(hit)).toBeTruthy();
+      expect(hit.title).toContain(t!.subject);
+    }
+  });
+
   it('the issue list behind the login form, over every page', async () => {
     const newest = (await issues())[0]!;
     const har = await record('issues', async (page, base) => {

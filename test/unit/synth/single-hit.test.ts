@@ -2,6 +2,10 @@
 // repeated records, but the rule chosen on it must read every hit of a later query that finds many.
 // Checked on made-up markup of the usual shapes, and on real search pages (DokuWiki, MediaWiki:
 // test/fixtures/real/record.ts), where the rule from the one-hit page runs on the many-hit page.
+import fs from 'node:fs';
+import path from 'node:path';
+import * as cheerio from 'cheerio';
+import { makeAjv } from '../../../src/lib/json-schema.js';
 import { describe, expect, it } from 'vitest';
 import { extractValue, View } from '../../../src/runtime/worker/engines/extract.js';
 import { extractHtml } from '../../../src/synth/html-extract.js';
@@ -31,7 +35,7 @@ const shapes: Record<string, { wrap: (h: string) => string; hit: (i: number, t: 
   },
   'a <dl> of linked <dt>s (the query only in the snippet)': {
     wrap: (h) => `<dl>${h}</dl>`,
-    hit: (i) => `<dt><a href="/p/${i}">Item ${i}</a></dt><dd>a lamp for the desk, number ${i}</dd>`,
+    hit: (i) => `<dt><a href="/p/${i}">Item ${i}</a></dt><dd><span>a lamp for the desk, number ${i}</span> <span>Ann</span></dd>`,
   },
 };
 
@@ -41,6 +45,8 @@ describe('a search page with one hit', () => {
       const x = extractHtml(searchPage('lamp', s.wrap(s.hit(1, 'Desk lamp'))), [], ['lamp']);
       expect(x?.kind, x?.considered.join('\n')).toBe('list');
       expect(x!.why).toMatch(/only hit/);
+      // (Its schema is one a validator takes: nothing in it is nullable twice.)
+      expect(() => makeAjv().compile(x!.schema)).not.toThrow();
       const one = run(x, searchPage('lamp', s.wrap(s.hit(1, 'Desk lamp'))));
       expect(one).toHaveLength(1);
       expect(one[0].url).toBe('/p/1');
@@ -71,5 +77,39 @@ describe('a search page with one hit', () => {
     const s = shapes['list items'];
     const x = extractHtml(searchPage('lamp', s.wrap(s.hit(1, 'Desk lamp') + s.hit(2, 'Floor lamp'))), [], ['lamp']);
     expect(x?.why).toMatch(/^2 repeated/);
+  });
+});
+
+/** The recorded search page (the first HTML answer whose URL matches) of a real app's HAR. */
+const realPage = (file: string, url: RegExp) =>
+  JSON.parse(fs.readFileSync(path.join(__dirname, '../../fixtures/real', file), 'utf8')).log.entries.find(
+    (e: any) => url.test(e.request.url) && /html/.test(e.response.content.mimeType) && e.response.content.text,
+  ).response.content.text as string;
+
+describe('real search pages with one hit (the rule then runs on the same search finding several)', () => {
+  it('DokuWiki: "malus" finds the apple page; the rule reads every page "orchard" finds', () => {
+    const x = extractHtml(realPage('dokuwiki/dw-search-one.har', /do=search/), [], ['malus']);
+    expect(x?.kind, x?.considered.join('\n')).toBe('list');
+    expect(run(x, realPage('dokuwiki/dw-search-one.har', /do=search/)).map((r: any) => r.title)).toEqual(['apple']);
+    const many = realPage('dokuwiki/dw-search.har', /do=search/);
+    const truth = cheerio
+      .load(many)('dl.search_results dt > a.wikilink1')
+      .map((_, a) => cheerio.load(a).text())
+      .get();
+    expect(truth.length).toBeGreaterThan(2);
+    expect(run(x, many).map((r: any) => r.title)).toEqual(truth);
+  });
+
+  it('MediaWiki: "malus" finds Apple; the rule reads every hit "orchard" finds', () => {
+    const x = extractHtml(realPage('mediawiki/mw-search-one.har', /Special(:|%3A)Search/), [], ['malus']);
+    expect(x?.kind, x?.considered.join('\n')).toBe('list');
+    const many = realPage('mediawiki/mw-search.har', /Special(:|%3A)Search/);
+    const truth = cheerio
+      .load(many)('.mw-search-result-heading > a')
+      .map((_, a) => cheerio.load(a).text())
+      .get();
+    expect(truth.length).toBeGreaterThan(2);
+    const hits = run(x, many);
+    expect(hits.map((r: any) => Object.values(r).find((v) => truth.includes(v as string)))).toEqual(truth);
   });
 });
