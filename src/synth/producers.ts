@@ -220,26 +220,26 @@ const DATA_CONTROLS =
  */
 export function formControlProducer(earlier: Exchange[], action: string, name: string, value: string): { x: Exchange; f: Found } | null {
   const norm = (s: string) => s.replace(/\r\n/g, '\n').trim();
-  const target = new URL(action);
   for (const y of earlier) {
-    const html = isHtml(y) ? y.text : undefined;
-    if (!html?.includes(name)) continue;
-    const $ = cheerio.load(html);
-    const form = $('form').filter((_, f) => {
-      try {
-        const to = new URL($(f).attr('action') || y.url, y.url);
-        return to.origin === target.origin && to.pathname === target.pathname;
-      } catch {
-        return false;
-      }
-    });
-    if (form.length !== 1) continue;
+    if (!(isHtml(y) ? y.text : undefined)?.includes(name)) continue;
+    const page = formPostingTo(y, action);
+    if (!page) continue;
+    const { $, form, scope } = page;
     const el = form.find(DATA_CONTROLS).filter((_, e) => $(e).attr('name') === name);
     const tag = (el.first().prop('tagName') ?? '').toLowerCase();
-    const scope = form.attr('id') && /^[A-Za-z][\w-]*$/.test(form.attr('id')!) ? `form#${form.attr('id')} ` : '';
     const by = `[name=${cssq(name)}]`;
+    const box = form.find('input[type=checkbox]').filter((_, e) => $(e).attr('name') === name);
     let f: Found | null = null;
-    if (tag === 'textarea' && el.length === 1 && norm(el.text()) === norm(value)) {
+    if (box.length === 1 && !el.length) {
+      // A ticked box sends its value, an unticked one nothing: read whether the run's record has it
+      // ticked (null leaves the field out), so an edit does not tick or untick it by the recording.
+      if (box.attr('checked') === undefined || (box.attr('value') ?? 'on') !== value) return null;
+      f = {
+        extractor: { from: 'css', selector: `${scope}input${by}[checked]`, attr: 'value', required: false },
+        rank: 1,
+        how: `the form's checkbox ${name}`,
+      };
+    } else if (tag === 'textarea' && el.length === 1 && norm(el.text()) === norm(value)) {
       f = { extractor: { from: 'css', selector: `${scope}textarea${by}` }, rank: 1, how: `the form's textarea ${name}` };
     } else if (tag === 'select' && el.length === 1) {
       const opt = el.find('option[selected]').first();
@@ -265,9 +265,62 @@ export function formControlProducer(earlier: Exchange[], action: string, name: s
         f = { extractor: { from: 'css', selector: `${scope}input${by}`, attr: 'value' }, rank: 1, how: `the form's input ${name}` };
     }
     // (The selector's first match must be this form's control, as the run reads the first.)
+    if (box.length === 1 && f && $(`input${by}`).first().closest('form').is(form)) return { x: y, f };
     if (f?.extractor.from === 'css' && $(f.extractor.selector).first().closest('form').is(form)) return { x: y, f };
     // (The form had the control with another value: the person changed it, so it is not read.)
     if (el.length) return null;
   }
   return null;
+}
+
+/** The one form of page `y` that posts to `action`'s path, and a selector prefix for it (its id). */
+function formPostingTo(y: Exchange, action: string): { $: cheerio.CheerioAPI; form: cheerio.Cheerio<any>; scope: string } | null {
+  const html = isHtml(y) ? y.text : undefined;
+  if (!html) return null;
+  const target = new URL(action);
+  const $ = cheerio.load(html);
+  const form = $('form').filter((_, f) => {
+    try {
+      const to = new URL($(f).attr('action') || y.url, y.url);
+      return to.origin === target.origin && to.pathname === target.pathname;
+    } catch {
+      return false;
+    }
+  });
+  if (form.length !== 1) return null;
+  const scope = form.attr('id') && /^[A-Za-z][\w-]*$/.test(form.attr('id')!) ? `form#${form.attr('id')} ` : '';
+  return { $, form, scope };
+}
+
+/**
+ * The unticked checkboxes of the edit form on page `y` that the request to `action` did not send
+ * (a browser sends nothing for them): each read at run time like the ticked ones, so a record
+ * whose box is ticked keeps it ticked. Only boxes alone under their name, not among `sent`.
+ */
+export function untickedBoxes(y: Exchange, action: string, sent: Set<string>): { name: string; f: Found }[] {
+  const page = formPostingTo(y, action);
+  if (!page) return [];
+  const { $, form, scope } = page;
+  return form
+    .find('input[type=checkbox]:not([checked])')
+    .toArray()
+    .map((e) => $(e).attr('name') ?? '')
+    .filter(
+      (name) =>
+        name &&
+        !sent.has(name) &&
+        form.find(`[name=${cssq(name)}]`).length === 1 &&
+        $(`input[name=${cssq(name)}]`)
+          .first()
+          .closest('form')
+          .is(form),
+    )
+    .map((name) => ({
+      name,
+      f: {
+        extractor: { from: 'css', selector: `${scope}input[name=${cssq(name)}][checked]`, attr: 'value', required: false },
+        rank: 1,
+        how: `the form's checkbox ${name} (unticked when recorded)`,
+      },
+    }));
 }

@@ -3,7 +3,7 @@
 // in time only). Producers join the chain and are resolved the same way, recursively. Cookies are
 // left to the jar, but the responses that set them join the chain so the jar gets them.
 import type { Extractor } from '../formats/definition/types.js';
-import { findIn, type Found, formControlProducer } from './producers.js';
+import { findIn, type Found, formControlProducer, untickedBoxes } from './producers.js';
 import { requestSlots } from './slots.js';
 import { needlesForField, substitute, type ArgValue } from './substitute.js';
 import type { SecretPlan } from './secrets.js';
@@ -86,13 +86,20 @@ export function traceChain(inp: TraceInput): Chain {
     }
     const resolved: ResolvedSlot[] = [];
     chain.steps.set(x.id, resolved);
+    /** The page whose edit form this request submitted (some field was read from it). */
+    let formPage: Exchange | null = null;
     const needles = inp.secrets.needlesFor(x);
     for (const slot of requestSlots(x)) {
       if (inp.pagingParam && inp.pagingParam.exchange === x.id && slot.where === 'query' && slot.key === inp.pagingParam.param) {
         resolved.push({ slot, res: { kind: 'paging' } });
         continue;
       }
-      const sub = substitute(slot.value, inp.args, needlesForField(needles, slot), inp.secrets.slotOfSecretId);
+      let sub = substitute(slot.value, inp.args, needlesForField(needles, slot), inp.secrets.slotOfSecretId);
+      // An argument found only INSIDE a form field that an earlier page's form printed whole with
+      // this value (an untouched field: book 13's title "… volume 13") is a coincidence: the field
+      // is read from the form below, as the browser sent it.
+      if (sub.args.length && !sub.secrets.length && !sub.whole && (slot.where === 'form' || slot.where === 'multipart'))
+        if (formControlProducer(earlier, x.url, slot.key, slot.value)) sub = { ...sub, args: [], template: slot.value };
       sub.args.forEach((a) => chain.usedArgs.add(a));
       sub.secrets.forEach((s) => chain.usedSecrets.add(s.slot));
       if (sub.args.length || sub.secrets.length) {
@@ -133,6 +140,7 @@ export function traceChain(inp: TraceInput): Chain {
         resolved.push({ slot, res: { kind: 'var', template: varTpl(def), var: def.name } });
         dep(x.id, control.x.id);
         queue.push(control.x);
+        if (slot.where === 'form') formPage = control.x;
         continue;
       }
       // Short values only follow strong, id-like evidence (a JSON "id" key, a data-*-id attribute).
@@ -225,6 +233,26 @@ export function traceChain(inp: TraceInput): Chain {
         continue;
       }
       resolved.push({ slot, res: { kind: 'constant', why: 'not typed, not found in an earlier response' } });
+    }
+    // An edit form's unticked boxes, which the browser did not send: read from the form too (a
+    // urlencoded body of unique names only, where a field whose value is null is left out).
+    const formSlots = requestSlots(x).filter((s) => s.where === 'form');
+    const sent = new Set(formSlots.map((s) => s.key));
+    if (formPage && sent.size === formSlots.length) {
+      for (const box of untickedBoxes(formPage, x.url, sent)) {
+        const def: VarDef = {
+          name: argName(box.name, names),
+          producer: formPage.id,
+          extractor: box.f.extractor,
+          how: box.f.how,
+          value: '',
+        };
+        chain.vars.push(def);
+        resolved.push({
+          slot: { exchange: x.id, where: 'form', key: box.name, value: '' },
+          res: { kind: 'var', template: varTpl(def), var: def.name },
+        });
+      }
     }
     // Cookies: the jar carries them; the response that set each one must be in the chain.
     for (const c of x.reqCookies) {

@@ -71,8 +71,10 @@ describe.skipIf(!ready).each(ready ? (await backends()).slice(0, 1) : ['sqlite' 
     );
     // The checkbox column and the cells' hidden quick-edit data are not values.
     expect(Object.keys(result.items[0])).not.toContain('select_all');
-    expect(result.items.map((i: any) => i.title)).toEqual(truth.map(([, t]) => t));
-    expect(result.items.map((i: any) => new URL(i.title_url).searchParams.get('post'))).toEqual(truth.map(([id]) => id));
+    // (Posts published in the same second — the block editor's flow makes them — tie on the date,
+    // which WordPress and this query may order either way: the same posts, compared as sets.)
+    expect(result.items.map((i: any) => i.title).sort()).toEqual(truth.map(([, t]) => t).sort());
+    expect(result.items.map((i: any) => new URL(i.title_url).searchParams.get('post')).sort()).toEqual(truth.map(([id]) => id).sort());
   });
 
   it('Tools → Export (a GET form answered with an XML attachment): the run saves the file, which holds every post', async () => {

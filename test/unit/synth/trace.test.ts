@@ -5,6 +5,7 @@ import { describe, expect, it } from 'vitest';
 import { synthesize } from '../../../src/synth/index.js';
 import { SynthError } from '../../../src/synth/types.js';
 import type { HttpDefinition } from '../../../src/formats/definition/types.js';
+import { extractValue, View } from '../../../src/runtime/worker/engines/extract.js';
 import { har } from '../../helpers/har-fragment.js';
 
 const O = 'https://shop.test';
@@ -301,5 +302,56 @@ describe('an editor that made its draft on load (a single-page editor: WordPress
     expect(save.query!.rest_route).toBe('/v2/posts/{{vars.post_id}}');
     expect((save.body as any).json.id).toBe('{{vars.post_id | int}}');
     expect((r.definition as HttpDefinition).steps[0].extract!.post_id).toMatchObject({ from: 'css', selector: '#post_ID', attr: 'value' });
+  });
+});
+
+describe("an edit form's checkboxes (a browser sends a ticked box's value, and nothing for an unticked one)", () => {
+  const form = (inStock: boolean, featured: boolean) =>
+    `<form id="book_form" method="post" action="/admin/book/13/change/"><input type="hidden" name="csrf" value="c5rf-9f8e7d6c5b">
+      <input name="title" value="Orchard Notes volume 13"><input name="year" value="1998">
+      <input type="checkbox" name="in_stock"${inStock ? ' checked' : ''}><input type="checkbox" name="featured" value="yes"${featured ? ' checked' : ''}>
+      <input type="submit" name="_save"></form>`;
+  const r = () =>
+    synthesize({
+      recording: har(
+        { url: `${O}/admin/book/13/change/`, html: form(true, false) },
+        {
+          method: 'POST',
+          url: `${O}/admin/book/13/change/`,
+          form: { csrf: 'c5rf-9f8e7d6c5b', title: 'Orchard Notes volume 13', year: '1999', in_stock: 'on', _save: 'Save' },
+          location: '/admin/book/',
+        },
+        { url: `${O}/admin/book/`, html: '<main><h1>Books</h1><p>The book was changed successfully.</p></main>' },
+      ),
+      hints: { arguments: { book: 13, year: 1999 }, allow_side_effects: true },
+    });
+
+  // (Book 13's title holds "13": a coincidence, not the argument — the title is the form's.)
+  it('both are read from the form at run time: the ticked one sent, the unticked one added and left out while unticked', () => {
+    const d = r().definition as HttpDefinition;
+    const save = d.steps.find((s) => s.method === 'POST')!;
+    expect(save.body!.form).toMatchObject({
+      title: '{{vars.title}}',
+      year: '{{args.year}}',
+      in_stock: '{{vars.in_stock}}',
+      featured: '{{vars.featured}}',
+    });
+    const page = d.steps.find((s) => s.extract?.in_stock)!;
+    expect(page.extract!.in_stock).toMatchObject({
+      from: 'css',
+      selector: 'form#book_form input[name="in_stock"][checked]',
+      attr: 'value',
+      required: false,
+    });
+    expect(page.extract!.featured).toMatchObject({ selector: 'form#book_form input[name="featured"][checked]', required: false });
+  });
+
+  it('on a record whose boxes are the other way round, the run reads "featured" ticked and "in_stock" unticked (null: not sent)', () => {
+    const page = (r().definition as HttpDefinition).steps.find((s) => s.extract?.in_stock)!;
+    const view = new View({ url: `${O}/admin/book/10/change/`, status: 200, text: form(false, true) });
+    expect(extractValue(page.extract!.in_stock, view, 't')).toBeNull();
+    expect(extractValue(page.extract!.featured, view, 't')).toBe('yes');
+    // A box without a value attribute sends "on", as the browser does.
+    expect(extractValue(page.extract!.in_stock, new View({ url: O, status: 200, text: form(true, false) }), 't')).toBe('on');
   });
 });

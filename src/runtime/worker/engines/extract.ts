@@ -97,6 +97,9 @@ function readEl($: cheerio.CheerioAPI, el: any, attr: string | undefined): strin
   const node = $(el);
   if (!attr) return visibleText(node).trim();
   if (attr === 'html') return node.html() ?? undefined;
+  // A checkbox or radio without a value attribute submits "on" (HTML's default), as its DOM
+  // `value` says: a form field read from the page is what a browser would send.
+  if (attr === 'value' && node.is('input[type=checkbox], input[type=radio]')) return node.attr('value') ?? 'on';
   return node.attr(attr);
 }
 
