@@ -11,6 +11,7 @@ command -v php >/dev/null || need+=(php-cli php-xml php-mbstring php-intl php-gd
 [ -d /usr/share/phpmyadmin ] || need+=(phpmyadmin)
 [ -d /usr/share/mediawiki ] || need+=(mediawiki php-sqlite3)
 [ -d /usr/share/wordpress ] || need+=(wordpress)
+[ -f /usr/share/adminer/adminer.php ] || need+=(adminer)
 [ -d /usr/share/wordpress/wp-content/themes/twentytwentyone ] || need+=(wordpress-theme-twentytwentyone)
 command -v fossil >/dev/null || need+=(fossil)
 /usr/bin/python3 -c 'import django' 2>/dev/null || need+=(python3-django)
@@ -91,6 +92,25 @@ $cfg['Servers'][1]['AllowNoPassword'] = false;
 $cfg['VersionCheck'] = false;
 $cfg['SendErrorReports'] = 'never';
 PHP
+fi
+
+# ---- Adminer (one PHP file) over the local MariaDB: its own database `orchard`, a `trees` table of
+# 60 rows (more than the 50 of a page), and a user with a password (Adminer refuses none).
+mysql -h127.0.0.1 -uroot <<'SQL'
+CREATE DATABASE IF NOT EXISTS orchard;
+CREATE TABLE IF NOT EXISTS orchard.trees (id INT AUTO_INCREMENT PRIMARY KEY, name VARCHAR(80) NOT NULL,
+  variety VARCHAR(40) NOT NULL, planted INT NOT NULL, row_no INT NOT NULL, notes VARCHAR(200) NOT NULL DEFAULT '');
+CREATE USER IF NOT EXISTS 'gardener'@'127.0.0.1' IDENTIFIED BY 'ad-pass-1';
+CREATE USER IF NOT EXISTS 'gardener'@'localhost' IDENTIFIED BY 'ad-pass-1';
+GRANT ALL ON orchard.* TO 'gardener'@'127.0.0.1';
+GRANT ALL ON orchard.* TO 'gardener'@'localhost';
+FLUSH PRIVILEGES;
+SQL
+if [ "$(mysql -h127.0.0.1 -uroot -N -e 'select count(*) from orchard.trees')" = 0 ]; then
+  for i in $(seq 1 60); do
+    v=(Bramley Cox Gala Russet Morello Victoria); var=${v[$((i % 6))]}
+    echo "INSERT INTO orchard.trees (name, variety, planted, row_no, notes) VALUES ('Tree $i', '$var', $((1990 + i % 30)), $(((i - 1) / 10 + 1)), 'Pruned in winter $((2000 + i % 20))');"
+  done | mysql -h127.0.0.1 -uroot
 fi
 
 # ---- MediaWiki on SQLite: an admin and an editor, seeded fruit pages (an infobox-like table, a
@@ -399,4 +419,4 @@ JS
   cd - >/dev/null
 fi
 
-echo "acceptance apps ready: dokuwiki (/usr/share/dokuwiki), phpmyadmin (/usr/share/phpmyadmin), mariadb db acme, mediawiki (/var/lib/mediawiki, sqlite $MWDB), wordpress (/usr/share/wordpress, mariadb db wordpress), fossil ($FSL_DIR/repo.fossil), redmine (/usr/share/redmine, sqlite), django admin ($DJ_DIR), directus ($DX_DIR, postgresql db directus_acc)"
+echo "acceptance apps ready: dokuwiki (/usr/share/dokuwiki), phpmyadmin (/usr/share/phpmyadmin), mariadb db acme, adminer (/usr/share/adminer, mariadb db orchard), mediawiki (/var/lib/mediawiki, sqlite $MWDB), wordpress (/usr/share/wordpress, mariadb db wordpress), fossil ($FSL_DIR/repo.fossil), redmine (/usr/share/redmine, sqlite), django admin ($DJ_DIR), directus ($DX_DIR, postgresql db directus_acc)"

@@ -151,7 +151,7 @@ function headerCells($: cheerio.CheerioAPI, table: El): string[] | null {
   const out: string[] = [];
   row.children('th, td').each((_, c) => {
     const span = Math.max(1, Math.min(20, Number($(c).attr('colspan') ?? 1) || 1));
-    const text = clean($(c).text());
+    const text = clean(visibleText($(c))); // (not a cell's inline script: Adminer's sort handlers)
     for (let i = 0; i < span; i++) out.push(span > 1 ? '' : text);
   });
   return out;

@@ -218,11 +218,17 @@ const DATA_CONTROLS =
  * from that control; a low-entropy value ("1", an author's id) qualifies, as the form says where
  * it came from.
  */
-export function formControlProducer(earlier: Exchange[], action: string, name: string, value: string): { x: Exchange; f: Found } | null {
+export function formControlProducer(
+  earlier: Exchange[],
+  action: string,
+  name: string,
+  value: string,
+  sent: string[] = [name],
+): { x: Exchange; f: Found } | null {
   const norm = (s: string) => s.replace(/\r\n/g, '\n').trim();
   for (const y of earlier) {
     if (!(isHtml(y) ? y.text : undefined)?.includes(name)) continue;
-    const page = formPostingTo(y, action);
+    const page = formPostingTo(y, action, sent);
     if (!page) continue;
     const { $, form, scope } = page;
     const el = form.find(DATA_CONTROLS).filter((_, e) => $(e).attr('name') === name);
@@ -273,13 +279,21 @@ export function formControlProducer(earlier: Exchange[], action: string, name: s
   return null;
 }
 
-/** The one form of page `y` that posts to `action`'s path, and a selector prefix for it (its id). */
-function formPostingTo(y: Exchange, action: string): { $: cheerio.CheerioAPI; form: cheerio.Cheerio<any>; scope: string } | null {
+/**
+ * The form of page `y` that posts to `action`'s path, and a selector prefix for it (its id). Where
+ * several do (Adminer's edit, logout and search forms all post to "/"), the one holding the most of
+ * the controls the request sent (`names`), if just one does.
+ */
+function formPostingTo(
+  y: Exchange,
+  action: string,
+  names: string[],
+): { $: cheerio.CheerioAPI; form: cheerio.Cheerio<any>; scope: string } | null {
   const html = isHtml(y) ? y.text : undefined;
   if (!html) return null;
   const target = new URL(action);
   const $ = cheerio.load(html);
-  const form = $('form').filter((_, f) => {
+  let form = $('form').filter((_, f) => {
     try {
       const to = new URL($(f).attr('action') || y.url, y.url);
       return to.origin === target.origin && to.pathname === target.pathname;
@@ -287,6 +301,11 @@ function formPostingTo(y: Exchange, action: string): { $: cheerio.CheerioAPI; fo
       return false;
     }
   });
+  if (form.length > 1) {
+    const held = form.toArray().map((f) => names.filter((n) => $(f).find(`[name=${cssq(n)}]`).length).length);
+    const most = Math.max(...held);
+    form = most > 0 && held.filter((h) => h === most).length === 1 ? $(form.get(held.indexOf(most))) : $([]);
+  }
   if (form.length !== 1) return null;
   const scope = form.attr('id') && /^[A-Za-z][\w-]*$/.test(form.attr('id')!) ? `form#${form.attr('id')} ` : '';
   return { $, form, scope };
@@ -298,7 +317,7 @@ function formPostingTo(y: Exchange, action: string): { $: cheerio.CheerioAPI; fo
  * whose box is ticked keeps it ticked. Only boxes alone under their name, not among `sent`.
  */
 export function untickedBoxes(y: Exchange, action: string, sent: Set<string>): { name: string; f: Found }[] {
-  const page = formPostingTo(y, action);
+  const page = formPostingTo(y, action, [...sent]);
   if (!page) return [];
   const { $, form, scope } = page;
   return form

@@ -7,7 +7,7 @@ import fs from 'node:fs';
 import net from 'node:net';
 
 export interface RealApp {
-  name: 'dokuwiki' | 'phpmyadmin' | 'mediawiki' | 'wordpress' | 'fossil' | 'redmine' | 'django' | 'directus';
+  name: 'dokuwiki' | 'phpmyadmin' | 'mediawiki' | 'wordpress' | 'fossil' | 'redmine' | 'django' | 'directus' | 'adminer';
   /** The PHP document root (Fossil: the repository file; Redmine: the Rails application). */
   docroot: string;
   /** Port the fixtures were recorded on. */
@@ -25,6 +25,13 @@ const php = (docroot: string, ...more: string[]) => [docroot, '/usr/bin/php', ..
 export const APPS: Record<RealApp['name'], RealApp> = {
   dokuwiki: { name: 'dokuwiki', docroot: '/usr/share/dokuwiki', recordedPort: 8931, needs: php('/usr/share/dokuwiki') },
   phpmyadmin: { name: 'phpmyadmin', docroot: '/usr/share/phpmyadmin', recordedPort: 8932, needs: php('/usr/share/phpmyadmin') },
+  // (Adminer is one PHP file: its directory is the document root, adminer.php the page.)
+  adminer: {
+    name: 'adminer',
+    docroot: '/usr/share/adminer/adminer',
+    recordedPort: 8939,
+    needs: php('/usr/share/adminer/adminer/index.php'),
+  },
   mediawiki: {
     name: 'mediawiki',
     docroot: '/var/lib/mediawiki',

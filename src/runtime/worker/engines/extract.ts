@@ -112,7 +112,8 @@ function headerColumns($: cheerio.CheerioAPI, table: cheerio.Cheerio<any>): stri
   const out: string[] = [];
   row?.children('th, td').each((_, c) => {
     const span = Math.max(1, Math.min(20, Number($(c).attr('colspan') ?? 1) || 1));
-    for (let i = 0; i < span; i++) out.push(span > 1 ? '' : $(c).text().replace(/\s+/g, ' ').trim().toLowerCase());
+    // (What a reader sees: not a cell's inline script or hidden helper text.)
+    for (let i = 0; i < span; i++) out.push(span > 1 ? '' : visibleText($(c)).replace(/\s+/g, ' ').trim().toLowerCase());
   });
   return out;
 }
