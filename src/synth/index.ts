@@ -204,7 +204,17 @@ export function synthesize(inp: SynthInput): SynthResult {
     .filter((x) => !ownUrls.has(x.url.replace(/#.*$/, '')) && x.mime.includes('html') && x.text && new URL(x.url).origin === origin)
     .map((x) => x.text as string)
     .slice(-6);
-  const out = buildOutput(samples, !!paging, resultValues, typedValues, pickPreference(picks), otherPages);
+  const out = buildOutput(samples, !!paging, resultValues, {
+    typed: typedValues,
+    prefer: pickPreference(picks),
+    otherPages,
+    write: !isRead(first),
+    // (For a write's message, every other page counts: the form's own page, at the same URL, shows none.)
+    sitePages: all
+      .filter((x) => !samples.includes(x) && x !== first && x.mime.includes('html') && x.text && new URL(x.url).origin === origin)
+      .map((x) => x.text as string)
+      .slice(-6),
+  });
   // Never publish an empty promise: a read flow must return data from the page, and every hinted
   // result value must come out of the chosen rule on the recorded response.
   const reads = first.method === 'GET' || first.method === 'HEAD';

@@ -5,6 +5,7 @@
 import type { Extractor, JsonTemplate } from '../formats/definition/types.js';
 import { extractValue, View } from '../runtime/worker/engines/extract.js';
 import { extractHtml } from './html-extract.js';
+import { outcomeMessage } from './html-outcome.js';
 import { isHtml, isJson, resHeader } from './normalize.js';
 import { inferMerged, inferSchema, type Schema } from './schema-infer.js';
 import { jsonLeaves, parseJson, recordsPath } from './slots.js';
@@ -45,18 +46,21 @@ function projection(body: unknown, hints: string[]): (string | number | '*')[] |
 
 const dig = (v: any, path: (string | number)[]) => path.reduce((a, k) => (a == null ? a : a[k]), v);
 
-/**
- * `prefer`: the person's picks (picks.ts). `otherPages`: the site's other recorded HTML pages;
- * what they share with the target is its template (menus, footers, skip links), not its content.
- */
-export function buildOutput(
-  samples: Exchange[],
-  paging: boolean,
-  resultHints: string[],
-  typed: string[] = [],
-  prefer?: RulePreference,
-  otherPages: string[] = [],
-): Output {
+export interface OutputContext {
+  /** The values the person typed (search hits echo the query). */
+  typed?: string[];
+  /** The person's picks (picks.ts). */
+  prefer?: RulePreference;
+  /** The site's other recorded HTML pages: what they share with the target is its template. */
+  otherPages?: string[];
+  /** The target changes data: a landing list's status message is its outcome (html-outcome.ts). */
+  write?: boolean;
+  /** Every other recorded page of the site (a message they also show is a banner, not an outcome). */
+  sitePages?: string[];
+}
+
+export function buildOutput(samples: Exchange[], paging: boolean, resultHints: string[], ctx: OutputContext = {}): Output {
+  const { typed = [], prefer, otherPages = [] } = ctx;
   const t = samples[0];
   if (isJson(t)) {
     const bodies = samples.map((s) => parseJson(s.text)).filter((b) => b !== undefined);
@@ -104,6 +108,18 @@ export function buildOutput(
   }
   if (isHtml(t) && t.text) {
     const h = extractHtml(t.text, resultHints, typed, prefer, otherPages);
+    // A write answered by a list (a redirect back to it) with a status message: the message is the
+    // outcome, not the list's first page. A detail page (the record made) stays the result.
+    const said = ctx.write && !resultHints.length && h?.kind !== 'detail' ? outcomeMessage(t.text, ctx.sitePages ?? otherPages) : null;
+    if (said)
+      return {
+        extract: said.extract,
+        result: said.result,
+        schema: said.schema,
+        why: `the site's message after the write (${JSON.stringify(said.text.slice(0, 80))})`,
+        kind: 'html',
+        ...(h ? { considered: h.considered } : {}),
+      };
     if (h) {
       const ex: Extractor = { ...h.extractor, note: h.why };
       const extra = { missing: h.missing, considered: h.considered };

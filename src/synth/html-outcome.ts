@@ -1,0 +1,72 @@
+// What a write said. A form that creates or changes something is often answered by a redirect to a
+// list (Django's change list, Adminer's table, a WordPress screen) that shows a short message at
+// the top: "The book “X” was added successfully.", "Item 64 has been inserted." The list is not the
+// outcome — it may not even hold the new record on its first page. The message is, with the link
+// it usually carries to what was made. Found by the conventions sites use to mark such messages,
+// for people and assistive technology alike: role=alert/status, aria-live, or a class or id token
+// naming a message (message, notice, flash, alert, success…). Text the site's other recorded pages
+// also show (a standing banner) is no outcome. Selected structurally, like every other rule.
+import * as cheerio from 'cheerio';
+import type { Extractor } from '../formats/definition/types.js';
+import { visibleText } from '../runtime/worker/engines/extract.js';
+import { clean } from './dom-text.js';
+import { pathOf } from './html-structure.js';
+import type { Schema } from './schema-infer.js';
+
+const MARKED = '[role=alert], [role=status], [aria-live]';
+/** Class or id tokens that name a status message in the usual frameworks and CMSs. */
+const TOKEN =
+  /^(messages?|messagelist|notices?|notification|alert|alert-(success|info)|flash|flash[-_](notice|success|info)|success|updated|toast)$/i;
+
+export interface OutcomeRule {
+  extract: Record<string, Extractor>;
+  result: Record<string, string>;
+  schema: Schema;
+  /** The recorded message (for the report). */
+  text: string;
+}
+
+/** The status message a write's landing page shows, as a rule; null when it shows none. */
+export function outcomeMessage(html: string, otherPages: string[] = []): OutcomeRule | null {
+  const $ = cheerio.load(html);
+  const elsewhere = otherPages.map((p) => clean(cheerio.load(p)('body').text()));
+  const marked = (e: cheerio.Cheerio<any>) =>
+    e.is(MARKED) || [...(e.attr('class') ?? '').split(/\s+/), e.attr('id') ?? ''].some((t) => TOKEN.test(t));
+  const found = $('body *')
+    .toArray()
+    .map((el) => $(el))
+    .find((e) => {
+      if (!marked(e) || e.closest('nav, script, template, [hidden], [aria-hidden=true]').length) return false;
+      // (The outermost marked element: Django's <ul class="messagelist"> rather than its <li class="success">.)
+      if (
+        e
+          .parents()
+          .toArray()
+          .some((p) => marked($(p)))
+      )
+        return false;
+      const text = clean(visibleText(e));
+      return text.length >= 3 && text.length <= 300 && !elsewhere.some((t) => t.includes(text));
+    });
+  if (!found) return null;
+  const selector = pathOf($, found);
+  if ($(selector).first().get(0) !== found.get(0)) return null;
+  const link = found.find('a[href]').first();
+  const extract: Record<string, Extractor> = {
+    message: { from: 'css', selector, required: false, note: "the site's message about the write" },
+  };
+  const result: Record<string, string> = { message: '{{vars.message}}' };
+  const properties: Record<string, Schema> = { message: { type: ['string', 'null'] } as Schema };
+  if (link.length && !/^(#|javascript:)/i.test(link.attr('href') ?? '')) {
+    extract.message_url = {
+      from: 'css',
+      selector: `${selector} a[href]`,
+      attr: 'href',
+      required: false,
+      note: 'the link the message carries (what was made)',
+    };
+    result.message_url = '{{vars.message_url}}';
+    properties.message_url = { type: ['string', 'null'] } as Schema;
+  }
+  return { extract, result, schema: { type: 'object', properties, required: Object.keys(properties) }, text: clean(visibleText(found)) };
+}
