@@ -241,9 +241,8 @@ export function traceChain(inp: TraceInput): Chain {
     }
     // An edit form's unticked boxes, which the browser did not send: read from the form too (a
     // urlencoded body of unique names only, where a field whose value is null is left out).
-    const formSlots = requestSlots(x).filter((s) => s.where === 'form');
-    const sent = new Set(formSlots.map((s) => s.key));
-    if (formPage && sent.size === formSlots.length) {
+    const sent = new Set(sentNames);
+    if (formPage && sent.size === sentNames.length) {
       for (const box of untickedBoxes(formPage, x.url, sent)) {
         const def: VarDef = {
           name: argName(box.name, names),
