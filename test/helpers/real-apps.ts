@@ -2,7 +2,7 @@
 // scripts/acceptance-setup.sh from Debian packages): each is served on 127.0.0.1 by `php -S` (Fossil
 // by `fossil server`, Redmine by rackup, Django by `manage.py runserver`, Directus by `directus start`) and stopped by its PID. Recorded HARs are rebased onto the
 // port a test started the app on.
-import { spawn, type ChildProcess } from 'node:child_process';
+import { type ChildProcess, execFileSync, spawn } from 'node:child_process';
 import fs from 'node:fs';
 import net from 'node:net';
 
@@ -157,4 +157,34 @@ export async function directusApi(base: string, method: string, path: string): P
 export async function directusForgetViews(base: string): Promise<void> {
   for (const p of (await directusApi(base, 'GET', '/presets?limit=-1&fields[]=id')) as { id: number }[])
     await directusApi(base, 'DELETE', `/presets/${p.id}`);
+}
+
+/**
+ * WordPress's posts, newest first, as a list screen shows its first `n`: `[id, title]` of those
+ * that must be on it (newer than the n-th post's date) and of those that may be (the same date —
+ * posts published in one second tie, and WordPress and MySQL may order a tie either way).
+ */
+export function wordpressFirstPosts(statuses: string[], n = 20): { must: string[][]; may: string[][] } {
+  const rows = execFileSync(
+    'mysql',
+    [
+      '-h127.0.0.1',
+      '-uroot',
+      '-N',
+      '-B',
+      'wordpress',
+      '-e',
+      `SELECT ID, post_title, post_date FROM wp_posts WHERE post_type='post' AND post_status IN (${statuses.map((s) => `'${s}'`).join(',')}) ORDER BY post_date DESC`,
+    ],
+    { encoding: 'utf8' },
+  )
+    .trim()
+    .split('\n')
+    .filter(Boolean)
+    .map((l) => l.split('\t'));
+  const cutoff = rows[Math.min(n, rows.length) - 1]?.[2] ?? '';
+  return {
+    must: rows.filter((r) => r[2]! > cutoff).map(([id, t]) => [id!, t!]),
+    may: rows.filter((r) => r[2]! >= cutoff).map(([id, t]) => [id!, t!]),
+  };
 }
