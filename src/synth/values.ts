@@ -106,18 +106,17 @@ export function typeOf(v: unknown): ArgType {
   return stringFormat(s) ? { type: 'string', format: stringFormat(s)! } : { type: 'string' };
 }
 
+/** The formats a recorded string may claim, each with the shape that suggests it (first match wins). */
+const FORMATS: [format: string, shape: RegExp][] = [
+  ['date', /^\d{4}-\d{2}-\d{2}$/],
+  ['date-time', /^\d{4}-\d{2}-\d{2}[T ]\d{2}:\d{2}(:\d{2}(\.\d+)?)?(Z|[+-]\d{2}:?\d{2})$/],
+  ['email', /^[^\s@]+@[^\s@]+\.[^\s@]+$/],
+  ['uuid', /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i],
+  ['uri', /^https?:\/\/\S+$/],
+];
+
 export function stringFormat(s: string): string | null {
-  const f = /^\d{4}-\d{2}-\d{2}$/.test(s)
-    ? 'date'
-    : /^\d{4}-\d{2}-\d{2}[T ]\d{2}:\d{2}(:\d{2}(\.\d+)?)?(Z|[+-]\d{2}:?\d{2})$/.test(s)
-      ? 'date-time'
-      : /^[^\s@]+@[^\s@]+\.[^\s@]+$/.test(s)
-        ? 'email'
-        : /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i.test(s)
-          ? 'uuid'
-          : /^https?:\/\/\S+$/.test(s)
-            ? 'uri'
-            : null;
+  const f = FORMATS.find(([, shape]) => shape.test(s))?.[0] ?? null;
   // Only a format the output validator (ajv-formats) accepts for this very value: a URI template
   // ("https://api.w.org/{rel}") or February 30th would fail every run of the connector.
   return f && formatAccepts(f, s) ? f : null;
