@@ -200,20 +200,17 @@ export function synthesize(inp: SynthInput): SynthResult {
   // The site's other pages (what they share with the target is its template): never the page being
   // read itself, another page of its own list (paging), or the same URL visited again.
   const ownUrls = new Set([first, ...samples].map((x) => x.url.replace(/#.*$/, '')));
-  const otherPages = all
-    .filter((x) => !ownUrls.has(x.url.replace(/#.*$/, '')) && x.mime.includes('html') && x.text && new URL(x.url).origin === origin)
-    .map((x) => x.text as string)
-    .slice(-6);
+  const sitePages = all.filter(
+    (x) => !samples.includes(x) && x !== first && x.mime.includes('html') && x.text && new URL(x.url).origin === origin,
+  );
+  const texts = (xs: Exchange[]) => xs.map((x) => x.text as string).slice(-6);
   const out = buildOutput(samples, !!paging, resultValues, {
     typed: typedValues,
     prefer: pickPreference(picks),
-    otherPages,
+    otherPages: texts(sitePages.filter((x) => !ownUrls.has(x.url.replace(/#.*$/, '')))),
     write: !isRead(first),
     // (For a write's message, every other page counts: the form's own page, at the same URL, shows none.)
-    sitePages: all
-      .filter((x) => !samples.includes(x) && x !== first && x.mime.includes('html') && x.text && new URL(x.url).origin === origin)
-      .map((x) => x.text as string)
-      .slice(-6),
+    sitePages: texts(sitePages),
   });
   // Never publish an empty promise: a read flow must return data from the page, and every hinted
   // result value must come out of the chosen rule on the recorded response.

@@ -271,7 +271,6 @@ export function formControlProducer(
         f = { extractor: { from: 'css', selector: `${scope}input${by}`, attr: 'value' }, rank: 1, how: `the form's input ${name}` };
     }
     // (The selector's first match must be this form's control, as the run reads the first.)
-    if (box.length === 1 && f && $(`input${by}`).first().closest('form').is(form)) return { x: y, f };
     if (f?.extractor.from === 'css' && $(f.extractor.selector).first().closest('form').is(form)) return { x: y, f };
     // (The form had the control with another value: the person changed it, so it is not read.)
     if (el.length) return null;

@@ -89,21 +89,26 @@ export function traceChain(inp: TraceInput): Chain {
     /** The page whose edit form this request submitted (some field was read from it). */
     let formPage: Exchange | null = null;
     /** The fields the request's form body sent (which of a page's forms it was). */
-    const sentNames = requestSlots(x)
-      .filter((s) => s.where === 'form' || s.where === 'multipart')
-      .map((s) => s.key);
+    const slots = requestSlots(x);
+    const sentNames = slots.filter((s) => s.where === 'form' || s.where === 'multipart').map((s) => s.key);
     const needles = inp.secrets.needlesFor(x);
-    for (const slot of requestSlots(x)) {
+    for (const slot of slots) {
       if (inp.pagingParam && inp.pagingParam.exchange === x.id && slot.where === 'query' && slot.key === inp.pagingParam.param) {
         resolved.push({ slot, res: { kind: 'paging' } });
         continue;
       }
+      // The form on an earlier page that printed this field with this value, looked up once (below).
+      let formControl: ReturnType<typeof formControlProducer> | undefined;
+      const controlOf = () =>
+        (formControl ??=
+          slot.where === 'form' || slot.where === 'multipart'
+            ? formControlProducer(earlier, x.url, slot.key, slot.value, sentNames)
+            : null);
       let sub = substitute(slot.value, inp.args, needlesForField(needles, slot), inp.secrets.slotOfSecretId);
       // An argument found only INSIDE a form field that an earlier page's form printed whole with
       // this value (an untouched field: book 13's title "… volume 13") is a coincidence: the field
       // is read from the form below, as the browser sent it.
-      if (sub.args.length && !sub.secrets.length && !sub.whole && (slot.where === 'form' || slot.where === 'multipart'))
-        if (formControlProducer(earlier, x.url, slot.key, slot.value, sentNames)) sub = { ...sub, args: [], template: slot.value };
+      if (sub.args.length && !sub.secrets.length && !sub.whole && controlOf()) sub = { ...sub, args: [], template: slot.value };
       sub.args.forEach((a) => chain.usedArgs.add(a));
       sub.secrets.forEach((s) => chain.usedSecrets.add(s.slot));
       if (sub.args.length || sub.secrets.length) {
@@ -129,8 +134,7 @@ export function traceChain(inp: TraceInput): Chain {
       }
       // A field the form on an earlier page printed with this value (an edit form's untouched
       // fields): read from that form at run time, as a browser submits what the form holds.
-      const control =
-        slot.where === 'form' || slot.where === 'multipart' ? formControlProducer(earlier, x.url, slot.key, v, sentNames) : null;
+      const control = controlOf();
       if (control) {
         const def: VarDef = {
           name: argName(slot.key, names),
