@@ -2,6 +2,7 @@
 // http plan with input/output schemas and secret slots. Pure: no I/O; secret values arrive
 // resolved in `secretValues` and never leave (checked before returning).
 import type { Har } from '../formats/recording/types.js';
+import { makeAjv } from '../lib/json-schema.js';
 import type { ConnectorDefinition, Extractor, HttpDefinition, HttpStep, SecretSlot } from '../formats/definition/types.js';
 import { validateDefinition } from '../formats/definition/validate.js';
 import { deterministicAdvisor, type SynthAdvisor } from './advisor.js';
@@ -528,7 +529,24 @@ export function synthesize(inp: SynthInput): SynthResult {
     throw new SynthError(
       problems.map((p) => ({ stage: 'emit', message: `internal: emitted definition invalid at ${p.loc.join('.')}: ${p.msg}` })),
     );
+  assertSchemas(result);
   return result;
+}
+
+const schemaCheck = makeAjv();
+
+/** A schema ajv cannot compile would fail every run (and every replay) later: it is a synthesis defect, told now. */
+export function assertSchemas(r: Pick<SynthResult, 'input_schema' | 'output_schema'>) {
+  const bad = (['input_schema', 'output_schema'] as const).flatMap((k) => {
+    try {
+      schemaCheck.compile(r[k]);
+      schemaCheck.removeSchema(r[k]); // ajv caches by object: keep a long-lived server's cache flat
+      return [];
+    } catch (e) {
+      return [{ stage: 'emit', message: `internal: the inferred ${k} is not a valid JSON Schema: ${(e as Error).message.slice(0, 300)}` }];
+    }
+  });
+  if (bad.length) throw new SynthError(bad);
 }
 
 /** The last line of defence: no resolved or typed secret value in anything we return. */

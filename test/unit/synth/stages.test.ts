@@ -11,7 +11,7 @@ import { diffRecordings } from '../../../src/synth/diff.js';
 import { findIn } from '../../../src/synth/producers.js';
 import { SCRIPT_RUNTIME } from '../../../src/synth/script-runtime.js';
 import { har } from '../../helpers/har-fragment.js';
-import { synthesize } from '../../../src/synth/index.js';
+import { assertSchemas, synthesize } from '../../../src/synth/index.js';
 import type { SynthError } from '../../../src/synth/types.js';
 
 const O = 'https://shop.test';
@@ -298,5 +298,26 @@ describe('script runtime (carried by synthesized script connectors)', () => {
     expect(await rt.extract(ctx, { from: 'regex', pattern: 'name="csrf" value="([^"]+)' }, res, 'u')).toBe('tok-123456');
     expect(await rt.extract(ctx, { from: 'header', name: 'X-Token' }, res, 'u')).toBe('t1');
     expect(await rt.extract(ctx, { from: 'json', path: '$.a' }, res, 'u')).toBeNull();
+  });
+});
+
+describe('schema check', () => {
+  const obj = { type: 'object', properties: {}, additionalProperties: false };
+  it('refuses, as an emit-stage problem, an inferred schema ajv cannot compile', () => {
+    let caught: SynthError | undefined;
+    try {
+      assertSchemas({
+        input_schema: obj as never,
+        output_schema: { type: 'object', properties: { a: { type: ['string', 'null', 'null'] } } } as never,
+      });
+    } catch (e) {
+      caught = e as SynthError;
+    }
+    expect(caught?.problems).toEqual([
+      expect.objectContaining({ stage: 'emit', message: expect.stringMatching(/output_schema is not a valid JSON Schema/) }),
+    ]);
+  });
+  it('passes valid schemas, the same objects any number of times', () => {
+    for (let i = 0; i < 3; i++) assertSchemas({ input_schema: obj as never, output_schema: obj as never });
   });
 });
