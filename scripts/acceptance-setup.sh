@@ -23,6 +23,8 @@ redmine redmine/instances/default/dbconfig-install boolean true
 redmine redmine/instances/default/database-type select sqlite3
 SEL
 fi
+# (Request Tracker 5: its SQLite database is created and initialised by dbconfig-common.)
+[ -d /usr/share/request-tracker5 ] || need+=(request-tracker5 rt5-db-sqlite)
 if [ ${#need[@]} -gt 0 ]; then
   apt-get update -qq
   apt-get install -y -qq --no-install-recommends "${need[@]}"
@@ -419,4 +421,46 @@ JS
   cd - >/dev/null
 fi
 
-echo "acceptance apps ready: dokuwiki (/usr/share/dokuwiki), phpmyadmin (/usr/share/phpmyadmin), mariadb db acme, adminer (/usr/share/adminer, mariadb db orchard), mediawiki (/var/lib/mediawiki, sqlite $MWDB), wordpress (/usr/share/wordpress, mariadb db wordpress), fossil ($FSL_DIR/repo.fossil), redmine (/usr/share/redmine, sqlite), django admin ($DJ_DIR), directus ($DX_DIR, postgresql db directus_acc)"
+# ---- Request Tracker 5 (Perl/Mason; the tests serve it with its own rt-server, Standalone, on
+# 127.0.0.1 and the port in RT_ACC_PORT): root's password, a queue `Orchard` of 35 tickets (more
+# than one page of search results at 25 rows), a requestor, statuses and priorities.
+cat > /etc/request-tracker5/RT_SiteConfig.d/70-acceptance.pm <<'PM'
+# Connector Service acceptance: served at the root of 127.0.0.1 on the port the test picked.
+Set($WebPath, '');
+Set($WebDomain, '127.0.0.1');
+Set($WebPort, $ENV{RT_ACC_PORT} || 8940);
+Set($WebBaseURL, 'http://127.0.0.1:' . ($ENV{RT_ACC_PORT} || 8940));
+Set($LogToSTDERR, 'warning');
+Set($LogToSyslog, undef);
+1;
+PM
+RT_DIR=/var/lib/cs-acceptance/rt
+mkdir -p "$RT_DIR"
+if [ ! -f "$RT_DIR/.seeded" ]; then
+  perl - <<'PL'
+use strict; use warnings;
+use lib '/usr/share/request-tracker5/lib';
+use RT; RT::LoadConfig(); RT::Init();
+my $u = RT::User->new(RT->SystemUser); $u->Load('root');
+my ($ok, $msg) = $u->SetPassword('rt-root-pass-1'); die "root password: $msg" unless $ok;
+my $q = RT::Queue->new(RT->SystemUser); $q->Load('Orchard');
+$q->Create(Name => 'Orchard', Description => 'Work in the orchard') unless $q->id;
+my @t = (
+  ['Fix the fence by the gate', 'The fence by the north gate is broken in two places', 'open', 40],
+  ['Prune row 7 of the orchard', 'Winter pruning of the apple trees in row 7', 'new', 20],
+  ['Order pear saplings', 'Twelve Conference pear saplings for the west slope', 'new', 10],
+  ['Repair the irrigation pump', 'The pump stopped; the impeller looks broken', 'open', 90],
+  ['Harvest the early plums', 'Pick the early plums before the rain', 'resolved', 50],
+  map { ["Check tree $_ for canker", "Look at the bark of tree $_ for canker and pruning wounds", ($_ % 3 ? 'new' : 'open'), $_] } 1 .. 30,
+);
+for my $x (@t) {
+  my ($id, undef, $m) = RT::Ticket->new(RT->SystemUser)->Create(Queue => 'Orchard', Subject => $x->[0], Status => $x->[2],
+    Priority => $x->[3], Requestor => ['gardener@example.com'],
+    MIMEObj => MIME::Entity->build(Type => 'text/plain', Charset => 'UTF-8', Data => [$x->[1]]));
+  die "ticket: $m" unless $id;
+}
+PL
+  touch "$RT_DIR/.seeded"
+fi
+
+echo "acceptance apps ready: dokuwiki (/usr/share/dokuwiki), phpmyadmin (/usr/share/phpmyadmin), mariadb db acme, adminer (/usr/share/adminer, mariadb db orchard), mediawiki (/var/lib/mediawiki, sqlite $MWDB), wordpress (/usr/share/wordpress, mariadb db wordpress), fossil ($FSL_DIR/repo.fossil), redmine (/usr/share/redmine, sqlite), django admin ($DJ_DIR), directus ($DX_DIR, postgresql db directus_acc), request tracker 5 (/usr/share/request-tracker5, sqlite)"

@@ -117,6 +117,25 @@ export const inChrome = (e: El) => {
   const hf = e.closest('header, footer');
   return hf.length > 0 && !hf.parent().closest('article, main, section, [role=main]').length;
 };
+/** Words a page names its menus by, in an id or class (`app-nav`, `main-navigation`, `dropdown-menu`). */
+const MENU_WORD = /^(nav|navbar|navigation|menu|menubar|breadcrumbs?)$/i;
+/**
+ * A menu by the name the page gives it (as content extractors read pages): the element or one of
+ * its nearest ancestors (not <body>, whose classes name the page's state) has an id or class word
+ * like nav or menu. For markup that draws its menus from <ul>s in plain <div>s.
+ */
+export const namedMenu = (e: El) =>
+  e
+    .parents()
+    .addBack()
+    .toArray()
+    .reverse()
+    .slice(0, 5)
+    .some(
+      (n: any) =>
+        !/^(html|body|main|article)$/i.test(n.tagName ?? '') &&
+        `${n.attribs?.id ?? ''} ${n.attribs?.class ?? ''}`.split(/[\s_-]+/).some((w: string) => MENU_WORD.test(w)),
+    );
 export const inMain = (e: El) =>
   e.closest('main, [role=main], article').length > 0 ||
   !e.closest('header, nav, aside, footer, [role=navigation], [role=banner], [role=contentinfo]').length;
@@ -242,64 +261,18 @@ function tables($: cheerio.CheerioAPI, template: Set<unknown>): StructuralCandid
       return;
     }
     if (width < 2 && !head) return;
-    const fields: Record<string, CssField> = {};
-    const props: Record<string, Schema> = {};
-    const taken = new Set<string>();
-    const rowArr = rows.toArray().map((r) => $(r));
-    for (let k = 0; k < width; k++) {
-      const cells = rowArr.map((r) => r.children('td, th').eq(k));
-      const texts = cells.map((c) => clean(visibleText(c)));
-      // A selection column (a checkbox per row, "Select …" for screen readers) is no data.
-      if (cells.every((c) => c.find('input[type=checkbox], input[type=radio]').length > 0)) continue;
-      const hrefs = cells.map((c) => c.find('a[href]').first().attr('href') ?? (tagOf(c) === 'a' ? c.attr('href') : undefined));
-      // A headed column of icons (yes/no, a status): each image's alt text is the value.
-      const alts = cells.map((c) => clean(c.find('img[alt]').first().attr('alt') ?? ''));
-      if (texts.every((x) => !x) && head?.[k] && alts.every(Boolean)) {
-        const yesNo = alts.every((a) => /^(true|false|yes|no)$/i.test(a));
-        const unique = head.filter((x) => x.toLowerCase() === head[k].toLowerCase()).length === 1;
-        const name = fieldName(head[k], taken, `column_${k + 1}`);
-        fields[name] = {
-          ...(unique ? { column: head[k], selector: 'img[alt]' } : { selector: `> :nth-child(${k + 1}) img[alt]` }),
-          attr: 'alt',
-          ...(yesNo ? { type: 'boolean' as const } : {}),
-        };
-        props[name] = { type: yesNo ? 'boolean' : 'string' };
-        continue;
-      }
-      if (texts.every((x) => !x) && hrefs.every((h) => !h)) continue; // icon/checkbox column
-      // Data columns have headers: a headerless column of a headed table is row actions (edit, delete…).
-      const named = (head ?? []).filter(Boolean).length;
-      if (head && named >= 2 && !head[k]) continue;
-      const name = fieldName(head?.[k] ?? '', taken, `column_${k + 1}`);
-      const present = cells.every((c) => c.length > 0);
-      // A linked value followed by the same words in every row (row actions "Edit | Trash | View"):
-      // the link's text is the value.
-      const linkTexts = cells.map((c) => clean(visibleText(c.find('a[href]').first())));
-      const rests = texts.map((t, i) => (linkTexts[i] ? clean(t.replace(linkTexts[i], '')) : ''));
-      const linkOnly = rowArr.length >= 2 && linkTexts.every(Boolean) && rests.every(Boolean) && new Set(rests).size === 1;
-      const vals = linkOnly ? linkTexts : texts;
-      const kinds = vals.filter(Boolean).map((x) => typed(x));
-      const allSame = kinds.length === vals.length && kinds.every((x) => x.type === kinds[0].type && x.type);
-      const ty = allSame ? kinds[0] : { schema: { type: 'string' } as Schema };
-      // A unique header text finds its column on every run (added/reordered columns don't shift values).
-      const byHeader = !!head?.[k] && head.filter((x) => x.toLowerCase() === head[k].toLowerCase()).length === 1;
-      const inCell = linkOnly ? ' a[href]' : '';
-      const cell: CssField = byHeader
-        ? { column: head![k], ...(linkOnly ? { selector: 'a[href]' } : {}) }
-        : { selector: `> :nth-child(${k + 1})${inCell}` };
-      if (vals.some(Boolean)) {
-        fields[name] = { ...cell, ...(ty.type ? { type: ty.type } : {}), ...(present ? {} : { required: false }) };
-        props[name] = present && vals.every(Boolean) ? ty.schema : nullable(ty.schema);
-      }
-      // A link that is the same in every row (an action) is not data.
-      if (hrefs.some(Boolean) && !(rowArr.length >= 3 && new Set(hrefs).size === 1)) {
-        const u = argName(`${name}_url`, taken);
-        fields[u] = byHeader
-          ? { column: head![k], selector: 'a[href]', attr: 'href', required: false }
-          : { selector: `> :nth-child(${k + 1}) a[href]`, attr: 'href', required: false };
-        props[u] = nullable({ type: 'string' });
-      }
+    const grouped = rowGroups($, table);
+    if (grouped) {
+      out.push(grouped);
+      return;
     }
+    const rowArr = rows.toArray().map((r) => $(r));
+    const columns = Array.from({ length: width }, (_, k) => ({
+      cells: rowArr.map((r) => r.children('td, th').eq(k)),
+      header: head?.[k] ?? '',
+      at: `> :nth-child(${k + 1})`,
+    }));
+    const { fields, props } = columnFields(columns, head ?? null, rowArr.length);
     if (Object.keys(fields).length < 1) return;
     // Rows of the records' width only (a colspan footer row in another tbody is no record); with
     // header-mapped columns, rows at least that wide (a site may add columns).
@@ -319,6 +292,131 @@ function tables($: cheerio.CheerioAPI, template: Set<unknown>): StructuralCandid
     });
   });
   return out;
+}
+
+interface Column {
+  /** The column's cell in each record. */
+  cells: El[];
+  header: string;
+  /** The cell's selector relative to its record (when the header cannot find it). */
+  at: string;
+}
+
+/**
+ * The fields of a table's records, one (or two: text and link) per data column. `head` is the
+ * table's single header row when columns can be found by header text at run time; null otherwise.
+ */
+function columnFields(columns: Column[], head: string[] | null, records: number) {
+  const fields: Record<string, CssField> = {};
+  const props: Record<string, Schema> = {};
+  const taken = new Set<string>();
+  const headers = columns.map((c) => c.header);
+  const named = headers.filter(Boolean).length;
+  for (const [k, col] of columns.entries()) {
+    const cells = col.cells;
+    const texts = cells.map((c) => clean(visibleText(c)));
+    // A selection column (a checkbox per row, "Select …" for screen readers) is no data.
+    if (cells.every((c) => c.find('input[type=checkbox], input[type=radio]').length > 0)) continue;
+    const hrefs = cells.map((c) => c.find('a[href]').first().attr('href') ?? (tagOf(c) === 'a' ? c.attr('href') : undefined));
+    // A unique header text finds its column on every run (added/reordered columns don't shift values).
+    const byHeader = !!head && !!col.header && headers.filter((x) => x.toLowerCase() === col.header.toLowerCase()).length === 1;
+    // A headed column of icons (yes/no, a status): each image's alt text is the value.
+    const alts = cells.map((c) => clean(c.find('img[alt]').first().attr('alt') ?? ''));
+    if (texts.every((x) => !x) && col.header && alts.every(Boolean)) {
+      const yesNo = alts.every((a) => /^(true|false|yes|no)$/i.test(a));
+      const name = fieldName(col.header, taken, `column_${k + 1}`);
+      fields[name] = {
+        ...(byHeader ? { column: col.header, selector: 'img[alt]' } : { selector: `${col.at} img[alt]` }),
+        attr: 'alt',
+        ...(yesNo ? { type: 'boolean' as const } : {}),
+      };
+      props[name] = { type: yesNo ? 'boolean' : 'string' };
+      continue;
+    }
+    if (texts.every((x) => !x) && hrefs.every((h) => !h)) continue; // icon/checkbox column
+    // Data columns have headers: a headerless column of a headed table is row actions (edit, delete…).
+    if (named >= 2 && !col.header) continue;
+    const name = fieldName(col.header, taken, `column_${k + 1}`);
+    const present = cells.every((c) => c.length > 0);
+    // A linked value followed by the same words in every row (row actions "Edit | Trash | View"):
+    // the link's text is the value.
+    const linkTexts = cells.map((c) => clean(visibleText(c.find('a[href]').first())));
+    const rests = texts.map((t, i) => (linkTexts[i] ? clean(t.replace(linkTexts[i], '')) : ''));
+    const linkOnly = records >= 2 && linkTexts.every(Boolean) && rests.every(Boolean) && new Set(rests).size === 1;
+    const vals = linkOnly ? linkTexts : texts;
+    const kinds = vals.filter(Boolean).map((x) => typed(x));
+    const allSame = kinds.length === vals.length && kinds.every((x) => x.type === kinds[0].type && x.type);
+    const ty = allSame ? kinds[0] : { schema: { type: 'string' } as Schema };
+    const cell: CssField = byHeader
+      ? { column: col.header, ...(linkOnly ? { selector: 'a[href]' } : {}) }
+      : { selector: `${col.at}${linkOnly ? ' a[href]' : ''}` };
+    if (vals.some(Boolean)) {
+      fields[name] = { ...cell, ...(ty.type ? { type: ty.type } : {}), ...(present ? {} : { required: false }) };
+      props[name] = present && vals.every(Boolean) ? ty.schema : nullable(ty.schema);
+    }
+    // A link that is the same in every row (an action) is not data.
+    if (hrefs.some(Boolean) && !(records >= 3 && new Set(hrefs).size === 1)) {
+      const u = argName(`${name}_url`, taken);
+      fields[u] = byHeader
+        ? { column: col.header, selector: 'a[href]', attr: 'href', required: false }
+        : { selector: `${col.at} a[href]`, attr: 'href', required: false };
+      props[u] = nullable({ type: 'string' });
+    }
+  }
+  return { fields, props };
+}
+
+/** The header rows of a table: <thead> rows with <th> cells, else its leading rows of <th> only. */
+function headerRows($: cheerio.CheerioAPI, table: El): string[][] {
+  const thead = table.find('> thead > tr').filter((_, r) => $(r).children('th').length > 0);
+  const rows = thead.length ? thead.toArray() : [];
+  if (!rows.length)
+    for (const r of table.find('> tbody > tr').toArray()) {
+      if ($(r).children('td').length || !$(r).children('th').length) break;
+      rows.push(r);
+    }
+  return rows.map((r) => $(r).children('th, td').toArray().map((c) => clean(visibleText($(c)))));
+}
+
+/**
+ * A table whose records span several rows, each record a <tbody> of k ≥ 2 rows (an issue
+ * tracker's two-line results: subject and status above, requestor and dates below). Grouped when
+ * every <tbody> with data cells holds the same k rows, and there are several of them or the header
+ * has k rows too. Each (row, column) is a field, named by the header row of the same index.
+ */
+function rowGroups($: cheerio.CheerioAPI, table: El): StructuralCandidate | null {
+  const groups = table
+    .find('> tbody')
+    .filter((_, b) => $(b).find('> tr > td').length > 0)
+    .toArray()
+    .map((b) => $(b));
+  const k = groups[0]?.children('tr').length ?? 0;
+  if (k < 2 || groups.some((g) => g.children('tr').length !== k)) return null;
+  const heads = headerRows($, table);
+  if (groups.length < 2 && heads.length !== k) return null;
+  const columns: Column[] = [];
+  for (let r = 0; r < k; r++) {
+    const width = Math.max(...groups.map((g) => g.children('tr').eq(r).children('td, th').length));
+    for (let c = 0; c < width; c++)
+      columns.push({
+        cells: groups.map((g) => g.children('tr').eq(r).children('td, th').eq(c)),
+        header: heads.length === k ? (heads[r]?.[c] ?? '') : '',
+        at: `> tr:nth-of-type(${r + 1}) > :nth-child(${c + 1})`,
+      });
+  }
+  const { fields, props } = columnFields(columns, null, groups.length);
+  if (!Object.keys(fields).length) return null;
+  const sel = pathOf($, table);
+  return {
+    kind: 'list',
+    extractor: { from: 'css', selector: `${sel} > tbody:has(> tr > td)`, all: true, required: false, fields },
+    schema: { type: 'array', items: { type: 'object', properties: props, required: Object.keys(props) } },
+    why: `table ${sel}: ${groups.length} records of ${k} rows each (a <tbody> per record; ${Object.keys(fields).join(', ')})`,
+    text: clean(groups.map((g) => g.text()).join(' ')),
+    records: groups.length,
+    fieldCount: Object.keys(fields).length,
+    main: inMain(table),
+  };
 }
 
 // ------------------------------------------------------------------------ repeated records
@@ -515,7 +613,7 @@ function repeated($: cheerio.CheerioAPI, template: Set<unknown>): StructuralCand
       const tag = tagOf(members[0]);
       // (Labels are a form's captions, the filter checkboxes of a search page, not records.)
       if (/^(br|hr|script|style|input|option|label|meta|link|td|th|dt|dd)$/.test(tag)) continue;
-      if (members.some(inChrome)) continue; // menus: a sidebar's <nav> portlets
+      if (members.some(inChrome) || namedMenu(parent) || members.some(namedMenu)) continue; // menus: a sidebar's <nav> portlets, a <ul id=app-nav>
       if (members.every((m) => inTemplate(template, m))) continue;
       const sel = `${pathOf($, parent)} > ${tag}`;
       const got = $(sel);
@@ -527,6 +625,10 @@ function repeated($: cheerio.CheerioAPI, template: Set<unknown>): StructuralCand
       const itemRule =
         items && itemSel && $(itemSel).length === items.records.length ? listCandidate($, items.records, itemSel, parent) : null;
       const groupRule = listCandidate($, members, sel, parent);
+      // A menu whose few items change from page to page (a "recently viewed" entry): most of its
+      // records are printed at the same place on the site's other pages.
+      const records = itemRule ? items!.records : members;
+      if (records.filter((m) => inTemplate(template, m)).length >= records.length * 0.75) continue;
       if (itemRule) out.push({ ...itemRule, why: `${itemRule.why}, grouped in ${members.length} ${signature($, members[0])}` });
       else if (groupRule) out.push(groupRule);
     }
@@ -735,10 +837,11 @@ function detailBlock($: cheerio.CheerioAPI, site: SiteTemplate): StructuralCandi
     props[name] = nullable(ty.schema);
   });
   const pairs = Object.keys(fields).filter((k) => k !== 'title').length;
+  const wide = pageHeading($, main, h1.length ? null : ownHeading);
   if (pairs)
     out.push({
       kind: 'detail',
-      extractor: { from: 'css', selector: root, fields },
+      extractor: { from: 'css', selector: wide?.root ?? root, fields: wide ? wide.widen(fields, props) : fields },
       schema: { type: 'object', properties: props, required: Object.keys(props) },
       why: `detail block ${root}: ${pairs} label/value pair(s)${fields.title ? ' and its heading' : ''}`,
       text: clean(main.text()),
@@ -767,6 +870,33 @@ function detailBlock($: cheerio.CheerioAPI, site: SiteTemplate): StructuralCandi
     main: true,
   });
   return out;
+}
+
+/**
+ * The page's own <h1> when it stands outside the content block (a page header over a content
+ * column: "#3: Order pear saplings" above the ticket's fields): the record is then read from the
+ * nearest element holding both, the block's fields under their path to the block, the heading as
+ * `title` (else `heading`, beside a block's own section heading). Null when the block has its own
+ * <h1> or the page has no single own one.
+ */
+function pageHeading($: cheerio.CheerioAPI, main: El, own: ((e: El) => boolean) | null) {
+  if (!own) return null;
+  const block = main.get(0)!;
+  const outer = $('h1').filter((_, e) => own($(e)) && !$.contains(block, e) && !!clean($(e).text()));
+  if (outer.length !== 1) return null;
+  const holder = main.parents().filter((_, p) => $.contains(p, outer.get(0)!)).first();
+  if (!holder.length) return null;
+  const inner = relPath(holder, main);
+  return {
+    root: pathOf($, holder),
+    widen(fields: Record<string, CssField>, props: Record<string, Schema>): Record<string, CssField> {
+      const name = fields.title ? 'heading' : 'title';
+      const out: Record<string, CssField> = { [name]: { selector: shortRel(holder, outer, ['h1']), required: false } };
+      for (const [k, f] of Object.entries(fields)) out[k] = { ...f, selector: f.selector ? `${inner} ${f.selector}` : inner };
+      props[name] = nullable({ type: 'string' });
+      return out;
+    },
+  };
 }
 
 /** `#id` when `e` has a stable id that is unique on the page (a selector that survives layout changes). */

@@ -2,6 +2,7 @@
 // recorded; the best one wins, and its siblings on the same templated endpoint join it when they
 // show pagination (page numbers or offsets counting up, a cursor taken from the previous response,
 // or the chain of next-page links).
+import * as cheerio from 'cheerio';
 import { nextLinkOf } from './html-structure.js';
 import { isHtml, isJson, isRead, reqHeader, resHeader } from './normalize.js';
 import { jsonLeaves, parseJson, recordsPath } from './slots.js';
@@ -113,6 +114,10 @@ export function scoreTargets(xs: Exchange[], f: TargetFacts): Candidate[] {
   const searched = new Set(xs.filter((x) => isRead(x) && typedIn(x, f.argValues).length).flatMap((x) => evidenceOf.get(x.id)!.found));
   // Form submits that carry typed values: a background XHR with the same values (autosave,
   // preview, live validation) is not the point of the flow.
+  // Pages the person opened (full HTML documents) with typed values in their request: an HTML
+  // fragment a script of that page then fetched with the same values (a ticket's history, a
+  // comments panel) is a part of the page, not the page.
+  const opened = xs.filter((x) => isRead(x) && isNavigationRequest(x) && isHtml(x) && /<html[\s>]/i.test(x.text ?? ''));
   const submits = xs
     .filter((x) => x.method !== 'GET' && !f.secretCarriers.has(x.id) && isNavigationRequest(x))
     .map((x) => new Set(typedIn(x, f.argValues)));
@@ -141,6 +146,15 @@ export function scoreTargets(xs: Exchange[], f: TargetFacts): Candidate[] {
         else if (typed.every((v) => searched.has(v)))
           add(-4, 'a background write of only what a search request searched with (the app saving its view)');
       }
+      if (
+        typed.length &&
+        isRead(x) &&
+        isHtml(x) &&
+        !isNavigationRequest(x) &&
+        !/<html[\s>]/i.test(x.text ?? '') &&
+        opened.some((d) => d.index < x.index && typed.every((v) => typedIn(d, f.argValues).includes(v)))
+      )
+        add(-2, 'an HTML fragment that the page opened with the same typed values fetched (a part of that page)');
       const ev = evidenceOf.get(x.id)!;
       if (ev.found.length && typed.length)
         add(3, `records in the answer hold typed value(s) ${ev.found.map((v) => JSON.stringify(v)).join(', ')} (search hits)`);
@@ -251,10 +265,40 @@ export function detectPaging(target: Exchange, all: Exchange[]): { paging: Pagin
   for (const p of names) {
     const pages = pagesBy(p);
     const nums = pages.qs.map((q) => (/^\d+$/.test(q.get(p) ?? '') ? Number(q.get(p)) : NaN));
-    const pageLike = /^(p|pg|pn|page|paged|page_?(no|num|number))$/i.test(p);
-    if (nums.length > 1 && pages.qs[0].get(p) === null && (nums.length > 2 || pageLike) && countsUp(nums.slice(1)) && nums[1] >= 1) {
+    if (nums.length > 1 && pages.qs[0].get(p) === null && (nums.length > 2 || pageLike(p)) && countsUp(nums.slice(1)) && nums[1] >= 1) {
       return { paging: { mode: 'page', param: p, start: nums[1] - 1 }, samples: pages.xs };
     }
   }
+  // A pager of numbers whose links carry more than the list's own URL (its sort, its columns, a
+  // renamed page size): the pages the person reached by a link of the page before, where a
+  // page-like parameter the target lacks counts up from 2. The target's URL with that parameter
+  // set to 1, 2, … reaches each page (a site clamping past the end is stopped by the runtime).
+  const at = samples.findIndex((x) => x.id === target.id);
+  for (const p of [...names].filter(pageLike)) {
+    if (at < 0 || targetQ.get(p) !== null) continue;
+    const chain = [target];
+    for (const x of samples.slice(at + 1)) {
+      const n = new URL(x.url).searchParams.get(p);
+      if (n === String(chain.length + 1) && linksTo(chain.at(-1)!, x.url)) chain.push(x);
+    }
+    if (chain.length >= 2) return { paging: { mode: 'page', param: p, start: 1 }, samples: chain };
+  }
   return { paging: null, samples: [target] };
+}
+
+const pageLike = (p: string) => /^(p|pg|pn|page|paged|page_?(no|num|number))$/i.test(p);
+
+/** Whether an HTML page has a link to `url`. */
+function linksTo(from: Exchange, url: string): boolean {
+  if (!isHtml(from) || !from.text) return false;
+  const $ = cheerio.load(from.text);
+  return $('a[href]')
+    .toArray()
+    .some((a) => {
+      try {
+        return sameUrl(new URL($(a).attr('href')!, from.url).href, url);
+      } catch {
+        return false;
+      }
+    });
 }

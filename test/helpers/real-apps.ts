@@ -1,13 +1,13 @@
 // Real open-source web applications for the synthesis acceptance suite (installed and seeded by
 // scripts/acceptance-setup.sh from Debian packages): each is served on 127.0.0.1 by `php -S` (Fossil
-// by `fossil server`, Redmine by rackup, Django by `manage.py runserver`, Directus by `directus start`) and stopped by its PID. Recorded HARs are rebased onto the
+// by `fossil server`, Redmine by rackup, Django by `manage.py runserver`, Directus by `directus start`, Request Tracker by `rt-server`) and stopped by its PID. Recorded HARs are rebased onto the
 // port a test started the app on.
 import { type ChildProcess, execFileSync, spawn } from 'node:child_process';
 import fs from 'node:fs';
 import net from 'node:net';
 
 export interface RealApp {
-  name: 'dokuwiki' | 'phpmyadmin' | 'mediawiki' | 'wordpress' | 'fossil' | 'redmine' | 'django' | 'directus' | 'adminer';
+  name: 'dokuwiki' | 'phpmyadmin' | 'mediawiki' | 'wordpress' | 'fossil' | 'redmine' | 'django' | 'directus' | 'adminer' | 'rt';
   /** The PHP document root (Fossil: the repository file; Redmine: the Rails application). */
   docroot: string;
   /** Port the fixtures were recorded on. */
@@ -93,6 +93,19 @@ export const APPS: Record<RealApp['name'], RealApp> = {
       args: ['start'],
       cwd: '/var/lib/cs-acceptance/directus',
       env: { HOST: '127.0.0.1', PORT: String(port), PUBLIC_URL: `http://127.0.0.1:${port}` },
+    }),
+    bootMs: 30_000,
+  },
+  rt: {
+    name: 'rt',
+    docroot: '/usr/share/request-tracker5',
+    recordedPort: 8940,
+    needs: ['/var/lib/cs-acceptance/rt/.seeded', '/usr/share/request-tracker5/libexec/rt-server'],
+    // (Standalone: one process, ended by its PID; RT_ACC_PORT tells its site config the base URL.)
+    server: (port) => ({
+      cmd: '/usr/share/request-tracker5/libexec/rt-server',
+      args: ['--server', 'Standalone', '--host', '127.0.0.1', '--port', String(port)],
+      env: { RT_ACC_PORT: String(port) },
     }),
     bootMs: 30_000,
   },

@@ -85,11 +85,17 @@ export function coerce(v: unknown, type: ValueType | undefined): unknown {
 export const HIDDEN_TEXT =
   'script, style, template, noscript, [hidden], [aria-hidden=true], [style*="display:none"], [style*="display: none"], .hidden, .screen-reader-text, .sr-only, .visually-hidden';
 
+/**
+ * Nor is a drop-down's list of options text a reader sees as the element's content (a list's
+ * inline-edit <select> of every status beside the status shown).
+ */
+const NOT_TEXT = `${HIDDEN_TEXT}, select, datalist`;
+
 /** The element's text without what is hidden from readers. */
 export function visibleText(node: cheerio.Cheerio<any>): string {
-  if (!node.find(HIDDEN_TEXT).length) return node.text();
+  if (!node.find(NOT_TEXT).length) return node.text();
   const c = node.clone();
-  c.find(HIDDEN_TEXT).remove();
+  c.find(NOT_TEXT).remove();
   return c.text();
 }
 
