@@ -412,7 +412,7 @@ if (!(await j('GET', '/collections', null, tok)).data.some((c) => c.collection =
   ] }, tok);
   const authors = ['Ada Orchard', 'Basil Pruner', 'Clara Graft', 'Dmitri Sap'];
   const items = Array.from({ length: 29 }, (_, i) => ({ title: `Orchard Notes volume ${i + 1}`, author: authors[i % 4], year: 1990 + i, in_stock: i % 3 !== 0, summary: `Notes on pruning row ${i + 1}.` }));
-  items.push({ title: 'The Broken Fence', author: 'Basil Pruner', year: 2021, in_stock: true, summary: 'A gate, a fence and what the storm left.' });
+  items.unshift({ title: 'The Broken Fence', author: 'Basil Pruner', year: 2021, in_stock: true, summary: 'A gate, a fence and what the storm left.' });
   await j('POST', '/items/books', items, tok);
 }
 JS

@@ -375,7 +375,12 @@ function headerRows($: cheerio.CheerioAPI, table: El): string[][] {
       if ($(r).children('td').length || !$(r).children('th').length) break;
       rows.push(r);
     }
-  return rows.map((r) => $(r).children('th, td').toArray().map((c) => clean(visibleText($(c)))));
+  return rows.map((r) =>
+    $(r)
+      .children('th, td')
+      .toArray()
+      .map((c) => clean(visibleText($(c)))),
+  );
 }
 
 /**
@@ -625,10 +630,6 @@ function repeated($: cheerio.CheerioAPI, template: Set<unknown>): StructuralCand
       const itemRule =
         items && itemSel && $(itemSel).length === items.records.length ? listCandidate($, items.records, itemSel, parent) : null;
       const groupRule = listCandidate($, members, sel, parent);
-      // A menu whose few items change from page to page (a "recently viewed" entry): most of its
-      // records are printed at the same place on the site's other pages.
-      const records = itemRule ? items!.records : members;
-      if (records.filter((m) => inTemplate(template, m)).length >= records.length * 0.75) continue;
       if (itemRule) out.push({ ...itemRule, why: `${itemRule.why}, grouped in ${members.length} ${signature($, members[0])}` });
       else if (groupRule) out.push(groupRule);
     }
@@ -884,7 +885,10 @@ function pageHeading($: cheerio.CheerioAPI, main: El, own: ((e: El) => boolean) 
   const block = main.get(0)!;
   const outer = $('h1').filter((_, e) => own($(e)) && !$.contains(block, e) && !!clean($(e).text()));
   if (outer.length !== 1) return null;
-  const holder = main.parents().filter((_, p) => $.contains(p, outer.get(0)!)).first();
+  const holder = main
+    .parents()
+    .filter((_, p) => $.contains(p, outer.get(0)!))
+    .first();
   if (!holder.length) return null;
   const inner = relPath(holder, main);
   return {

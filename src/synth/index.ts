@@ -296,7 +296,9 @@ export function synthesize(inp: SynthInput): SynthResult {
         ...(isTarget ? { confidence: Math.min(1, Math.max(0.1, best!.score / 15)) } : {}),
       },
     });
-    if (isTarget && paging) {
+    // (Pages of a list whose page the extraction did not read as a list — its main block — are
+    // not paged: there are no records to collect.)
+    if (isTarget && paging && step.extract?.items) {
       step.paginate =
         paging.mode === 'page'
           ? {
