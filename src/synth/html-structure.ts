@@ -121,21 +121,18 @@ export const inChrome = (e: El) => {
 const MENU_WORD = /^(nav|navbar|navigation|menu|menubar|breadcrumbs?)$/i;
 /**
  * A menu by the name the page gives it (as content extractors read pages): the element or one of
- * its nearest ancestors (not <body>, whose classes name the page's state) has an id or class word
- * like nav or menu. For markup that draws its menus from <ul>s in plain <div>s.
+ * its nearest ancestors has an id or class word like nav or menu. For markup that draws its menus
+ * from <ul>s in plain <div>s. The levels of a nested list (a submenu's ul > li > ul) don't count
+ * towards "nearest"; <body>, whose classes name the page's state, and <main>/<article> never name one.
  */
-export const namedMenu = (e: El) =>
-  e
-    .parents()
-    .addBack()
-    .toArray()
-    .reverse()
-    .slice(0, 5)
-    .some(
-      (n: any) =>
-        !/^(html|body|main|article)$/i.test(n.tagName ?? '') &&
-        `${n.attribs?.id ?? ''} ${n.attribs?.class ?? ''}`.split(/[\s_-]+/).some((w: string) => MENU_WORD.test(w)),
-    );
+export const namedMenu = (e: El) => {
+  let levels = 0;
+  for (let n: any = e.get(0); n && n.type === 'tag' && !/^(html|body|main|article)$/i.test(n.tagName); n = n.parent) {
+    if (`${n.attribs?.id ?? ''} ${n.attribs?.class ?? ''}`.split(/[\s_-]+/).some((w: string) => MENU_WORD.test(w))) return true;
+    if (!/^(ul|ol|li)$/i.test(n.tagName) && ++levels >= 5) return false;
+  }
+  return false;
+};
 export const inMain = (e: El) =>
   e.closest('main, [role=main], article').length > 0 ||
   !e.closest('header, nav, aside, footer, [role=navigation], [role=banner], [role=contentinfo]').length;
@@ -554,6 +551,7 @@ export function listCandidate($: cheerio.CheerioAPI, members: El[], sel: string,
  * than there are groups, in varying numbers (or as list items). Null when the groups are the records.
  */
 function groupedItems($: cheerio.CheerioAPI, groups: El[]): { path: string; records: El[] } | null {
+  const textOf = (es: El[]) => es.reduce((n, e) => n + clean(visibleText(e)).length, 0);
   const byPath = new Map<string, { records: El[]; groups: Set<number>; perGroup: number[]; repeats: boolean; depth: number }>();
   groups.forEach((g, gi) => {
     g.find('*').each((_, d) => {
@@ -583,7 +581,10 @@ function groupedItems($: cheerio.CheerioAPI, groups: El[]): { path: string; reco
       e.repeats &&
       e.groups.size >= Math.ceil(groups.length / 2) &&
       e.records.length > groups.length &&
-      (new Set(e.perGroup).size > 1 || key.endsWith('li')),
+      (new Set(e.perGroup).size > 1 || key.endsWith('li')) &&
+      // The items are most of the groups' text (a heading and its list), not a part each record
+      // has some of (a ticket history's entries, each with a few attachment links).
+      textOf(e.records) >= textOf(groups) * 0.5,
   );
   fits.sort((a, b) => a[1].depth - b[1].depth || b[1].records.length - a[1].records.length);
   return fits.length ? { path: fits[0][0], records: fits[0][1].records } : null;
@@ -963,7 +964,7 @@ export function mainBlock($: cheerio.CheerioAPI, template: Set<unknown> = new Se
       .children()
       .toArray()
       .map((c) => $(c))
-      .filter((c) => !c.is(SKIP));
+      .filter((c) => !c.is(SKIP) && !namedMenu(c)); // (a menu of plain <ul>s is never the content)
     const best = kids.map((k) => ({ k, n: size(k) })).sort((a, b) => b.n - a.n)[0];
     if (!best || best.n < total * 0.6 || /^(p|span|a|li|td|h\d)$/.test(tagOf(best.k))) break;
     cur = best.k;

@@ -4,8 +4,8 @@
 // Chromium, then uploaded, synthesized, replay-validated, published and RUN with NEW arguments;
 // results are checked against RT's own REST 2 API. What RT brings: every page behind a login form,
 // a ticket page of label/value <div>s beside hidden inline-edit forms of the same fields, search
-// results where each ticket spans two table rows, paging links, and a create form whose body is a
-// rich-text editor.
+// results where each ticket spans two table rows, paging links, menus of plain <ul>s named app-nav,
+// and a create form whose body is a rich-text editor.
 // Opt-in: ACCEPTANCE=1.
 import type { Page } from 'playwright-core';
 import { describe, expect, it } from 'vitest';
@@ -62,6 +62,24 @@ describe.skipIf(!ready).each(ready ? (await backends()).slice(0, 1) : ['sqlite' 
       expect(result).toMatchObject({ id: pump.id, status: pump.Status, queue: 'Orchard' });
       expect([result.title, result.heading]).toContain(`#${pump.id}: ${pump.Subject}`);
       expect(JSON.stringify(result)).not.toMatch(/Order pear saplings|Homepage|Logged in as/);
+    });
+
+    it("a ticket's history (a list of transactions under the page menus), for ANOTHER ticket", async () => {
+      const har = await record('history', async (page, base) => {
+        await login(page, base);
+        await page.goto(`${base}/Ticket/History.html?id=2`);
+      });
+      const { result } = await flow(
+        'rt-history',
+        har,
+        { hints: { arguments: { ticket: 2 }, secrets: { account: live.secret } } },
+        { arguments: { ticket: 4 }, secret_bindings: { account: live.secret } },
+      );
+      const truth = (await api('/ticket/4/history?fields=Type&per_page=100')).items as { id: string }[];
+      expect(truth.length).toBeGreaterThan(1);
+      // Each transaction once, linked to its own page (not the "recently viewed" menu entries).
+      expect(result.items.map((i: any) => i.url)).toEqual(truth.map((t) => `/Transaction/Display.html?id=${t.id}`));
+      expect(result.items[0].description).toMatch(/Ticket created/);
     });
 
     it('simple search recorded with ONE hit: the tickets (two table rows each) of a NEW query with many', async () => {

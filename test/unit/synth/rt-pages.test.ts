@@ -3,7 +3,8 @@
 // two rows under two header rows, every cell beside a hidden inline-edit form (a <select> of every
 // status); a pager of numbered links that carry more parameters than the search's own URL; and a
 // ticket page whose subject is the page header's <h1>, outside the block of fields, under menus of
-// plain <ul>s named app-nav, and whose history a script fetches as an HTML fragment.
+// plain <ul>s named app-nav, and whose history a script fetches as an HTML fragment; a history
+// page of transactions, some holding attachment links (no groups of items, each a record).
 import fs from 'node:fs';
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
@@ -71,5 +72,15 @@ describe('Request Tracker pages', () => {
     // (`title`, or `heading` when the block has a section heading of its own.)
     expect(r.title === '#3: Order pear saplings' || r.heading === '#3: Order pear saplings').toBe(true);
     expect(x!.considered.join('\n')).not.toMatch(/app-nav|li-admin/);
+  });
+
+  it("a ticket's history: each transaction is a record (its few attachment links are not the records), not the recently-viewed submenu", () => {
+    const page = html('rt-history.har', /History\.html\?id=2$/).text!;
+    const x = extractHtml(page, [], ['2']);
+    const items = run(x, page);
+    expect(items.length).toBeGreaterThan(1);
+    for (const i of items) expect(i.url).toMatch(/^\/Transaction\/Display\.html\?id=\d+$/);
+    expect(items[0]).toMatchObject({ description: expect.stringMatching(/Ticket created/), user: 'The RT System itself' });
+    expect(x!.considered.join('\n')).not.toMatch(/menu_item/);
   });
 });
