@@ -32,6 +32,21 @@ function bodyOf(e: HarEntry): Exchange['body'] {
   return { mime, text: pd.text, params: pd.params };
 }
 
+/**
+ * A query whose parameters are separated by `;` as well as `&` (CGI.pm's style, which Perl and
+ * Plack apps print in their links: `?Action=Comment;id=2`), with `&` there, so each parameter is
+ * a slot of its own (the ticket id in it follows an argument). Servers that print `;` read both.
+ * Only `;` before a `name=` is a separator: `q=a;b` stays one value.
+ */
+export function cgiQuery(url: string): string {
+  const q = url.indexOf('?');
+  if (q < 0 || !url.includes(';', q)) return url;
+  const h = url.indexOf('#', q);
+  const query = url.slice(q + 1, h < 0 ? undefined : h);
+  const parts = query.split('&').map((p) => (/^[^=;]+=[^;]*(;[A-Za-z_][\w.%[\]-]*=[^;]*)+$/.test(p) ? p.replace(/;/g, '&') : p));
+  return `${url.slice(0, q + 1)}${parts.join('&')}${h < 0 ? '' : url.slice(h)}`;
+}
+
 function toExchange(e: HarEntry, index: number): Exchange {
   const anyE = e as HarEntry & { _resourceType?: string };
   return {
@@ -39,7 +54,7 @@ function toExchange(e: HarEntry, index: number): Exchange {
     index,
     time: Date.parse(e.startedDateTime),
     method: e.request.method.toUpperCase(),
-    url: e.request.url,
+    url: cgiQuery(e.request.url),
     reqHeaders: e.request.headers ?? [],
     reqCookies: e.request.cookies ?? [],
     body: bodyOf(e),
@@ -53,7 +68,7 @@ function toExchange(e: HarEntry, index: number): Exchange {
     actionId: e._action_id ?? null,
     isNavigation: e._is_navigation ?? false,
     hops: [],
-    finalUrl: e.request.url,
+    finalUrl: cgiQuery(e.request.url),
     redirectedFrom: e._redirected_from ?? null,
   };
 }
@@ -67,7 +82,7 @@ export function foldRedirects(all: Exchange[]): Exchange[] {
     let cur = x;
     const merged: Exchange = { ...x };
     while (cur.status >= 300 && cur.status < 400 && cur.redirectURL) {
-      const target = new URL(cur.redirectURL, cur.url).href;
+      const target = cgiQuery(new URL(cur.redirectURL, cur.url).href);
       const next = all.find(
         (y) =>
           y.index > cur.index &&

@@ -82,6 +82,39 @@ describe.skipIf(!ready).each(ready ? (await backends()).slice(0, 1) : ['sqlite' 
       expect(result.items[0].description).toMatch(/Ticket created/);
     });
 
+    it('a comment on ANOTHER ticket through the update form (its link carries `;` between parameters)', async () => {
+      const har = await record('comment', async (page, base) => {
+        await login(page, base);
+        await page.goto(`${base}/Ticket/Display.html?id=2`);
+        // (The page menu's "Comment", folded in a drop-down: a click on the link itself.)
+        await Promise.all([
+          page.waitForURL(/Update\.html/),
+          page.locator('#page-actions-comment').evaluate((a) => (a as HTMLElement).click()),
+        ]);
+        await page.frameLocator('.cke_wysiwyg_frame').locator('body').click();
+        await page.keyboard.type('The ladder is in the shed');
+        await Promise.all([page.waitForURL(/Display\.html/), page.click('input[type=submit][value="Update Ticket"]:visible')]);
+      });
+      const text = `Pump parts ordered ${Date.now()}`;
+      await flow(
+        'rt-comment',
+        har,
+        {
+          hints: {
+            arguments: { ticket: 2, text: 'The ladder is in the shed' },
+            secrets: { account: live.secret },
+            allow_side_effects: true,
+          },
+        },
+        { arguments: { ticket: 4, text }, secret_bindings: { account: live.secret } },
+      );
+      // RT's REST 1.0 history (every transaction with its content): the comment is on ticket 4.
+      const history = async (id: number) =>
+        (await fetch(`${live.url}/REST/1.0/ticket/${id}/history?format=l&user=root&pass=${PASSWORD}`)).text();
+      expect(await history(4)).toMatch(new RegExp(`Type: Comment[\\s\\S]*Content: ${text}`));
+      expect(await history(2)).not.toContain(text);
+    });
+
     it('simple search recorded with ONE hit: the tickets (two table rows each) of a NEW query with many', async () => {
       const har = await record('search', async (page, base) => {
         await login(page, base);

@@ -10,7 +10,7 @@ import path from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { extractValue, View } from '../../../src/runtime/worker/engines/extract.js';
 import { extractHtml } from '../../../src/synth/html-extract.js';
-import { normalize } from '../../../src/synth/normalize.js';
+import { cgiQuery, normalize } from '../../../src/synth/normalize.js';
 import { detectPaging, scoreTargets } from '../../../src/synth/target.js';
 
 const FIX = path.join(__dirname, '../../fixtures/real/rt');
@@ -82,5 +82,12 @@ describe('Request Tracker pages', () => {
     for (const i of items) expect(i.url).toMatch(/^\/Transaction\/Display\.html\?id=\d+$/);
     expect(items[0]).toMatchObject({ description: expect.stringMatching(/Ticket created/), user: 'The RT System itself' });
     expect(x!.considered.join('\n')).not.toMatch(/menu_item/);
+  });
+
+  it('a query with `;` between parameters (CGI.pm style) reads as `&`; a `;` inside a value stays', () => {
+    expect(cgiQuery('http://rt.test/Ticket/Update.html?Action=Comment;id=2')).toBe('http://rt.test/Ticket/Update.html?Action=Comment&id=2');
+    expect(cgiQuery('http://x.test/s?q=a;b&page=2#top')).toBe('http://x.test/s?q=a;b&page=2#top');
+    expect(cgiQuery('http://x.test/s?a=1;b[]=2&c=3;d=4')).toBe('http://x.test/s?a=1&b[]=2&c=3&d=4');
+    expect(cgiQuery('http://x.test/p;jsessionid=1?a=1')).toBe('http://x.test/p;jsessionid=1?a=1');
   });
 });
