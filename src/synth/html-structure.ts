@@ -269,7 +269,7 @@ function tables($: cheerio.CheerioAPI, template: Set<unknown>): StructuralCandid
       header: head?.[k] ?? '',
       at: `> :nth-child(${k + 1})`,
     }));
-    const { fields, props } = columnFields(columns, head ?? null, rowArr.length);
+    const { fields, props } = columnFields(columns, !!head, rowArr.length);
     if (Object.keys(fields).length < 1) return;
     // Rows of the records' width only (a colspan footer row in another tbody is no record); with
     // header-mapped columns, rows at least that wide (a site may add columns).
@@ -300,10 +300,10 @@ interface Column {
 }
 
 /**
- * The fields of a table's records, one (or two: text and link) per data column. `head` is the
- * table's single header row when columns can be found by header text at run time; null otherwise.
+ * The fields of a table's records, one (or two: text and link) per data column. `byHeaders`: the
+ * table has one header row, so a column with a unique header is found by its text at run time.
  */
-function columnFields(columns: Column[], head: string[] | null, records: number) {
+function columnFields(columns: Column[], byHeaders: boolean, records: number) {
   const fields: Record<string, CssField> = {};
   const props: Record<string, Schema> = {};
   const taken = new Set<string>();
@@ -316,7 +316,7 @@ function columnFields(columns: Column[], head: string[] | null, records: number)
     if (cells.every((c) => c.find('input[type=checkbox], input[type=radio]').length > 0)) continue;
     const hrefs = cells.map((c) => c.find('a[href]').first().attr('href') ?? (tagOf(c) === 'a' ? c.attr('href') : undefined));
     // A unique header text finds its column on every run (added/reordered columns don't shift values).
-    const byHeader = !!head && !!col.header && headers.filter((x) => x.toLowerCase() === col.header.toLowerCase()).length === 1;
+    const byHeader = byHeaders && !!col.header && headers.filter((x) => x.toLowerCase() === col.header.toLowerCase()).length === 1;
     // A headed column of icons (yes/no, a status): each image's alt text is the value.
     const alts = cells.map((c) => clean(c.find('img[alt]').first().attr('alt') ?? ''));
     if (texts.every((x) => !x) && col.header && alts.every(Boolean)) {
@@ -406,7 +406,7 @@ function rowGroups($: cheerio.CheerioAPI, table: El): StructuralCandidate | null
         at: `> tr:nth-of-type(${r + 1}) > :nth-child(${c + 1})`,
       });
   }
-  const { fields, props } = columnFields(columns, null, groups.length);
+  const { fields, props } = columnFields(columns, false, groups.length);
   if (!Object.keys(fields).length) return null;
   const sel = pathOf($, table);
   return {

@@ -4,7 +4,7 @@
 // or the chain of next-page links).
 import * as cheerio from 'cheerio';
 import { nextLinkOf } from './html-structure.js';
-import { isHtml, isJson, isRead, reqHeader, resHeader } from './normalize.js';
+import { cgiQuery, isHtml, isJson, isRead, reqHeader, resHeader } from './normalize.js';
 import { jsonLeaves, parseJson, recordsPath } from './slots.js';
 import type { Exchange } from './types.js';
 import { lowEntropy } from './values.js';
@@ -112,12 +112,12 @@ export function scoreTargets(xs: Exchange[], f: TargetFacts): Candidate[] {
   // Typed values a read request searched with and found records for: a background write carrying
   // only those (a saved view, a remembered filter) is the app keeping its state, not the point.
   const searched = new Set(xs.filter((x) => isRead(x) && typedIn(x, f.argValues).length).flatMap((x) => evidenceOf.get(x.id)!.found));
-  // Form submits that carry typed values: a background XHR with the same values (autosave,
-  // preview, live validation) is not the point of the flow.
   // Pages the person opened (full HTML documents) with typed values in their request: an HTML
   // fragment a script of that page then fetched with the same values (a ticket's history, a
   // comments panel) is a part of the page, not the page.
   const opened = xs.filter((x) => isRead(x) && isNavigationRequest(x) && isHtml(x) && /<html[\s>]/i.test(x.text ?? ''));
+  // Form submits that carry typed values: a background XHR with the same values (autosave,
+  // preview, live validation) is not the point of the flow.
   const submits = xs
     .filter((x) => x.method !== 'GET' && !f.secretCarriers.has(x.id) && isNavigationRequest(x))
     .map((x) => new Set(typedIn(x, f.argValues)));
@@ -296,7 +296,7 @@ function linksTo(from: Exchange, url: string): boolean {
     .toArray()
     .some((a) => {
       try {
-        return sameUrl(new URL($(a).attr('href')!, from.url).href, url);
+        return sameUrl(cgiQuery(new URL($(a).attr('href')!, from.url).href), url);
       } catch {
         return false;
       }
