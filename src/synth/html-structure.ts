@@ -91,15 +91,23 @@ export function pathOf($: cheerio.CheerioAPI, el: El): string {
 /** Selector of `el` relative to `root` (tag + :nth-of-type per level). */
 function relPath(root: El, el: El): string {
   const parts: string[] = [];
-  let cur = el;
-  while (cur.length && !cur.is(root)) {
-    const tag = tagOf(cur);
-    const same = cur.parent().children(tag);
-    parts.unshift(same.length > 1 ? `${tag}:nth-of-type(${same.index(cur) + 1})` : tag);
-    cur = cur.parent();
+  const top = root.get(0);
+  // (Walks the nodes themselves: this runs for every element of every candidate record, and a
+  // selector string per step would be parsed and compiled each time.)
+  for (let cur: any = el.get(0); cur && cur !== top && cur.type === 'tag'; cur = cur.parent) {
+    const same = (cur.parent?.children ?? []).filter((c: any) => c.type === 'tag' && c.name === cur.name);
+    parts.unshift(same.length > 1 ? `${cur.name}:nth-of-type(${same.indexOf(cur) + 1})` : cur.name);
   }
   return `> ${parts.join(' > ')}`;
 }
+
+/** Whether `e` is hidden from readers (HIDDEN_TEXT), from one match of the selector per page. */
+function hidden($: cheerio.CheerioAPI, e: El): boolean {
+  let set = hiddenSets.get($);
+  if (!set) hiddenSets.set($, (set = new Set($(HIDDEN_TEXT).toArray())));
+  return set.has(e.get(0));
+}
+const hiddenSets = new WeakMap<object, Set<unknown>>();
 
 /** The first selector (relative to `root`, descendant) whose first match is `el`, else its tag path. */
 function shortRel(root: El, el: El, tries: string[]): string {
@@ -107,15 +115,23 @@ function shortRel(root: El, el: El, tries: string[]): string {
   return relPath(root, el);
 }
 
-/** Page chrome: navigation, asides, hidden parts, and the page's own header/footer — not an article's. */
+const CHROME_TAGS = new Set(['head', 'script', 'style', 'noscript', 'template', 'svg', 'nav', 'aside', 'select']);
+/**
+ * Page chrome: navigation, asides, hidden parts, and the page's own header/footer — not an
+ * article's. (Walks the node's ancestors: it is asked of every element of a page, and a selector
+ * for `closest` would be parsed and compiled on each call.)
+ */
 export const inChrome = (e: El) => {
-  if (
-    e.closest('head, script, style, noscript, template, svg, nav, aside, select, [role=navigation], [role=banner], [aria-hidden=true]')
-      .length
-  )
-    return true;
-  const hf = e.closest('header, footer');
-  return hf.length > 0 && !hf.parent().closest('article, main, section, [role=main]').length;
+  let hf: any = null;
+  for (let n: any = e.get(0); n && n.type !== 'root'; n = n.parent) {
+    const a = n.attribs ?? {};
+    if (CHROME_TAGS.has(n.name) || a.role === 'navigation' || a.role === 'banner' || a['aria-hidden'] === 'true') return true;
+    if (!hf && (n.name === 'header' || n.name === 'footer')) hf = n;
+  }
+  if (!hf) return false;
+  for (let n: any = hf.parent; n && n.type !== 'root'; n = n.parent)
+    if (n.name === 'article' || n.name === 'main' || n.name === 'section' || n.attribs?.role === 'main') return false;
+  return true;
 };
 /** Words a page names its menus by, in an id or class (`app-nav`, `main-navigation`, `dropdown-menu`). */
 const MENU_WORD = /^(nav|navbar|navigation|menu|menubar|breadcrumbs?)$/i;
@@ -443,7 +459,7 @@ function leavesOf($: cheerio.CheerioAPI, rec: El): Leaf[] {
   const out: Leaf[] = [];
   const visit = (e: El) => {
     const tag = tagOf(e);
-    if (/^(script|style|svg|button|input|select|textarea)$/.test(tag) || e.is(HIDDEN_TEXT)) return;
+    if (/^(script|style|svg|button|input|select|textarea)$/.test(tag) || hidden($, e)) return;
     if (!e.is(rec)) {
       const path = relPath(rec, e);
       const nameHint =
