@@ -133,8 +133,8 @@ export const inChrome = (e: El) => {
     if (n.name === 'article' || n.name === 'main' || n.name === 'section' || n.attribs?.role === 'main') return false;
   return true;
 };
-/** Words a page names its menus by, in an id or class (`app-nav`, `main-navigation`, `dropdown-menu`). */
-const MENU_WORD = /^(nav|navbar|navigation|menu|menubar|breadcrumbs?)$/i;
+/** Words a page names its menus (and footer) by, in an id or class (`app-nav`, `main-navigation`, `dropdown-menu`). */
+const MENU_WORD = /^(nav|navbar|navigation|menu|menubar|breadcrumbs?|footer)$/i;
 /**
  * A menu by the name the page gives it (as content extractors read pages): the element or one of
  * its nearest ancestors has an id or class word like nav or menu. For markup that draws its menus
@@ -715,6 +715,9 @@ export function dlRecordRule($: cheerio.CheerioAPI, dl: El): StructuralCandidate
 // ---------------------------------------------------------------------------- detail pages
 
 /** <dl> pairs, "Label: value" lines and the heading of the main content block. */
+/** Text that is labels only ("Due date:", "Subject: Owner: Due:"): an empty value's neighbours, no value. */
+const ONLY_LABELS = /^([^:]{1,40}:\s*)+$/;
+
 function detailBlock($: cheerio.CheerioAPI, site: SiteTemplate): StructuralCandidate[] {
   const out: StructuralCandidate[] = [];
   const template = site.elements;
@@ -799,12 +802,22 @@ function detailBlock($: cheerio.CheerioAPI, site: SiteTemplate): StructuralCandi
     if (m) labelCount.set(m[1].trim().toLowerCase(), (labelCount.get(m[1].trim().toLowerCase()) ?? 0) + 1);
   });
   const once = (label: string) => (labelCount.get(label.replace(/:$/, '').trim().toLowerCase()) ?? 0) <= 2;
+  // (Labels of an editor inside the block — an inline-edit or merge form, its captions beside
+  // controls — and of a footer named so are not the record's.)
+  const block = main.get(0);
+  const aside = (el: El) =>
+    namedMenu(el) ||
+    el
+      .parents('form')
+      .toArray()
+      .some((f) => $.contains(block, f));
   main.find('div, span, strong, b, label, th, td').each((_, e) => {
     const el = $(e);
     const label = clean(el.text());
     const val = el.next();
     if (
       inChrome(el) ||
+      aside(el) ||
       !/^[^:]{1,40}:$/.test(label) ||
       !once(label) ||
       /"/.test(label) ||
@@ -814,8 +827,9 @@ function detailBlock($: cheerio.CheerioAPI, site: SiteTemplate): StructuralCandi
     )
       return;
     const value = clean(val.text());
-    // (An empty value's label is followed by the next label, "Start date:" then "Due date:".)
-    if (!value || value.length > 300 || /^[^:]{1,40}:$/.test(value)) return;
+    // (An empty value's label is followed by the next label, "Start date:" then "Due date:", or by
+    // an empty form's captions only, "Subject: Owner: Due:".)
+    if (!value || value.length > 300 || ONLY_LABELS.test(value)) return;
     const name = fieldName(label, taken, 'value');
     const ty = typed(value);
     const tag = tagOf(el);
@@ -832,6 +846,8 @@ function detailBlock($: cheerio.CheerioAPI, site: SiteTemplate): StructuralCandi
     const el = $(e);
     if (
       inChrome(el) ||
+      aside(el) ||
+      el.find('input:not([type=hidden]), select, textarea').length > 0 || // a form's captions and controls
       el.children('p, div, ul, ol, table, dl, li').length ||
       el
         .find('*')
@@ -842,7 +858,7 @@ function detailBlock($: cheerio.CheerioAPI, site: SiteTemplate): StructuralCandi
       return;
     const text = clean(el.text());
     const m = /^([A-Za-z][\w .()/-]{0,38}?)\s*:\s+(\S.{0,300})$/.exec(text);
-    if (!m || /https?$/i.test(m[1]) || !once(m[1])) return;
+    if (!m || /https?$/i.test(m[1]) || !once(m[1]) || ONLY_LABELS.test(m[2])) return;
     const name = fieldName(m[1], taken, 'value');
     const ty = typed(m[2]);
     const esc = m[1].replace(/[.*+?^${}()|[\]\\]/g, '\\$&');

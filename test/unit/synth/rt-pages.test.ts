@@ -72,6 +72,9 @@ describe('Request Tracker pages', () => {
     // (`title`, or `heading` when the block has a section heading of its own.)
     expect(r.title === '#3: Order pear saplings' || r.heading === '#3: Order pear saplings').toBe(true);
     expect(x!.considered.join('\n')).not.toMatch(/app-nav|li-admin/);
+    // Not the captions of the editors inside the block (watchers, reminders, merge), nor the
+    // footer named so ("Time to display: 0.17").
+    expect(Object.keys(r)).not.toEqual(expect.arrayContaining([expect.stringMatching(/watchers|reminder|warning|time_to_display/)]));
   });
 
   it("a ticket's history: each transaction is a record (its few attachment links are not the records), not the recently-viewed submenu", () => {
