@@ -143,9 +143,9 @@ const MENU_WORD = /^(nav|navbar|navigation|menu|menubar|breadcrumbs?|footer)$/i;
  */
 export const namedMenu = (e: El) => {
   let levels = 0;
-  for (let n: any = e.get(0); n && n.type === 'tag' && !/^(html|body|main|article)$/i.test(n.tagName); n = n.parent) {
+  for (let n: any = e.get(0); n && n.type === 'tag' && !/^(html|body|main|article)$/.test(n.name); n = n.parent) {
     if (`${n.attribs?.id ?? ''} ${n.attribs?.class ?? ''}`.split(/[\s_-]+/).some((w: string) => MENU_WORD.test(w))) return true;
-    if (!/^(ul|ol|li)$/i.test(n.tagName) && ++levels >= 5) return false;
+    if (!/^(ul|ol|li)$/.test(n.name) && ++levels >= 5) return false;
   }
   return false;
 };
@@ -178,8 +178,11 @@ function headerCells($: cheerio.CheerioAPI, table: El): string[] | null {
       .find('> tbody > tr')
       .first()
       .filter((_, r) => $(r).children('td').length === 0 && $(r).children('th').length > 0);
-  if (!row.length) return null;
-  // Expand colspans so header positions line up with body cells.
+  return row.length ? headerTexts($, row) : null;
+}
+
+/** A header row's cell texts by column position, colspans expanded so they line up with body cells. */
+function headerTexts($: cheerio.CheerioAPI, row: El): string[] {
   const out: string[] = [];
   row.children('th, td').each((_, c) => {
     const span = Math.max(1, Math.min(20, Number($(c).attr('colspan') ?? 1) || 1));
@@ -388,12 +391,7 @@ function headerRows($: cheerio.CheerioAPI, table: El): string[][] {
       if ($(r).children('td').length || !$(r).children('th').length) break;
       rows.push(r);
     }
-  return rows.map((r) =>
-    $(r)
-      .children('th, td')
-      .toArray()
-      .map((c) => clean(visibleText($(c)))),
-  );
+  return rows.map((r) => headerTexts($, $(r)));
 }
 
 /**
@@ -871,16 +869,16 @@ function detailBlock($: cheerio.CheerioAPI, site: SiteTemplate): StructuralCandi
     props[name] = nullable(ty.schema);
   });
   const pairs = Object.keys(fields).filter((k) => k !== 'title').length;
-  const wide = pageHeading($, main, h1.length ? null : ownHeading);
+  const rec = (!h1.length && pageHeading($, main, ownHeading, fields, props)) || { root, fields, props };
   if (pairs)
     out.push({
       kind: 'detail',
-      extractor: { from: 'css', selector: wide?.root ?? root, fields: wide ? wide.widen(fields, props) : fields },
-      schema: { type: 'object', properties: props, required: Object.keys(props) },
+      extractor: { from: 'css', selector: rec.root, fields: rec.fields },
+      schema: { type: 'object', properties: rec.props, required: Object.keys(rec.props) },
       why: `detail block ${root}: ${pairs} label/value pair(s)${fields.title ? ' and its heading' : ''}`,
       text: clean(main.text()),
       records: 1,
-      fieldCount: Object.keys(fields).length,
+      fieldCount: Object.keys(rec.fields).length,
       main: true,
     });
   // The main content block as a whole: its heading and its text (an article, a wiki page).
@@ -910,11 +908,16 @@ function detailBlock($: cheerio.CheerioAPI, site: SiteTemplate): StructuralCandi
  * The page's own <h1> when it stands outside the content block (a page header over a content
  * column: "#3: Order pear saplings" above the ticket's fields): the record is then read from the
  * nearest element holding both, the block's fields under their path to the block, the heading as
- * `title` (else `heading`, beside a block's own section heading). Null when the block has its own
- * <h1> or the page has no single own one.
+ * `title` (else `heading`, beside a block's own section heading). Null when the page has no single
+ * own one outside the block (asked only when the block has no <h1> of its own).
  */
-function pageHeading($: cheerio.CheerioAPI, main: El, own: ((e: El) => boolean) | null) {
-  if (!own) return null;
+function pageHeading(
+  $: cheerio.CheerioAPI,
+  main: El,
+  own: (e: El) => boolean,
+  fields: Record<string, CssField>,
+  props: Record<string, Schema>,
+): { root: string; fields: Record<string, CssField>; props: Record<string, Schema> } | null {
   const block = main.get(0)!;
   const outer = $('h1').filter((_, e) => own($(e)) && !$.contains(block, e) && !!clean($(e).text()));
   if (outer.length !== 1) return null;
@@ -924,16 +927,10 @@ function pageHeading($: cheerio.CheerioAPI, main: El, own: ((e: El) => boolean) 
     .first();
   if (!holder.length) return null;
   const inner = relPath(holder, main);
-  return {
-    root: pathOf($, holder),
-    widen(fields: Record<string, CssField>, props: Record<string, Schema>): Record<string, CssField> {
-      const name = fields.title ? 'heading' : 'title';
-      const out: Record<string, CssField> = { [name]: { selector: shortRel(holder, outer, ['h1']), required: false } };
-      for (const [k, f] of Object.entries(fields)) out[k] = { ...f, selector: f.selector ? `${inner} ${f.selector}` : inner };
-      props[name] = nullable({ type: 'string' });
-      return out;
-    },
-  };
+  const name = fields.title ? 'heading' : 'title';
+  const wide: Record<string, CssField> = { [name]: { selector: shortRel(holder, outer, ['h1']), required: false } };
+  for (const [k, f] of Object.entries(fields)) wide[k] = { ...f, selector: f.selector ? `${inner} ${f.selector}` : inner };
+  return { root: pathOf($, holder), fields: wide, props: { [name]: nullable({ type: 'string' }), ...props } };
 }
 
 /** `#id` when `e` has a stable id that is unique on the page (a selector that survives layout changes). */

@@ -69,6 +69,9 @@ export const isNavigationRequest = (x: Exchange) =>
   /navigate/i.test(reqHeader(x, 'sec-fetch-mode') ?? '') ||
   reqHeader(x, 'sec-fetch-dest') === 'document';
 
+/** An HTML document with its <html> element (not a fragment a script inserts into a page). */
+const fullPage = (x: Exchange) => /<html[\s>]/i.test(x.text ?? '');
+
 const typedIn = (x: Exchange, argValues: string[]) => {
   const rt = requestText(x);
   return argValues.filter(
@@ -115,7 +118,9 @@ export function scoreTargets(xs: Exchange[], f: TargetFacts): Candidate[] {
   // Pages the person opened (full HTML documents) with typed values in their request: an HTML
   // fragment a script of that page then fetched with the same values (a ticket's history, a
   // comments panel) is a part of the page, not the page.
-  const opened = xs.filter((x) => isRead(x) && isNavigationRequest(x) && isHtml(x) && /<html[\s>]/i.test(x.text ?? ''));
+  const opened = xs
+    .filter((x) => isRead(x) && isNavigationRequest(x) && isHtml(x) && fullPage(x))
+    .map((d) => ({ index: d.index, typed: new Set(typedIn(d, f.argValues)) }));
   // Form submits that carry typed values: a background XHR with the same values (autosave,
   // preview, live validation) is not the point of the flow.
   const submits = xs
@@ -151,8 +156,8 @@ export function scoreTargets(xs: Exchange[], f: TargetFacts): Candidate[] {
         isRead(x) &&
         isHtml(x) &&
         !isNavigationRequest(x) &&
-        !/<html[\s>]/i.test(x.text ?? '') &&
-        opened.some((d) => d.index < x.index && typed.every((v) => typedIn(d, f.argValues).includes(v)))
+        !fullPage(x) &&
+        opened.some((d) => d.index < x.index && typed.every((v) => d.typed.has(v)))
       )
         add(-2, 'an HTML fragment that the page opened with the same typed values fetched (a part of that page)');
       const ev = evidenceOf.get(x.id)!;
