@@ -8,7 +8,7 @@ import type { CssField } from '../formats/definition/types.js';
 import { HIDDEN_TEXT } from '../runtime/worker/engines/extract.js';
 import { inTemplate } from './page-template.js';
 import type { Schema } from './schema-infer.js';
-import { fieldName, inChrome, inMain, nullable, type StructuralCandidate, typed } from './html-structure.js';
+import { fieldName, inChrome, inMain, nullable, type StructuralCandidate, typed } from './html-dom.js';
 import { clean, cssq } from './dom-text.js';
 
 type El = cheerio.Cheerio<any>;

@@ -10,7 +10,7 @@ import * as cheerio from 'cheerio';
 import type { Extractor } from '../formats/definition/types.js';
 import { visibleText } from '../runtime/worker/engines/extract.js';
 import { clean } from './dom-text.js';
-import { pathOf } from './html-structure.js';
+import { pathOf } from './html-dom.js';
 import type { Schema } from './schema-infer.js';
 
 const MARKED = '[role=alert], [role=status], [aria-live]';

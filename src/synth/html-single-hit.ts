@@ -7,7 +7,8 @@
 // finds more.
 import type * as cheerio from 'cheerio';
 import { clean, tagOf } from './dom-text.js';
-import { type CandidateSource, dlRecordRule, inChrome, listCandidate, pathOf, type StructuralCandidate } from './html-structure.js';
+import { inChrome, pathOf, type StructuralCandidate } from './html-dom.js';
+import { type CandidateSource, dlRecordRule, listCandidate } from './html-structure.js';
 import { inTemplate } from './page-template.js';
 
 type El = cheerio.Cheerio<any>;

@@ -8,7 +8,7 @@ import * as cheerio from 'cheerio';
 import { describe, expect, it } from 'vitest';
 import { extractValue, View } from '../../../src/runtime/worker/engines/extract.js';
 import { extractHtml } from '../../../src/synth/html-extract.js';
-import { mainBlock } from '../../../src/synth/html-structure.js';
+import { mainBlock } from '../../../src/synth/html-detail.js';
 import { siteTemplate } from '../../../src/synth/page-template.js';
 
 const har = JSON.parse(fs.readFileSync(path.join(__dirname, '../../fixtures/real/fossil/fsl-wiki.har'), 'utf8'));

@@ -1,0 +1,313 @@
+// Detail pages: the main content block (the descent to where most text is), its label/value pairs
+// and "Label: value" lines, and the page's heading, as one record.
+import type * as cheerio from 'cheerio';
+import type { CssField } from '../formats/definition/types.js';
+import type { Schema } from './schema-infer.js';
+import { contentLength, inTemplate, type SiteTemplate, templateText } from './page-template.js';
+import { clean, cssq, tagOf } from './dom-text.js';
+import {
+  type El,
+  fieldName,
+  inChrome,
+  namedMenu,
+  nullable,
+  ownText,
+  pathOf,
+  relPath,
+  shortRel,
+  SKIP,
+  stableId,
+  type StructuralCandidate,
+  textWithoutChrome,
+  typed,
+} from './html-dom.js';
+import { isPairTable, pairFields } from './html-tables.js';
+
+/** <dl> pairs, "Label: value" lines and the heading of the main content block. */
+/** Text that is labels only ("Due date:", "Subject: Owner: Due:"): an empty value's neighbours, no value. */
+const ONLY_LABELS = /^([^:]{1,40}:\s*)+$/;
+
+export function detailBlock($: cheerio.CheerioAPI, site: SiteTemplate): StructuralCandidate[] {
+  const out: StructuralCandidate[] = [];
+  const template = site.elements;
+  const main = mainBlock($, template);
+  if (!main) return out;
+  const root = pathOf($, main);
+  const fields: Record<string, CssField> = {};
+  const props: Record<string, Schema> = {};
+  const taken = new Set<string>();
+  // (The site's name in an <h1> of its header is the template's heading, not this page's.)
+  const ownHeading = (e: El) => !inChrome(e) && !inTemplate(template, e);
+  const h1 = main
+    .find('h1')
+    .filter((_, e) => ownHeading($(e)))
+    .first();
+  // (h3: an issue tracker's subject under the block's own "Bug #31" line.)
+  const heading = h1.length
+    ? h1
+    : main
+        .find('h2, h3')
+        .filter((_, e) => ownHeading($(e)))
+        .first();
+  if (heading.length && clean(heading.text())) {
+    fields.title = { selector: shortRel(main, heading, [tagOf(heading)]), required: false };
+    props.title = nullable({ type: 'string' });
+    taken.add('title');
+  }
+  main.find('dl').each((_, d) => {
+    const dl = $(d);
+    if (inChrome(dl)) return;
+    // <dt>/<dd> pairs, also wrapped in a <div> each (allowed by HTML).
+    const dts = dl.find('dt').filter((_, e) => $(e).closest('dl').is(dl));
+    // A <dl> of records (search hits: a linked title and several <dd> each) is a list, not labels.
+    const linked = dts.filter((_, e) => $(e).find('a[href]').length > 0).length;
+    const multi = dts.filter((_, e) => $(e).nextUntil('dt', 'dd').length > 1).length;
+    if (dts.length >= 2 && (linked * 2 >= dts.length || multi * 2 >= dts.length)) return;
+    const labels = dts.toArray().map((e) => clean($(e).text()));
+    dts.each((i, dt) => {
+      const dd = $(dt).next('dd');
+      const label = labels[i];
+      if (!dd.length || !label || labels.filter((l) => l === label).length > 1 || /"/.test(label) || dd.find('dl, table').length) return;
+      const value = clean(dd.text());
+      if (!value) return;
+      const name = fieldName(label, taken, `field_${i + 1}`);
+      const ty = typed(value);
+      fields[name] = {
+        selector: shortRel(main, $(dt).next('dd'), [
+          `dt:contains(${cssq(label)}) + dd`,
+          `${relPath(main, dl)} dt:contains(${cssq(label)}) + dd`,
+        ]),
+        ...(ty.type ? { type: ty.type } : {}),
+        required: false,
+      };
+      props[name] = nullable(ty.schema);
+    });
+  });
+  main.find('table').each((_, t) => {
+    const table = $(t);
+    if (inChrome(table) || !isPairTable($, table)) return;
+    const kv = pairFields($, table, main, taken);
+    Object.assign(fields, kv.fields);
+    Object.assign(props, kv.props);
+  });
+  // A label element ("Status:") followed by its value element: attribute grids of admin apps
+  // (<div><div>Status:</div><div>New</div></div>, <span>Owner:</span> <a>ann</a>).
+  const paired = new Set<any>();
+  // A label that occurs more than once ("Last modified:" in every search hit) is a list's
+  // template, not a field of one record.
+  const labelCount = new Map<string, number>();
+  main.find('*').each((_, e) => {
+    const own = clean(
+      $(e)
+        .contents()
+        .toArray()
+        .filter((n: any) => n.type === 'text')
+        .map((n: any) => n.data ?? '')
+        .join(' '),
+    );
+    // (Own text, or a leaf's: a wrapper's text starts with its first label too, and would count
+    // every first label of an attribute grid twice.)
+    const m = /^([^:]{1,40}):/.exec(own || ($(e).children().length ? '' : clean($(e).text())));
+    if (m) labelCount.set(m[1].trim().toLowerCase(), (labelCount.get(m[1].trim().toLowerCase()) ?? 0) + 1);
+  });
+  const once = (label: string) => (labelCount.get(label.replace(/:$/, '').trim().toLowerCase()) ?? 0) <= 2;
+  // (Labels of an editor inside the block — an inline-edit or merge form, its captions beside
+  // controls — and of a footer named so are not the record's.)
+  const block = main.get(0);
+  const aside = (el: El) =>
+    namedMenu(el) ||
+    el
+      .parents('form')
+      .toArray()
+      .some((f) => $.contains(block, f));
+  main.find('div, span, strong, b, label, th, td').each((_, e) => {
+    const el = $(e);
+    const label = clean(el.text());
+    const val = el.next();
+    if (
+      inChrome(el) ||
+      aside(el) ||
+      !/^[^:]{1,40}:$/.test(label) ||
+      !once(label) ||
+      /"/.test(label) ||
+      !val.length ||
+      el.find('input, select, textarea').length ||
+      val.find('input, select, textarea, table, dl').length
+    )
+      return;
+    const value = clean(val.text());
+    // (An empty value's label is followed by the next label, "Start date:" then "Due date:", or by
+    // an empty form's captions only, "Subject: Owner: Due:".)
+    if (!value || value.length > 300 || ONLY_LABELS.test(value)) return;
+    const name = fieldName(label, taken, 'value');
+    const ty = typed(value);
+    const tag = tagOf(el);
+    fields[name] = {
+      selector: shortRel(main, val, [`${tag}:contains(${cssq(label)}) + ${tagOf(val)}`]),
+      ...(ty.type ? { type: ty.type } : {}),
+      required: false,
+    };
+    props[name] = nullable(ty.schema);
+    paired.add(e);
+  });
+  // "Label: value" in one element (a paragraph or list item with little markup).
+  main.find('p, li, div, span').each((_, e) => {
+    const el = $(e);
+    if (
+      inChrome(el) ||
+      aside(el) ||
+      el.find('input:not([type=hidden]), select, textarea').length > 0 || // a form's captions and controls
+      el.children('p, div, ul, ol, table, dl, li').length ||
+      el
+        .find('*')
+        .toArray()
+        .some((c) => paired.has(c)) ||
+      paired.has(e)
+    )
+      return;
+    const text = clean(el.text());
+    const m = /^([A-Za-z][\w .()/-]{0,38}?)\s*:\s+(\S.{0,300})$/.exec(text);
+    if (!m || /https?$/i.test(m[1]) || !once(m[1]) || ONLY_LABELS.test(m[2])) return;
+    const name = fieldName(m[1], taken, 'value');
+    const ty = typed(m[2]);
+    const esc = m[1].replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
+    fields[name] = {
+      selector: /"/.test(m[1]) ? relPath(main, el) : shortRel(main, el, [`${tagOf(el)}:contains(${cssq(`${m[1]}:`)})`]),
+      pattern: `^\\s*${esc}\\s*:\\s*(.*)$`,
+      ...(ty.type ? { type: ty.type } : {}),
+      required: false,
+    };
+    props[name] = nullable(ty.schema);
+  });
+  const pairs = Object.keys(fields).filter((k) => k !== 'title').length;
+  const rec = (!h1.length && pageHeading($, main, ownHeading, fields, props)) || { root, fields, props };
+  if (pairs)
+    out.push({
+      kind: 'detail',
+      extractor: { from: 'css', selector: rec.root, fields: rec.fields },
+      schema: { type: 'object', properties: rec.props, required: Object.keys(rec.props) },
+      why: `detail block ${root}: ${pairs} label/value pair(s)${fields.title ? ' and its heading' : ''}`,
+      text: clean(main.text()),
+      records: 1,
+      fieldCount: Object.keys(rec.fields).length,
+      main: true,
+    });
+  // The main content block as a whole: its heading and its text (an article, a wiki page).
+  const body = contentOf($, main, heading, site);
+  const tfields: Record<string, CssField> = {
+    ...(fields.title ? { title: fields.title } : {}),
+    content: body && !body.is(main) ? { selector: shortRel(main, body, stableIdOf($, body)) } : {},
+  };
+  out.push({
+    kind: 'detail',
+    extractor: { from: 'css', selector: root, fields: tfields },
+    schema: {
+      type: 'object',
+      properties: { ...(fields.title ? { title: nullable({ type: 'string' }) } : {}), content: { type: 'string' } },
+      required: [...(fields.title ? ['title'] : []), 'content'],
+    },
+    why: `main content block ${root} (heading and text)`,
+    text: clean(main.text()),
+    records: 1,
+    fieldCount: Object.keys(tfields).length,
+    main: true,
+  });
+  return out;
+}
+
+/**
+ * The page's own <h1> when it stands outside the content block (a page header over a content
+ * column: "#3: Order pear saplings" above the ticket's fields): the record is then read from the
+ * nearest element holding both, the block's fields under their path to the block, the heading as
+ * `title` (else `heading`, beside a block's own section heading). Null when the page has no single
+ * own one outside the block (asked only when the block has no <h1> of its own).
+ */
+function pageHeading(
+  $: cheerio.CheerioAPI,
+  main: El,
+  own: (e: El) => boolean,
+  fields: Record<string, CssField>,
+  props: Record<string, Schema>,
+): { root: string; fields: Record<string, CssField>; props: Record<string, Schema> } | null {
+  const block = main.get(0)!;
+  const outer = $('h1').filter((_, e) => own($(e)) && !$.contains(block, e) && !!clean($(e).text()));
+  if (outer.length !== 1) return null;
+  const holder = main
+    .parents()
+    .filter((_, p) => $.contains(p, outer.get(0)!))
+    .first();
+  if (!holder.length) return null;
+  const inner = relPath(holder, main);
+  const name = fields.title ? 'heading' : 'title';
+  const wide: Record<string, CssField> = { [name]: { selector: shortRel(holder, outer, ['h1']), required: false } };
+  for (const [k, f] of Object.entries(fields)) wide[k] = { ...f, selector: f.selector ? `${inner} ${f.selector}` : inner };
+  return { root: pathOf($, holder), fields: wide, props: { [name]: nullable({ type: 'string' }), ...props } };
+}
+
+/** `#id` when `e` has a stable id that is unique on the page (a selector that survives layout changes). */
+function stableIdOf($: cheerio.CheerioAPI, e: El): string[] {
+  const id = e.attr('id');
+  return id && stableId(id) && $(`#${id}`).length === 1 ? [`#${id}`] : [];
+}
+
+/**
+ * The part of the main block that holds the page's own content: the nearest common ancestor of
+ * the text that the site's template does not print on its other recorded pages ("From <site>",
+ * skip links, a print footer are template), widened from a lone paragraph to its block. Null when
+ * there is nothing to compare with or no such text.
+ */
+function contentOf($: cheerio.CheerioAPI, main: El, heading: El, site: SiteTemplate): El | null {
+  if (!site.pages) return null;
+  const template = site.texts;
+  const data: El[] = [];
+  main.find('*').each((_, d) => {
+    const e = $(d);
+    if (e.is(SKIP) || e.closest(SKIP).length || (heading.length && (e.is(heading) || e.closest(heading).length))) return;
+    const own = ownText(e);
+    if (!own) return;
+    // The element's whole text, or the text of the nearest block that holds it, is the template's.
+    const block = e.closest('p, div, li, td, dd, section, span, a');
+    if (template.has(templateText(e.text())) || (block.length && template.has(templateText(block.text())))) return;
+    data.push(e);
+  });
+  if (!data.length) return null;
+  let lca = data[0];
+  for (const e of data.slice(1)) while (lca.length && !lca.is(main) && !e.closest(lca).length) lca = lca.parent();
+  while (!lca.is(main) && /^(p|span|a|b|i|em|strong|code|li|td|dd|h\d)$/.test(tagOf(lca))) lca = lca.parent();
+  return lca.closest(main).length ? lca : null;
+}
+
+/**
+ * The page's main block: <main> (or its one <article>), one <article>, else the element that holds
+ * most of the page's text. With the site's other recorded pages, text they also print at the same
+ * place (header, menus, footer: `template`) does not count, so a wiki page whose menus outweigh its
+ * few lines still finds them.
+ */
+export function mainBlock($: cheerio.CheerioAPI, template: Set<unknown> = new Set()): El | null {
+  const marked = $('main, [role=main]').first();
+  if (marked.length) {
+    const art = marked.find('article');
+    return art.length === 1 ? art : marked;
+  }
+  const art = $('article');
+  if (art.length === 1) return art;
+  const body = $('body');
+  // (A page recorded twice is all "template": then every text counts.)
+  const own = template.size > 0 && contentLength($, body, SKIP, template) >= 20;
+  const size = (e: El) => (own ? contentLength($, e, SKIP, template) : textWithoutChrome($, e));
+  const total = size(body);
+  if (!total) return null;
+  let cur = body;
+  // Descend while one child still holds most of the text.
+  for (;;) {
+    const kids = cur
+      .children()
+      .toArray()
+      .map((c) => $(c))
+      .filter((c) => !c.is(SKIP) && !namedMenu(c)); // (a menu of plain <ul>s is never the content)
+    const best = kids.map((k) => ({ k, n: size(k) })).sort((a, b) => b.n - a.n)[0];
+    if (!best || best.n < total * 0.6 || /^(p|span|a|li|td|h\d)$/.test(tagOf(best.k))) break;
+    cur = best.k;
+  }
+  return cur;
+}

@@ -1,0 +1,165 @@
+// Shared ground of the structural extractors (html-structure.ts, html-tables.ts, html-detail.ts):
+// the candidate type, typed leaf schemas, structural selectors (never class names), and what counts
+// as page chrome (hidden elements, <nav>/<aside>, menus named so).
+import type * as cheerio from 'cheerio';
+import type { CssExtractor, ValueType } from '../formats/definition/types.js';
+import type { Schema } from './schema-infer.js';
+import { argName, stringFormat, typeOf } from './values.js';
+import { HIDDEN_TEXT } from '../runtime/worker/engines/extract.js';
+import { clean, tagOf } from './dom-text.js';
+
+export interface StructuralCandidate {
+  kind: 'detail' | 'list';
+  extractor: CssExtractor;
+  schema: Schema;
+  why: string;
+  /** Text of the records (for ranking against hinted/typed values). */
+  text: string;
+  records: number;
+  fieldCount: number;
+  /** Inside the page's main content (not header/nav/aside/footer). */
+  main: boolean;
+  /** Added to the candidate's rank by what found it (a search page's only hit). */
+  bonus?: number;
+}
+
+export type El = cheerio.Cheerio<any>;
+
+export const SKIP =
+  'head, script, style, noscript, template, svg, nav, header, footer, aside, select, [role=navigation], [role=banner], [aria-hidden=true]';
+/** An id that a template wrote (not a per-render counter or a hash). */
+export const stableId = (id: string | undefined) =>
+  !!id &&
+  /^[A-Za-z][\w-]*$/.test(id) &&
+  !/\d{3,}|[0-9a-f]{8,}/i.test(id) &&
+  !/[-_:.]\d+([-_]|$)/.test(id) && // a record's own number (post-6, comment_12): data, not template
+  !/^(ember|react|ng|vue|svelte|radix|headlessui|mui|rc)[-_]/i.test(id);
+/** The element's own text nodes (not its children's). */
+export const ownText = (e: El) =>
+  clean(
+    e
+      .contents()
+      .toArray()
+      .filter((n: any) => n.type === 'text')
+      .map((n: any) => n.data ?? '')
+      .join(' '),
+  );
+
+export function typed(text: string): { type?: ValueType; schema: Schema } {
+  const t = typeOf(text);
+  if (t.type === 'integer' && !/^0\d/.test(text)) return { type: 'integer', schema: { type: 'integer' } };
+  if (t.type === 'number') return { type: 'number', schema: { type: 'number' } };
+  const f = stringFormat(text);
+  return { schema: f && f !== 'uri' ? { type: 'string', format: f } : { type: 'string' } };
+}
+
+export const nullable = (s: Schema): Schema => {
+  const types = ([] as unknown[]).concat(s.type ?? []) as string[];
+  return (types.includes('null') ? s : { ...s, type: [...types, 'null'] }) as Schema;
+};
+
+/** Structural selector of `el`: from the nearest stable id (or body), tag + :nth-of-type where needed. */
+export function pathOf($: cheerio.CheerioAPI, el: El): string {
+  // The root: the nearest ancestor with a stable id, else the page's one <main>, else <body>.
+  let rootEl: El | null = null;
+  let root = 'body';
+  for (let cur = el; cur.length && tagOf(cur) && tagOf(cur) !== 'html'; cur = cur.parent()) {
+    const id = cur.attr('id');
+    if (stableId(id) && $(`#${id}`).length === 1) {
+      [rootEl, root] = [cur, `#${id}`];
+      break;
+    }
+  }
+  if (!rootEl) {
+    const main = el.closest('main');
+    [rootEl, root] = main.length && $('main').length === 1 ? [main, 'main'] : [$('body'), 'body'];
+  }
+  if (rootEl.is(el)) return root;
+  const parts = relPath(rootEl, el).replace(/^> /, '').split(' > ');
+  // Prefer "root tag" (survives wrappers being added), then the last two levels, then the full path.
+  for (const sel of [`${root} ${tagOf(el)}`, `${root} ${parts.slice(-2).join(' > ')}`]) {
+    const hit = $(sel);
+    if (hit.length === 1 && hit.is(el)) return sel;
+  }
+  return `${root} > ${parts.join(' > ')}`;
+}
+
+/** Selector of `el` relative to `root` (tag + :nth-of-type per level). */
+export function relPath(root: El, el: El): string {
+  const parts: string[] = [];
+  const top = root.get(0);
+  // (Walks the nodes themselves: this runs for every element of every candidate record, and a
+  // selector string per step would be parsed and compiled each time.)
+  for (let cur: any = el.get(0); cur && cur !== top && cur.type === 'tag'; cur = cur.parent) {
+    const same = (cur.parent?.children ?? []).filter((c: any) => c.type === 'tag' && c.name === cur.name);
+    parts.unshift(same.length > 1 ? `${cur.name}:nth-of-type(${same.indexOf(cur) + 1})` : cur.name);
+  }
+  return `> ${parts.join(' > ')}`;
+}
+
+/** Whether `e` is hidden from readers (HIDDEN_TEXT), from one match of the selector per page. */
+export function hidden($: cheerio.CheerioAPI, e: El): boolean {
+  let set = hiddenSets.get($);
+  if (!set) hiddenSets.set($, (set = new Set($(HIDDEN_TEXT).toArray())));
+  return set.has(e.get(0));
+}
+const hiddenSets = new WeakMap<object, Set<unknown>>();
+
+/** The first selector (relative to `root`, descendant) whose first match is `el`, else its tag path. */
+export function shortRel(root: El, el: El, tries: string[]): string {
+  for (const t of tries) if (root.find(t).first().is(el)) return t;
+  return relPath(root, el);
+}
+
+const CHROME_TAGS = new Set(['head', 'script', 'style', 'noscript', 'template', 'svg', 'nav', 'aside', 'select']);
+/**
+ * Page chrome: navigation, asides, hidden parts, and the page's own header/footer — not an
+ * article's. (Walks the node's ancestors: it is asked of every element of a page, and a selector
+ * for `closest` would be parsed and compiled on each call.)
+ */
+export const inChrome = (e: El) => {
+  let hf: any = null;
+  for (let n: any = e.get(0); n && n.type !== 'root'; n = n.parent) {
+    const a = n.attribs ?? {};
+    if (CHROME_TAGS.has(n.name) || a.role === 'navigation' || a.role === 'banner' || a['aria-hidden'] === 'true') return true;
+    if (!hf && (n.name === 'header' || n.name === 'footer')) hf = n;
+  }
+  if (!hf) return false;
+  for (let n: any = hf.parent; n && n.type !== 'root'; n = n.parent)
+    if (n.name === 'article' || n.name === 'main' || n.name === 'section' || n.attribs?.role === 'main') return false;
+  return true;
+};
+/** Words a page names its menus (and footer) by, in an id or class (`app-nav`, `main-navigation`, `dropdown-menu`). */
+const MENU_WORD = /^(nav|navbar|navigation|menu|menubar|breadcrumbs?|footer)$/i;
+/**
+ * A menu by the name the page gives it (as content extractors read pages): the element or one of
+ * its nearest ancestors has an id or class word like nav or menu. For markup that draws its menus
+ * from <ul>s in plain <div>s. The levels of a nested list (a submenu's ul > li > ul) don't count
+ * towards "nearest"; <body>, whose classes name the page's state, and <main>/<article> never name one.
+ */
+export const namedMenu = (e: El) => {
+  let levels = 0;
+  for (let n: any = e.get(0); n && n.type === 'tag' && !/^(html|body|main|article)$/.test(n.name); n = n.parent) {
+    if (`${n.attribs?.id ?? ''} ${n.attribs?.class ?? ''}`.split(/[\s_-]+/).some((w: string) => MENU_WORD.test(w))) return true;
+    if (!/^(ul|ol|li)$/.test(n.name) && ++levels >= 5) return false;
+  }
+  return false;
+};
+export const inMain = (e: El) =>
+  e.closest('main, [role=main], article').length > 0 ||
+  !e.closest('header, nav, aside, footer, [role=navigation], [role=banner], [role=contentinfo]').length;
+
+export function fieldName(raw: string, taken: Set<string>, fallback: string): string {
+  let t = clean(raw)
+    .replace(/[:*]+$/, '')
+    .trim()
+    .slice(0, 40);
+  if (/^(#|no\.?|nr\.?|№)$/i.test(t)) t = 'id';
+  return argName(t && /[a-z]/i.test(t) ? t : fallback, taken);
+}
+
+export function textWithoutChrome(_$: cheerio.CheerioAPI, e: El): number {
+  const c = e.clone();
+  c.find(SKIP).remove();
+  return clean(c.text()).length;
+}

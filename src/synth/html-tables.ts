@@ -1,0 +1,281 @@
+// Tables as extraction candidates: a header row's cells name the columns, two-column and <th>-row
+// tables are label/value records, and a <tbody> of several rows is one record.
+import type * as cheerio from 'cheerio';
+import type { CssField } from '../formats/definition/types.js';
+import type { Schema } from './schema-infer.js';
+import { argName } from './values.js';
+import { visibleText } from '../runtime/worker/engines/extract.js';
+import { inTemplate } from './page-template.js';
+import { clean, cssq, tagOf } from './dom-text.js';
+import { type El, fieldName, inChrome, inMain, nullable, pathOf, relPath, shortRel, type StructuralCandidate, typed } from './html-dom.js';
+
+function headerCells($: cheerio.CheerioAPI, table: El): string[] | null {
+  // The thead row with th cells and the most text (a second row may hold filter inputs).
+  let row =
+    table
+      .find('> thead > tr')
+      .filter((_, r) => $(r).children('th').length > 0)
+      .toArray()
+      .map((r) => $(r))
+      .sort((a, b) => clean(b.text()).length - clean(a.text()).length)[0] ?? table.find('> thead > tr').last();
+  if (!row.length)
+    row = table
+      .find('> tbody > tr')
+      .first()
+      .filter((_, r) => $(r).children('td').length === 0 && $(r).children('th').length > 0);
+  return row.length ? headerTexts($, row) : null;
+}
+
+/** A header row's cell texts by column position, colspans expanded so they line up with body cells. */
+function headerTexts($: cheerio.CheerioAPI, row: El): string[] {
+  const out: string[] = [];
+  row.children('th, td').each((_, c) => {
+    const span = Math.max(1, Math.min(20, Number($(c).attr('colspan') ?? 1) || 1));
+    const text = clean(visibleText($(c))); // (not a cell's inline script: Adminer's sort handlers)
+    for (let i = 0; i < span; i++) out.push(span > 1 ? '' : text);
+  });
+  return out;
+}
+
+/** Body rows with data cells, of the table's usual width (a colspan footer row is not a record). */
+function dataRows($: cheerio.CheerioAPI, table: El): El {
+  const rows = table.find('> tbody > tr').filter((_, r) => $(r).children('td').length > 0);
+  const widths = new Map<number, number>();
+  rows.each((_, r) => void widths.set($(r).children().length, (widths.get($(r).children().length) ?? 0) + 1));
+  const modal = [...widths.entries()].sort((a, b) => b[1] - a[1] || b[0] - a[0])[0]?.[0];
+  return rows.filter((_, r) => $(r).children().length === modal);
+}
+
+/**
+ * A label/value table (a detail record): every row is <th>label</th><td>value</td>, or a
+ * two-column table whose header says so ("Property | Value") or that has no header at all.
+ */
+export function isPairTable($: cheerio.CheerioAPI, table: El): boolean {
+  const rows = dataRows($, table);
+  if (!rows.length || !rows.toArray().every((r) => $(r).children().length === 2)) return false;
+  const head = headerCells($, table);
+  const thLabels = rows.toArray().every((r) => tagOf($(r).children().first()) === 'th');
+  const kvHeader =
+    !!head &&
+    head.length === 2 &&
+    /^(property|attribute|field|key|name|setting|option|label|item)$/i.test(head[0]) &&
+    /^(value|details?|data|setting|content)$/i.test(head[1]);
+  return thLabels || kvHeader || (!head && rows.length >= 2);
+}
+
+/** One field per row of a label/value table; the row is found by its label text (rows may move). */
+export function pairFields(
+  $: cheerio.CheerioAPI,
+  table: El,
+  root: El | null,
+  taken: Set<string>,
+): { fields: Record<string, CssField>; props: Record<string, Schema> } {
+  const fields: Record<string, CssField> = {};
+  const props: Record<string, Schema> = {};
+  const rows = dataRows($, table);
+  const labels = rows.toArray().map((r) => clean($(r).children().first().text()));
+  rows.each((i, r) => {
+    const label = labels[i];
+    const value = clean($(r).children().eq(1).text());
+    if (!label || !value || labels.filter((l) => l === label).length > 1 || /"/.test(label)) return;
+    const name = fieldName(label, taken, `field_${i + 1}`);
+    const ty = typed(value);
+    const byLabel = `tr:has(> :first-child:contains(${cssq(label)})) > :nth-child(2)`;
+    const cell = $(r).children().eq(1);
+    const sel = root ? shortRel(root, cell, [byLabel, `${relPath(root, table)} > tbody > ${byLabel}`]) : `> tbody > ${byLabel}`;
+    fields[name] = { selector: sel, ...(ty.type ? { type: ty.type } : {}), required: false };
+    props[name] = nullable(ty.schema);
+  });
+  return { fields, props };
+}
+
+export function tables($: cheerio.CheerioAPI, template: Set<unknown>): StructuralCandidate[] {
+  const out: StructuralCandidate[] = [];
+  $('table').each((_, t) => {
+    const table = $(t);
+    if (inChrome(table) || inTemplate(template, table) || table.find('table').length) return;
+    const rows = dataRows($, table);
+    if (!rows.length) return;
+    const head = headerCells($, table);
+    let sel = pathOf($, table);
+    // A positional path breaks when a notice is added above the table: find it by its headers.
+    if (/nth-of-type/.test(sel) && head) {
+      const root = sel.split(/[ >]/)[0];
+      const names = head.filter((h) => h && !/"/.test(h)).slice(0, 2);
+      const bySel = `${root} table:has(${names.map((h) => `th:contains(${cssq(h)})`).join('):has(')})`;
+      if (names.length && $(bySel).length === 1 && $(bySel).is(table)) sel = bySel;
+    }
+    const width = Math.max(...rows.toArray().map((r) => $(r).children('td, th').length));
+    if (isPairTable($, table)) {
+      const { fields, props } = pairFields($, table, null, new Set<string>());
+      if (Object.keys(fields).length)
+        out.push({
+          kind: 'detail',
+          extractor: { from: 'css', selector: sel, fields },
+          schema: { type: 'object', properties: props, required: Object.keys(props) },
+          why: `label/value table ${sel} (${Object.keys(fields).length} rows)`,
+          text: clean(table.text()),
+          records: 1,
+          fieldCount: Object.keys(fields).length,
+          main: inMain(table),
+        });
+      return;
+    }
+    if (width < 2 && !head) return;
+    const grouped = rowGroups($, table);
+    if (grouped) {
+      out.push(grouped);
+      return;
+    }
+    const rowArr = rows.toArray().map((r) => $(r));
+    const columns = Array.from({ length: width }, (_, k) => ({
+      cells: rowArr.map((r) => r.children('td, th').eq(k)),
+      header: head?.[k] ?? '',
+      at: `> :nth-child(${k + 1})`,
+    }));
+    const { fields, props } = columnFields(columns, !!head, rowArr.length);
+    if (Object.keys(fields).length < 1) return;
+    // Rows of the records' width only (a colspan footer row in another tbody is no record); with
+    // header-mapped columns, rows at least that wide (a site may add columns).
+    const allByHeader = Object.values(fields).every((f) => f.column !== undefined);
+    const rowSel = allByHeader
+      ? `${sel} > tbody > tr:has(> td):has(> :nth-child(${width}))`
+      : `${sel} > tbody > tr:has(> td):has(> :nth-child(${width})):not(:has(> :nth-child(${width + 1})))`;
+    out.push({
+      kind: 'list',
+      extractor: { from: 'css', selector: rowSel, all: true, required: false, fields },
+      schema: { type: 'array', items: { type: 'object', properties: props, required: Object.keys(props) } },
+      why: `table ${sel}: ${rows.length} rows, columns from ${head ? 'its header cells' : 'cell positions'} (${Object.keys(fields).join(', ')})`,
+      text: clean(rows.text()),
+      records: rows.length,
+      fieldCount: Object.keys(fields).length,
+      main: inMain(table),
+    });
+  });
+  return out;
+}
+
+interface Column {
+  /** The column's cell in each record. */
+  cells: El[];
+  header: string;
+  /** The cell's selector relative to its record (when the header cannot find it). */
+  at: string;
+}
+
+/**
+ * The fields of a table's records, one (or two: text and link) per data column. `byHeaders`: the
+ * table has one header row, so a column with a unique header is found by its text at run time.
+ */
+function columnFields(columns: Column[], byHeaders: boolean, records: number) {
+  const fields: Record<string, CssField> = {};
+  const props: Record<string, Schema> = {};
+  const taken = new Set<string>();
+  const headers = columns.map((c) => c.header);
+  const named = headers.filter(Boolean).length;
+  for (const [k, col] of columns.entries()) {
+    const cells = col.cells;
+    const texts = cells.map((c) => clean(visibleText(c)));
+    // A selection column (a checkbox per row, "Select …" for screen readers) is no data.
+    if (cells.every((c) => c.find('input[type=checkbox], input[type=radio]').length > 0)) continue;
+    const hrefs = cells.map((c) => c.find('a[href]').first().attr('href') ?? (tagOf(c) === 'a' ? c.attr('href') : undefined));
+    // A unique header text finds its column on every run (added/reordered columns don't shift values).
+    const byHeader = byHeaders && !!col.header && headers.filter((x) => x.toLowerCase() === col.header.toLowerCase()).length === 1;
+    // A headed column of icons (yes/no, a status): each image's alt text is the value.
+    const alts = cells.map((c) => clean(c.find('img[alt]').first().attr('alt') ?? ''));
+    if (texts.every((x) => !x) && col.header && alts.every(Boolean)) {
+      const yesNo = alts.every((a) => /^(true|false|yes|no)$/i.test(a));
+      const name = fieldName(col.header, taken, `column_${k + 1}`);
+      fields[name] = {
+        ...(byHeader ? { column: col.header, selector: 'img[alt]' } : { selector: `${col.at} img[alt]` }),
+        attr: 'alt',
+        ...(yesNo ? { type: 'boolean' as const } : {}),
+      };
+      props[name] = { type: yesNo ? 'boolean' : 'string' };
+      continue;
+    }
+    if (texts.every((x) => !x) && hrefs.every((h) => !h)) continue; // icon/checkbox column
+    // Data columns have headers: a headerless column of a headed table is row actions (edit, delete…).
+    if (named >= 2 && !col.header) continue;
+    const name = fieldName(col.header, taken, `column_${k + 1}`);
+    const present = cells.every((c) => c.length > 0);
+    // A linked value followed by the same words in every row (row actions "Edit | Trash | View"):
+    // the link's text is the value.
+    const linkTexts = cells.map((c) => clean(visibleText(c.find('a[href]').first())));
+    const rests = texts.map((t, i) => (linkTexts[i] ? clean(t.replace(linkTexts[i], '')) : ''));
+    const linkOnly = records >= 2 && linkTexts.every(Boolean) && rests.every(Boolean) && new Set(rests).size === 1;
+    const vals = linkOnly ? linkTexts : texts;
+    const kinds = vals.filter(Boolean).map((x) => typed(x));
+    const allSame = kinds.length === vals.length && kinds.every((x) => x.type === kinds[0].type && x.type);
+    const ty = allSame ? kinds[0] : { schema: { type: 'string' } as Schema };
+    const cell: CssField = byHeader
+      ? { column: col.header, ...(linkOnly ? { selector: 'a[href]' } : {}) }
+      : { selector: `${col.at}${linkOnly ? ' a[href]' : ''}` };
+    if (vals.some(Boolean)) {
+      fields[name] = { ...cell, ...(ty.type ? { type: ty.type } : {}), ...(present ? {} : { required: false }) };
+      props[name] = present && vals.every(Boolean) ? ty.schema : nullable(ty.schema);
+    }
+    // A link that is the same in every row (an action) is not data.
+    if (hrefs.some(Boolean) && !(records >= 3 && new Set(hrefs).size === 1)) {
+      const u = argName(`${name}_url`, taken);
+      fields[u] = byHeader
+        ? { column: col.header, selector: 'a[href]', attr: 'href', required: false }
+        : { selector: `${col.at} a[href]`, attr: 'href', required: false };
+      props[u] = nullable({ type: 'string' });
+    }
+  }
+  return { fields, props };
+}
+
+/** The header rows of a table: <thead> rows with <th> cells, else its leading rows of <th> only. */
+function headerRows($: cheerio.CheerioAPI, table: El): string[][] {
+  const thead = table.find('> thead > tr').filter((_, r) => $(r).children('th').length > 0);
+  const rows = thead.length ? thead.toArray() : [];
+  if (!rows.length)
+    for (const r of table.find('> tbody > tr').toArray()) {
+      if ($(r).children('td').length || !$(r).children('th').length) break;
+      rows.push(r);
+    }
+  return rows.map((r) => headerTexts($, $(r)));
+}
+
+/**
+ * A table whose records span several rows, each record a <tbody> of k ≥ 2 rows (an issue
+ * tracker's two-line results: subject and status above, requestor and dates below). Grouped when
+ * every <tbody> with data cells holds the same k rows, and there are several of them or the header
+ * has k rows too. Each (row, column) is a field, named by the header row of the same index.
+ */
+function rowGroups($: cheerio.CheerioAPI, table: El): StructuralCandidate | null {
+  const groups = table
+    .find('> tbody')
+    .filter((_, b) => $(b).find('> tr > td').length > 0)
+    .toArray()
+    .map((b) => $(b));
+  const k = groups[0]?.children('tr').length ?? 0;
+  if (k < 2 || groups.some((g) => g.children('tr').length !== k)) return null;
+  const heads = headerRows($, table);
+  if (groups.length < 2 && heads.length !== k) return null;
+  const columns: Column[] = [];
+  for (let r = 0; r < k; r++) {
+    const width = Math.max(...groups.map((g) => g.children('tr').eq(r).children('td, th').length));
+    for (let c = 0; c < width; c++)
+      columns.push({
+        cells: groups.map((g) => g.children('tr').eq(r).children('td, th').eq(c)),
+        header: heads.length === k ? (heads[r]?.[c] ?? '') : '',
+        at: `> tr:nth-of-type(${r + 1}) > :nth-child(${c + 1})`,
+      });
+  }
+  const { fields, props } = columnFields(columns, false, groups.length);
+  if (!Object.keys(fields).length) return null;
+  const sel = pathOf($, table);
+  return {
+    kind: 'list',
+    extractor: { from: 'css', selector: `${sel} > tbody:has(> tr > td)`, all: true, required: false, fields },
+    schema: { type: 'array', items: { type: 'object', properties: props, required: Object.keys(props) } },
+    why: `table ${sel}: ${groups.length} records of ${k} rows each (a <tbody> per record; ${Object.keys(fields).join(', ')})`,
+    text: clean(groups.map((g) => g.text()).join(' ')),
+    records: groups.length,
+    fieldCount: Object.keys(fields).length,
+    main: inMain(table),
+  };
+}
