@@ -23,10 +23,23 @@ import {
 } from './html-dom.js';
 import { isPairTable, pairFields } from './html-tables.js';
 
-/** <dl> pairs, "Label: value" lines and the heading of the main content block. */
+const labelLine = (text: string) => /^([A-Za-z][\w .()/-]{0,38}?)\s*:\s+(\S.{0,300})$/.exec(text);
+
+/** A "Label: value" paragraph that reads as prose ("Day 1 in the orchard: grafting along row 1.",
+ * "Note: this needs a ladder."): a long label or a sentence for a value, among paragraphs that are
+ * mostly not such lines. Its colon names no field. */
+function inProse($: cheerio.CheerioAPI, el: El, m: RegExpExecArray): boolean {
+  if (tagOf(el) !== 'p') return false;
+  const sentence = m[1].trim().split(/\s+/).length >= 4 || (/[.!?]$/.test(m[2]) && m[2].trim().split(/\s+/).length >= 3);
+  if (!sentence) return false;
+  const ps = el.parent().children('p').toArray();
+  return ps.length > 1 && ps.filter((p) => labelLine(clean($(p).text()))).length * 2 <= ps.length;
+}
+
 /** Text that is labels only ("Due date:", "Subject: Owner: Due:"): an empty value's neighbours, no value. */
 const ONLY_LABELS = /^([^:]{1,40}:\s*)+$/;
 
+/** <dl> pairs, "Label: value" lines and the heading of the main content block. */
 export function detailBlock($: cheerio.CheerioAPI, site: SiteTemplate): StructuralCandidate[] {
   const out: StructuralCandidate[] = [];
   const template = site.elements;
@@ -165,9 +178,8 @@ export function detailBlock($: cheerio.CheerioAPI, site: SiteTemplate): Structur
       paired.has(e)
     )
       return;
-    const text = clean(el.text());
-    const m = /^([A-Za-z][\w .()/-]{0,38}?)\s*:\s+(\S.{0,300})$/.exec(text);
-    if (!m || /https?$/i.test(m[1]) || !once(m[1]) || ONLY_LABELS.test(m[2])) return;
+    const m = labelLine(clean(el.text()));
+    if (!m || /https?$/i.test(m[1]) || !once(m[1]) || ONLY_LABELS.test(m[2]) || inProse($, el, m)) return;
     const name = fieldName(m[1], taken, 'value');
     const ty = typed(m[2]);
     const esc = m[1].replace(/[.*+?^${}()|[\]\\]/g, '\\$&');

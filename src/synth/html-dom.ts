@@ -145,9 +145,25 @@ export const namedMenu = (e: El) => {
   }
   return false;
 };
-export const inMain = (e: El) =>
-  e.closest('main, [role=main], article').length > 0 ||
-  !e.closest('header, nav, aside, footer, [role=navigation], [role=banner], [role=contentinfo]').length;
+export const inMain = (e: El) => {
+  if (e.closest('main, [role=main]').length) return true;
+  // A page that marks its main content says where it is: what is outside (a "read more" grid of
+  // other posts after the <main> article) is not. Else anything but the page's chrome is.
+  if (marksMain(e)) return false;
+  return (
+    e.closest('article').length > 0 || !e.closest('header, nav, aside, footer, [role=navigation], [role=banner], [role=contentinfo]').length
+  );
+};
+
+/** Whether `e`'s document has a <main> or role=main element (once per document). */
+function marksMain(e: El): boolean {
+  const top = e.parents().last();
+  const doc = top.length ? top : e;
+  let has = docsWithMain.get(doc.get(0));
+  if (has === undefined) docsWithMain.set(doc.get(0), (has = doc.find('main, [role=main]').length > 0));
+  return has;
+}
+const docsWithMain = new WeakMap<object, boolean>();
 
 export function fieldName(raw: string, taken: Set<string>, fallback: string): string {
   let t = clean(raw)

@@ -307,7 +307,7 @@ export function dlRecordRule($: cheerio.CheerioAPI, dl: El): StructuralCandidate
 
 // ---------------------------------------------------------------------------------- paging
 
-/** A link to the next page of results: rel=next, or a link labelled "next"/"›"/"»"/"older". */
+/** A link to the next page of results: rel=next, a link labelled "next"/"›"/"»"/"older", else the head's <link rel=next>. */
 export function nextPageLink($: cheerio.CheerioAPI): string | null {
   const rel = $('a[rel~=next][href]').first();
   // (Pagers are often printed above and below the list: the same link twice is one link.)
@@ -323,7 +323,9 @@ export function nextPageLink($: cheerio.CheerioAPI): string | null {
       return /^(next( page| \d+)?|next ›|next »|›|»|older( posts| entries| \d+)?|more results)$/i.test(t);
     })
     .first();
-  if (!a.length) return null;
+  // (A theme that loads later pages by script as one scrolls still names the next page in its
+  // head, as <link rel="next">: the pages a reader reaches.)
+  if (!a.length) return $('head link[rel~=next][href]').length ? 'head link[rel~=next][href]' : null;
   // The link's own classes make a sturdier selector than its position (a pager's numbered links
   // come and go around it), when they pick out only links to the same place.
   const href = a.attr('href');

@@ -112,6 +112,9 @@ function uniqueSelector($: cheerio.CheerioAPI, el: cheerio.Cheerio<any>): string
   return null;
 }
 
+/** An attribute named as an id: `id`, `data-id`, `data-post-id`, `data-postid`, `itemId` (not `width`, `grid`). */
+const idAttr = (a: string) => /(^|[-_:.])(\w+[-_])?(id|ids|uid|uuid|pk)$/i.test(a) || /^data-\w*id$/i.test(a) || /[a-z]I[dD]$/.test(a);
+
 function findInHtml(html: string, value: string, opts: { strongOnly?: boolean; consumerPath?: string }): Found | null {
   const $ = cheerio.load(html);
   if (!opts.strongOnly) {
@@ -150,7 +153,7 @@ function findInHtml(html: string, value: string, opts: { strongOnly?: boolean; c
     if (found) return false;
     for (const [a, v] of Object.entries((e as any).attribs ?? {})) {
       if (v !== value || a === 'value' || a === 'class' || a === 'style') continue;
-      if (opts.strongOnly && !/id/i.test(a)) continue;
+      if (opts.strongOnly && !idAttr(a)) continue;
       const el = $(e);
       const tag = el.prop('tagName')?.toLowerCase();
       const key = el.attr('data-testid') ? `[data-testid=${cssq(el.attr('data-testid')!)}]` : `${tag}[${a}]`;

@@ -199,7 +199,7 @@ const countsUp = (n: number[]) => n.length > 0 && n.every((v, i) => !Number.isNa
 export function detectPaging(target: Exchange, all: Exchange[]): { paging: Paging; samples: Exchange[] } {
   const key = endpointKey(target);
   const samples = all.filter((x) => endpointKey(x) === key && x.status < 400);
-  if (samples.length < 2) return { paging: null, samples: [target] };
+  // (One call of the endpoint moves no parameter; its "next" link may still lead to other paths.)
   const qs = samples.map((x) => new URL(x.url).searchParams);
   const names = new Set(qs.flatMap((q) => [...q.keys()]));
   // The pages of one list differ in the page parameter only: the app's other calls to the same
@@ -242,28 +242,35 @@ export function detectPaging(target: Exchange, all: Exchange[]): { paging: Pagin
       if (leaf) return { paging: { mode: 'cursor', param: p, nextPath: leaf.path }, samples };
     }
   }
-  // A next-page link: the calls up to the target, each where the previous page's "next" link
-  // pointed (pages of the same endpoint before that chain — a home page — are not samples).
+  // A next-page link: the pages up to the target, each where the previous page's "next" link
+  // pointed, and on from it. Every HTML page of the recording counts: pages by path (/page/2/,
+  // /page/3/) are other endpoints.
+  const links = new Map<Exchange, ReturnType<typeof nextLinkOf>>();
   const followed = (from: Exchange, to: Exchange) => {
-    const l = isHtml(from) && from.text ? nextLinkOf(from.text) : null;
+    if (!links.has(from)) links.set(from, isHtml(from) && from.text ? nextLinkOf(from.text) : null);
+    const l = links.get(from);
     if (!l) return null;
     try {
-      return new URL(l.href, from.url).href === new URL(to.url).href ? l : null;
+      // (The link may name where a redirect of the request landed: /page/2 → /page/2/.)
+      const href = new URL(l.href, from.finalUrl || from.url).href;
+      return [to.url, to.finalUrl].some((u) => u && new URL(u).href === href) ? l : null;
     } catch {
       return null;
     }
   };
-  let end = samples.findIndex((x) => x.id === target.id);
-  if (end < 0) end = samples.length - 1;
-  let start = end;
-  while (start > 0 && followed(samples[start - 1], samples[start])) start--;
-  // (The target may be the first page, the one holding the hinted values, with the pages the
-  // person went on to after it.)
-  while (end < samples.length - 1 && followed(samples[end], samples[end + 1])) end++;
-  if (start < end) {
-    const chain = samples.slice(start, end + 1);
-    return { paging: { mode: 'next_url', selector: followed(chain[0], chain[1])!.selector }, samples: chain };
+  const html = all.filter((x) => x.method === 'GET' && x.status < 400 && isHtml(x) && !!x.text);
+  const chain = [target];
+  for (let x: Exchange | undefined = target; x; ) {
+    const to: Exchange = x;
+    x = html.filter((y) => y.index < to.index && !chain.includes(y) && followed(y, to)).at(-1);
+    if (x) chain.unshift(x);
   }
+  for (let x: Exchange | undefined = target; x; ) {
+    const from: Exchange = x;
+    x = html.find((y) => y.index > from.index && !chain.includes(y) && followed(from, y));
+    if (x) chain.push(x);
+  }
+  if (chain.length >= 2) return { paging: { mode: 'next_url', selector: followed(chain[0], chain[1])!.selector }, samples: chain };
   // No "next" link (a pager of numbers only): the first page reached without the parameter (the
   // list's own link), then page links counting up (p=2, p=3). The first page is the number before
   // the first one seen; one page after it is evidence enough only for a parameter named like a page.
