@@ -463,4 +463,79 @@ PL
   touch "$RT_DIR/.seeded"
 fi
 
-echo "acceptance apps ready: dokuwiki (/usr/share/dokuwiki), phpmyadmin (/usr/share/phpmyadmin), mariadb db acme, adminer (/usr/share/adminer, mariadb db orchard), mediawiki (/var/lib/mediawiki, sqlite $MWDB), wordpress (/usr/share/wordpress, mariadb db wordpress), fossil ($FSL_DIR/repo.fossil), redmine (/usr/share/redmine, sqlite), django admin ($DJ_DIR), directus ($DX_DIR, postgresql db directus_acc), request tracker 5 (/usr/share/request-tracker5, sqlite)"
+# ---- Ghost 5 (npm `ghost`: a Node.js publishing platform on SQLite, with its default theme
+# "Source" and an Ember admin app over a JSON API): an owner, four tags, 30 published posts (three
+# pages of the theme's 12) and 12 members. Ghost's npm package is installed the way its own CLI
+# does it: the package's tarball unpacked, then its dependencies (without devDependencies, one of
+# which is fetched from GitHub; sqlite3 and re2 are built from source against Node's headers, about
+# 9 minutes). The tests serve it with `node index.js`, `url` and `server__port` in the environment.
+GH_DIR=/var/lib/cs-acceptance/ghost
+if [ ! -f "$GH_DIR/.seeded" ]; then
+  mkdir -p "$GH_DIR"
+  cd "$GH_DIR"
+  if [ ! -f app/node_modules/sqlite3/build/Release/node_sqlite3.node ]; then
+    rm -rf app package ghost-*.tgz
+    npm pack ghost@5.130.6 >/dev/null
+    tar xzf ghost-5.130.6.tgz && mv package app && rm ghost-5.130.6.tgz
+    node -e "const f='app/package.json',p=require('./'+f);delete p.devDependencies;require('fs').writeFileSync(f,JSON.stringify(p,null,2))"
+    (cd app && npm install --omit=dev --legacy-peer-deps --no-audit --no-fund >/dev/null)
+  fi
+  rm -rf content ghost.db && cp -r app/content content
+  cat > app/config.production.json <<'JSON'
+{
+  "url": "http://127.0.0.1:8941",
+  "server": { "host": "127.0.0.1", "port": 8941 },
+  "database": { "client": "sqlite3", "connection": { "filename": "/var/lib/cs-acceptance/ghost/ghost.db" }, "useNullAsDefault": true },
+  "mail": { "transport": "Direct", "from": "owner@example.com" },
+  "logging": { "transports": ["stdout"], "level": "warn" },
+  "paths": { "contentPath": "/var/lib/cs-acceptance/ghost/content" },
+  "security": { "staffDeviceVerification": false },
+  "privacy": { "useUpdateCheck": false, "useGravatar": false, "useRpcPing": false, "useTinfoil": true },
+  "portal": { "url": false },
+  "sodoSearch": { "url": false },
+  "comments": { "url": false }
+}
+JSON
+  # (Ghost finds its root from the working directory; exec: $! is Ghost itself, ended below.)
+  (cd app && NODE_ENV=production url=http://127.0.0.1:8952 server__port=8952 exec node index.js >/dev/null 2>&1) &
+  GH_PID=$!
+  for _ in $(seq 1 120); do curl -sf http://127.0.0.1:8952/ghost/api/admin/site/ >/dev/null && break; sleep 0.5; done
+  node --input-type=module <<'JS'
+const B = 'http://127.0.0.1:8952';
+let cookie = '';
+const j = async (method, path, body) => {
+  for (let i = 0; ; i++) {
+    const r = await fetch(`${B}/ghost/api/admin${path}`, { method, headers: { 'content-type': 'application/json', origin: B, cookie }, body: body ? JSON.stringify(body) : undefined });
+    const sc = r.headers.get('set-cookie');
+    if (sc) cookie = sc.split(';')[0];
+    const t = await r.text();
+    // (A session just made may not be readable yet.)
+    if (r.status === 403 && i < 5) { await new Promise((ok) => setTimeout(ok, 300)); continue; }
+    if (!r.ok) throw new Error(`${method} ${path} ${r.status} ${t.slice(0, 300)}`);
+    try { return t ? JSON.parse(t) : null; } catch { return t; }
+  }
+};
+await j('POST', '/authentication/setup/', { setup: [{ name: 'Ada Orchard', email: 'owner@example.com', password: 'gh-owner-pass-1', blogTitle: 'Orchard Journal' }] });
+await j('POST', '/session/', { username: 'owner@example.com', password: 'gh-owner-pass-1' });
+const topics = ['Pruning', 'Grafting', 'Cider', 'Pests'];
+for (const name of topics) await j('POST', '/tags/', { tags: [{ name, description: `Notes on ${name.toLowerCase()}.` }] });
+// (One day apart: the site's order and the API's agree, no two posts tie.)
+for (let i = 1; i <= 30; i++) {
+  const tag = topics[i % 4];
+  await j('POST', '/posts/?source=html', { posts: [{
+    title: i === 1 ? 'The Broken Fence' : `Orchard diary ${i}`,
+    html: `<p>Day ${i} in the orchard: ${tag.toLowerCase()} along row ${i}.</p><p>The apple trees ${i % 2 ? 'bloomed' : 'rested'}.</p>`,
+    status: 'published', published_at: new Date(Date.UTC(2026, 0, i, 12)).toISOString(),
+    tags: [{ name: tag }], custom_excerpt: `Row ${i}, ${tag.toLowerCase()}.`,
+  }] });
+}
+for (let i = 1; i <= 12; i++)
+  await j('POST', '/members/', { members: [{ email: `member${i}@example.com`, name: `${['Basil', 'Clara', 'Dmitri'][i % 3]} Member ${i}`, note: `Joined for row ${i}` }] });
+JS
+  kill "$GH_PID"
+  wait "$GH_PID" 2>/dev/null || true
+  touch .seeded
+  cd - >/dev/null
+fi
+
+echo "acceptance apps ready: dokuwiki (/usr/share/dokuwiki), phpmyadmin (/usr/share/phpmyadmin), mariadb db acme, adminer (/usr/share/adminer, mariadb db orchard), mediawiki (/var/lib/mediawiki, sqlite $MWDB), wordpress (/usr/share/wordpress, mariadb db wordpress), fossil ($FSL_DIR/repo.fossil), redmine (/usr/share/redmine, sqlite), django admin ($DJ_DIR), directus ($DX_DIR, postgresql db directus_acc), request tracker 5 (/usr/share/request-tracker5, sqlite), ghost ($GH_DIR, sqlite)"

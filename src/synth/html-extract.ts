@@ -175,7 +175,14 @@ export function extractHtml(
     // Words only, in text only: a typed number (an id) echoes everywhere, in the page's own links
     // ("/issues/31.atom"), dates and times.
     const texts = values.filter((v) => !/^(https?:\/\/|\/|\?|#)/.test(v.trim()));
-    const seen = typed.filter((t) => t.length >= 2 && !/^\d+$/.test(t.trim()) && texts.some((v) => v.includes(t.toLowerCase())));
+    // (A slug typed into the URL — "the-broken-fence", "Main_Page" — reads as the words it stands for.)
+    const words = texts.map(unslug);
+    const seen = typed.filter(
+      (t) =>
+        t.length >= 2 &&
+        !/^\d+$/.test(t.trim()) &&
+        (texts.some((v) => v.includes(t.toLowerCase())) || words.some((v) => v.includes(unslug(t)))),
+    );
     const score =
       (hints.length ? (100 * (exact.length + 0.6 * inside.length)) / hints.length : 0) +
       (seen.length ? 10 : 0) +
@@ -206,6 +213,12 @@ export function extractHtml(
     considered: cands.slice(0, 5).map((x) => `${Math.round(x.score)}: ${x.c.why}`),
   };
 }
+
+const unslug = (t: string) =>
+  t
+    .toLowerCase()
+    .replace(/[-_+\s]+/g, ' ')
+    .trim();
 
 const flatValues = (v: unknown): string[] =>
   v === null || v === undefined

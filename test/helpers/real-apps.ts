@@ -1,13 +1,13 @@
 // Real open-source web applications for the synthesis acceptance suite (installed and seeded by
 // scripts/acceptance-setup.sh from Debian packages): each is served on 127.0.0.1 by `php -S` (Fossil
-// by `fossil server`, Redmine by rackup, Django by `manage.py runserver`, Directus by `directus start`, Request Tracker by `rt-server`) and stopped by its PID. Recorded HARs are rebased onto the
+// by `fossil server`, Redmine by rackup, Django by `manage.py runserver`, Directus by `directus start`, Request Tracker by `rt-server`, Ghost by its own `node index.js`) and stopped by its PID. Recorded HARs are rebased onto the
 // port a test started the app on.
 import { type ChildProcess, execFileSync, spawn } from 'node:child_process';
 import fs from 'node:fs';
 import net from 'node:net';
 
 export interface RealApp {
-  name: 'dokuwiki' | 'phpmyadmin' | 'mediawiki' | 'wordpress' | 'fossil' | 'redmine' | 'django' | 'directus' | 'adminer' | 'rt';
+  name: 'dokuwiki' | 'phpmyadmin' | 'mediawiki' | 'wordpress' | 'fossil' | 'redmine' | 'django' | 'directus' | 'adminer' | 'rt' | 'ghost';
   /** The PHP document root (Fossil: the repository file; Redmine: the Rails application). */
   docroot: string;
   /** Port the fixtures were recorded on. */
@@ -16,6 +16,8 @@ export interface RealApp {
   needs: string[];
   /** Its server's command on `port` (default `php -S`). */
   server?: (port: number) => { cmd: string; args: string[]; cwd?: string; env?: Record<string, string> };
+  /** A path that answers 2xx only once the app is up (default: any answer to `/`). */
+  readyPath?: string;
   /** How long it may take to answer its first request (default 5 s; Rails boots in 15-30 s). */
   bootMs?: number;
 }
@@ -109,6 +111,23 @@ export const APPS: Record<RealApp['name'], RealApp> = {
     }),
     bootMs: 30_000,
   },
+  ghost: {
+    name: 'ghost',
+    docroot: '/var/lib/cs-acceptance/ghost/app',
+    recordedPort: 8941,
+    needs: ['/var/lib/cs-acceptance/ghost/.seeded'],
+    // (Its config file holds the database and paths; nconf reads `url` and `server__port` from the
+    // environment over it.)
+    server: (port) => ({
+      cmd: process.execPath,
+      args: ['index.js'],
+      cwd: '/var/lib/cs-acceptance/ghost/app',
+      env: { NODE_ENV: 'production', url: `http://127.0.0.1:${port}`, server__port: String(port) },
+    }),
+    // (Its site answers while the admin API still boots.)
+    readyPath: '/ghost/api/admin/site/',
+    bootMs: 40_000,
+  },
 };
 
 export const appInstalled = (a: RealApp) => a.needs.every((f) => fs.existsSync(f));
@@ -130,8 +149,8 @@ export async function serveApp(a: RealApp, port?: number): Promise<{ url: string
   const child: ChildProcess = spawn(srv.cmd, srv.args, { cwd: srv.cwd, stdio: 'ignore', env: { ...process.env, ...srv.env } });
   const url = `http://127.0.0.1:${p}`;
   for (const until = Date.now() + (a.bootMs ?? 5000); Date.now() < until; ) {
-    const ok = await fetch(`${url}/`).then(
-      () => true,
+    const ok = await fetch(`${url}${a.readyPath ?? '/'}`).then(
+      (r) => !a.readyPath || r.ok,
       () => false,
     );
     if (ok) break;
@@ -150,6 +169,43 @@ export async function serveApp(a: RealApp, port?: number): Promise<{ url: string
 export function rebaseHar(text: string, from: number, to: number): string {
   return text.split(`127.0.0.1:${from}`).join(`127.0.0.1:${to}`);
 }
+
+/** Ghost's seeded owner (scripts/acceptance-setup.sh). */
+export const GHOST_OWNER = { email: 'owner@example.com', password: 'gh-owner-pass-1' };
+
+/** Ghost's Admin API at `base` as its owner (a session cookie of its JSON sign-in, kept per base:
+ * Ghost limits sign-ins): the parsed answer. */
+export async function ghostApi(base: string, method: string, path: string, body?: unknown): Promise<any> {
+  const headers = { 'content-type': 'application/json', origin: base };
+  let cookie = ghostSessions.get(base);
+  if (!cookie) {
+    const login = await fetch(`${base}/ghost/api/admin/session/`, {
+      method: 'POST',
+      headers,
+      body: JSON.stringify({ username: GHOST_OWNER.email, password: GHOST_OWNER.password }),
+    });
+    if (!login.ok) throw new Error(`Ghost sign-in: ${login.status} ${await login.text()}`);
+    cookie = (login.headers.get('set-cookie') ?? '').split(';')[0]!;
+    ghostSessions.set(base, cookie);
+  }
+  let r = await fetch(`${base}/ghost/api/admin${path}`, {
+    method,
+    headers: { ...headers, cookie },
+    body: body ? JSON.stringify(body) : undefined,
+  });
+  // (A session just made may not be readable yet: Ghost stores it after answering the sign-in.)
+  for (let i = 0; r.status === 403 && i < 5; i++) {
+    await new Promise((ok) => setTimeout(ok, 300));
+    r = await fetch(`${base}/ghost/api/admin${path}`, {
+      method,
+      headers: { ...headers, cookie },
+      body: body ? JSON.stringify(body) : undefined,
+    });
+  }
+  if (!r.ok) throw new Error(`Ghost ${method} ${path}: ${r.status} ${await r.text()}`);
+  return r.status === 204 ? null : r.json();
+}
+const ghostSessions = new Map<string, string>();
 
 /** Directus's seeded admin (scripts/acceptance-setup.sh). */
 export const DIRECTUS_ADMIN = { email: 'admin@example.com', password: 'dx-admin-pass-1' };

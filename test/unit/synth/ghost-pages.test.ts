@@ -20,7 +20,7 @@ const run = (x: ReturnType<typeof extractHtml>, text: string) =>
   extractValue(x!.extractor, new View({ url: 'http://x/', status: 200, text }), 't') as any;
 
 describe('Ghost pages', () => {
-  it("a post page: the <main> article's heading and text, not the grid of other posts after <main>, no field from prose", () => {
+  it("a post page: the <main> article's heading and text (its slug typed in the URL names it), not the grid of other posts after <main>, no field from prose", () => {
     const page = exchanges('gh-post.har').find((x) => /\/the-broken-fence\/$/.test(x.url))!.text!;
     const x = extractHtml(page, [], ['the-broken-fence']);
     expect(x!.kind).toBe('detail');
