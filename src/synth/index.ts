@@ -98,8 +98,18 @@ export function synthesize(inp: SynthInput): SynthResult {
   const sent = (x: Exchange) => JSON.stringify([x.url, x.body?.text, x.body?.params, x.reqHeaders.filter((h) => !isManagedHeader(h.name))]);
   const carries = (x: Exchange, n: SecretNeedle) =>
     n.key || n.exact ? requestSlots(x).some((s) => needlesForField([n], s).length > 0) : n.needle.length >= 2 && sent(x).includes(n.needle);
+  // A username alone is a login step when it is a field of its own (an identifier-first sign-in);
+  // inside a record (a post's `authors[0].email`) it is data about the person, not login traffic.
+  const ownField = (x: Exchange, name: string) =>
+    requestSlots(x).some((s) => s.value === name && s.where !== 'path' && !(s.where === 'json' && s.key.includes('.')));
   const carriers = new Set(
-    xs.filter((x) => secrets.needlesFor(x).some((n) => carries(x, n)) || /\{\{secret:/.test(sent(x))).map((x) => x.id),
+    xs
+      .filter((x) => {
+        const carried = secrets.needlesFor(x).filter((n) => carries(x, n));
+        if (carried.some((n) => n.field !== 'username') || /\{\{secret:/.test(sent(x))) return true;
+        return carried.some((n) => ownField(x, n.needle));
+      })
+      .map((x) => x.id),
   );
   // What the person picked in the live view counts like hints.result (picks.ts).
   const picks = picksOf(rec);

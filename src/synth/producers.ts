@@ -15,7 +15,13 @@ export interface Found {
   how: string;
   /** The extracted text is an escaped form of the value: the template decodes it with this filter. */
   decode?: 'jsunescape' | 'htmlunescape' | 'urldecode';
+  /** How well a JSON leaf's place names the consuming field: 3 the same path, 2 the same but for array places, 1 the same key. */
+  keyMatch?: number;
 }
+
+/** A JSON path with array places blurred (`posts.0.title` → `posts.#.title`). */
+const shape = (path: (string | number)[]) =>
+  path.map((p) => (typeof p === 'number' || /^\d+$/.test(String(p)) ? '#' : String(p))).join('.');
 
 /**
  * Escaped forms a value takes inside a response: a JS/JSON string literal (`\/`, `\"`, `\u002B`),
@@ -42,26 +48,33 @@ function jsonPathOf(path: (string | number)[]): string {
 }
 
 /** Exact occurrences in `x`'s response. `strongOnly`: only id-like evidence (for short values). */
-export function findIn(x: Exchange, value: string, opts: { strongOnly?: boolean; consumerPath?: string } = {}): Found | null {
+export function findIn(x: Exchange, value: string, opts: { strongOnly?: boolean; consumerKey?: string } = {}): Found | null {
   const c = x.setCookies.find((k) => k.value === value && value !== '');
   if (c && !opts.strongOnly) return { extractor: { from: 'cookie', name: c.name }, rank: 1, how: `Set-Cookie ${c.name}` };
   // A cookie stored URL-encoded and sent decoded (page JS copies it into a header or field).
   const ce = value !== '' && !opts.strongOnly ? x.setCookies.find((k) => k.value !== value && safeDecode(k.value) === value) : undefined;
   if (ce) return { extractor: { from: 'cookie', name: ce.name }, rank: 1, how: `Set-Cookie ${ce.name} (URL-encoded)`, decode: 'urldecode' };
   if (isJson(x)) {
-    const leaves = jsonLeaves(parseJson(x.text));
-    const hit = leaves.find(
+    const hits = jsonLeaves(parseJson(x.text)).filter(
       (l) =>
         l.value !== null &&
         typeof l.value !== 'object' &&
         String(l.value) === value &&
         (!opts.strongOnly || /id$/i.test(String(l.path.at(-1)))),
     );
+    // A JSON body field is best read from the leaf of the same name and place: a record sent back
+    // whole (an editor's PUT) takes its `updated_at` from the record's, not from an equal
+    // `created_at` or from another record's in a list.
+    const want = opts.consumerKey?.split('.');
+    const match = (path: (string | number)[]) =>
+      !want ? 0 : path.join('.') === want.join('.') ? 3 : shape(path) === shape(want) ? 2 : String(path.at(-1)) === want.at(-1) ? 1 : 0;
+    const hit = hits.reduce<(typeof hits)[number] | undefined>((a, b) => (!a || match(b.path) > match(a.path) ? b : a), undefined);
     if (hit)
       return {
         extractor: { from: 'json', path: jsonPathOf(hit.path), ...(typeof hit.value === 'number' ? { type: 'json' as const } : {}) },
         rank: 0,
         how: `JSON ${jsonPathOf(hit.path)}`,
+        keyMatch: match(hit.path),
       };
   }
   if (!opts.strongOnly) {
@@ -115,7 +128,7 @@ function uniqueSelector($: cheerio.CheerioAPI, el: cheerio.Cheerio<any>): string
 /** An attribute named as an id: `id`, `data-id`, `data-post-id`, `data-postid`, `itemId` (not `width`, `grid`). */
 const idAttr = (a: string) => /(^|[-_:.])(\w+[-_])?(id|ids|uid|uuid|pk)$/i.test(a) || /^data-\w*id$/i.test(a) || /[a-z]I[dD]$/.test(a);
 
-function findInHtml(html: string, value: string, opts: { strongOnly?: boolean; consumerPath?: string }): Found | null {
+function findInHtml(html: string, value: string, opts: { strongOnly?: boolean }): Found | null {
   const $ = cheerio.load(html);
   if (!opts.strongOnly) {
     const input = $('input')

@@ -92,6 +92,11 @@ export function traceChain(inp: TraceInput): Chain {
     const slots = requestSlots(x);
     const sentNames = slots.filter((s) => s.where === 'form' || s.where === 'multipart').map((s) => s.key);
     const needles = inp.secrets.needlesFor(x);
+    // The argument values this request is addressed by (an id in its path or query).
+    const ownArgs = slots
+      .filter((s) => s.where === 'path' || s.where === 'query')
+      .map((s) => s.value)
+      .filter((v) => inp.args.some((a) => a.example === v));
     for (const slot of slots) {
       if (inp.pagingParam && inp.pagingParam.exchange === x.id && slot.where === 'query' && slot.key === inp.pagingParam.param) {
         resolved.push({ slot, res: { kind: 'paging' } });
@@ -126,7 +131,13 @@ export function traceChain(inp: TraceInput): Chain {
         resolved.push({ slot, res: { kind: 'constant', why: 'equal in both recordings' } });
         continue;
       }
-      const known = byValue.get(v);
+      let known = byValue.get(v);
+      // (An equal value read under another name — `created_at` for `updated_at` — stands in only
+      // when no earlier response holds this field's own.)
+      const lastKey = slot.key.split('.').at(-1);
+      if (known && slot.where === 'json' && known.extractor.from === 'json' && !known.extractor.path.endsWith(`.${lastKey}`)) {
+        if ((pickProducer(earlier, v, false, { key: slot.key, args: ownArgs })?.f.keyMatch ?? 0) > 0) known = undefined;
+      }
       if (known && byId.get(known.producer)!.index < x.index) {
         resolved.push({ slot, res: { kind: 'var', template: varTpl(known), var: known.name } });
         dep(x.id, known.producer);
@@ -170,7 +181,7 @@ export function traceChain(inp: TraceInput): Chain {
         resolved.push({ slot, res: { kind: 'constant', why: 'short/low-entropy literal' } });
         continue;
       }
-      const found = pickProducer(earlier, v, weak);
+      const found = pickProducer(earlier, v, weak, { key: slot.where === 'json' ? slot.key : undefined, args: ownArgs });
       if (found) {
         const name = argName(slot.where === 'path' ? `${segmentName(x, slot)}` : slot.key.split('.').at(-1)!, names);
         const def: VarDef = {
@@ -301,15 +312,31 @@ function segmentName(x: Exchange, slot: Slot): string {
  * it was given) is an echo: replaying it needs the value first. Sources come before echoes; then
  * fewest unresolved dependencies (a producer with no request literals of its own), then nearest.
  */
-function pickProducer(earlier: Exchange[], v: string, weak: boolean): { x: Exchange; f: Found } | null {
-  const hits: { x: Exchange; f: Found; echo: number; deps: number; dist: number }[] = [];
+function pickProducer(
+  earlier: Exchange[],
+  v: string,
+  weak: boolean,
+  consumer?: { key?: string; args: string[] },
+): { x: Exchange; f: Found } | null {
+  const hits: { x: Exchange; f: Found; echo: number; own: number; deps: number; dist: number }[] = [];
   earlier.forEach((y, dist) => {
-    const f = findIn(y, v, { strongOnly: weak });
+    const f = findIn(y, v, { strongOnly: weak, consumerKey: consumer?.key });
     if (!f) return;
     const slots = requestSlots(y);
     const deps = slots.filter((s) => s.where !== 'path' && !lowEntropy(s.value)).length;
-    hits.push({ x: y, f, echo: slots.some((s) => s.value === v) ? 1 : 0, deps, dist });
+    const own = slots.some((s) => consumer?.args.includes(s.value)) ? 1 : 0;
+    hits.push({ x: y, f, echo: slots.some((s) => s.value === v) ? 1 : 0, own, deps, dist });
   });
-  hits.sort((a, b) => a.echo - b.echo || a.deps - b.deps || a.f.rank - b.f.rank || a.dist - b.dist);
+  // (A response to a request addressed by the same argument — the record's own GET before its PUT —
+  // then a leaf named and placed as the consuming field, before simpler producers.)
+  hits.sort(
+    (a, b) =>
+      a.echo - b.echo ||
+      b.own - a.own ||
+      (b.f.keyMatch ?? 0) - (a.f.keyMatch ?? 0) ||
+      a.deps - b.deps ||
+      a.f.rank - b.f.rank ||
+      a.dist - b.dist,
+  );
   return hits[0] ?? null;
 }

@@ -111,6 +111,35 @@ describe.skipIf(!ready).each(ready ? (await backends()).slice(0, 1) : ['sqlite' 
     expect(out).not.toContain('Clara Member');
   });
 
+  it("retitle ANOTHER post in the admin editor: the whole post is sent back with its own body and updated_at (Ghost refuses a stale one)", async () => {
+    const all = await posts();
+    const rec = all.find((p) => p.title.startsWith('Orchard diary 5'))!;
+    const other = all.find((p) => p.title.startsWith('Orchard diary 9'))!;
+    const stamp = Date.now().toString(36);
+    const har = await record('edit-post', async (page, base) => {
+      await signIn(page, base);
+      await page.goto(`${base}/ghost/#/editor/post/${rec.id}`);
+      const title = page.locator('[data-test-editor-title-input]');
+      await title.waitFor();
+      await title.fill(`Orchard diary 5 (${stamp})`);
+      await Promise.all([answered(page, 'PUT', /\/posts\/[0-9a-f]+\//), page.click('button[data-test-button=publish-save]')]);
+    });
+    await flow(
+      'gh-edit-post',
+      har,
+      { hints: { arguments: { post: rec.id, title: `Orchard diary 5 (${stamp})` }, secrets: { account: live.secret }, allow_side_effects: true } },
+      { arguments: { post: other.id, title: `Orchard diary 9 (${stamp})` }, secret_bindings: { account: live.secret } },
+    );
+    const after = (await api(`/posts/${other.id}/?formats=html`)).posts[0] as Post;
+    expect(after.title).toBe(`Orchard diary 9 (${stamp})`);
+    // Its own text, not the recorded post's.
+    expect(text(after.html)).toBe(text(other.html));
+    // (The recorded post got the validation replay's fresh title, with its own body too.)
+    const mine = (await api(`/posts/${rec.id}/?formats=html`)).posts[0] as Post;
+    expect(mine.title.startsWith(`Orchard diary 5 (${stamp})`)).toBe(true);
+    expect(text(mine.html)).toBe(text(rec.html));
+  });
+
   it('a NEW tag through the admin form (saved as JSON)', async () => {
     const stamp = Date.now().toString(36);
     const har = await record('new-tag', async (page, base) => {

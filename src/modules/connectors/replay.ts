@@ -98,20 +98,33 @@ function outcomeText(o: Outcome): string {
 }
 
 /**
- * Free-text string arguments (no format, no enum; with a space or 8+ characters: names, titles,
+ * Free-text string arguments (no format, no enum, no id; with a space or 8+ characters: names, titles,
  * descriptions — not codes or choices like "kitchen") with a short unique suffix; with `words`,
  * the other ones (single words: "Plum" → "Plum1a2b"), for a second try.
  */
 export function freshValues(schema: Record<string, any>, args: Record<string, unknown>, words = false): { name: string; value: string }[] {
   const tag = randomUUID().slice(0, 4);
   return Object.entries<any>(schema.properties ?? {})
-    .filter(([k, p]) => p?.type === 'string' && !p.format && !p.enum && typeof args[k] === 'string' && /[a-z]/i.test(args[k] as string))
+    .filter(
+      ([k, p]) =>
+        p?.type === 'string' &&
+        !p.format &&
+        !p.enum &&
+        typeof args[k] === 'string' &&
+        /[a-z]/i.test(args[k] as string) &&
+        !idLike(args[k] as string),
+    )
     .filter(([k]) => {
       const free = /\s/.test((args[k] as string).trim()) || (args[k] as string).length >= 8;
       return words ? !free : free;
     })
     .map(([k]) => ({ name: k, value: words ? `${args[k]}${tag}` : `${args[k]} ${tag}` }));
 }
+
+/** A hex id (a database's ObjectId, a hash) or a UUID. */
+const hexId = (s: string) => /^[0-9a-f]{12,}$/i.test(s) || /^[0-9a-f]{8}(-[0-9a-f]{4}){3}-[0-9a-f]{12}$/i.test(s);
+/** An identifier, not text a person wrote: a hex id, a UUID, a long token of letters and digits. */
+const idLike = (s: string) => hexId(s) || (/^[A-Za-z0-9]{16,}$/.test(s) && /\d/.test(s) && /[A-Za-z]/.test(s));
 
 /** Every non-null leaf of a result as lower-case text. */
 function leaves(v: unknown): string[] {
@@ -121,12 +134,21 @@ function leaves(v: unknown): string[] {
   return [String(v).toLowerCase()];
 }
 
-/** A different value of the same type, for the "one argument changed" replay. */
+/**
+ * A different value of the same type, for the "one argument changed" replay. An id keeps its form
+ * (a number counts up, a hex id or UUID changes its last digit): a site that checks the form of ids
+ * would refuse a made-up one outright, where a well-formed one it lacks is simply not found.
+ */
 export function changedValue(v: unknown): unknown {
   if (typeof v === 'number') return Number.isInteger(v) ? v + 1 : v + 1.5;
   if (typeof v === 'boolean') return !v;
   const s = String(v);
-  return /^\d+$/.test(s) ? String(Number(s) + 1) : `${s}zq`;
+  if (/^\d+$/.test(s)) return String(Number(s) + 1);
+  if (hexId(s)) {
+    const next = ((Number.parseInt(s.at(-1)!, 16) + 1) % 16).toString(16);
+    return s.slice(0, -1) + (/[A-F]/.test(s) ? next.toUpperCase() : next);
+  }
+  return `${s}zq`;
 }
 
 export async function validateByReplay(
