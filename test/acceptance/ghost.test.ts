@@ -111,7 +111,7 @@ describe.skipIf(!ready).each(ready ? (await backends()).slice(0, 1) : ['sqlite' 
     expect(out).not.toContain('Clara Member');
   });
 
-  it("retitle ANOTHER post in the admin editor: the whole post is sent back with its own body and updated_at (Ghost refuses a stale one)", async () => {
+  it('retitle ANOTHER post in the admin editor: the whole post is sent back with its own body and updated_at (Ghost refuses a stale one)', async () => {
     const all = await posts();
     const rec = all.find((p) => p.title.startsWith('Orchard diary 5'))!;
     const other = all.find((p) => p.title.startsWith('Orchard diary 9'))!;
@@ -127,7 +127,13 @@ describe.skipIf(!ready).each(ready ? (await backends()).slice(0, 1) : ['sqlite' 
     await flow(
       'gh-edit-post',
       har,
-      { hints: { arguments: { post: rec.id, title: `Orchard diary 5 (${stamp})` }, secrets: { account: live.secret }, allow_side_effects: true } },
+      {
+        hints: {
+          arguments: { post: rec.id, title: `Orchard diary 5 (${stamp})` },
+          secrets: { account: live.secret },
+          allow_side_effects: true,
+        },
+      },
       { arguments: { post: other.id, title: `Orchard diary 9 (${stamp})` }, secret_bindings: { account: live.secret } },
     );
     const after = (await api(`/posts/${other.id}/?formats=html`)).posts[0] as Post;
