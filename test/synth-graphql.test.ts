@@ -18,7 +18,7 @@ const schema = buildSchema(`
   type Book { id: ID! title: String! author: String! }
   type Me { name: String! }
   type Settings { theme: String! }
-  type Query { me: Me! settings: Settings! books(search: String!, first: Int): [Book!]! }
+  type Query { me: Me! settings: Settings! books(search: String!, first: Int, skip: Int): [Book!]! }
   type Mutation { addBook(title: String!, author: String!): Book! }
 `);
 const BOOKS = [
@@ -27,9 +27,13 @@ const BOOKS = [
   { id: 'b3', title: 'Orchard Notes 3', author: 'Clara Graft' },
   { id: 'b4', title: 'Grafting Apples', author: 'Clara Graft' },
   { id: 'b5', title: 'The Broken Fence', author: 'Basil Pruner' },
+  { id: 'b6', title: 'Pruning Pears', author: 'Ada Orchard' },
+  { id: 'b7', title: 'Cider Days', author: 'Ada Orchard' },
+  { id: 'b8', title: 'Grafting Plums', author: 'Dmitri Sap' },
+  { id: 'b9', title: 'Graft Unions', author: 'Clara Graft' },
 ];
 
-const PAGE = `<!doctype html><title>Shelf</title><input id=q placeholder="Search books"><ul id=out></ul><script>
+const PAGE = `<!doctype html><title>Shelf</title><input id=q placeholder="Search books"><ul id=out></ul><button id=more>More</button><script>
 const gql = (operationName, query, variables) => fetch('/graphql', { method: 'POST', headers: { 'content-type': 'application/json' },
   body: JSON.stringify({ operationName, query, variables }) }).then((r) => r.json());
 gql('Me', 'query Me { me { name } }', {});
@@ -39,6 +43,14 @@ document.getElementById('q').addEventListener('keydown', async (e) => {
   const r = await gql('SearchBooks', 'query SearchBooks($search: String!, $first: Int) { books(search: $search, first: $first) { id title author } }',
     { search: e.target.value, first: 20 });
   document.getElementById('out').innerHTML = r.data.books.map((b) => '<li>' + b.title + '</li>').join('');
+});
+// Two at a time, then "More" asks for the next two (the page in the query's variables).
+let shown = 0;
+document.getElementById('more').addEventListener('click', async () => {
+  const r = await gql('Shelf', 'query Shelf($search: String!, $first: Int, $skip: Int) { books(search: $search, first: $first, skip: $skip) { id title author } }',
+    { search: document.getElementById('q').value, first: 2, skip: shown });
+  shown += r.data.books.length;
+  document.getElementById('out').innerHTML += r.data.books.map((b) => '<li>' + b.title + '</li>').join('');
 });
 </script>`;
 
@@ -52,8 +64,11 @@ describe.each(await backends())('synthesis on a GraphQL single-page app (%s)', (
     const root = {
       me: () => ({ name: 'Ann' }),
       settings: () => ({ theme: 'dark' }),
-      books: ({ search, first }: { search: string; first?: number }) =>
-        BOOKS.filter((b) => `${b.title} ${b.author}`.toLowerCase().includes(search.toLowerCase())).slice(0, first ?? 100),
+      books: ({ search, first, skip }: { search: string; first?: number; skip?: number }) =>
+        BOOKS.filter((b) => `${b.title} ${b.author}`.toLowerCase().includes(search.toLowerCase())).slice(
+          skip ?? 0,
+          (skip ?? 0) + (first ?? 100),
+        ),
       addBook: ({ title, author }: { title: string; author: string }) => {
         added.push(title);
         return { id: `n${added.length}`, title, author };
@@ -101,6 +116,28 @@ describe.each(await backends())('synthesis on a GraphQL single-page app (%s)', (
     const out = await run(h, { connector_id: r.json.id, arguments: { query: 'basil' } });
     expect(out.status, JSON.stringify(out.error)).toBe('success');
     expect(out.result.data.books.map((b: any) => b.title)).toEqual(['Orchard Notes 2', 'The Broken Fence']);
+  });
+
+  it('pages asked for in the query variables (skip grows by first): the run collects every page of a NEW query', async () => {
+    const har = await recordLive(browser, h.dataDir, 'gql-pages', base, async (page, b) => {
+      await page.goto(b);
+      await page.fill('#q', 'orchard');
+      for (let i = 0; i < 3; i++)
+        await Promise.all([
+          page.waitForResponse((r) => r.url().endsWith('/graphql') && /"Shelf"/.test(r.request().postData() ?? '')),
+          page.click('#more'),
+        ]);
+    });
+    const r = await synthesizeFrom(h, har, { hints: { arguments: { query: 'orchard' } } });
+    expect(r.status, r.text).toBe(200);
+    const def = (await h.api('GET', `/v1beta/connectors/${r.json.id}/definition`)).json.definition;
+    const step = def.steps.at(-1);
+    expect(step.body.json.variables).toEqual({ search: '{{args.query}}', first: 2, skip: '{{page.number}}' });
+    expect(step.paginate).toMatchObject({ mode: 'page', start: 0, step: 2 });
+    expect(step.paginate.param).toBeUndefined();
+    const out = await run(h, { connector_id: r.json.id, arguments: { query: 'graft' } });
+    expect(out.status, JSON.stringify(out.error)).toBe('success');
+    expect(out.result.items.map((b: any) => b.title)).toEqual(['Orchard Notes 3', 'Grafting Apples', 'Grafting Plums', 'Graft Unions']);
   });
 
   it('a mutation is a side effect: not replayed without allow_side_effects', async () => {

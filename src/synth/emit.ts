@@ -11,7 +11,7 @@ function templateOf(r: ResolvedSlot): string | null {
     case 'var':
       return r.res.template;
     case 'paging':
-      return null;
+      return r.res.template ?? null;
     default:
       return r.slot.value;
   }

@@ -135,7 +135,7 @@ export function synthesize(inp: SynthInput): SynthResult {
     ]);
   let { paging, samples } = detectPaging(best.exchange, all);
   // The person named the page parameter as an argument ({"page": 2}): one page per run, theirs to choose.
-  const pageParam = paging?.param;
+  const pageParam = paging?.mode !== 'next_url' && paging?.in !== 'json' ? paging?.param : undefined;
   const pageArg = pageParam
     ? args.find((a) =>
         samples.some((x) => new URL(x.url).searchParams.get(pageParam) === a.example && hints.arguments?.[a.name] !== undefined),
@@ -157,7 +157,14 @@ export function synthesize(inp: SynthInput): SynthResult {
     start: [first, ...(detail ? [detail] : []), ...loginCarriers],
     args,
     secrets,
-    pagingParam: paging?.param ? { exchange: first.id, param: paging.param } : undefined,
+    pagingParam:
+      paging && paging.mode !== 'next_url'
+        ? {
+            exchange: first.id,
+            param: paging.param,
+            ...(paging.in === 'json' ? { body: paging.mode === 'page' ? 'page.number' : 'page.cursor' } : {}),
+          }
+        : undefined,
     constants: diff?.constants,
     dynamics: diff?.dynamics,
   });
@@ -313,12 +320,13 @@ export function synthesize(inp: SynthInput): SynthResult {
         paging.mode === 'page'
           ? {
               mode: 'page',
-              param: paging.param,
+              // (A page in the JSON body: the body reads {{page.number}} itself.)
+              ...(paging.in === 'json' ? {} : { param: paging.param }),
               start: paging.start,
               ...(paging.step ? { step: paging.step } : {}),
               stop_when_empty: 'items',
               max_pages: 50,
-              note: `the recording shows ${paging.param} counting up${paging.step ? ` by ${paging.step}` : ''} over ${samples.length} calls`,
+              note: `the recording shows ${paging.in === 'json' ? `the body's ${paging.param}` : paging.param} counting up${paging.step ? ` by ${paging.step}` : ''} over ${samples.length} calls`,
             }
           : paging.mode === 'next_url'
             ? {
@@ -330,7 +338,7 @@ export function synthesize(inp: SynthInput): SynthResult {
               }
             : {
                 mode: 'cursor',
-                param: paging.param,
+                ...(paging.in === 'json' ? {} : { param: paging.param }),
                 next: {
                   from: 'json',
                   path: `$${paging.nextPath.map((p) => (typeof p === 'number' ? `[${p}]` : `.${p}`)).join('')}`,
@@ -338,7 +346,7 @@ export function synthesize(inp: SynthInput): SynthResult {
                 },
                 stop_when_empty: 'items',
                 max_pages: 50,
-                note: `the recording passes ${paging.param} from the previous response`,
+                note: `the recording passes ${paging.in === 'json' ? `the body's ${paging.param}` : paging.param} from the previous response`,
               };
       const hasMore = (parseJson(first.text) as { has_more?: unknown } | undefined)?.has_more;
       if (typeof hasMore === 'boolean') {

@@ -188,8 +188,9 @@ export function scoreTargets(xs: Exchange[], f: TargetFacts): Candidate[] {
 }
 
 export type Paging =
-  | { mode: 'page'; param: string; start: number; step?: number }
-  | { mode: 'cursor'; param: string; nextPath: (string | number)[] }
+  /** `in: 'json'`: `param` is a JSON body leaf (`variables.skip`), not a query parameter. */
+  | { mode: 'page'; param: string; start: number; step?: number; in?: 'json' }
+  | { mode: 'cursor'; param: string; nextPath: (string | number)[]; in?: 'json' }
   | { mode: 'next_url'; param?: undefined; selector: string }
   | null;
 
@@ -242,6 +243,8 @@ export function detectPaging(target: Exchange, all: Exchange[]): { paging: Pagin
       if (leaf) return { paging: { mode: 'cursor', param: p, nextPath: leaf.path }, samples };
     }
   }
+  const inBody = bodyPaging(target, samples);
+  if (inBody) return inBody;
   // A next-page link: the pages up to the target, each where the previous page's "next" link
   // pointed, and on from it. Every HTML page of the recording counts: pages by path (/page/2/,
   // /page/3/) are other endpoints.
@@ -296,6 +299,52 @@ export function detectPaging(target: Exchange, all: Exchange[]): { paging: Pagin
     if (chain.length >= 2) return { paging: { mode: 'page', param: p, start: 1 }, samples: chain };
   }
   return { paging: null, samples: [target] };
+}
+
+/**
+ * Pages asked for in a JSON body (a POST search, GraphQL variables — one endpoint for every call):
+ * the calls whose bodies equal the target's but for one leaf, which counts up (a page), grows by the
+ * page size that another leaf or the first answer's record count states (an offset), or carries a
+ * value of the answer before (a cursor). The first page may lack that leaf (the search, then "More").
+ */
+function bodyPaging(target: Exchange, samples: Exchange[]): { paging: Paging; samples: Exchange[] } | null {
+  const leavesOf = (x: Exchange) => {
+    const b = x.method === 'GET' ? undefined : parseJson(x.body?.text);
+    return b && typeof b === 'object' ? new Map(jsonLeaves(b).map((l) => [l.path.join('.'), l.value])) : null;
+  };
+  const mine = leavesOf(target);
+  if (!mine) return null;
+  const diff = (m: Map<string, unknown>) =>
+    [...new Set([...m.keys(), ...mine.keys()])].filter((k) => JSON.stringify(m.get(k)) !== JSON.stringify(mine.get(k)));
+  const others = samples.map((x) => ({ x, m: leavesOf(x) })).filter((o) => o.m && o.x.id !== target.id);
+  const keys = new Set(others.flatMap((o) => (diff(o.m!).length === 1 ? diff(o.m!) : [])));
+  for (const k of keys) {
+    const group = [{ x: target, m: mine }, ...others.filter((o) => diff(o.m!).join() === k)]
+      .map((o) => ({ x: o.x, v: o.m!.get(k) }))
+      .sort((a, b) => a.x.index - b.x.index);
+    if (group.length < 2) continue;
+    const withKey = group.filter((g) => g.v !== undefined && g.v !== null);
+    const nums = withKey.map((g) => (typeof g.v === 'number' ? g.v : Number.NaN));
+    const lead = group.length - withKey.length; // pages before the leaf was sent (at most the first)
+    if (lead <= 1 && withKey.length && nums.every((n) => Number.isInteger(n))) {
+      const step = withKey.length > 1 ? nums[1] - nums[0] : nums[0];
+      const steady = step >= 1 && nums.every((n, i) => i === 0 || n === nums[i - 1] + step);
+      const start = nums[0] - lead * step;
+      // A page number counts by one from 0 or 1; an offset by the page size, named by another leaf
+      // (`first: 20`, `take`, `limit`) or shown by the first answer's record count.
+      const pageNo = step === 1 && (start === 0 || start === 1);
+      const size = [...mine.entries()].some(([o, v]) => o !== k && v === step) || recordsPath(parseJson(group[0].x.text))?.size === step;
+      if (steady && (pageNo || size) && start >= 0)
+        return { paging: { mode: 'page', param: k, start, ...(step > 1 ? { step } : {}), in: 'json' }, samples: withKey.map((g) => g.x) };
+    }
+    // A cursor: each value a leaf of the answer before it (the first page sends none, or null).
+    if (lead <= 1 && withKey.length && withKey.every((g) => typeof g.v === 'string' && !lowEntropy(g.v))) {
+      const at = group.indexOf(withKey[0]);
+      const leaf = at > 0 ? jsonLeaves(parseJson(group[at - 1].x.text)).find((l) => l.value === withKey[0].v) : undefined;
+      if (leaf) return { paging: { mode: 'cursor', param: k, nextPath: leaf.path, in: 'json' }, samples: withKey.map((g) => g.x) };
+    }
+  }
+  return null;
 }
 
 const pageLike = (p: string) => /^(p|pg|pn|page|paged|page_?(no|num|number))$/i.test(p);

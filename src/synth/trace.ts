@@ -14,7 +14,8 @@ export type Resolution =
   | { kind: 'template'; template: string; args: string[]; secrets: { slot: string; field: string }[] }
   | { kind: 'var'; template: string; var: string }
   | { kind: 'constant'; why: string }
-  | { kind: 'paging' }
+  /** Set by the pager: a query parameter is left to it; a body leaf reads the page (`template`). */
+  | { kind: 'paging'; template?: string }
   | { kind: 'computed'; why: string };
 
 export interface ResolvedSlot {
@@ -51,8 +52,9 @@ export interface TraceInput {
   start: Exchange[];
   args: ArgValue[];
   secrets: SecretPlan;
-  /** Query parameter driven by pagination on the start exchange. */
-  pagingParam?: { exchange: string; param: string };
+  /** Query parameter driven by pagination on the start exchange; `body`: a JSON body leaf instead,
+   * which reads this page value (`page.number`, `page.cursor`). */
+  pagingParam?: { exchange: string; param: string; body?: 'page.number' | 'page.cursor' };
   /** Values known constant / dynamic from a second recording. */
   constants?: Set<string>;
   dynamics?: Set<string>;
@@ -98,8 +100,9 @@ export function traceChain(inp: TraceInput): Chain {
       .map((s) => s.value)
       .filter((v) => inp.args.some((a) => a.example === v));
     for (const slot of slots) {
-      if (inp.pagingParam && inp.pagingParam.exchange === x.id && slot.where === 'query' && slot.key === inp.pagingParam.param) {
-        resolved.push({ slot, res: { kind: 'paging' } });
+      const pg = inp.pagingParam;
+      if (pg && pg.exchange === x.id && slot.where === (pg.body ? 'json' : 'query') && slot.key === pg.param) {
+        resolved.push({ slot, res: { kind: 'paging', ...(pg.body ? { template: `{{${pg.body}}}` } : {}) } });
         continue;
       }
       // The form on an earlier page that printed this field with this value, looked up once (below).

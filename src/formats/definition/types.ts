@@ -204,7 +204,8 @@ export interface ErrorRule extends Annotated {
 export interface Pagination extends Annotated {
   /** page: increment a query parameter; cursor: pass a value from the last response; next_url: follow a URL. */
   mode: 'page' | 'cursor' | 'next_url';
-  /** Query parameter set on every page (page and cursor modes). */
+  /** Query parameter set on every page (page and cursor modes); without it the request reads
+   * `{{page.number}}` / `{{page.cursor}}` itself (a JSON body's page or cursor field). */
   param?: string;
   /** First page number (page mode, default 1). */
   start?: number;

@@ -219,7 +219,11 @@ function checkExtractor(x: Extractor, loc: Loc, err: (loc: Loc, msg: string) => 
 
 function checkPagination(s: HttpStep, loc: Loc, err: (loc: Loc, msg: string) => void): void {
   const p = s.paginate!;
-  if ((p.mode === 'page' || p.mode === 'cursor') && !p.param) err([...loc, 'param'], `Field required for mode '${p.mode}'`);
+  // (Without a query parameter the request itself reads the page: a JSON body's {{page.number}}
+  // or {{page.cursor}} — a POST search, GraphQL variables.)
+  const readsPage = /\{\{[^}]*\bpage\.(number|cursor)\b/.test(JSON.stringify([s.url, s.query, s.headers, s.body]));
+  if ((p.mode === 'page' || p.mode === 'cursor') && !p.param && !readsPage)
+    err([...loc, 'param'], `Field required for mode '${p.mode}' (unless the request reads {{page.number}} or {{page.cursor}})`);
   if ((p.mode === 'cursor' || p.mode === 'next_url') && !p.next) err([...loc, 'next'], `Field required for mode '${p.mode}'`);
   if (p.next) checkExtractor(p.next, [...loc, 'next'], err);
   for (const k of ['stop_when_empty', 'stop_when_false'] as const) {

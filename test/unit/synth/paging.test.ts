@@ -60,3 +60,53 @@ describe("a list's pages among the app's other calls to the same path", () => {
     expect(got.samples.map((x) => x.id)).toEqual(['e3', 'e4']);
   });
 });
+
+describe('pages asked for in a JSON body (a POST search, GraphQL variables)', () => {
+  /** A POST of `body` to one endpoint, answered with `answer`. */
+  const post = (i: number, body: unknown, answer: unknown) =>
+    ({
+      id: `e${i}`,
+      index: i,
+      method: 'POST',
+      url: 'http://x/graphql',
+      status: 200,
+      mime: 'application/json',
+      text: JSON.stringify(answer),
+      body: { mime: 'application/json', text: JSON.stringify(body) },
+      hops: [],
+    }) as unknown as Exchange;
+  const q = (vars: Record<string, unknown>) => ({
+    operationName: 'Feed',
+    query: 'query Feed { … }',
+    variables: { search: 'pear', first: 2, ...vars },
+  });
+  const other = post(0, { operationName: 'Me', query: 'query Me { me { name } }', variables: {} }, { data: { me: { name: 'Ann' } } });
+
+  it('a cursor from the answer before, the first page sending none: cursor mode on the body leaf', () => {
+    const all = [
+      other,
+      post(1, q({}), { data: { feed: { nodes: [{ id: 1 }, { id: 2 }], endCursor: 'Y3Vyc29yOjI=' } } }),
+      post(2, q({ after: 'Y3Vyc29yOjI=' }), { data: { feed: { nodes: [{ id: 3 }, { id: 4 }], endCursor: 'Y3Vyc29yOjQ=' } } }),
+      post(3, q({ after: 'Y3Vyc29yOjQ=' }), { data: { feed: { nodes: [{ id: 5 }], endCursor: null } } }),
+    ];
+    const { paging, samples } = detectPaging(all[3]!, all);
+    expect(paging).toEqual({ mode: 'cursor', param: 'variables.after', nextPath: ['data', 'feed', 'endCursor'], in: 'json' });
+    // (The call that sent the cursor first is the step: its body holds the leaf to template.)
+    expect(samples.map((s) => s.id)).toEqual(['e2', 'e3']);
+  });
+
+  it('a page number counting up from 1 (first page without it): page mode from 1', () => {
+    const all = [
+      other,
+      post(1, q({}), { items: [1, 2] }),
+      post(2, q({ page: 2 }), { items: [3, 4] }),
+      post(3, q({ page: 3 }), { items: [5] }),
+    ];
+    expect(detectPaging(all[1]!, all).paging).toEqual({ mode: 'page', param: 'variables.page', start: 1, in: 'json' });
+  });
+
+  it('a leaf that changes in steps nothing names (a timestamp, a random seed) is no pager', () => {
+    const all = [other, post(1, q({ seed: 17 }), { items: [1] }), post(2, q({ seed: 34 }), { items: [1] })];
+    expect(detectPaging(all[1]!, all).paging).toBeNull();
+  });
+});

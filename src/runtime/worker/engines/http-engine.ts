@@ -101,8 +101,9 @@ export class HttpEngine {
       this.ctx.page = { number: pageNo, index: i, cursor };
       if (i > 0) this.progress(step, inLogin, i + 1);
       const override: Record<string, string> = {};
-      if (p.mode === 'page') override[p.param!] = String(pageNo);
-      if (p.mode === 'cursor' && i > 0) override[p.param!] = toText(cursor);
+      // (No param: the request's own templates read {{page.number}} / {{page.cursor}}.)
+      if (p.mode === 'page' && p.param) override[p.param] = String(pageNo);
+      if (p.mode === 'cursor' && p.param && i > 0) override[p.param] = toText(cursor);
       let view: View;
       try {
         view = await this.exchange(step, inLogin, override, nextUrl);
