@@ -2,6 +2,7 @@
 // links first reached without its parameter (Django's admin: the list, then ?p=2, ?p=3), and an
 // offset growing by the page size (offset=0, 25, 50).
 import { describe, expect, it } from 'vitest';
+import { validateDefinition } from '../../../src/formats/definition/validate.js';
 import { detectPaging } from '../../../src/synth/target.js';
 import type { Exchange } from '../../../src/synth/types.js';
 
@@ -108,5 +109,31 @@ describe('pages asked for in a JSON body (a POST search, GraphQL variables)', ()
   it('a leaf that changes in steps nothing names (a timestamp, a random seed) is no pager', () => {
     const all = [other, post(1, q({ seed: 17 }), { items: [1] }), post(2, q({ seed: 34 }), { items: [1] })];
     expect(detectPaging(all[1]!, all).paging).toBeNull();
+  });
+});
+
+describe('a paginated step without a query parameter', () => {
+  const def = (body: unknown) => ({
+    format: 'connector-definition/v1',
+    engine: 'http',
+    base_url: 'http://x',
+    steps: [
+      {
+        id: 's',
+        method: 'POST',
+        url: '/graphql',
+        body: { json: body },
+        extract: { items: { from: 'json', path: '$.items[*]', all: true } },
+        paginate: { mode: 'page', start: 0, step: 2, stop_when_empty: 'items' },
+      },
+    ],
+    result: { items: '{{vars.items}}' },
+  });
+  it('is valid when its request reads {{page.number}}, and names the missing param otherwise', () => {
+    expect(
+      validateDefinition(def({ skip: '{{page.number}}' }), { inputSchema: { type: 'object', properties: {} }, requiredSecrets: [] }),
+    ).toEqual([]);
+    const problems = validateDefinition(def({ skip: 0 }), { inputSchema: { type: 'object', properties: {} }, requiredSecrets: [] });
+    expect(problems.map((p) => p.loc.join('.'))).toContain('body.definition.steps.0.paginate.param');
   });
 });
