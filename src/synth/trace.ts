@@ -312,8 +312,10 @@ function segmentName(x: Exchange, slot: Slot): string {
 
 /**
  * A response that hands back a value its own request sent (a REST API returning the nonce header
- * it was given) is an echo: replaying it needs the value first. Sources come before echoes; then
- * fewest unresolved dependencies (a producer with no request literals of its own), then nearest.
+ * it was given) is an echo: replaying it needs the value first. Sources come before echoes; then a
+ * response to a request addressed by the consumer's own argument values; then, for a JSON body
+ * field, the leaf of its name and place; then fewest unresolved dependencies (a producer with no
+ * request literals of its own), then nearest.
  */
 function pickProducer(
   earlier: Exchange[],
@@ -330,8 +332,6 @@ function pickProducer(
     const own = slots.some((s) => consumer?.args.includes(s.value)) ? 1 : 0;
     hits.push({ x: y, f, echo: slots.some((s) => s.value === v) ? 1 : 0, own, deps, dist });
   });
-  // (A response to a request addressed by the same argument — the record's own GET before its PUT —
-  // then a leaf named and placed as the consuming field, before simpler producers.)
   hits.sort(
     (a, b) =>
       a.echo - b.echo ||
