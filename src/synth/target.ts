@@ -316,10 +316,16 @@ function bodyPaging(target: Exchange, samples: Exchange[]): { paging: Paging; sa
   if (!mine) return null;
   const diff = (m: Map<string, unknown>) =>
     [...new Set([...m.keys(), ...mine.keys()])].filter((k) => JSON.stringify(m.get(k)) !== JSON.stringify(mine.get(k)));
-  const others = samples.map((x) => ({ x, m: leavesOf(x) })).filter((o) => o.m && o.x.id !== target.id);
-  const keys = new Set(others.flatMap((o) => (diff(o.m!).length === 1 ? diff(o.m!) : [])));
-  for (const k of keys) {
-    const group = [{ x: target, m: mine }, ...others.filter((o) => diff(o.m!).join() === k)]
+  // (The calls that differ from the target's in exactly one leaf, by that leaf.)
+  const others = samples
+    .filter((x) => x.id !== target.id)
+    .map((x) => ({ x, m: leavesOf(x) }))
+    .flatMap((o) => {
+      const d = o.m ? diff(o.m) : [];
+      return d.length === 1 ? [{ ...o, k: d[0] }] : [];
+    });
+  for (const k of new Set(others.map((o) => o.k))) {
+    const group = [{ x: target, m: mine }, ...others.filter((o) => o.k === k)]
       .map((o) => ({ x: o.x, v: o.m!.get(k) }))
       .sort((a, b) => a.x.index - b.x.index);
     if (group.length < 2) continue;

@@ -136,10 +136,13 @@ export function traceChain(inp: TraceInput): Chain {
       }
       let known = byValue.get(v);
       // (An equal value read under another name — `created_at` for `updated_at` — stands in only
-      // when no earlier response holds this field's own.)
+      // when no earlier response holds this field's own; that response is then the producer below.)
+      const consumer = { key: slot.where === 'json' ? slot.key : undefined, args: ownArgs };
+      let own: ReturnType<typeof pickProducer> | undefined;
       const lastKey = slot.key.split('.').at(-1);
       if (known && slot.where === 'json' && known.extractor.from === 'json' && !known.extractor.path.endsWith(`.${lastKey}`)) {
-        if ((pickProducer(earlier, v, false, { key: slot.key, args: ownArgs })?.f.keyMatch ?? 0) > 0) known = undefined;
+        own = pickProducer(earlier, v, false, consumer);
+        if ((own?.f.keyMatch ?? 0) > 0) known = undefined;
       }
       if (known && byId.get(known.producer)!.index < x.index) {
         resolved.push({ slot, res: { kind: 'var', template: varTpl(known), var: known.name } });
@@ -184,7 +187,8 @@ export function traceChain(inp: TraceInput): Chain {
         resolved.push({ slot, res: { kind: 'constant', why: 'short/low-entropy literal' } });
         continue;
       }
-      const found = pickProducer(earlier, v, weak, { key: slot.where === 'json' ? slot.key : undefined, args: ownArgs });
+      // (The lookup above, when it ran with the same strength, is this one.)
+      const found = own && !weak ? own : pickProducer(earlier, v, weak, consumer);
       if (found) {
         const name = argName(slot.where === 'path' ? `${segmentName(x, slot)}` : slot.key.split('.').at(-1)!, names);
         const def: VarDef = {
