@@ -20,6 +20,7 @@ import { detectPaging, scoreTargets, type Candidate } from './target.js';
 import { traceChain } from './trace.js';
 import { isManagedHeader, parseJson, requestSlots } from './slots.js';
 import { needlesForField, type SecretNeedle } from './substitute.js';
+import { secretsPattern } from '../lib/secret-forms.js';
 import { SynthError, type Exchange, type Hints, type RecordedSecrets, type Recording, type SecretValues } from './types.js';
 import { argumentValues, findDetail, flatValues, isPlainObject, landing, lastActionTime, prefixed } from './facts.js';
 import { encodings, preview, typeOf } from './values.js';
@@ -96,8 +97,13 @@ export function synthesize(inp: SynthInput): SynthResult {
   // may hold the username, e.g. `user|expiry|hmac`), replayed by the engine's jar, so a request
   // is not login traffic for sending one back.
   const sent = (x: Exchange) => JSON.stringify([x.url, x.body?.text, x.body?.params, x.reqHeaders.filter((h) => !isManagedHeader(h.name))]);
+  // A credential only in a header (`Authorization: Basic …`, an API key) goes with every request
+  // to the site: that makes no request a sign-in step. A login sends its secret in the URL or body.
+  const sentOutsideHeaders = (x: Exchange) => JSON.stringify([x.url, x.body?.text, x.body?.params]);
   const carries = (x: Exchange, n: SecretNeedle) =>
-    n.key || n.exact ? requestSlots(x).some((s) => needlesForField([n], s).length > 0) : n.needle.length >= 2 && sent(x).includes(n.needle);
+    n.key || n.exact
+      ? requestSlots(x).some((s) => s.where !== 'header' && needlesForField([n], s).length > 0)
+      : n.needle.length >= 2 && sentOutsideHeaders(x).includes(n.needle);
   // A username alone is a login step when it is a field of its own (an identifier-first sign-in);
   // inside a record (a post's `authors[0].email`) it is data about the person, not login traffic.
   const ownField = (x: Exchange, name: string) =>
@@ -569,12 +575,15 @@ export function assertSchemas(r: Pick<SynthResult, 'input_schema' | 'output_sche
   if (bad.length) throw new SynthError(bad);
 }
 
-/** The last line of defence: no resolved or typed secret value in anything we return. */
+/**
+ * The last line of defence: no resolved or typed secret value in anything we return, in any form
+ * it takes in transit (percent-encoded, JSON/HTML-escaped, base64 as in a Basic header, hex).
+ */
 function assertNoSecrets(r: SynthResult, needles: string[]) {
   const text = JSON.stringify(r);
-  const leaked = needles.filter((n) => n.length >= 4 && text.includes(n));
+  const leaked = needles.filter((n) => n.length >= 4 && secretsPattern([n])?.test(text));
   if (leaked.length)
     throw new SynthError([
-      { stage: 'secrets', message: `a secret value would appear in the connector (${leaked.length} occurrence(s)); refusing to publish` },
+      { stage: 'secrets', message: `a secret value would appear in the connector (${leaked.length} value(s)); refusing to publish` },
     ]);
 }

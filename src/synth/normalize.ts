@@ -110,12 +110,30 @@ export function foldRedirects(all: Exchange[]): Exchange[] {
   return out;
 }
 
+/**
+ * A browser that answered an origin's Basic challenge sends the credentials with every later
+ * request to it, but HAR writers (Playwright) list the request that met the challenge without
+ * them: each request to an origin that has seen Basic credentials gets them, as on the wire.
+ */
+function basicAuthEverywhere(xs: Exchange[]): Exchange[] {
+  const byOrigin = new Map<string, { name: string; value: string }>();
+  for (const x of xs) {
+    const h = x.reqHeaders.find((h) => h.name.toLowerCase() === 'authorization' && /^\s*basic\s/i.test(h.value));
+    if (h && !byOrigin.has(new URL(x.url).origin)) byOrigin.set(new URL(x.url).origin, h);
+  }
+  if (!byOrigin.size) return xs;
+  return xs.map((x) => {
+    const h = byOrigin.get(new URL(x.url).origin);
+    return h && header(x.reqHeaders, 'authorization') === undefined ? { ...x, reqHeaders: [...x.reqHeaders, h] } : x;
+  });
+}
+
 export function normalize(har: Har): Recording {
   if (!har?.log || !Array.isArray(har.log.entries)) throw new Error('not a HAR 1.2 document: log.entries is missing');
   const entries = [...har.log.entries].sort((a, b) => Date.parse(a.startedDateTime) - Date.parse(b.startedDateTime));
   const raw = entries.map(toExchange);
   // Capture-format hops name their predecessor; plain HARs are matched by URL in foldRedirects.
-  const exchanges = foldRedirects(raw);
+  const exchanges = basicAuthEverywhere(foldRedirects(raw));
   const cap = har.log._capture;
   const pasted =
     cap?.secrets?.map((s) => ({

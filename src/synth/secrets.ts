@@ -1,6 +1,7 @@
 // Stage 5a: which literals are secrets. Sources: pasted placeholders (capture sessions), values
 // of stored secrets named in hints.secrets (resolved in the server, TOTP codes computed for the
-// time of each request), and passwords / one-time codes typed by hand into password-like fields.
+// time of each request), passwords / one-time codes typed by hand into password-like fields, and
+// HTTP Basic credentials (an `Authorization: Basic` header: a browser's sign-in dialog, curl -u).
 import * as cheerio from 'cheerio';
 import { TOTP_PERIOD_S, totpCode } from '../lib/totp.js';
 import type { SecretField } from '../formats/recording/types.js';
@@ -53,6 +54,21 @@ export interface SecretPlan {
   warnings: string[];
 }
 
+/** RFC 7617: base64 of `username:password` in UTF-8. */
+const basicToken = (username: string, password: string) => Buffer.from(`${username}:${password}`, 'utf8').toString('base64');
+
+/** The credentials of a request's `Authorization: Basic` header, if it holds any. */
+function basicCredentialsOf(x: Exchange): { token: string; username: string; password: string } | null {
+  const h = x.reqHeaders.find((h) => h.name.toLowerCase() === 'authorization');
+  const m = h && /^\s*basic\s+([A-Za-z0-9+/]+=*)\s*$/i.exec(h.value);
+  if (!m) return null;
+  const decoded = Buffer.from(m[1], 'base64').toString('utf8');
+  const colon = decoded.indexOf(':');
+  // Not credentials: no separator, or bytes that are no UTF-8 text (the token is something else).
+  if (colon < 0 || decoded.includes('\uFFFD') || basicToken(decoded.slice(0, colon), decoded.slice(colon + 1)) !== m[1]) return null;
+  return { token: m[1], username: decoded.slice(0, colon), password: decoded.slice(colon + 1) };
+}
+
 function totpCodes(seed: string, atMs: number): string[] {
   return [-2, -1, 0, 1].map((d) => totpCode(seed, atMs + d * TOTP_PERIOD_S * 1000));
 }
@@ -74,6 +90,7 @@ export function planSecrets(rec: Recording, xs: Exchange[], hints: Hints, values
       fixed.push(
         { slot, field: 'username', needle: v.username, ...(plainUsername(v.username) ? { exact: true } : {}) },
         { slot, field: 'password', needle: v.password },
+        { slot, field: 'basic', needle: basicToken(v.username, v.password) },
       );
       if (v.totp_secret) totpSeeds.push({ slot, seed: v.totp_secret });
     } else {
@@ -155,6 +172,17 @@ export function planSecrets(rec: Recording, xs: Exchange[], hints: Hints, values
       typed.push({ slot: loginSlot, field: 'totp', needle: otp.value });
     }
   }
+  // Basic credentials no stored secret holds: a login of their own, used for the replay only.
+  const typedBasic = new Map<string, { username: string; password: string }>();
+  for (const x of xs) {
+    const cred = basicCredentialsOf(x);
+    if (!cred || known.has(cred.token)) continue;
+    known.add(cred.token);
+    const slot = slots.size === 0 ? 'account' : `basic_auth${typedBasic.size ? `_${typedBasic.size + 1}` : ''}`;
+    slots.set(slot, { name: slot, type: 'login', supports_totp: false, description: 'Login sent as HTTP Basic credentials' });
+    typedBasic.set(slot, { username: cred.username, password: cred.password });
+    typed.push({ slot, field: 'basic', needle: cred.token });
+  }
   return {
     slots: [...slots.values()],
     needlesFor(x) {
@@ -172,7 +200,7 @@ export function planSecrets(rec: Recording, xs: Exchange[], hints: Hints, values
     slotOfSecretId: (id) => byId.get(id) ?? null,
     secretIds: Object.fromEntries([...byId].map(([id, slot]) => [slot, id])),
     typedLogins() {
-      const out: Record<string, { username: string; password: string }> = {};
+      const out: Record<string, { username: string; password: string }> = Object.fromEntries(typedBasic);
       for (const t of typed) {
         if (t.field !== 'username' && t.field !== 'password') continue;
         out[t.slot] = Object.assign({ username: '', password: '' }, out[t.slot], { [t.field]: t.needle });

@@ -13,7 +13,8 @@ export interface ArgValue {
 
 export interface SecretNeedle {
   slot: string;
-  field: SecretField | 'value';
+  /** `basic`: the token of an `Authorization: Basic` header, base64 of `username:password`. */
+  field: SecretField | 'value' | 'basic';
   /** The literal to replace: a resolved value or a capture placeholder. */
   needle: string;
   /**

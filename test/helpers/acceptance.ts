@@ -3,7 +3,7 @@
 // arguments, keeping the figures (synthesis and run time, engine) the suite prints at the end.
 import fs from 'node:fs';
 import path from 'node:path';
-import type { Browser, Page } from 'playwright-core';
+import type { Browser, BrowserContextOptions, Page } from 'playwright-core';
 import { afterAll, beforeAll, expect } from 'vitest';
 import { openChromium } from '../../src/browser/chromium.js';
 import { type Backend, type Harness, startHarness } from './harness.js';
@@ -26,9 +26,10 @@ export async function recordLive(
   name: string,
   base: string,
   flow: (page: Page, base: string) => Promise<void>,
+  context: BrowserContextOptions = {},
 ): Promise<string> {
   const file = path.join(dir, `${name}.har`);
-  const ctx = await browser.newContext({ recordHar: { path: file, content: 'embed' } });
+  const ctx = await browser.newContext({ ...context, recordHar: { path: file, content: 'embed' } });
   try {
     const page = await ctx.newPage();
     await flow(page, base);

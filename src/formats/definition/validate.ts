@@ -15,7 +15,8 @@ import type { BrowserStep, ConnectorDefinition, Extractor, HttpStep, SecretSlot 
 const ajv = makeAjv({ useDefaults: false });
 const checkShape = ajv.compile(DEFINITION_SCHEMA);
 
-const SLOT_FIELDS = { login: ['username', 'password', 'totp'], string: ['value'] } as const;
+// `basic`: base64 of `username:password`, the token of an `Authorization: Basic` header (RFC 7617).
+const SLOT_FIELDS = { login: ['username', 'password', 'totp', 'basic'], string: ['value'] } as const;
 const ROOTS = ['args', 'secrets', 'vars', 'page', 'item', 'index', 'run'];
 
 export interface DefinitionContext {

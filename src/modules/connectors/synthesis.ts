@@ -13,6 +13,8 @@ import { SynthError, type Hints, type SecretValues } from '../../synth/types.js'
 import type { SynthAdvisor } from '../../synth/advisor.js';
 import { plainUsername } from '../../synth/substitute.js';
 import { flatValues } from '../../synth/facts.js';
+import { secretsPattern } from '../../lib/secret-forms.js';
+import { Scrubber } from '../../runtime/shared/scrub.js';
 import { type RecordingLoader, RecordingUnavailable } from './recordings.js';
 import { ReplayFailed, validateByReplay, type ReplayRunner } from './replay.js';
 import type { PublishInput } from './schemas.js';
@@ -258,7 +260,9 @@ export class SynthesisService {
         v.type === 'login' && plainUsername(v.username) ? [v.username] : [],
       ),
     );
-    if (sensitive.some((s) => s.length >= 4 && !usernames.has(s) && text.includes(s)))
+    // In any form a value takes in transit: a Basic header's base64, a percent-encoded password.
+    const leaks = secretsPattern(sensitive.filter((s) => s.length >= 4 && !usernames.has(s)));
+    if (leaks?.test(text))
       throw new SynthesisFailed('secrets', [
         err(['body', field], 'a secret value would appear in the connector; refusing to publish', { stage: 'secrets' }),
       ]);
@@ -288,12 +292,11 @@ export class SynthesisService {
   }
 }
 
-/** Replaces every occurrence of a secret value in error entries (messages, ctx) with a marker. */
+/** Error entries with every secret value replaced, in any form it takes (the runs' own scrubber). */
 function scrub(entries: Problem[], values: string[]): Problem[] {
-  let text = JSON.stringify(entries);
-  for (const v of [...values].filter((x) => x.length >= 2).sort((a, b) => b.length - a.length))
-    text = text.split(JSON.stringify(v).slice(1, -1)).join('[secret]');
-  return JSON.parse(text);
+  const s = new Scrubber();
+  for (const v of values) if (v.length >= 2) s.add(v);
+  return entries.map((e) => s.scrubValue(e));
 }
 
 function collectSensitive(v: SecretValues): string[] {

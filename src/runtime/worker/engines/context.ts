@@ -170,7 +170,10 @@ export class RunContext {
         const s = this.job.secrets[a];
         if (!s) return undefined;
         if (b === 'totp') return this.totp(a);
-        if (s.type === 'login') return b === 'username' ? s.username : b === 'password' ? s.password : undefined;
+        if (s.type === 'login') {
+          if (b === 'basic' && rest.length === 0) return basicCredentials(s.username, s.password);
+          return b === 'username' ? s.username : b === 'password' ? s.password : undefined;
+        }
         return b === 'value' && rest.length === 0 ? s.value : undefined;
       }
       default:
@@ -178,6 +181,9 @@ export class RunContext {
     }
   };
 }
+
+/** RFC 7617: the token of `Authorization: Basic <token>`, base64 of `username:password` in UTF-8. */
+export const basicCredentials = (username: string, password: string) => Buffer.from(`${username}:${password}`, 'utf8').toString('base64');
 
 function dig(v: unknown, path: string[]): unknown {
   let cur: any = v;

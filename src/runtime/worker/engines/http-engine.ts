@@ -268,7 +268,11 @@ export class HttpEngine {
     const base = this.def.base_url ? renderText(this.def.base_url, L) : undefined;
     const url = urlOverride ?? new URL(renderText(step.url, L), base).href;
     const headers: Record<string, string> = {};
-    for (const [k, v] of Object.entries({ ...this.def.headers, ...step.headers })) headers[k] = renderText(v, L);
+    const credentialHeaders: string[] = [];
+    for (const [k, v] of Object.entries({ ...this.def.headers, ...step.headers })) {
+      headers[k] = renderText(v, L);
+      if (/\{\{\s*secrets\./.test(v)) credentialHeaders.push(k);
+    }
     const query: Record<string, unknown> = {};
     if (!urlOverride) for (const [k, v] of Object.entries(step.query ?? {})) query[k] = render(v, L);
     Object.assign(query, queryOverride);
@@ -290,6 +294,7 @@ export class HttpEngine {
         contentType: m.content_type,
       })),
       followRedirects: step.follow_redirects,
+      credentialHeaders,
     });
   }
 }

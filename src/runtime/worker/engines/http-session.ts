@@ -18,6 +18,9 @@ export interface SessionRequest {
   multipart?: { name: string; value?: string; filename?: string; contentType?: string }[];
   followRedirects?: boolean;
   timeoutMs?: number;
+  /** Headers that carry credentials (rendered from a secret): like `authorization`, never sent on
+   * to another origin by a redirect. */
+  credentialHeaders?: string[];
 }
 
 export interface SessionResponse {
@@ -129,7 +132,13 @@ export class HttpSession {
       }
       const location = res.headers.location as string | undefined;
       if (follow && location && [301, 302, 303, 307, 308].includes(res.status) && hop < 10) {
-        url = new URL(location, url);
+        const next = new URL(location, url);
+        // As browsers do (Fetch: "CORS non-wildcard request-header name"): credentials are for the
+        // origin they were given to; a redirect elsewhere (a hostile or compromised site) gets none.
+        if (next.origin !== url.origin)
+          for (const name of ['authorization', 'proxy-authorization', ...(r.credentialHeaders ?? []).map((n) => n.toLowerCase())])
+            delete headers[name];
+        url = next;
         if (res.status === 303 || ((res.status === 301 || res.status === 302) && method === 'POST')) {
           method = 'GET';
           body = undefined;

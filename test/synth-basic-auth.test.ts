@@ -1,0 +1,191 @@
+// A site behind HTTP Basic authentication (a browser's sign-in dialog; monitoring consoles, staging
+// sites, admin tools behind a proxy). Recorded in Chromium with the credentials given to the
+// browser (Playwright httpCredentials), synthesized, replayed and run with new arguments. The
+// credentials travel as base64("user:password") in every request's Authorization header, a form
+// a plain substring search for the password never finds: the connector must carry
+// `{{secrets.<slot>.basic}}`, never the token, with or without a stored secret named in hints;
+// and no credential header may follow a redirect to another origin.
+import crypto from 'node:crypto';
+import http from 'node:http';
+import type { AddressInfo } from 'node:net';
+import type { Browser } from 'playwright-core';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { openChromium } from '../src/browser/chromium.js';
+import { recordLive } from './helpers/acceptance.js';
+import { backends, type Harness, startHarness } from './helpers/harness.js';
+import { loginSecret, logsOf, publish, run } from './helpers/runs.js';
+import { synthesizeFrom } from './helpers/synth.js';
+
+const tag = crypto.randomBytes(5).toString('hex');
+const USER = `ops-${tag}`;
+// A colon, a space, '+' and '/': each encoding of it differs from the raw value.
+const PASS = `S3nt:nel pw+/${tag}`;
+const TOKEN = Buffer.from(`${USER}:${PASS}`).toString('base64');
+const leaks = (text: string) =>
+  [PASS, TOKEN, encodeURIComponent(PASS), JSON.stringify(PASS).slice(1, -1), Buffer.from(PASS).toString('base64')].filter((f) =>
+    text.includes(f),
+  );
+
+const PLANTS = ['Apple tree', 'Apple mint', 'Pear tree', 'Plum tree', 'Cherry plum', 'Quince'];
+const PAGE = `<!doctype html><title>Nursery console</title><input id=q placeholder="Search plants"><ul id=out></ul><script>
+document.getElementById('q').addEventListener('keydown', async (e) => {
+  if (e.key !== 'Enter') return;
+  const r = await fetch('/api/plants?q=' + encodeURIComponent(e.target.value)).then((r) => r.json());
+  document.getElementById('out').innerHTML = r.plants.map((p) => '<li>' + p.name + '</li>').join('');
+});
+</script>`;
+
+describe.each(await backends())('a site behind HTTP Basic authentication (%s)', (backend) => {
+  let h: Harness;
+  let site: http.Server;
+  let other: http.Server;
+  let base = '';
+  let otherBase = '';
+  let browser: Browser;
+  /** Authorization headers the site saw, and every header the other origin saw. */
+  const seen: (string | undefined)[] = [];
+  const otherSaw: http.IncomingHttpHeaders[] = [];
+  beforeAll(async () => {
+    site = http.createServer((req, res) => {
+      const u = new URL(req.url!, 'http://x');
+      seen.push(req.headers.authorization);
+      if (req.headers.authorization !== `Basic ${TOKEN}`) {
+        res.writeHead(401, { 'www-authenticate': 'Basic realm="nursery"', 'content-type': 'text/plain' }).end('sign in');
+        return;
+      }
+      if (u.pathname === '/api/plants') {
+        const q = (u.searchParams.get('q') ?? '').toLowerCase();
+        const plants = PLANTS.filter((p) => p.toLowerCase().includes(q)).map((name, i) => ({ id: i + 1, name }));
+        res.writeHead(200, { 'content-type': 'application/json' }).end(JSON.stringify({ plants }));
+        return;
+      }
+      if (u.pathname === '/bounce') {
+        res.writeHead(302, { location: u.searchParams.get('to')! }).end();
+        return;
+      }
+      res.writeHead(200, { 'content-type': 'text/html' }).end(PAGE);
+    });
+    other = http.createServer((req, res) => {
+      otherSaw.push(req.headers);
+      res.writeHead(200, { 'content-type': 'application/json' }).end('{"landed":true}');
+    });
+    await new Promise<void>((r) => site.listen(0, '127.0.0.1', r));
+    await new Promise<void>((r) => other.listen(0, '127.0.0.1', r));
+    base = `http://127.0.0.1:${(site.address() as AddressInfo).port}`;
+    otherBase = `http://127.0.0.1:${(other.address() as AddressInfo).port}`;
+    h = await startHarness(backend);
+    browser = await openChromium();
+  }, 60_000);
+  afterAll(async () => {
+    await browser?.close();
+    await h?.close();
+    site?.close();
+    other?.close();
+  });
+
+  const record = (name: string) =>
+    recordLive(
+      browser,
+      h.dataDir,
+      name,
+      base,
+      async (page, b) => {
+        await page.goto(b);
+        await page.fill('#q', 'apple');
+        await Promise.all([page.waitForResponse((r) => r.url().includes('/api/plants')), page.press('#q', 'Enter')]);
+      },
+      { httpCredentials: { username: USER, password: PASS } },
+    );
+
+  it('with the stored login named in hints: the header reads {{secrets.account.basic}}, and a run with a NEW query signs in with it', async () => {
+    const har = await record('basic-hinted');
+    expect(har).toContain(TOKEN); // the recording holds the credentials: the connector must not
+    const account = await loginSecret(h, USER, PASS);
+    const r = await synthesizeFrom(h, har, { hints: { arguments: { query: 'apple' }, secrets: { account } } });
+    expect(r.status, r.text).toBe(200);
+    const def = (await h.api('GET', `/v1beta/connectors/${r.json.id}/definition`)).json;
+    expect(leaks(JSON.stringify(def) + r.text)).toEqual([]);
+    const target = def.definition.steps.at(-1);
+    expect(target.headers.authorization).toBe('Basic {{secrets.account.basic}}');
+    expect(target.query).toEqual({ q: '{{args.query}}' });
+    // Basic credentials go with every request: no sign-in chain to re-run.
+    expect(def.definition.login).toBeUndefined();
+    expect(r.json.required_secrets).toEqual([expect.objectContaining({ name: 'account', type: 'login' })]);
+    expect(def.definition.meta.validation).toMatchObject({ replayed: true });
+
+    seen.length = 0;
+    const out = await run(h, { connector_id: r.json.id, arguments: { query: 'plum' }, secret_bindings: { account } });
+    expect(out.status, JSON.stringify(out.error)).toBe('success');
+    expect(out.result.plants.map((p: any) => p.name)).toEqual(['Plum tree', 'Cherry plum']);
+    expect(seen.every((a) => a === `Basic ${TOKEN}`)).toBe(true);
+    expect(leaks(JSON.stringify(out) + (await logsOf(h, out.id)))).toEqual([]);
+
+    // Another person's credentials: the site refuses them, and the run says so without echoing them.
+    const wrong = await loginSecret(h, USER, `${PASS}-old`);
+    const bad = await run(h, { connector_id: r.json.id, arguments: { query: 'plum' }, secret_bindings: { account: wrong } });
+    expect(bad.status).toBe('connector_error');
+    expect(bad.error.type).toBe('auth_required');
+    expect(leaks(JSON.stringify(bad) + (await logsOf(h, bad.id)))).toEqual([]);
+  });
+
+  it('from the HAR alone (no hints.secrets): the credentials become a login slot, used for the replay and never published', async () => {
+    const har = await record('basic-unhinted');
+    const r = await synthesizeFrom(h, har, { hints: { arguments: { query: 'apple' } } });
+    expect(r.status, r.text).toBe(200);
+    const def = (await h.api('GET', `/v1beta/connectors/${r.json.id}/definition`)).json;
+    expect(leaks(JSON.stringify(def) + r.text)).toEqual([]);
+    expect(r.json.required_secrets).toEqual([expect.objectContaining({ name: 'account', type: 'login' })]);
+    expect(def.definition.steps.at(-1).headers.authorization).toBe('Basic {{secrets.account.basic}}');
+    expect(def.definition.meta.validation).toMatchObject({ replayed: true, changed_argument: 'query' });
+    const out = await run(h, {
+      connector_id: r.json.id,
+      arguments: { query: 'tree' },
+      secret_values: { account: { username: USER, password: PASS } },
+    });
+    expect(out.status, JSON.stringify(out.error)).toBe('success');
+    expect(out.result.plants.map((p: any) => p.name)).toEqual(['Apple tree', 'Pear tree', 'Plum tree']);
+  });
+
+  it('credential headers never follow a redirect to another origin (a same-origin redirect keeps them)', async () => {
+    const c = await publish(h, {
+      definition: {
+        format: 'connector-definition/v1',
+        engine: 'http',
+        base_url: base,
+        steps: [
+          {
+            id: 'same',
+            url: '/bounce',
+            query: { to: '/api/plants?q=quince' },
+            headers: { authorization: 'Basic {{secrets.acct.basic}}' },
+            extract: { plants: { from: 'json', path: '$.plants' } },
+          },
+          {
+            id: 'away',
+            url: '/bounce',
+            query: { to: `${otherBase}/collect` },
+            headers: { authorization: 'Basic {{secrets.acct.basic}}', 'x-api-key': 'key {{secrets.key.value}}', 'x-trace': 'plain' },
+            extract: { landed: { from: 'json', path: '$.landed' } },
+          },
+        ],
+        result: { plants: '{{vars.plants}}', landed: '{{vars.landed}}' },
+      },
+      required_secrets: [
+        { name: 'acct', type: 'login' },
+        { name: 'key', type: 'string' },
+      ],
+    });
+    otherSaw.length = 0;
+    const out = await run(h, {
+      connector_id: c.id,
+      arguments: {},
+      secret_values: { acct: { username: USER, password: PASS }, key: { value: `k-${tag}` } },
+    });
+    expect(out.status, JSON.stringify(out.error)).toBe('success');
+    expect(out.result).toEqual({ plants: [{ id: 1, name: 'Quince' }], landed: true });
+    expect(otherSaw).toHaveLength(1);
+    expect(otherSaw[0].authorization).toBeUndefined();
+    expect(otherSaw[0]['x-api-key']).toBeUndefined();
+    expect(otherSaw[0]['x-trace']).toBe('plain'); // only credentials are dropped
+  });
+});
