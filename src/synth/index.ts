@@ -546,9 +546,10 @@ export function synthesize(inp: SynthInput): SynthResult {
     },
   };
   const typedLogins = secrets.typedLogins();
-  inp.onRecordedSecrets?.(
-    Object.fromEntries(Object.entries(typedLogins).map(([k, v]) => [k, { type: 'login' as const, ...v, totp_secret: null }])),
-  );
+  inp.onRecordedSecrets?.({
+    ...Object.fromEntries(Object.entries(typedLogins).map(([k, v]) => [k, { type: 'login' as const, ...v, totp_secret: null }])),
+    ...Object.fromEntries(Object.entries(secrets.typedValues()).map(([k, value]) => [k, { type: 'string' as const, value }])),
+  });
   assertNoSecrets(result, allNeedles(secrets, all));
   const problems = validateDefinition(definition, { inputSchema: input_schema, requiredSecrets: usedSlots }, ['definition']);
   if (problems.length)

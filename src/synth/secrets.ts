@@ -1,12 +1,14 @@
 // Stage 5a: which literals are secrets. Sources: pasted placeholders (capture sessions), values
 // of stored secrets named in hints.secrets (resolved in the server, TOTP codes computed for the
 // time of each request), passwords / one-time codes typed by hand into password-like fields, and
-// HTTP Basic credentials (an `Authorization: Basic` header: a browser's sign-in dialog, curl -u).
+// HTTP Basic credentials (an `Authorization: Basic` header: a browser's sign-in dialog, curl -u),
+// and tokens or API keys in credential headers that no recorded response handed out.
 import * as cheerio from 'cheerio';
 import { TOTP_PERIOD_S, totpCode } from '../lib/totp.js';
 import type { SecretField } from '../formats/recording/types.js';
 import type { SecretSlot } from '../formats/definition/types.js';
 import { requestSlots } from './slots.js';
+import { looksRandom } from './values.js';
 import { plainUsername, type SecretNeedle, USER_FIELD } from './substitute.js';
 import type { Exchange, Hints, Recording, SecretValues } from './types.js';
 
@@ -51,6 +53,8 @@ export interface SecretPlan {
   secretIds: Record<string, string>;
   /** Login values typed by hand (for a replay only). */
   typedLogins(): Record<string, { username: string; password: string }>;
+  /** Credential header values recorded in the HAR (for a replay only). */
+  typedValues(): Record<string, string>;
   warnings: string[];
 }
 
@@ -67,6 +71,44 @@ function basicCredentialsOf(x: Exchange): { token: string; username: string; pas
   // Not credentials: no separator, or bytes that are no UTF-8 text (the token is something else).
   if (colon < 0 || decoded.includes('\uFFFD') || basicToken(decoded.slice(0, colon), decoded.slice(colon + 1)) !== m[1]) return null;
   return { token: m[1], username: decoded.slice(0, colon), password: decoded.slice(colon + 1) };
+}
+
+// Headers that carry a credential by their name (`X-Api-Key`, `Private-Token`, `X-Auth-Token`);
+// anti-forgery tokens, nonces and request ids are handed out by the site or made by page script.
+const CREDENTIAL_HEADER = /(^|-)(api-?key|apikey|key|auth-?token|access-?token|private-?token|token|secret)$/i;
+const NOT_CREDENTIAL_HEADER = /csrf|xsrf|nonce|request|trace|correlation|idempotency|session-id|challenge/i;
+
+/**
+ * The tokens of a request's credential headers: `Authorization: <scheme> <token>` (Bearer, Token,
+ * any scheme but Basic and the negotiated ones) or a bare random-looking Authorization value, and
+ * headers named as keys or tokens.
+ */
+function credentialHeadersOf(x: Exchange): { header: string; name: string; token: string }[] {
+  const out: { header: string; name: string; token: string }[] = [];
+  for (const h of x.reqHeaders) {
+    const n = h.name.toLowerCase();
+    const v = h.value.trim();
+    if (n === 'authorization') {
+      const m = /^([A-Za-z][\w-]*)\s+(\S+)$/.exec(v);
+      const token = m ? (/^(basic|digest|negotiate|ntlm)$/i.test(m[1]) ? null : m[2]) : /\s/.test(v) ? null : v;
+      if (token && looksRandom(token)) out.push({ header: h.name, name: 'access_token', token });
+    } else if (CREDENTIAL_HEADER.test(n) && !NOT_CREDENTIAL_HEADER.test(n) && looksRandom(v)) {
+      out.push({ header: h.name, name: n.replace(/^x-/, '').replace(/-/g, '_'), token: v });
+    }
+  }
+  return out;
+}
+
+/** Whether a response before `x` (its body, a header, a cookie it set) holds `token`: then it is traced, not a secret. */
+function handedOut(xs: Exchange[], x: Exchange, token: string): boolean {
+  const escaped = JSON.stringify(token).slice(1, -1);
+  return (
+    x.reqCookies.some((c) => c.value.includes(token)) ||
+    xs.some(
+      (y) =>
+        y.index < x.index && (y.text?.includes(token) || y.text?.includes(escaped) || y.resHeaders.some((h) => h.value.includes(token))),
+    )
+  );
 }
 
 function totpCodes(seed: string, atMs: number): string[] {
@@ -183,6 +225,24 @@ export function planSecrets(rec: Recording, xs: Exchange[], hints: Hints, values
     typedBasic.set(slot, { username: cred.username, password: cred.password });
     typed.push({ slot, field: 'basic', needle: cred.token });
   }
+  // A token in a credential header that no earlier response holds (an API key, a bearer token the
+  // browser kept from before the recording): a string slot, so the definition never carries it.
+  const typedValues = new Map<string, string>();
+  for (const x of xs) {
+    for (const c of credentialHeadersOf(x)) {
+      if (known.has(c.token) || handedOut(xs, x, c.token)) continue;
+      known.add(c.token);
+      let slot = c.name;
+      for (let i = 2; slots.has(slot); i++) slot = `${c.name}_${i}`;
+      slots.set(slot, {
+        name: slot,
+        type: 'string',
+        description: `Credential sent in the ${c.header} header (no recorded response handed it out)`,
+      });
+      typedValues.set(slot, c.token);
+      typed.push({ slot, field: 'value', needle: c.token });
+    }
+  }
   return {
     slots: [...slots.values()],
     needlesFor(x) {
@@ -199,6 +259,7 @@ export function planSecrets(rec: Recording, xs: Exchange[], hints: Hints, values
     },
     slotOfSecretId: (id) => byId.get(id) ?? null,
     secretIds: Object.fromEntries([...byId].map(([id, slot]) => [slot, id])),
+    typedValues: () => Object.fromEntries(typedValues),
     typedLogins() {
       const out: Record<string, { username: string; password: string }> = Object.fromEntries(typedBasic);
       for (const t of typed) {

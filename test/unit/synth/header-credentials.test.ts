@@ -89,3 +89,53 @@ describe('HTTP Basic credentials', () => {
     expect(JSON.stringify((err as SynthError).problems)).not.toContain(custom['X-Console-Key']);
   });
 });
+
+describe('tokens in credential headers', () => {
+  const KEY = 'k3y-Zx81kQpL0vYt7RmN3sWq';
+  const search = (headers: Record<string, string>, before: Parameters<typeof har>[number][] = []) =>
+    har(...before, { url: `${O}/api/plants?q=apple`, headers, body: HITS });
+
+  it('a bearer token no recorded response handed out (kept by the browser from before) is a string slot, never a constant', () => {
+    let recorded: Record<string, unknown> = {};
+    const r = synthesize({
+      recording: search({ Authorization: `Bearer ${KEY}`, 'X-Api-Key': `${KEY}-2` }),
+      hints: { arguments: { query: 'apple' } },
+      onRecordedSecrets: (s) => (recorded = s),
+    });
+    expect((r.definition as HttpDefinition).steps.at(-1)!.headers).toEqual({
+      authorization: 'Bearer {{secrets.access_token.value}}',
+      'x-api-key': '{{secrets.api_key.value}}',
+    });
+    expect(r.required_secrets.map((s) => [s.name, s.type])).toEqual([
+      ['access_token', 'string'],
+      ['api_key', 'string'],
+    ]);
+    expect(recorded).toEqual({ access_token: { type: 'string', value: KEY }, api_key: { type: 'string', value: `${KEY}-2` } });
+    expect(JSON.stringify(r)).not.toContain(KEY);
+  });
+
+  it('a token a sign-in response handed out is traced from it, not a slot', () => {
+    const r = synthesize({
+      recording: search({ Authorization: `Bearer ${KEY}` }, [
+        {
+          method: 'POST',
+          url: `${O}/auth/login`,
+          json: { email: 'ann@example.com', password: 'Pw-0f9e8d7c' },
+          body: { data: { access_token: KEY } },
+        },
+      ]),
+      hints: { arguments: { query: 'apple' } },
+    });
+    const d = r.definition as HttpDefinition;
+    expect(d.steps.at(-1)!.headers!.authorization).toMatch(/^Bearer \{\{vars\.\w+\}\}$/);
+    expect(r.required_secrets.map((s) => s.name)).toEqual(['account']); // the typed login, not the token
+  });
+
+  it('anti-forgery tokens and request ids are no credentials', () => {
+    const r = synthesize({
+      recording: search({ 'X-CSRF-Token': KEY, 'X-Request-Id': `${KEY}-r` }),
+      hints: { arguments: { query: 'apple' } },
+    });
+    expect(r.required_secrets).toEqual([]);
+  });
+});

@@ -4,7 +4,8 @@
 // credentials travel as base64("user:password") in every request's Authorization header, a form
 // a plain substring search for the password never finds: the connector must carry
 // `{{secrets.<slot>.basic}}`, never the token, with or without a stored secret named in hints;
-// and no credential header may follow a redirect to another origin.
+// and no credential header may follow a redirect to another origin. A bearer token the page kept
+// from before the recording (no response in it hands the token out) is a string slot the same way.
 import crypto from 'node:crypto';
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
@@ -26,6 +27,14 @@ const leaks = (text: string) =>
     text.includes(f),
   );
 
+const API_TOKEN = `tok-${tag}Zx81kQpL0vYt7`;
+const APP = `<!doctype html><title>Nursery app</title><input id=q><ul id=out></ul><script>
+document.getElementById('q').addEventListener('keydown', async (e) => {
+  if (e.key !== 'Enter') return;
+  const r = await fetch('/v2/plants?q=' + encodeURIComponent(e.target.value), { headers: { authorization: 'Bearer ' + localStorage.getItem('token') } });
+  document.getElementById('out').innerHTML = (await r.json()).plants.map((p) => '<li>' + p.name + '</li>').join('');
+});
+</script>`;
 const PLANTS = ['Apple tree', 'Apple mint', 'Pear tree', 'Plum tree', 'Cherry plum', 'Quince'];
 const PAGE = `<!doctype html><title>Nursery console</title><input id=q placeholder="Search plants"><ul id=out></ul><script>
 document.getElementById('q').addEventListener('keydown', async (e) => {
@@ -48,12 +57,17 @@ describe.each(await backends())('a site behind HTTP Basic authentication (%s)', 
   beforeAll(async () => {
     site = http.createServer((req, res) => {
       const u = new URL(req.url!, 'http://x');
+      if (u.pathname === '/app') {
+        res.writeHead(200, { 'content-type': 'text/html' }).end(APP);
+        return;
+      }
       seen.push(req.headers.authorization);
-      if (req.headers.authorization !== `Basic ${TOKEN}`) {
+      const bearer = u.pathname.startsWith('/v2/');
+      if (req.headers.authorization !== (bearer ? `Bearer ${API_TOKEN}` : `Basic ${TOKEN}`)) {
         res.writeHead(401, { 'www-authenticate': 'Basic realm="nursery"', 'content-type': 'text/plain' }).end('sign in');
         return;
       }
-      if (u.pathname === '/api/plants') {
+      if (u.pathname === '/api/plants' || u.pathname === '/v2/plants') {
         const q = (u.searchParams.get('q') ?? '').toLowerCase();
         const plants = PLANTS.filter((p) => p.toLowerCase().includes(q)).map((name, i) => ({ id: i + 1, name }));
         res.writeHead(200, { 'content-type': 'application/json' }).end(JSON.stringify({ plants }));
@@ -144,6 +158,28 @@ describe.each(await backends())('a site behind HTTP Basic authentication (%s)', 
     });
     expect(out.status, JSON.stringify(out.error)).toBe('success');
     expect(out.result.plants.map((p: any) => p.name)).toEqual(['Apple tree', 'Pear tree', 'Plum tree']);
+  });
+
+  it('a bearer token the page kept from before the recording: a string slot, never a constant of the definition', async () => {
+    const har = await recordLive(browser, h.dataDir, 'bearer', base, async (page, b) => {
+      await page.addInitScript((t) => localStorage.setItem('token', t), API_TOKEN);
+      await page.goto(`${b}/app`);
+      await page.fill('#q', 'apple');
+      await Promise.all([page.waitForResponse((r) => r.url().includes('/v2/plants')), page.press('#q', 'Enter')]);
+    });
+    expect(har).toContain(API_TOKEN);
+    const r = await synthesizeFrom(h, har, { hints: { arguments: { query: 'apple' } } });
+    expect(r.status, r.text).toBe(200);
+    const def = (await h.api('GET', `/v1beta/connectors/${r.json.id}/definition`)).json;
+    expect(JSON.stringify(def) + r.text).not.toContain(API_TOKEN);
+    expect(r.json.required_secrets).toEqual([expect.objectContaining({ name: 'access_token', type: 'string' })]);
+    expect(def.definition.steps.at(-1).headers.authorization).toBe('Bearer {{secrets.access_token.value}}');
+    expect(def.definition.meta.validation).toMatchObject({ replayed: true, changed_argument: 'query' });
+    const token = (await h.api('POST', '/v1beta/secrets', { name: 'nursery token', secret_type: 'string', value: API_TOKEN })).json.id;
+    const out = await run(h, { connector_id: r.json.id, arguments: { query: 'pear' }, secret_bindings: { access_token: token } });
+    expect(out.status, JSON.stringify(out.error)).toBe('success');
+    expect(out.result.plants.map((p: any) => p.name)).toEqual(['Pear tree']);
+    expect(JSON.stringify(out) + (await logsOf(h, out.id))).not.toContain(API_TOKEN);
   });
 
   it('credential headers never follow a redirect to another origin (a same-origin redirect keeps them)', async () => {
