@@ -25,6 +25,7 @@ SEL
 fi
 # (Request Tracker 5: its SQLite database is created and initialised by dbconfig-common.)
 [ -d /usr/share/request-tracker5 ] || need+=(request-tracker5 rt5-db-sqlite)
+command -v transmission-daemon >/dev/null || need+=(transmission-daemon transmission-cli)
 if [ ${#need[@]} -gt 0 ]; then
   apt-get update -qq
   apt-get install -y -qq --no-install-recommends "${need[@]}"
@@ -538,4 +539,38 @@ JS
   cd - >/dev/null
 fi
 
-echo "acceptance apps ready: dokuwiki (/usr/share/dokuwiki), phpmyadmin (/usr/share/phpmyadmin), mariadb db acme, adminer (/usr/share/adminer, mariadb db orchard), mediawiki (/var/lib/mediawiki, sqlite $MWDB), wordpress (/usr/share/wordpress, mariadb db wordpress), fossil ($FSL_DIR/repo.fossil), redmine (/usr/share/redmine, sqlite), django admin ($DJ_DIR), directus ($DX_DIR, postgresql db directus_acc), request tracker 5 (/usr/share/request-tracker5, sqlite), ghost ($GH_DIR, sqlite)"
+# ---- Transmission 3 (transmission-daemon: a BitTorrent daemon with a jQuery web UI over one JSON-RPC
+# endpoint, behind HTTP Basic auth, with its X-Transmission-Session-Id handed out by a 409). Four
+# complete torrents made here from local files (no trackers) and one magnet link. No DHT, LPD, PEX,
+# uTP or port mapping, torrents added paused, everything bound to loopback: nothing leaves the machine.
+TR_DIR=/var/lib/cs-acceptance/transmission
+if [ ! -f "$TR_DIR/.seeded" ]; then
+  rm -rf "$TR_DIR" && mkdir -p "$TR_DIR/config" "$TR_DIR/downloads" "$TR_DIR/torrents"
+  cat > "$TR_DIR/config/settings.json" <<JSON
+{ "dht-enabled": false, "lpd-enabled": false, "pex-enabled": false, "utp-enabled": false,
+  "port-forwarding-enabled": false, "blocklist-enabled": false,
+  "bind-address-ipv4": "127.0.0.1", "bind-address-ipv6": "::1",
+  "rpc-bind-address": "127.0.0.1", "rpc-whitelist-enabled": true, "rpc-whitelist": "127.0.0.1",
+  "rpc-host-whitelist-enabled": false, "start-added-torrents": false,
+  "download-dir": "$TR_DIR/downloads", "incomplete-dir-enabled": false, "message-level": 1 }
+JSON
+  for n in "Cider Recipes" "Grafting Handbook" "Orchard Survey 2026" "Pruning Guide"; do
+    mkdir -p "$TR_DIR/downloads/$n"
+    head -c 300000 /dev/urandom > "$TR_DIR/downloads/$n/data.bin"
+    echo "$n: notes from the orchard" > "$TR_DIR/downloads/$n/README.txt"
+    transmission-create -o "$TR_DIR/torrents/$n.torrent" -c "Made for the acceptance suite" "$TR_DIR/downloads/$n" >/dev/null
+  done
+  transmission-daemon -f -g "$TR_DIR/config" -p 8953 -P 8954 -t -u seed -v tr-seed-pass-1 &
+  TR_PID=$!
+  for _ in $(seq 1 40); do curl -s -o /dev/null http://127.0.0.1:8953/ && break; sleep 0.25; done
+  trr() { transmission-remote 127.0.0.1:8953 -n seed:tr-seed-pass-1 "$@" >/dev/null; }
+  for f in "$TR_DIR"/torrents/*.torrent; do trr -a "$f" -w "$TR_DIR/downloads"; done
+  trr -a "magnet:?xt=urn:btih:3f2a1c9d8e7b6a5f4e3d2c1b0a9f8e7d6c5b4a39&dn=Pear%20Varieties"
+  trr -t all -v
+  sleep 2
+  kill "$TR_PID"
+  wait "$TR_PID" 2>/dev/null || true
+  touch "$TR_DIR/.seeded"
+fi
+
+echo "acceptance apps ready: dokuwiki (/usr/share/dokuwiki), phpmyadmin (/usr/share/phpmyadmin), mariadb db acme, adminer (/usr/share/adminer, mariadb db orchard), mediawiki (/var/lib/mediawiki, sqlite $MWDB), wordpress (/usr/share/wordpress, mariadb db wordpress), fossil ($FSL_DIR/repo.fossil), redmine (/usr/share/redmine, sqlite), django admin ($DJ_DIR), directus ($DX_DIR, postgresql db directus_acc), request tracker 5 (/usr/share/request-tracker5, sqlite), ghost ($GH_DIR, sqlite), transmission ($TR_DIR)"

@@ -109,7 +109,12 @@ export function buildStep(x: Exchange, resolved: ResolvedSlot[], o: StepOptions)
     else if (jsonOut !== undefined) step.body = { json: jsonOut as JsonTemplate };
     else if (text !== null) step.body = { text, content_type: x.body.mime || 'text/plain' };
   }
-  if (o.extract && Object.keys(o.extract).length) step.extract = o.extract;
+  if (o.extract && Object.keys(o.extract).length) {
+    step.extract = o.extract;
+    // Refused, but its answer handed out what later requests carry (a challenge: Transmission's
+    // 409 with the X-Transmission-Session-Id every other call must send): refused again at run time.
+    if (x.status >= 400 && x.status < 500 && x.status !== 401 && x.status !== 403) step.expect_status = [x.status];
+  }
   step.note = o.note;
   step.provenance = o.provenance;
   return step;

@@ -182,5 +182,112 @@ export function isGraphqlQuery(x: Exchange): boolean {
   );
 }
 
-/** Changes nothing on the site: GET, HEAD, or a GraphQL query. */
-export const isRead = (x: Exchange) => x.method === 'GET' || x.method === 'HEAD' || isGraphqlQuery(x);
+// Verbs in an RPC method's name (`torrent-get`, `core.get_torrents_status`, `VideoLibrary.GetMovies`,
+// `aria2.tellStatus`, `eth_getBalance`): a read names a read verb and no write verb.
+const READ_VERBS = new Set([
+  'get',
+  'list',
+  'search',
+  'find',
+  'query',
+  'read',
+  'fetch',
+  'show',
+  'describe',
+  'status',
+  'stats',
+  'info',
+  'tell',
+  'count',
+  'lookup',
+  'browse',
+  'view',
+  'exists',
+  'ping',
+  'version',
+]);
+const WRITE_VERBS = new Set([
+  'set',
+  'add',
+  'create',
+  'update',
+  'upsert',
+  'delete',
+  'remove',
+  'put',
+  'post',
+  'save',
+  'send',
+  'start',
+  'stop',
+  'move',
+  'rename',
+  'upload',
+  'write',
+  'insert',
+  'edit',
+  'modify',
+  'reset',
+  'clear',
+  'purge',
+  'import',
+  'run',
+  'exec',
+  'execute',
+  'submit',
+  'cancel',
+  'pause',
+  'resume',
+  'login',
+  'logout',
+  'apply',
+  'change',
+  'mark',
+  'toggle',
+  'enable',
+  'disable',
+  'verify',
+  'reannounce',
+  'queue',
+  'approve',
+  'reject',
+  'archive',
+  'restore',
+  'sync',
+]);
+const methodWords = (m: string) =>
+  m
+    .replace(/([a-z0-9])([A-Z])/g, '$1 $2')
+    .toLowerCase()
+    .split(/[^a-z0-9]+/)
+    .filter(Boolean);
+
+/**
+ * A JSON-RPC (or Transmission/Deluge-style) read: a POST whose JSON body, or each of a batch,
+ * names a `method` whose words hold a read verb and no write verb. The method name is the only
+ * thing that says what such a call does, as a GraphQL operation's keyword does.
+ */
+export function isRpcRead(x: Exchange): boolean {
+  if (x.method !== 'POST' || !x.body?.text || !/json/i.test(x.body.mime)) return false;
+  const calls = [parseJsonSafe(x.body.text)].flat();
+  return (
+    calls.length > 0 &&
+    calls.every((c) => {
+      const m = (c as { method?: unknown } | null)?.method;
+      if (typeof m !== 'string' || !/^[\w.\-/]{1,100}$/.test(m)) return false;
+      const words = methodWords(m);
+      return words.some((w) => READ_VERBS.has(w)) && !words.some((w) => WRITE_VERBS.has(w));
+    })
+  );
+}
+
+function parseJsonSafe(text: string): unknown {
+  try {
+    return JSON.parse(text);
+  } catch {
+    return undefined;
+  }
+}
+
+/** Changes nothing on the site: GET, HEAD, a GraphQL query or an RPC call named as a read. */
+export const isRead = (x: Exchange) => x.method === 'GET' || x.method === 'HEAD' || isGraphqlQuery(x) || isRpcRead(x);

@@ -78,3 +78,19 @@ export function mergeSchemas(a: Schema, b: Schema): Schema {
 export function inferMerged(samples: unknown[]): Schema {
   return samples.map(inferSchema).reduce<Schema | null>((a, b) => (a ? mergeSchemas(a, b) : b), null) ?? {};
 }
+
+/**
+ * The schema with `required` kept only at its root: what a write answers below its top level names
+ * what happened (`torrent-added` or `torrent-duplicate`, `created` or `updated`), and one recorded
+ * answer can't say which keys always come back.
+ */
+export function requiredAtRootOnly(s: Schema, root = true): Schema {
+  if (!s || typeof s !== 'object') return s;
+  const out: Schema = { ...s };
+  if (!root) delete out.required;
+  if (out.properties)
+    out.properties = Object.fromEntries(Object.entries(out.properties).map(([k, v]) => [k, requiredAtRootOnly(v as Schema, false)]));
+  if (out.items) out.items = requiredAtRootOnly(out.items, false);
+  for (const k of ['anyOf', 'oneOf'] as const) if (Array.isArray(out[k])) out[k] = out[k].map((v: Schema) => requiredAtRootOnly(v, root));
+  return out;
+}

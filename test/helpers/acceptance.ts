@@ -69,7 +69,7 @@ export async function synthesizeAndRun(
  * browser and the app's login secret before the suite, stops them after, and prints the figures.
  * Its fields are set once `beforeAll` ran.
  */
-export function liveApp(app: RealApp, backend: Backend, user: string, password: string) {
+export function liveApp(app: RealApp, backend: Backend, user: string, password: string, context: BrowserContextOptions = {}) {
   const figures: Figure[] = [];
   let served: Awaited<ReturnType<typeof serveApp>> | undefined;
   let browser: Browser | undefined;
@@ -77,7 +77,8 @@ export function liveApp(app: RealApp, backend: Backend, user: string, password: 
     h: undefined as unknown as Harness,
     url: '',
     secret: '',
-    record: (name: string, flow: (page: Page, base: string) => Promise<void>) => recordLive(browser!, live.h.dataDir, name, live.url, flow),
+    record: (name: string, flow: (page: Page, base: string) => Promise<void>) =>
+      recordLive(browser!, live.h.dataDir, `${app.name}-${name}`, live.url, flow, context),
     flow: (name: string, har: string, body: Record<string, unknown>, runBody: Record<string, unknown>) =>
       synthesizeAndRun(live.h, figures, name, har, body, runBody),
   };

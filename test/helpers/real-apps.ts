@@ -1,13 +1,25 @@
 // Real open-source web applications for the synthesis acceptance suite (installed and seeded by
 // scripts/acceptance-setup.sh from Debian packages): each is served on 127.0.0.1 by `php -S` (Fossil
-// by `fossil server`, Redmine by rackup, Django by `manage.py runserver`, Directus by `directus start`, Request Tracker by `rt-server`, Ghost by its own `node index.js`) and stopped by its PID. Recorded HARs are rebased onto the
+// by `fossil server`, Redmine by rackup, Django by `manage.py runserver`, Directus by `directus start`, Request Tracker by `rt-server`, Ghost by its own `node index.js`, Transmission by `transmission-daemon`) and stopped by its PID. Recorded HARs are rebased onto the
 // port a test started the app on.
 import { type ChildProcess, execFileSync, spawn } from 'node:child_process';
 import fs from 'node:fs';
 import net from 'node:net';
 
 export interface RealApp {
-  name: 'dokuwiki' | 'phpmyadmin' | 'mediawiki' | 'wordpress' | 'fossil' | 'redmine' | 'django' | 'directus' | 'adminer' | 'rt' | 'ghost';
+  name:
+    | 'dokuwiki'
+    | 'phpmyadmin'
+    | 'mediawiki'
+    | 'wordpress'
+    | 'fossil'
+    | 'redmine'
+    | 'django'
+    | 'directus'
+    | 'adminer'
+    | 'rt'
+    | 'ghost'
+    | 'transmission';
   /** The PHP document root (Fossil: the repository file; Redmine: the Rails application). */
   docroot: string;
   /** Port the fixtures were recorded on. */
@@ -128,6 +140,31 @@ export const APPS: Record<RealApp['name'], RealApp> = {
     readyPath: '/ghost/api/admin/site/',
     bootMs: 40_000,
   },
+  transmission: {
+    name: 'transmission',
+    docroot: '/var/lib/cs-acceptance/transmission',
+    recordedPort: 8953,
+    needs: ['/var/lib/cs-acceptance/transmission/.seeded', '/usr/bin/transmission-daemon'],
+    // (Its peer port beside the web one; settings.json keeps DHT, LPD, PEX and uTP off and the
+    // torrents paused, so nothing leaves loopback. The web UI and its RPC need HTTP Basic auth.)
+    server: (port) => ({
+      cmd: 'transmission-daemon',
+      args: [
+        '-f',
+        '-g',
+        '/var/lib/cs-acceptance/transmission/config',
+        '-p',
+        String(port),
+        '-P',
+        String(port + 1),
+        '-t',
+        '-u',
+        TRANSMISSION_USER.username,
+        '-v',
+        TRANSMISSION_USER.password,
+      ],
+    }),
+  },
 };
 
 export const appInstalled = (a: RealApp) => a.needs.every((f) => fs.existsSync(f));
@@ -206,6 +243,29 @@ export async function ghostApi(base: string, method: string, path: string, body?
   return r.status === 204 ? null : r.json();
 }
 const ghostSessions = new Map<string, string>();
+
+/** Transmission's web UI user (HTTP Basic; scripts/acceptance-setup.sh). */
+export const TRANSMISSION_USER = { username: 'seed', password: 'tr-seed-pass-1' };
+
+/** One call to Transmission's RPC at `base`: its answer's `arguments` (the 409 hands out the session id to send). */
+export async function transmissionRpc(base: string, method: string, args: Record<string, unknown> = {}): Promise<any> {
+  const auth = `Basic ${Buffer.from(`${TRANSMISSION_USER.username}:${TRANSMISSION_USER.password}`).toString('base64')}`;
+  const call = (session: string) =>
+    fetch(`${base}/transmission/rpc`, {
+      method: 'POST',
+      headers: { authorization: auth, 'x-transmission-session-id': session, 'content-type': 'application/json' },
+      body: JSON.stringify({ method, arguments: args }),
+    });
+  let r = await call(transmissionSessions.get(base) ?? '');
+  if (r.status === 409) {
+    transmissionSessions.set(base, r.headers.get('x-transmission-session-id') ?? '');
+    r = await call(transmissionSessions.get(base)!);
+  }
+  const body = (await r.json()) as { result: string; arguments: any };
+  if (body.result !== 'success') throw new Error(`Transmission ${method}: ${body.result}`);
+  return body.arguments;
+}
+const transmissionSessions = new Map<string, string>();
 
 /** Directus's seeded admin (scripts/acceptance-setup.sh). */
 export const DIRECTUS_ADMIN = { email: 'admin@example.com', password: 'dx-admin-pass-1' };

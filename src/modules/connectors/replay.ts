@@ -123,8 +123,13 @@ export function freshValues(schema: Record<string, any>, args: Record<string, un
 
 /** A hex id (a database's ObjectId, a hash) or a UUID. */
 const hexId = (s: string) => /^[0-9a-f]{12,}$/i.test(s) || /^[0-9a-f]{8}(-[0-9a-f]{4}){3}-[0-9a-f]{12}$/i.test(s);
-/** An identifier, not text a person wrote: a hex id, a UUID, a long token of letters and digits. */
-const idLike = (s: string) => hexId(s) || (/^[A-Za-z0-9]{16,}$/.test(s) && /\d/.test(s) && /[A-Za-z]/.test(s));
+/**
+ * An identifier, not text a person wrote: a hex id, a UUID, a long token of letters and digits, or
+ * a URI of any scheme (a magnet link, a feed URL: what it names is fixed by its parts, and a suffix
+ * would name the same thing or nothing).
+ */
+const idLike = (s: string) =>
+  hexId(s) || (/^[A-Za-z0-9]{16,}$/.test(s) && /\d/.test(s) && /[A-Za-z]/.test(s)) || /^[a-z][a-z0-9+.-]*:\S+$/i.test(s);
 
 /** Every non-null leaf of a result as lower-case text. */
 function leaves(v: unknown): string[] {

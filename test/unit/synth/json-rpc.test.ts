@@ -1,0 +1,106 @@
+// One JSON-RPC endpoint for every call (Transmission, Deluge, Kodi, aria2, Ethereum nodes): reads and
+// writes are told apart only by the method's name, and an anti-forgery session id may be handed out
+// by a refused first call (Transmission's 409 with X-Transmission-Session-Id), which the plan makes
+// again at run time, expecting the refusal.
+import { describe, expect, it } from 'vitest';
+import type { HttpDefinition } from '../../../src/formats/definition/types.js';
+import { synthesize } from '../../../src/synth/index.js';
+import { isRpcRead, normalize } from '../../../src/synth/normalize.js';
+import { har } from '../../helpers/har-fragment.js';
+
+const O = 'http://daemon.test';
+const rpcRead = (body: unknown) => isRpcRead(normalize(har({ method: 'POST', url: `${O}/rpc`, json: body, body: {} })).exchanges[0]);
+
+describe('JSON-RPC', () => {
+  it.each([
+    [{ method: 'torrent-get', arguments: { ids: [3] } }, true],
+    [{ method: 'session-stats' }, true],
+    [{ jsonrpc: '2.0', method: 'VideoLibrary.GetMovies', id: 1 }, true],
+    [{ method: 'core.get_torrents_status', params: [{}, []] }, true],
+    [{ jsonrpc: '2.0', method: 'aria2.tellStatus', params: ['2089b05ecca3d829'] }, true],
+    [{ jsonrpc: '2.0', method: 'eth_getBalance', params: [] }, true],
+    [[{ method: 'torrent-get' }, { method: 'session-get' }], true],
+    [{ method: 'torrent-add', arguments: { filename: 'magnet:?xt=x' } }, false],
+    [{ method: 'session-set', arguments: { 'speed-limit-down': 5 } }, false],
+    [{ method: 'core.add_torrent_magnet' }, false],
+    [{ method: 'aria2.addUri' }, false],
+    [{ method: 'free-space' }, false], // no read verb: a write until shown otherwise
+    [[{ method: 'torrent-get' }, { method: 'torrent-remove' }], false],
+    [{ method: 'get', note: 'no separator is fine' }, true],
+    [{ query: 'query Q { a }' }, false], // GraphQL is told by its document, not here
+  ])('%j is a read: %s', (body, read) => expect(rpcRead(body)).toBe(read));
+
+  const session = 'hx9ZqT2mR8vK4pL1sN7wYb3c';
+  const recording = () =>
+    har(
+      {
+        method: 'POST',
+        url: `${O}/transmission/rpc`,
+        json: { method: 'session-get' },
+        status: 409,
+        resHeaders: { 'X-Transmission-Session-Id': session },
+        html: '<h1>409: Conflict</h1>',
+      },
+      {
+        method: 'POST',
+        url: `${O}/transmission/rpc`,
+        headers: { 'X-Transmission-Session-Id': session },
+        json: { method: 'session-get' },
+        body: { arguments: { version: '3.00' }, result: 'success' },
+      },
+      {
+        method: 'POST',
+        url: `${O}/transmission/rpc`,
+        headers: { 'X-Transmission-Session-Id': session },
+        json: { method: 'torrent-get', arguments: { fields: ['id', 'name'], ids: [3] } },
+        body: { arguments: { torrents: [{ id: 3, name: 'Orchard Survey' }] }, result: 'success' },
+      },
+    );
+
+  it('the refused call that hands out the session id is made again and expected to be refused; the read is no side effect', () => {
+    const r = synthesize({ recording: recording(), hints: { arguments: { torrent: 3 } } });
+    const d = r.definition as HttpDefinition;
+    const [challenge, target] = [d.steps[0], d.steps.at(-1)!];
+    expect(challenge).toMatchObject({ method: 'POST', body: { json: { method: 'session-get' } }, expect_status: [409] });
+    expect(Object.values(challenge.extract!)[0]).toMatchObject({ from: 'header', name: 'x-transmission-session-id' });
+    expect(target.headers!['x-transmission-session-id']).toMatch(/^\{\{vars\.\w+\}\}$/);
+    expect(target.body).toEqual({ json: { method: 'torrent-get', arguments: { fields: ['id', 'name'], ids: ['{{args.torrent}}'] } } });
+    expect(target.expect_status).toBeUndefined();
+    expect(r.report.side_effects).toBe(false);
+  });
+});
+
+describe('fresh values for a side-effect replay', () => {
+  it('a link (a magnet URI, a feed URL) keeps its value: a suffix would name the same thing or nothing', async () => {
+    const { freshValues } = await import('../../../src/modules/connectors/replay.js');
+    const schema = { properties: { link: { type: 'string' }, feed: { type: 'string' }, name: { type: 'string' } } };
+    const args = {
+      link: 'magnet:?xt=urn:btih:3f2a1c9d8e7b6a5f&dn=Quince+Notes',
+      feed: 'http://orchard.test/feed.xml',
+      name: 'Quince Notes',
+    };
+    expect(freshValues(schema, args).map((f) => f.name)).toEqual(['name']);
+  });
+});
+
+describe("a write's JSON answer", () => {
+  it('requires only its top-level keys: below them, what comes back names what happened (added, or already there)', () => {
+    const link = 'magnet:?xt=urn:btih:3f2a1c9d8e7b6a5f4e3d2c1b0a9f8e7d6c5b4a39&dn=Quince';
+    const r = synthesize({
+      recording: har({
+        method: 'POST',
+        url: `${O}/transmission/rpc`,
+        json: { method: 'torrent-add', arguments: { filename: link, paused: true } },
+        body: {
+          arguments: { 'torrent-added': { id: 7, name: 'Quince', hashString: '3f2a1c9d8e7b6a5f4e3d2c1b0a9f8e7d6c5b4a39' } },
+          result: 'success',
+        },
+      }),
+      hints: { arguments: { link }, allow_side_effects: true },
+    });
+    expect(r.report.side_effects).toBe(true);
+    expect(r.output_schema.required).toEqual(['arguments', 'result']);
+    expect(r.output_schema.properties.arguments.required).toBeUndefined();
+    expect(r.output_schema.properties.arguments.properties['torrent-added'].required).toBeUndefined();
+  });
+});
