@@ -111,6 +111,9 @@ function jsonEvidence(x: Exchange, argValues: string[]): { found: string[]; name
 
 export function scoreTargets(xs: Exchange[], f: TargetFacts): Candidate[] {
   const n = xs.length;
+  // The typed values some request carries: a request carrying all of them (the PATCH of the id and
+  // the new year) is more the point than one carrying a part (the record's GET by its id).
+  const carried = new Set(xs.flatMap((x) => typedIn(x, f.argValues))).size;
   const evidenceOf = new Map(xs.map((x) => [x.id, jsonEvidence(x, f.argValues)]));
   // Typed values a read request searched with and found records for: a background write carrying
   // only those (a saved view, a remembered filter) is the app keeping its state, not the point.
@@ -143,7 +146,11 @@ export function scoreTargets(xs: Exchange[], f: TargetFacts): Candidate[] {
       if (isHtml(x) && /<input[^>]+(type=["']?password|autocomplete=["']?one-time-code)/i.test(x.text ?? '')) add(-3, 'a sign-in form');
       if (x.id.endsWith('~final')) reasons.push('the page a login landed on (fetched again after the login chain)');
       const typed = typedIn(x, f.argValues);
-      if (typed.length) add(4, `request carries typed value(s) ${typed.map((v) => JSON.stringify(v)).join(', ')}`);
+      if (typed.length)
+        add(
+          Math.round((40 * typed.length) / carried) / 10,
+          `request carries typed value(s) ${typed.map((v) => JSON.stringify(v)).join(', ')}${typed.length < carried ? ` (${typed.length} of ${carried})` : ''}`,
+        );
       if (!isRead(x) && typed.length && !f.secretCarriers.has(x.id)) {
         if (isNavigationRequest(x)) add(2, 'the form submit (a page navigation)');
         else if (submits.some((set) => typed.every((v) => set.has(v))))

@@ -30,11 +30,21 @@ export async function recordLive(
 ): Promise<string> {
   const file = path.join(dir, `${name}.har`);
   const ctx = await browser.newContext({ ...context, recordHar: { path: file, content: 'embed' } });
+  // A response whose body has not arrived when the context closes is in the HAR without it (a
+  // save's answer, the last XHR): the recording ends once no request is open for half a second.
+  const open = new Set<unknown>();
+  ctx.on('request', (r) => open.add(r));
+  ctx.on('requestfinished', (r) => open.delete(r));
+  ctx.on('requestfailed', (r) => open.delete(r));
   try {
     const page = await ctx.newPage();
     await flow(page, base);
     // (A document that just loaded may not be in the HAR yet when the context closes.)
     await page.waitForLoadState('networkidle');
+    for (let quiet = 0, until = Date.now() + 5000; quiet < 500 && Date.now() < until; ) {
+      await new Promise((r) => setTimeout(r, 50));
+      quiet = open.size ? 0 : quiet + 50;
+    }
   } finally {
     await ctx.close();
   }
