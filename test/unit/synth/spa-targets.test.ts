@@ -37,6 +37,20 @@ describe('targets in a single-page app', () => {
     expect(patch.reasons.join(' ')).toMatch(/background write of only what a search request searched with/);
   });
 
+  it("a PATCH of the record's id and its new year beats the record's GET by id, even with its answer missing from the recording", () => {
+    const x = xs(
+      har(
+        { url: `${O}/items/books/10`, body: { data: { id: 10, title: 'Orchard Notes volume 9', year: 2000 } } },
+        { url: `${O}/revisions?filter[item][_eq]=10&aggregate[count]=id`, body: { data: [{ count: 2 }] } },
+        // (A HAR closed before the answer's body arrived holds none.)
+        { method: 'PATCH', url: `${O}/items/books/10`, json: { year: 2001 }, mime: 'application/json' },
+      ),
+    );
+    const c = scoreTargets(x, facts(['10', '2001']));
+    expect(c[0]!.exchange.method).toBe('PATCH');
+    expect(c.find((k) => k.exchange.method === 'GET' && k.exchange.url.endsWith('/10'))!.reasons.join(' ')).toMatch(/\(1 of 2\)/);
+  });
+
   it('a write carrying more than the searched text (a create form with a lookup) stays the point', () => {
     const x = xs(
       har(
