@@ -18,6 +18,9 @@ function templateOf(r: ResolvedSlot): string | null {
 }
 
 const withUrlencode = (t: string) => t.replace(/\{\{\s*((?:args|vars|secrets)\.[\w.$-]+)\s*\}\}/g, '{{$1 | urlencode}}');
+const withUrlpath = (t: string) => t.replace(/\{\{\s*((?:args|vars|secrets)\.[\w.$-]+)\s*\}\}/g, '{{$1 | urlpath}}');
+/** A path segment folded into the one before it (an argument spanning both). */
+const DROPPED = '\u0000';
 
 function setPath(root: any, path: (string | number)[], v: unknown) {
   let cur = root;
@@ -58,7 +61,12 @@ export function buildStep(x: Exchange, resolved: ResolvedSlot[], o: StepOptions)
     const t = templateOf(r);
     if (t === null) continue;
     const s = r.slot;
-    if (s.where === 'path') segs[Number(s.key)] = t === s.value ? encodeURIComponent(s.value) : withUrlencode(t);
+    if (s.where === 'path' && s.key.includes('-')) {
+      // Several segments, one argument (pathArgsJoined): its slashes stay path separators.
+      const [from, to] = s.key.split('-').map(Number);
+      for (let k = from + 1; k <= to; k++) segs[k] = DROPPED;
+      segs[from] = t === s.value ? s.value.split('/').map(encodeURIComponent).join('/') : withUrlpath(t);
+    } else if (s.where === 'path') segs[Number(s.key)] = t === s.value ? encodeURIComponent(s.value) : withUrlencode(t);
     else if (s.where === 'query') query.push([s.key, t]);
     else if (s.where === 'header') headers[s.key] = t;
     else if (s.where === 'form') form.push([s.key, t]);
@@ -84,7 +92,7 @@ export function buildStep(x: Exchange, resolved: ResolvedSlot[], o: StepOptions)
   const step: HttpStep = {
     id: o.id,
     ...(x.method !== 'GET' ? { method: x.method as HttpStep['method'] } : {}),
-    url: (sameOrigin ? '' : u.origin) + segs.join('/') + (queryInUrl ? `?${pairsText(query)}` : ''),
+    url: (sameOrigin ? '' : u.origin) + segs.filter((g) => g !== DROPPED).join('/') + (queryInUrl ? `?${pairsText(query)}` : ''),
   };
   if (query.length && !queryInUrl) step.query = Object.fromEntries(query);
   if (Object.keys(headers).length) step.headers = headers;

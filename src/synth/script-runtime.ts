@@ -25,6 +25,7 @@ function applyFilter(v, f) {
   let arg; try { arg = i < 0 ? undefined : JSON.parse(f.slice(i + 1).trim()); } catch { arg = f.slice(i + 1).trim(); }
   switch (name) {
     case 'urlencode': return encodeURIComponent(text(v));
+    case 'urlpath': return text(v).split('/').map(encodeURIComponent).join('/');
     case 'urldecode': try { return decodeURIComponent(text(v).replace(/\+/g, ' ')); } catch { return text(v); }
     case 'jsunescape': return jsUnescape(text(v));
     case 'htmlunescape': return htmlUnescape(text(v));

@@ -91,7 +91,7 @@ export function traceChain(inp: TraceInput): Chain {
     /** The page whose edit form this request submitted (some field was read from it). */
     let formPage: Exchange | null = null;
     /** The fields the request's form body sent (which of a page's forms it was). */
-    const slots = requestSlots(x);
+    const slots = pathArgsJoined(requestSlots(x), inp.args);
     const sentNames = slots.filter((s) => s.where === 'form' || s.where === 'multipart').map((s) => s.key);
     const needles = inp.secrets.needlesFor(x);
     // The argument values this request is addressed by (an id in its path or query).
@@ -346,4 +346,34 @@ function pickProducer(
       a.dist - b.dist,
   );
   return hits[0] ?? null;
+}
+
+/**
+ * An argument that spans several path segments (a file path `notes/orchard.txt` in
+ * `/api/contents/notes/orchard.txt`, a nested category) is one slot over those segments, keyed
+ * `first-last`: the plan puts the argument there whole (`{{args.path | urlpath}}`).
+ */
+export function pathArgsJoined(slots: Slot[], args: ArgValue[]): Slot[] {
+  const path = slots.filter((s) => s.where === 'path');
+  let out = slots;
+  for (const a of args) {
+    const want = a.example.replace(/^\/+|\/+$/g, '').toLowerCase();
+    if (!want.includes('/')) continue;
+    const n = want.split('/').length;
+    for (let i = 0; i + n <= path.length; i++) {
+      const run = path.slice(i, i + n);
+      if (!run.every((s, k) => k === 0 || Number(s.key) === Number(run[k - 1].key) + 1)) continue;
+      if (
+        run
+          .map((s) => s.value)
+          .join('/')
+          .toLowerCase() !== want
+      )
+        continue;
+      const joined: Slot = { ...run[0], key: `${run[0].key}-${run.at(-1)!.key}`, value: run.map((s) => s.value).join('/') };
+      out = out.flatMap((s) => (s === run[0] ? [joined] : run.includes(s) ? [] : [s]));
+      break;
+    }
+  }
+  return out;
 }

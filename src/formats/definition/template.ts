@@ -21,6 +21,7 @@ const PATH = /^[A-Za-z_$][\w$-]*(\.[\w$-]+|\[\d+\])*$/;
 
 export const FILTERS = [
   'urlencode',
+  'urlpath',
   'urldecode',
   'jsunescape',
   'htmlunescape',
@@ -98,6 +99,9 @@ function applyFilter(v: unknown, f: { name: string; arg?: unknown }): unknown {
       return v === undefined || v === null || v === '' ? (f.arg ?? null) : v;
     case 'urlencode':
       return encodeURIComponent(toText(v));
+    case 'urlpath':
+      // A path of several segments (`notes/orchard.txt`): each encoded, the slashes kept.
+      return toText(v).split('/').map(encodeURIComponent).join('/');
     case 'urldecode':
       try {
         return decodeURIComponent(toText(v).replace(/\+/g, ' '));
