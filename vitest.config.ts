@@ -15,7 +15,9 @@ export default defineConfig({
           name: 'integration',
           include: ['test/**/*.test.ts'],
           exclude: ['test/unit/**', '**/node_modules/**'],
-          testTimeout: 30_000,
+          // (The opt-in acceptance suite drives real applications, two at a time: a flow's recording,
+          // synthesis and run take 10-25 s alone and more beside another app.)
+          testTimeout: process.env.ACCEPTANCE === '1' ? 90_000 : 30_000,
           hookTimeout: 60_000,
           // expect.poll() waits 1 s by default: too short for a browser frame or a navigation on a
           // loaded 2-core CI machine (a live-view frame after a resize missed it in CI). A poll

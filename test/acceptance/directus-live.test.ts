@@ -63,7 +63,7 @@ describe.skipIf(!ready)('Directus through the live view (sqlite)', () => {
       await d.chord('Control', 'a');
       d.text('Clara');
       try {
-        await expect.poll(searched, { timeout: 10_000 }).toBe(true);
+        await expect.poll(searched, { timeout: 20_000 }).toBe(true);
         break;
       } catch (e) {
         if (attempt === 3) throw e;
@@ -94,5 +94,5 @@ describe.skipIf(!ready)('Directus through the live view (sqlite)', () => {
     expect(items.map((i) => i.title).sort(), JSON.stringify(out.result).slice(0, 600)).toEqual(truth.map((t) => t.title).sort());
     // Named by what the box says to a person (its placeholder): it has no name, id or label.
     expect(args).toEqual(['search_items']);
-  }, 120_000);
+  }, 180_000);
 });

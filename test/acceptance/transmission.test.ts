@@ -102,6 +102,8 @@ describe.skipIf(!ready).each(ready ? (await backends()).slice(0, 1) : ['sqlite' 
       await open(page, base);
       await page.click('#prefs-button');
       await page.click('#prefs-tab-speed a');
+      // (The dialog fills itself from the daemon's settings: a box ticked before that is unticked again.)
+      await page.waitForFunction(() => (document.querySelector('#speed-limit-down') as HTMLInputElement | null)?.value === '100');
       await Promise.all([rpcCall(page, 'session-set'), page.check('#speed-limit-down-enabled')]);
       await page.fill('#speed-limit-down', '250');
       await Promise.all([rpcCall(page, 'session-set'), page.press('#speed-limit-down', 'Tab')]);

@@ -31,7 +31,8 @@ export async function recordLive(
   const file = path.join(dir, `${name}.har`);
   const ctx = await browser.newContext({ ...context, recordHar: { path: file, content: 'embed' } });
   // A response whose body has not arrived when the context closes is in the HAR without it (a
-  // save's answer, the last XHR): the recording ends once no request is open for half a second.
+  // save's answer, the last XHR): the recording ends once the requests open when the flow ended
+  // have finished (not later ones: an app polling its server would keep it open).
   const open = new Set<unknown>();
   ctx.on('request', (r) => open.add(r));
   ctx.on('requestfinished', (r) => open.delete(r));
@@ -41,10 +42,9 @@ export async function recordLive(
     await flow(page, base);
     // (A document that just loaded may not be in the HAR yet when the context closes.)
     await page.waitForLoadState('networkidle');
-    for (let quiet = 0, until = Date.now() + 5000; quiet < 500 && Date.now() < until; ) {
+    const pending = [...open];
+    for (const until = Date.now() + 5000; pending.some((r) => open.has(r)) && Date.now() < until; )
       await new Promise((r) => setTimeout(r, 50));
-      quiet = open.size ? 0 : quiet + 50;
-    }
   } finally {
     await ctx.close();
   }
