@@ -26,6 +26,7 @@ fi
 # (Request Tracker 5: its SQLite database is created and initialised by dbconfig-common.)
 [ -d /usr/share/request-tracker5 ] || need+=(request-tracker5 rt5-db-sqlite)
 command -v transmission-daemon >/dev/null || need+=(transmission-daemon transmission-cli)
+[ -x /usr/bin/jupyter-notebook ] || need+=(jupyter-notebook)
 if [ ${#need[@]} -gt 0 ]; then
   apt-get update -qq
   apt-get install -y -qq --no-install-recommends "${need[@]}"
@@ -573,4 +574,19 @@ JSON
   touch "$TR_DIR/.seeded"
 fi
 
-echo "acceptance apps ready: dokuwiki (/usr/share/dokuwiki), phpmyadmin (/usr/share/phpmyadmin), mariadb db acme, adminer (/usr/share/adminer, mariadb db orchard), mediawiki (/var/lib/mediawiki, sqlite $MWDB), wordpress (/usr/share/wordpress, mariadb db wordpress), fossil ($FSL_DIR/repo.fossil), redmine (/usr/share/redmine, sqlite), django admin ($DJ_DIR), directus ($DX_DIR, postgresql db directus_acc), request tracker 5 (/usr/share/request-tracker5, sqlite), ghost ($GH_DIR, sqlite), transmission ($TR_DIR)"
+# ---- Jupyter Notebook 6 (Debian's jupyter-notebook: a file browser and text editor over its
+# contents REST API, behind a password form with an _xsrf cookie echoed in a header): a few text
+# files in folders. No token; the password's hash is in its config.
+JN_DIR=/var/lib/cs-acceptance/jupyter
+if [ ! -f "$JN_DIR/.seeded" ]; then
+  rm -rf "$JN_DIR" && mkdir -p "$JN_DIR/root/notes" "$JN_DIR/root/cider" "$JN_DIR/root/pests/2026" "$JN_DIR/config" "$JN_DIR/data" "$JN_DIR/runtime"
+  printf 'Orchard notes\nRow 1: apples pruned.\n' > "$JN_DIR/root/notes/orchard.txt"
+  printf 'Grafting plan\nRow 2: pears onto quince.\n' > "$JN_DIR/root/notes/grafting.txt"
+  printf 'Dry cider: 3 kg apples, 1 yeast.\n' > "$JN_DIR/root/cider/recipes.txt"
+  printf 'Aphids on row 3.\n' > "$JN_DIR/root/pests/2026/june.txt"
+  HASH=$(/usr/bin/python3 -c "from notebook.auth import passwd; print(passwd('jn-pass-1'))")
+  printf '{ "NotebookApp": { "password": "%s", "token": "" } }\n' "$HASH" > "$JN_DIR/config/jupyter_notebook_config.json"
+  touch "$JN_DIR/.seeded"
+fi
+
+echo "acceptance apps ready: dokuwiki (/usr/share/dokuwiki), phpmyadmin (/usr/share/phpmyadmin), mariadb db acme, adminer (/usr/share/adminer, mariadb db orchard), mediawiki (/var/lib/mediawiki, sqlite $MWDB), wordpress (/usr/share/wordpress, mariadb db wordpress), fossil ($FSL_DIR/repo.fossil), redmine (/usr/share/redmine, sqlite), django admin ($DJ_DIR), directus ($DX_DIR, postgresql db directus_acc), request tracker 5 (/usr/share/request-tracker5, sqlite), ghost ($GH_DIR, sqlite), transmission ($TR_DIR), jupyter ($JN_DIR)"

@@ -14,7 +14,7 @@ import { buildBrowserPlan } from './browser-plan.js';
 import { filterNoise } from './noise.js';
 import { isHtml, isRead, normalize } from './normalize.js';
 import { buildOutput, outputMissing, outputValues } from './output.js';
-import { requiredAtRootOnly, type Schema } from './schema-infer.js';
+import { looseWriteAnswer, type Schema } from './schema-infer.js';
 import { allNeedles, planSecrets } from './secrets.js';
 import { detectPaging, scoreTargets, type Candidate } from './target.js';
 import { traceChain } from './trace.js';
@@ -521,11 +521,10 @@ export function synthesize(inp: SynthInput): SynthResult {
   }));
   // Replaying changes the site when a target (not a login or producer step) is not a read.
   const sideEffects = [first, ...(detail ? [detail] : [])].some((x) => !isRead(x));
-  // A write's JSON answer was seen once: below its top level, which keys come back depends on what
-  // happened (added or already there), so they are not required.
+  // A write's JSON answer was seen once: which keys and values come back depends on what happened
+  // (added or already there) and on what was written.
   // (A list of records — a search sent as a POST — keeps its records' keys required.)
-  if (sideEffects && out.kind === 'json' && out.extract.data && definition.engine === 'http')
-    outputSchema = requiredAtRootOnly(outputSchema);
+  if (sideEffects && out.kind === 'json' && out.extract.data && definition.engine === 'http') outputSchema = looseWriteAnswer(outputSchema);
   const result: SynthResult = {
     definition,
     input_schema,

@@ -80,17 +80,22 @@ export function inferMerged(samples: unknown[]): Schema {
 }
 
 /**
- * The schema with `required` kept only at its root: what a write answers below its top level names
- * what happened (`torrent-added` or `torrent-duplicate`, `created` or `updated`), and one recorded
- * answer can't say which keys always come back.
+ * A write's answer, seen once, as a schema loose enough for the answers to come: `required` only
+ * at its root, and every value may be null. What comes back names what happened (`torrent-added`
+ * or `torrent-duplicate`) and depends on what was written (a new file of an unknown type has no
+ * `mimetype`); the recorded answer can't say which keys and values always come back.
  */
-export function requiredAtRootOnly(s: Schema, root = true): Schema {
+export function looseWriteAnswer(s: Schema, root = true): Schema {
   if (!s || typeof s !== 'object') return s;
   const out: Schema = { ...s };
-  if (!root) delete out.required;
+  if (!root) {
+    delete out.required;
+    if (typeof out.type === 'string' && out.type !== 'null') out.type = [out.type, 'null'];
+    delete out.format; // (a value of another kind may come back: null, or a name where a date was)
+  }
   if (out.properties)
-    out.properties = Object.fromEntries(Object.entries(out.properties).map(([k, v]) => [k, requiredAtRootOnly(v as Schema, false)]));
-  if (out.items) out.items = requiredAtRootOnly(out.items, false);
-  for (const k of ['anyOf', 'oneOf'] as const) if (Array.isArray(out[k])) out[k] = out[k].map((v: Schema) => requiredAtRootOnly(v, root));
+    out.properties = Object.fromEntries(Object.entries(out.properties).map(([k, v]) => [k, looseWriteAnswer(v as Schema, false)]));
+  if (out.items) out.items = looseWriteAnswer(out.items, false);
+  for (const k of ['anyOf', 'oneOf'] as const) if (Array.isArray(out[k])) out[k] = out[k].map((v: Schema) => looseWriteAnswer(v, root));
   return out;
 }

@@ -1,6 +1,6 @@
 // Real open-source web applications for the synthesis acceptance suite (installed and seeded by
 // scripts/acceptance-setup.sh from Debian packages): each is served on 127.0.0.1 by `php -S` (Fossil
-// by `fossil server`, Redmine by rackup, Django by `manage.py runserver`, Directus by `directus start`, Request Tracker by `rt-server`, Ghost by its own `node index.js`, Transmission by `transmission-daemon`) and stopped by its PID. Recorded HARs are rebased onto the
+// by `fossil server`, Redmine by rackup, Django by `manage.py runserver`, Directus by `directus start`, Request Tracker by `rt-server`, Ghost by its own `node index.js`, Transmission by `transmission-daemon`, Jupyter by `jupyter-notebook`) and stopped by its PID. Recorded HARs are rebased onto the
 // port a test started the app on.
 import { type ChildProcess, execFileSync, spawn } from 'node:child_process';
 import fs from 'node:fs';
@@ -19,7 +19,8 @@ export interface RealApp {
     | 'adminer'
     | 'rt'
     | 'ghost'
-    | 'transmission';
+    | 'transmission'
+    | 'jupyter';
   /** The PHP document root (Fossil: the repository file; Redmine: the Rails application). */
   docroot: string;
   /** Port the fixtures were recorded on. */
@@ -164,6 +165,30 @@ export const APPS: Record<RealApp['name'], RealApp> = {
         TRANSMISSION_USER.password,
       ],
     }),
+  },
+  jupyter: {
+    name: 'jupyter',
+    docroot: '/var/lib/cs-acceptance/jupyter/root',
+    recordedPort: 8955,
+    needs: ['/var/lib/cs-acceptance/jupyter/.seeded', '/usr/bin/jupyter-notebook'],
+    // (Debian's python3, which has the notebook package; its config holds the password's hash.)
+    server: (port) => ({
+      cmd: '/usr/bin/python3',
+      args: [
+        '/usr/bin/jupyter-notebook',
+        '--no-browser',
+        '--allow-root',
+        '--ip=127.0.0.1',
+        `--port=${port}`,
+        '--notebook-dir=/var/lib/cs-acceptance/jupyter/root',
+      ],
+      env: {
+        JUPYTER_CONFIG_DIR: '/var/lib/cs-acceptance/jupyter/config',
+        JUPYTER_DATA_DIR: '/var/lib/cs-acceptance/jupyter/data',
+        JUPYTER_RUNTIME_DIR: '/var/lib/cs-acceptance/jupyter/runtime',
+      },
+    }),
+    bootMs: 20_000,
   },
 };
 

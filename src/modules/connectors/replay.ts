@@ -118,7 +118,14 @@ export function freshValues(schema: Record<string, any>, args: Record<string, un
       const free = /\s/.test((args[k] as string).trim()) || (args[k] as string).length >= 8;
       return words ? !free : free;
     })
-    .map(([k]) => ({ name: k, value: words ? `${args[k]}${tag}` : `${args[k]} ${tag}` }));
+    .map(([k]) => ({ name: k, value: freshen(args[k] as string, tag, words) }));
+}
+
+/** The value with a unique tag: a file name keeps its extension (`notes/grafting-3f9a.txt`). */
+function freshen(v: string, tag: string, word: boolean): string {
+  const file = /^(\S+?)(\.[A-Za-z0-9]{1,5})$/.exec(v);
+  if (file) return `${file[1]}-${tag}${file[2]}`;
+  return word ? `${v}${tag}` : `${v} ${tag}`;
 }
 
 /** A hex id (a database's ObjectId, a hash) or a UUID. */

@@ -81,6 +81,12 @@ describe('fresh values for a side-effect replay', () => {
     };
     expect(freshValues(schema, args).map((f) => f.name)).toEqual(['name']);
   });
+
+  it('a file name keeps its extension (a new file of the same type)', async () => {
+    const { freshValues } = await import('../../../src/modules/connectors/replay.js');
+    const [f] = freshValues({ properties: { file: { type: 'string' } } }, { file: 'notes/grafting.txt' });
+    expect(f!.value).toMatch(/^notes\/grafting-[0-9a-f]{4}\.txt$/);
+  });
 });
 
 describe("a write's JSON answer", () => {
@@ -102,5 +108,7 @@ describe("a write's JSON answer", () => {
     expect(r.output_schema.required).toEqual(['arguments', 'result']);
     expect(r.output_schema.properties.arguments.required).toBeUndefined();
     expect(r.output_schema.properties.arguments.properties['torrent-added'].required).toBeUndefined();
+    // (A value may come back null: a new file of an unknown type has no mimetype.)
+    expect(r.output_schema.properties.result.type).toEqual(['string', 'null']);
   });
 });
