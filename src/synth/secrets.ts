@@ -76,7 +76,8 @@ function basicCredentialsOf(x: Exchange): { token: string; username: string; pas
 // Headers that carry a credential by their name (`X-Api-Key`, `Private-Token`, `X-Auth-Token`);
 // anti-forgery tokens, nonces and request ids are handed out by the site or made by page script.
 const CREDENTIAL_HEADER = /(^|-)(api-?key|apikey|key|auth-?token|access-?token|private-?token|token|secret)$/i;
-const NOT_CREDENTIAL_HEADER = /csrf|xsrf|nonce|request|trace|correlation|idempotency|session-id|challenge/i;
+// (`Sec-WebSocket-Key` and the other `Sec-` headers are the browser's own.)
+const NOT_CREDENTIAL_HEADER = /^sec-|csrf|xsrf|nonce|request|trace|correlation|idempotency|session-id|challenge/i;
 
 /**
  * The tokens of a request's credential headers: `Authorization: <scheme> <token>` (Bearer, Token,

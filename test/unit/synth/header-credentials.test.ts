@@ -133,7 +133,7 @@ describe('tokens in credential headers', () => {
 
   it('anti-forgery tokens and request ids are no credentials', () => {
     const r = synthesize({
-      recording: search({ 'X-CSRF-Token': KEY, 'X-Request-Id': `${KEY}-r` }),
+      recording: search({ 'X-CSRF-Token': KEY, 'X-Request-Id': `${KEY}-r`, 'Sec-WebSocket-Key': 'dGhlIHNhbXBsZSBub25jZQ2x==' }),
       hints: { arguments: { query: 'apple' } },
     });
     expect(r.required_secrets).toEqual([]);
