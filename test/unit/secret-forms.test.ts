@@ -96,7 +96,12 @@ const ENCODERS: [string, (v: string) => string | null][] = [
   ['WHATWG query', (v) => (noTabs(v) && !v.startsWith('?') ? withUrl((u) => (u.search = v)).search.slice(1) : null)],
   [
     'WHATWG special-query via href',
-    (v) => (noTabs(v) && !v.includes('#') ? new URL(`http://h.test/p?q=${v}&z`).href.split('?q=')[1].slice(0, -2) : null),
+    // (The value may hold `?q=` itself: the query starts at the first one, the URL's own.)
+    (v) => {
+      if (!noTabs(v) || v.includes('#')) return null;
+      const href = new URL(`http://h.test/p?q=${v}&z`).href;
+      return href.slice(href.indexOf('?q=') + 3, -2);
+    },
   ],
   ['WHATWG fragment', (v) => (noTabs(v) && !v.startsWith('#') ? withUrl((u) => (u.hash = v)).hash.slice(1) : null)],
   [
