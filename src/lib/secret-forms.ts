@@ -183,6 +183,9 @@ export function classify(value: string, matched: string): SecretEncoding {
   return 'raw';
 }
 
+/** RFC 7617: the token of `Authorization: Basic <token>`, base64 of `username:password` in UTF-8. */
+export const basicToken = (username: string, password: string) => Buffer.from(`${username}:${password}`, 'utf8').toString('base64');
+
 const BASIC_RE = /\b(Basic)(\s+|%20|\+)([A-Za-z0-9+/_-]{4,}={0,2})/gi;
 
 /**

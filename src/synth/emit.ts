@@ -1,6 +1,7 @@
 // Stage 7a: resolved exchanges → http steps. Literals stay literal, arguments/secrets/vars become
 // template holes, and every step says where it came from (note + provenance).
 import type { Extractor, HttpStep, JsonTemplate } from '../formats/definition/types.js';
+import { urlPath } from '../formats/definition/template.js';
 import { parseJson } from './slots.js';
 import type { ResolvedSlot } from './trace.js';
 import type { Exchange } from './types.js';
@@ -17,8 +18,9 @@ function templateOf(r: ResolvedSlot): string | null {
   }
 }
 
-const withUrlencode = (t: string) => t.replace(/\{\{\s*((?:args|vars|secrets)\.[\w.$-]+)\s*\}\}/g, '{{$1 | urlencode}}');
-const withUrlpath = (t: string) => t.replace(/\{\{\s*((?:args|vars|secrets)\.[\w.$-]+)\s*\}\}/g, '{{$1 | urlpath}}');
+/** Each hole of a template piped through a URL filter (`urlencode`; `urlpath` for several path segments). */
+const withFilter = (t: string, filter = 'urlencode') => t.replace(/\{\{\s*((?:args|vars|secrets)\.[\w.$-]+)\s*\}\}/g, `{{$1 | ${filter}}}`);
+const withUrlencode = (t: string) => withFilter(t);
 /** A path segment folded into the one before it (an argument spanning both). */
 const DROPPED = '\u0000';
 
@@ -65,7 +67,7 @@ export function buildStep(x: Exchange, resolved: ResolvedSlot[], o: StepOptions)
       // Several segments, one argument (pathArgsJoined): its slashes stay path separators.
       const [from, to] = s.key.split('-').map(Number);
       for (let k = from + 1; k <= to; k++) segs[k] = DROPPED;
-      segs[from] = t === s.value ? s.value.split('/').map(encodeURIComponent).join('/') : withUrlpath(t);
+      segs[from] = t === s.value ? urlPath(s.value) : withFilter(t, 'urlpath');
     } else if (s.where === 'path') segs[Number(s.key)] = t === s.value ? encodeURIComponent(s.value) : withUrlencode(t);
     else if (s.where === 'query') query.push([s.key, t]);
     else if (s.where === 'header') headers[s.key] = t;

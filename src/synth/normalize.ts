@@ -2,6 +2,7 @@
 // that started them: an engine following redirects sees exactly that (request, final response).
 import type { Action, Har, HarEntry } from '../formats/recording/types.js';
 import { parseMultipart } from './multipart.js';
+import { parseJson } from './slots.js';
 import type { Exchange, Recording } from './types.js';
 
 const header = (hs: { name: string; value: string }[], n: string) => hs.find((h) => h.name.toLowerCase() === n)?.value;
@@ -206,7 +207,7 @@ const methodWords = (m: string) =>
  */
 export function isRpcRead(x: Exchange): boolean {
   if (x.method !== 'POST' || !x.body?.text || !/json/i.test(x.body.mime)) return false;
-  const calls = [parseJsonSafe(x.body.text)].flat();
+  const calls = [parseJson(x.body.text)].flat();
   return (
     calls.length > 0 &&
     calls.every((c) => {
@@ -216,14 +217,6 @@ export function isRpcRead(x: Exchange): boolean {
       return words.some((w) => READ_VERBS.has(w)) && !words.some((w) => WRITE_VERBS.has(w));
     })
   );
-}
-
-function parseJsonSafe(text: string): unknown {
-  try {
-    return JSON.parse(text);
-  } catch {
-    return undefined;
-  }
 }
 
 /** Changes nothing on the site: GET, HEAD, a GraphQL query or an RPC call named as a read. */

@@ -5,6 +5,7 @@
 // and tokens or API keys in credential headers that no recorded response handed out.
 import * as cheerio from 'cheerio';
 import { TOTP_PERIOD_S, totpCode } from '../lib/totp.js';
+import { basicToken } from '../lib/secret-forms.js';
 import type { SecretField } from '../formats/recording/types.js';
 import type { SecretSlot } from '../formats/definition/types.js';
 import { requestSlots } from './slots.js';
@@ -57,9 +58,6 @@ export interface SecretPlan {
   typedValues(): Record<string, string>;
   warnings: string[];
 }
-
-/** RFC 7617: base64 of `username:password` in UTF-8. */
-const basicToken = (username: string, password: string) => Buffer.from(`${username}:${password}`, 'utf8').toString('base64');
 
 /** The credentials of a request's `Authorization: Basic` header, if it holds any. */
 function basicCredentialsOf(x: Exchange): { token: string; username: string; password: string } | null {

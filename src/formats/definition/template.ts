@@ -19,6 +19,9 @@ export interface Parsed {
 const HOLE = /\{\{\s*(.*?)\s*\}\}/g;
 const PATH = /^[A-Za-z_$][\w$-]*(\.[\w$-]+|\[\d+\])*$/;
 
+/** A path of several segments (`notes/orchard.txt`): each encoded, the slashes kept (filter `urlpath`). */
+export const urlPath = (s: string) => s.split('/').map(encodeURIComponent).join('/');
+
 export const FILTERS = [
   'urlencode',
   'urlpath',
@@ -100,8 +103,7 @@ function applyFilter(v: unknown, f: { name: string; arg?: unknown }): unknown {
     case 'urlencode':
       return encodeURIComponent(toText(v));
     case 'urlpath':
-      // A path of several segments (`notes/orchard.txt`): each encoded, the slashes kept.
-      return toText(v).split('/').map(encodeURIComponent).join('/');
+      return urlPath(toText(v));
     case 'urldecode':
       try {
         return decodeURIComponent(toText(v).replace(/\+/g, ' '));

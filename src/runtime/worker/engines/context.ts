@@ -6,6 +6,7 @@ import type { ConnectorDefinition } from '../../../formats/definition/types.js';
 import type { Lookup } from '../../../formats/definition/template.js';
 import type { SecretValue } from '../../../formats/secret.js';
 import { HttpSession } from './http-session.js';
+import { basicToken } from '../../../lib/secret-forms.js';
 import { RunFailure } from '../../shared/failure.js';
 import { EgressPolicy, type EgressRules } from '../../../egress/policy.js';
 
@@ -171,7 +172,7 @@ export class RunContext {
         if (!s) return undefined;
         if (b === 'totp') return this.totp(a);
         if (s.type === 'login') {
-          if (b === 'basic' && rest.length === 0) return basicCredentials(s.username, s.password);
+          if (b === 'basic' && rest.length === 0) return basicToken(s.username, s.password);
           return b === 'username' ? s.username : b === 'password' ? s.password : undefined;
         }
         return b === 'value' && rest.length === 0 ? s.value : undefined;
@@ -181,9 +182,6 @@ export class RunContext {
     }
   };
 }
-
-/** RFC 7617: the token of `Authorization: Basic <token>`, base64 of `username:password` in UTF-8. */
-export const basicCredentials = (username: string, password: string) => Buffer.from(`${username}:${password}`, 'utf8').toString('base64');
 
 function dig(v: unknown, path: string[]): unknown {
   let cur: any = v;
