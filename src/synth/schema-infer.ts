@@ -1,34 +1,78 @@
 // Stage 6a: JSON Schema from sample values. Samples merge: a property is required when present
 // in every sample, arrays take every item, null makes a type nullable, and strings get a format
-// (uuid, date, date-time, uri, email) only when every sample has it.
+// (uuid, date, date-time, uri, email) only when every sample has it. Two things a sample can't
+// tell, and the answers to come would break: a number seen only as -1, 0 or 1 (a ratio, a progress,
+// a price of 0) may be a fraction next time, so it is a `number`; and an object whose keys are ids
+// (info-hashes, UUIDs, numbers) is a map of records, whose keys are not its properties.
 import { stringFormat } from './values.js';
 
 export type Schema = Record<string, any>;
 
+/** Integer schemas made from -1, 0 or 1 only (weak evidence: `number` unless a sample says more). */
+const smallInts = new WeakSet<Schema>();
+
+/** A key that is an id rather than a field name: a hash, a UUID, a number. */
+const ID_KEY = /^(?:[0-9a-f]{16,}|[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}|\d+)$/i;
+/** A field that counts or numbers things is an integer whatever its value (`id: 1`, `total: 0`). */
+const COUNTING_KEY =
+  /^(?:num|count|total)(?:_|[A-Z])|(?:^|[_-])(?:id|count|total|index|idx|num|number|page|year|position|rank|length|size)$|[a-z](?:Id|ID|Count|Index|Num|Number|Page|Year|Size)$/;
+const countingKey = (k: string) => COUNTING_KEY.test(k) || COUNTING_KEY.test(k.toLowerCase());
+const isRecord = (x: unknown) => !!x && typeof x === 'object' && !Array.isArray(x);
+
 export function inferSchema(v: unknown): Schema {
+  return settled(infer(v));
+}
+
+function infer(v: unknown): Schema {
   if (v === null) return { type: 'null' };
   if (Array.isArray(v)) {
-    const items = v.map(inferSchema).reduce<Schema | null>((a, b) => (a ? mergeSchemas(a, b) : b), null);
+    const items = v.map(infer).reduce<Schema | null>((a, b) => (a ? mergeSchemas(a, b) : b), null);
     return items ? { type: 'array', items } : { type: 'array' };
   }
   switch (typeof v) {
     case 'boolean':
       return { type: 'boolean' };
-    case 'number':
-      return { type: Number.isInteger(v) ? 'integer' : 'number' };
+    case 'number': {
+      if (!Number.isInteger(v)) return { type: 'number' };
+      const s = { type: 'integer' };
+      if (Math.abs(v) <= 1) smallInts.add(s);
+      return s;
+    }
     case 'string': {
       const f = stringFormat(v);
       return f ? { type: 'string', format: f } : { type: 'string' };
     }
     case 'object': {
       const o = v as Record<string, unknown>;
+      const keys = Object.keys(o);
+      // A map of records keyed by their ids: one schema for every value, none per key.
+      if (keys.length && keys.every((k) => ID_KEY.test(k)) && Object.values(o).every(isRecord))
+        return {
+          type: 'object',
+          additionalProperties: Object.values(o)
+            .map(infer)
+            .reduce((a, b) => mergeSchemas(a, b)),
+        };
       const properties: Record<string, Schema> = {};
-      for (const [k, x] of Object.entries(o)) properties[k] = inferSchema(x);
-      return { type: 'object', properties, required: Object.keys(o) };
+      for (const [k, x] of Object.entries(o)) {
+        properties[k] = infer(x);
+        if (countingKey(k)) smallInts.delete(properties[k]);
+      }
+      return { type: 'object', properties, required: keys };
     }
     default:
       return {};
   }
+}
+
+/** The schema with every integer seen only as -1, 0 or 1 widened to `number`. */
+function settled(s: Schema): Schema {
+  if (!s || typeof s !== 'object') return s;
+  const out: Schema = { ...s };
+  if (smallInts.has(s)) out.type = Array.isArray(s.type) ? s.type.map((t: string) => (t === 'integer' ? 'number' : t)) : 'number';
+  if (out.properties) out.properties = Object.fromEntries(Object.entries(out.properties).map(([k, v]) => [k, settled(v as Schema)]));
+  for (const k of ['items', 'additionalProperties'] as const) if (out[k] && typeof out[k] === 'object') out[k] = settled(out[k]);
+  return out;
 }
 
 const typesOf = (s: Schema): string[] => (Array.isArray(s.type) ? s.type : s.type ? [s.type] : []);
@@ -56,6 +100,8 @@ export function mergeSchemas(a: Schema, b: Schema): Schema {
       const req =
         aObj && bObj ? (a.required ?? []).filter((k: string) => (b.required ?? []).includes(k)) : ((aObj ? a.required : b.required) ?? []);
       out.required = req;
+      const [xa, xb] = [aObj ? a.additionalProperties : undefined, bObj ? b.additionalProperties : undefined];
+      if (xa || xb) out.additionalProperties = xa && xb ? mergeSchemas(xa, xb) : (xa ?? xb);
     } else if (nonNull[0] === 'array') {
       const ia = a.items;
       const ib = b.items;
@@ -71,12 +117,16 @@ export function mergeSchemas(a: Schema, b: Schema): Schema {
   }
   out.type = types.length === 1 ? types[0] : types;
   if (!types.length) delete out.type;
-  return Object.fromEntries(Object.entries({ type: out.type, ...out })) as Schema;
+  const merged = Object.fromEntries(Object.entries({ type: out.type, ...out })) as Schema;
+  // (Still only -1, 0 or 1 when every integer side of the merge was.)
+  const ints = [a, b].filter((s) => typesOf(s).includes('integer'));
+  if (types.includes('integer') && ints.every((s) => smallInts.has(s))) smallInts.add(merged);
+  return merged;
 }
 
 /** Schema of many samples of the same thing. */
 export function inferMerged(samples: unknown[]): Schema {
-  return samples.map(inferSchema).reduce<Schema | null>((a, b) => (a ? mergeSchemas(a, b) : b), null) ?? {};
+  return settled(samples.map(infer).reduce<Schema | null>((a, b) => (a ? mergeSchemas(a, b) : b), null) ?? {});
 }
 
 /**

@@ -109,6 +109,19 @@ function jsonEvidence(x: Exchange, argValues: string[]): { found: string[]; name
   return { found, names };
 }
 
+/** A JSON answer with nothing to read: empty (`[]`, `{}`), or bare numbers and booleans in arrays
+ * with no named field and no text (a progress bar's piece states, a chart's series): data for a
+ * widget, not what a person looks at. */
+function nothingToRead(x: Exchange): boolean {
+  if (!isJson(x)) return false;
+  const v = parseJson(x.text);
+  if (v === null || typeof v !== 'object') return false;
+  const leaves = jsonLeaves(v);
+  return (
+    !leaves.length || (leaves.length > 1 && leaves.every((l) => l.path.every((p) => typeof p === 'number') && typeof l.value !== 'string'))
+  );
+}
+
 export function scoreTargets(xs: Exchange[], f: TargetFacts): Candidate[] {
   const n = xs.length;
   // The typed values some request carries: a request carrying all of them (the PATCH of the id and
@@ -141,8 +154,11 @@ export function scoreTargets(xs: Exchange[], f: TargetFacts): Candidate[] {
       else if (isDownload(x)) add(3, `download (${x.mime || 'attachment'})`);
       else if (isHtml(x)) add(1, 'HTML response');
       else if (/[/+]xml\b/i.test(x.mime)) add(1, 'XML response');
+      // (A write's answer is often empty or a bare "Ok.": that says nothing against the write.)
+      else if (!isRead(x) && (x.text ?? '').trim().length <= 16) add(0, `a write's short answer (${x.mime || 'none'})`);
       else add(-2, `response type ${x.mime || 'none'}`);
       if (x.status >= 400) add(-5, `status ${x.status}`);
+      if (nothingToRead(x)) add(-2, 'an answer with nothing to read (empty, or bare numbers: data for a widget)');
       if (isHtml(x) && /<input[^>]+(type=["']?password|autocomplete=["']?one-time-code)/i.test(x.text ?? '')) add(-3, 'a sign-in form');
       if (x.id.endsWith('~final')) reasons.push('the page a login landed on (fetched again after the login chain)');
       const typed = typedIn(x, f.argValues);

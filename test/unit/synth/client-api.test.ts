@@ -1,0 +1,88 @@
+// The shapes a BitTorrent client's web API showed (qBittorrent: test/acceptance/qbittorrent.test.ts):
+// a details pane that fetches the record beside a bare array of piece states, a rename whose answer
+// is empty, and a list whose records are keyed by info-hash, with ratios and progress that were
+// whole numbers when recorded.
+import { makeAjv } from '../../../src/lib/json-schema.js';
+import { describe, expect, it } from 'vitest';
+import { normalize } from '../../../src/synth/normalize.js';
+import { inferMerged, inferSchema } from '../../../src/synth/schema-infer.js';
+import { scoreTargets } from '../../../src/synth/target.js';
+import { har } from '../../helpers/har-fragment.js';
+
+const O = 'http://client.test';
+const H1 = 'ea0bb71925480bc9eab2bb599223d3aeb71169e3';
+const H2 = '6af3b385ba52c556df173efeba990fa8c0755561';
+const xs = (h: ReturnType<typeof har>) => normalize(h).exchanges;
+const facts = (argValues: string[]) => ({ argValues, resultValues: [], secretCarriers: new Set<string>(), lastActionTime: null });
+const torrent = (name: string, progress: number, ratio: number) => ({ name, progress, ratio, size: 300_019, num_seeds: 0 });
+
+describe('targets in a client API', () => {
+  const properties = { url: `${O}/api/v2/torrents/properties?hash=${H1}&mx1`, body: { comment: 'Orchard Survey', total_size: 300_019 } };
+
+  it.each([
+    ['bare numbers', [0, 2, 2, 1, 0]],
+    ['an empty array', []],
+  ])("the record's properties beat the piece states fetched after them (%s)", (_, states) => {
+    const x = xs(har(properties, { url: `${O}/api/v2/torrents/pieceStates?hash=${H1}&mx2`, body: states }));
+    const c = scoreTargets(x, facts([H1]));
+    expect(c[0]!.exchange.url).toContain('/properties?');
+    expect(c.find((k) => k.exchange.url.includes('pieceStates'))!.reasons.join(' ')).toMatch(/nothing to read/);
+  });
+
+  it('a rename whose answer is empty beats the JSON GET carrying only one of its typed values', () => {
+    const x = xs(
+      har(properties, {
+        method: 'POST',
+        url: `${O}/api/v2/torrents/rename`,
+        form: { hash: H1, name: 'Quince Notes (read)' },
+        body: '',
+        mime: 'text/plain; charset=UTF-8',
+      }),
+    );
+    const c = scoreTargets(x, facts([H1, 'quince notes (read)']));
+    expect(c[0]!.exchange.method).toBe('POST');
+    expect(c[0]!.reasons.join(' ')).not.toMatch(/response type/);
+  });
+
+  it('a read with an empty plain answer still counts against it', () => {
+    const x = xs(har({ url: `${O}/api/v2/app/version?mx3`, body: '', mime: 'text/plain' }));
+    expect(scoreTargets(x, facts([]))[0]!.reasons.join(' ')).toMatch(/-2 response type/);
+  });
+});
+
+describe('output schemas that hold for the answers to come', () => {
+  const ajv = makeAjv(); // (the validator runs check their results with)
+
+  it('records keyed by info-hash are a map: one schema for every value, and a new key fits', () => {
+    const s = inferSchema({ torrents: { [H1]: torrent('Orchard', 1, 0), [H2]: torrent('Walnut', 1, 0) }, rid: 3 });
+    const map = s.properties.torrents;
+    expect(map.properties).toBeUndefined();
+    expect(map.additionalProperties.required).toEqual(['name', 'progress', 'ratio', 'size', 'num_seeds']);
+    const later = { torrents: { ['1'.repeat(40)]: torrent('Plum', 0.25, 1.5) }, rid: 9 };
+    expect(ajv.validate(s, later), JSON.stringify(ajv.errors)).toBe(true);
+    // (Still records: a value that is not one is refused.)
+    expect(ajv.validate(s, { torrents: { [H1]: 'x' }, rid: 1 })).toBe(false);
+  });
+
+  it('keys that are field names stay properties, and a map merges with an empty sample', () => {
+    expect(inferSchema({ orchard: { name: 'orchard' } }).properties.orchard).toBeDefined();
+    const s = inferMerged([{ m: {} }, { m: { 17: { a: 'x' }, 23: { a: 'y' } } }]);
+    expect(s.properties.m.additionalProperties).toEqual({ type: 'object', properties: { a: { type: 'string' } }, required: ['a'] });
+  });
+
+  it('a number seen only as -1, 0 or 1 is a number; one field that counts, or a larger value, keeps it an integer', () => {
+    const s = inferMerged([torrent('A', 0, 0), torrent('B', 1, -1)]);
+    expect(s.properties.progress.type).toBe('number');
+    expect(s.properties.ratio.type).toBe('number');
+    expect(s.properties.num_seeds.type).toBe('integer'); // (a count, 0 in every sample)
+    expect(s.properties.size.type).toBe('integer');
+    expect(inferSchema({ id: 1, userId: 0, total: 0 }).properties).toEqual({
+      id: { type: 'integer' },
+      userId: { type: 'integer' },
+      total: { type: 'integer' },
+    });
+    expect(inferMerged([{ n: 0 }, { n: 5 }]).properties.n.type).toBe('integer');
+    expect(inferMerged([{ n: 0 }, { n: null }]).properties.n.type).toEqual(['number', 'null']);
+    expect(inferSchema([0, 1, 1])).toEqual({ type: 'array', items: { type: 'number' } });
+  });
+});
