@@ -27,6 +27,7 @@ fi
 [ -d /usr/share/request-tracker5 ] || need+=(request-tracker5 rt5-db-sqlite)
 command -v transmission-daemon >/dev/null || need+=(transmission-daemon transmission-cli)
 [ -x /usr/bin/jupyter-notebook ] || need+=(jupyter-notebook)
+command -v qbittorrent-nox >/dev/null || need+=(qbittorrent-nox)
 if [ ${#need[@]} -gt 0 ]; then
   apt-get update -qq
   apt-get install -y -qq --no-install-recommends "${need[@]}"
@@ -589,4 +590,71 @@ if [ ! -f "$JN_DIR/.seeded" ]; then
   touch "$JN_DIR/.seeded"
 fi
 
-echo "acceptance apps ready: dokuwiki (/usr/share/dokuwiki), phpmyadmin (/usr/share/phpmyadmin), mariadb db acme, adminer (/usr/share/adminer, mariadb db orchard), mediawiki (/var/lib/mediawiki, sqlite $MWDB), wordpress (/usr/share/wordpress, mariadb db wordpress), fossil ($FSL_DIR/repo.fossil), redmine (/usr/share/redmine, sqlite), django admin ($DJ_DIR), directus ($DX_DIR, postgresql db directus_acc), request tracker 5 (/usr/share/request-tracker5, sqlite), ghost ($GH_DIR, sqlite), transmission ($TR_DIR), jupyter ($JN_DIR)"
+# ---- qBittorrent 4.5 (qbittorrent-nox: a BitTorrent client whose MooTools web UI talks to a REST
+# API of form posts and JSON answers, behind a login form that hands out an SID cookie; its torrent
+# list is an incremental sync whose records are keyed by info-hash). Four complete torrents made here
+# from local files (distinct file names each, no trackers) and one magnet link, in a category. DHT,
+# LSD, PeX and port mapping off, bound to loopback, torrents added paused: nothing leaves the machine.
+QB_DIR=/var/lib/cs-acceptance/qbittorrent
+if [ ! -f "$QB_DIR/.seeded" ]; then
+  rm -rf "$QB_DIR" && mkdir -p "$QB_DIR/profile/qBittorrent/config" "$QB_DIR/downloads" "$QB_DIR/torrents"
+  QB_HASH=$(/usr/bin/python3 -c 'import base64,hashlib,os; s=os.urandom(16); k=hashlib.pbkdf2_hmac("sha512", b"qb-pass-1", s, 100000, 64); print("@ByteArray(%s:%s)" % (base64.b64encode(s).decode(), base64.b64encode(k).decode()))')
+  cat > "$QB_DIR/profile/qBittorrent/config/qBittorrent.conf" <<CONF
+[LegalNotice]
+Accepted=true
+
+[BitTorrent]
+Session\DHTEnabled=false
+Session\LSDEnabled=false
+Session\PeXEnabled=false
+Session\Interface=lo
+Session\InterfaceName=lo
+Session\InterfaceAddress=127.0.0.1
+Session\DefaultSavePath=$QB_DIR/downloads
+Session\AddTorrentPaused=true
+Session\QueueingSystemEnabled=false
+
+[Network]
+PortForwardingEnabled=false
+
+[Preferences]
+Connection\UPnP=false
+General\Locale=en
+WebUI\Address=127.0.0.1
+WebUI\Username=seed
+WebUI\Password_PBKDF2="$QB_HASH"
+WebUI\LocalHostAuth=true
+WebUI\CSRFProtection=true
+WebUI\HostHeaderValidation=false
+CONF
+  for n in "Apple Atlas:maps" "Beekeeping Basics:hives" "Orchard Survey 2026:rows" "Walnut Harvest:yields"; do
+    name=${n%%:*} part=${n##*:}
+    mkdir -p "$QB_DIR/downloads/$name"
+    head -c 300000 /dev/urandom > "$QB_DIR/downloads/$name/$part.bin"
+    echo "$name: notes from the orchard" > "$QB_DIR/downloads/$name/$part-README.txt"
+    transmission-create -o "$QB_DIR/torrents/$name.torrent" -c "$name, made for the acceptance suite" "$QB_DIR/downloads/$name" >/dev/null
+  done
+  qbittorrent-nox --profile="$QB_DIR/profile" --webui-port=8957 --torrenting-port=8958 >/dev/null 2>&1 &
+  QB_PID=$!
+  for _ in $(seq 1 40); do curl -s -o /dev/null http://127.0.0.1:8957/ && break; sleep 0.25; done
+  QB_JAR=$(mktemp)
+  curl -sf -c "$QB_JAR" -d 'username=seed&password=qb-pass-1' http://127.0.0.1:8957/api/v2/auth/login >/dev/null
+  qb() { curl -sf -b "$QB_JAR" "$@" >/dev/null; }
+  qb -d 'category=orchard&savePath=' http://127.0.0.1:8957/api/v2/torrents/createCategory
+  for f in "$QB_DIR"/torrents/*.torrent; do
+    qb -F "torrents=@$f" -F "savepath=$QB_DIR/downloads" -F paused=true -F category=orchard http://127.0.0.1:8957/api/v2/torrents/add
+  done
+  qb --data-urlencode 'urls=magnet:?xt=urn:btih:3f2a1c9d8e7b6a5f4e3d2c1b0a9f8e7d6c5b4a39&dn=Pear%20Varieties' -d paused=true http://127.0.0.1:8957/api/v2/torrents/add
+  sleep 1
+  qb -d hashes=all http://127.0.0.1:8957/api/v2/torrents/recheck
+  for _ in $(seq 1 40); do
+    curl -s -b "$QB_JAR" http://127.0.0.1:8957/api/v2/torrents/info | grep -q '"checking' || break
+    sleep 0.5
+  done
+  kill "$QB_PID"
+  wait "$QB_PID" 2>/dev/null || true
+  rm -f "$QB_JAR"
+  touch "$QB_DIR/.seeded"
+fi
+
+echo "acceptance apps ready: dokuwiki (/usr/share/dokuwiki), phpmyadmin (/usr/share/phpmyadmin), mariadb db acme, adminer (/usr/share/adminer, mariadb db orchard), mediawiki (/var/lib/mediawiki, sqlite $MWDB), wordpress (/usr/share/wordpress, mariadb db wordpress), fossil ($FSL_DIR/repo.fossil), redmine (/usr/share/redmine, sqlite), django admin ($DJ_DIR), directus ($DX_DIR, postgresql db directus_acc), request tracker 5 (/usr/share/request-tracker5, sqlite), ghost ($GH_DIR, sqlite), transmission ($TR_DIR), jupyter ($JN_DIR), qbittorrent ($QB_DIR)"

@@ -1,6 +1,6 @@
 // Real open-source web applications for the synthesis acceptance suite (installed and seeded by
 // scripts/acceptance-setup.sh from Debian packages): each is served on 127.0.0.1 by `php -S` (Fossil
-// by `fossil server`, Redmine by rackup, Django by `manage.py runserver`, Directus by `directus start`, Request Tracker by `rt-server`, Ghost by its own `node index.js`, Transmission by `transmission-daemon`, Jupyter by `jupyter-notebook`) and stopped by its PID. Recorded HARs are rebased onto the
+// by `fossil server`, Redmine by rackup, Django by `manage.py runserver`, Directus by `directus start`, Request Tracker by `rt-server`, Ghost by its own `node index.js`, Transmission by `transmission-daemon`, Jupyter by `jupyter-notebook`, qBittorrent by `qbittorrent-nox`) and stopped by its PID. Recorded HARs are rebased onto the
 // port a test started the app on.
 import { type ChildProcess, execFileSync, spawn } from 'node:child_process';
 import fs from 'node:fs';
@@ -20,7 +20,8 @@ export interface RealApp {
     | 'rt'
     | 'ghost'
     | 'transmission'
-    | 'jupyter';
+    | 'jupyter'
+    | 'qbittorrent';
   /** The PHP document root (Fossil: the repository file; Redmine: the Rails application). */
   docroot: string;
   /** Port the fixtures were recorded on. */
@@ -190,6 +191,18 @@ export const APPS: Record<RealApp['name'], RealApp> = {
     }),
     bootMs: 20_000,
   },
+  qbittorrent: {
+    name: 'qbittorrent',
+    docroot: '/var/lib/cs-acceptance/qbittorrent',
+    recordedPort: 8957,
+    needs: ['/var/lib/cs-acceptance/qbittorrent/.seeded', '/usr/bin/qbittorrent-nox'],
+    // (Its peer port beside the web one; its profile keeps DHT, LSD, PeX and port mapping off, the
+    // torrents paused and every socket on loopback.)
+    server: (port) => ({
+      cmd: 'qbittorrent-nox',
+      args: ['--profile=/var/lib/cs-acceptance/qbittorrent/profile', `--webui-port=${port}`, `--torrenting-port=${port + 1}`],
+    }),
+  },
 };
 
 export const appInstalled = (a: RealApp) => a.needs.every((f) => fs.existsSync(f));
@@ -291,6 +304,30 @@ export async function transmissionRpc(base: string, method: string, args: Record
   return body.arguments;
 }
 const transmissionSessions = new Map<string, string>();
+
+/** qBittorrent's web UI user (its login form; scripts/acceptance-setup.sh). */
+export const QBITTORRENT_USER = { username: 'seed', password: 'qb-pass-1' };
+
+/** qBittorrent's Web API at `base` (`/api/v2/…`; a form post when `form` is given) with an SID
+ * cookie of its own sign-in, kept per base: the parsed JSON answer, or its text. */
+export async function qbittorrentApi(base: string, path: string, form?: Record<string, string>): Promise<any> {
+  let sid = qbittorrentSessions.get(base);
+  if (!sid) {
+    const login = await fetch(`${base}/api/v2/auth/login`, { method: 'POST', body: new URLSearchParams(QBITTORRENT_USER) });
+    sid = (login.headers.get('set-cookie') ?? '').split(';')[0]!;
+    if (!sid.startsWith('SID=')) throw new Error(`qBittorrent sign-in: ${login.status} ${await login.text()}`);
+    qbittorrentSessions.set(base, sid);
+  }
+  const r = await fetch(`${base}/api/v2${path}`, {
+    method: form ? 'POST' : 'GET',
+    headers: { cookie: sid },
+    body: form && new URLSearchParams(form),
+  });
+  if (!r.ok) throw new Error(`qBittorrent ${path}: ${r.status} ${await r.text()}`);
+  const text = await r.text();
+  return (r.headers.get('content-type') ?? '').includes('json') ? JSON.parse(text) : text;
+}
+const qbittorrentSessions = new Map<string, string>();
 
 /** Directus's seeded admin (scripts/acceptance-setup.sh). */
 export const DIRECTUS_ADMIN = { email: 'admin@example.com', password: 'dx-admin-pass-1' };
