@@ -93,8 +93,18 @@ describe('live view input and new tabs (sqlite)', () => {
   let site: http.Server;
   let echo: WebSocketServer;
   let base = '';
+  let saves = 0;
   beforeAll(async () => {
     site = http.createServer((req, res) => {
+      if (req.url === '/save') {
+        saves++;
+        // (An answer that takes its time: the session ends while it is on its way.)
+        setTimeout(() => {
+          res.writeHead(200, { 'content-type': 'application/json' });
+          res.end(JSON.stringify({ saved: 'the-slow-answer' }));
+        }, 1500);
+        return;
+      }
       if (req.url === '/pixel.png') {
         res.writeHead(200, { 'content-type': 'image/png' });
         return res.end(PNG);
@@ -102,6 +112,7 @@ describe('live view input and new tabs (sqlite)', () => {
       res.writeHead(200, { 'content-type': 'text/html' });
       if (req.url === '/second') return res.end('<title>Second</title><p>second tab</p>');
 
+      if (req.url === '/slow') return res.end(`<title>Slow</title><script>fetch('/save', { method: 'POST', body: 'note=x' })</script>`);
       if (req.url === '/ws') {
         return res.end(
           `<title>WS</title><script>const s = new WebSocket('ws://' + location.host + '/echo');` +
@@ -253,6 +264,17 @@ describe('live view input and new tabs (sqlite)', () => {
     const acts = (await h.api('GET', `${S}/${s.id}/recording`)).json.log._capture.actions;
     expect(acts.filter((a: any) => a.type === 'fill' && a.target?.name === 'note').map((a: any) => a.value)).toEqual(['still typing']);
     v.ws.terminate();
+  });
+
+  it("a request still on its way when the session completes is recorded with its answer (the save clicked just before 'done')", async () => {
+    const s = (await h.api('POST', S, { start_url: `${base}/slow` })).json;
+    await expect.poll(() => saves, { timeout: 15_000 }).toBe(1);
+    expect((await h.api('POST', `${S}/${s.id}/complete`)).status).toBe(202);
+    await expect.poll(async () => (await h.api('GET', `${S}/${s.id}`)).json.state, { timeout: 10_000 }).toBe('completed');
+    const entries = (await h.api('GET', `${S}/${s.id}/recording`)).json.log.entries;
+    const save = entries.find((e: any) => e.request.url === `${base}/save`);
+    expect(save.response.status).toBe(200);
+    expect(save.response.content.text).toBe('{"saved":"the-slow-answer"}');
   });
 
   it('records WebSocket frames of the page', async () => {

@@ -93,8 +93,16 @@ export class NetworkRecorder {
     ]);
   }
 
-  /** Waits for bodies still being read, then writes what is left as unfinished entries. */
-  async stop(timeoutMs = 3000): Promise<void> {
+  /**
+   * Lets the requests open when the session ends finish (the save the person clicked just before
+   * ending it: its answer is what a connector returns), waits for bodies still being read, then
+   * writes what is left as unfinished entries. Only requests open at the end count, and at most
+   * `settleMs`: an app polling its server or a stream that never ends does not hold the session.
+   */
+  async stop(timeoutMs = 3000, settleMs = 3000): Promise<void> {
+    const open = [...this.inflight.entries()].filter(([, f]) => f.type !== 'EventSource').map(([id]) => id);
+    for (const until = Date.now() + settleMs; open.some((id) => this.inflight.has(id)) && Date.now() < until; )
+      await new Promise((r) => setTimeout(r, 50));
     const all = Promise.allSettled([...this.pending]);
     await Promise.race([all, new Promise((r) => setTimeout(r, timeoutMs))]);
     for (const id of [...this.hops.keys()]) this.drain(id, true);
