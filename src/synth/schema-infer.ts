@@ -2,8 +2,9 @@
 // in every sample, arrays take every item, null makes a type nullable, and strings get a format
 // (uuid, date, date-time, uri, email) only when every sample has it. Two things a sample can't
 // tell, and the answers to come would break: a number seen only as -1, 0 or 1 (a ratio, a progress,
-// a price of 0) may be a fraction next time, so it is a `number`; and an object whose keys are ids
-// (info-hashes, UUIDs, numbers) is a map of records, whose keys are not its properties.
+// a price of 0) may be a fraction next time, so it is a `number`; and keys that are data (ids,
+// info-hashes, UUIDs, numbers, versions, dates, e-mail addresses, paths) are a map's, not field
+// names: the next answer has other ones, so they share one schema and none is required.
 import { stringFormat } from './values.js';
 
 export type Schema = Record<string, any>;
@@ -11,13 +12,13 @@ export type Schema = Record<string, any>;
 /** Integer schemas made from -1, 0 or 1 only (weak evidence: `number` unless a sample says more). */
 const smallInts = new WeakSet<Schema>();
 
-/** A key that is an id rather than a field name: a hash, a UUID, a number. */
-const ID_KEY = /^(?:[0-9a-f]{16,}|[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}|\d+)$/i;
+/** A key that is data rather than a field name: a hash, a UUID, a number, a version or a date
+ * (`2.0.0`, `1.0.0-beta.1`, `2026-11-28`), anything with `@` or `/` (an address, a path). */
+const DATA_KEY = /^(?:[0-9a-f]{16,}|[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}|\d[\d.:+TZ-]*(?:[-+][0-9a-z.-]+)?)$|[@/]/i;
 /** A field that counts or numbers things is an integer whatever its value (`id: 1`, `total: 0`). */
 const COUNTING_KEY =
   /^(?:num|count|total)(?:_|[A-Z])|(?:^|[_-])(?:id|count|total|index|idx|num|number|page|year|position|rank|length|size)$|[a-z](?:Id|ID|Count|Index|Num|Number|Page|Year|Size)$/;
 const countingKey = (k: string) => COUNTING_KEY.test(k) || COUNTING_KEY.test(k.toLowerCase());
-const isRecord = (x: unknown) => !!x && typeof x === 'object' && !Array.isArray(x);
 
 export function inferSchema(v: unknown): Schema {
   return settled(infer(v));
@@ -44,21 +45,19 @@ function infer(v: unknown): Schema {
     }
     case 'object': {
       const o = v as Record<string, unknown>;
-      const keys = Object.keys(o);
-      // A map of records keyed by their ids: one schema for every value, none per key.
-      if (keys.length && keys.every((k) => ID_KEY.test(k)) && Object.values(o).every(isRecord))
-        return {
-          type: 'object',
-          additionalProperties: Object.values(o)
-            .map(infer)
-            .reduce((a, b) => mergeSchemas(a, b)),
-        };
       const properties: Record<string, Schema> = {};
+      let values: Schema | undefined; // (of the data keys: one schema for all)
       for (const [k, x] of Object.entries(o)) {
-        properties[k] = infer(x);
-        if (countingKey(k)) smallInts.delete(properties[k]);
+        const s = infer(x);
+        if (DATA_KEY.test(k)) values = values ? mergeSchemas(values, s) : s;
+        else properties[k] = s;
+        if (countingKey(k)) smallInts.delete(s);
       }
-      return { type: 'object', properties, required: keys };
+      const named = Object.keys(properties);
+      if (!values) return { type: 'object', properties, required: named };
+      return named.length
+        ? { type: 'object', properties, required: named, additionalProperties: values }
+        : { type: 'object', additionalProperties: values };
     }
     default:
       return {};

@@ -65,9 +65,32 @@ describe('output schemas that hold for the answers to come', () => {
   });
 
   it('keys that are field names stay properties, and a map merges with an empty sample', () => {
-    expect(inferSchema({ orchard: { name: 'orchard' } }).properties.orchard).toBeDefined();
+    expect(inferSchema({ orchard: { name: 'orchard' }, 'Row number': 3 }).properties).toEqual({
+      orchard: { type: 'object', properties: { name: { type: 'string' } }, required: ['name'] },
+      'Row number': { type: 'integer' },
+    });
     const s = inferMerged([{ m: {} }, { m: { 17: { a: 'x' }, 23: { a: 'y' } } }]);
     expect(s.properties.m.additionalProperties).toEqual({ type: 'object', properties: { a: { type: 'string' } }, required: ['a'] });
+  });
+
+  it("a registry's package: versions and dates as keys are a map, beside the named fields of the same object", () => {
+    const pkg = (name: string, v: string) => ({
+      name,
+      versions: { [v]: { name, version: v } },
+      time: { created: '2026-11-28T23:01:26.000Z', modified: '2026-11-28T23:01:26.000Z', [v]: '2026-11-28T23:01:26.000Z' },
+      users: { 'ada@orchard.test': true },
+    });
+    const s = inferSchema(pkg('apple-grader', '0.3.1'));
+    expect(s.properties.versions).toEqual({
+      type: 'object',
+      additionalProperties: expect.objectContaining({ required: ['name', 'version'] }),
+    });
+    expect(s.properties.time.required).toEqual(['created', 'modified']);
+    expect(s.properties.time.additionalProperties).toEqual({ type: 'string', format: 'date-time' });
+    const later = pkg('orchard-utils', '1.1.0-beta.2');
+    expect(ajv.validate(s, later), JSON.stringify(ajv.errors)).toBe(true);
+    for (const k of ['2026-11-28', '12', 'src/index.js']) expect(inferSchema({ [k]: 1 }).additionalProperties).toBeDefined();
+    for (const k of ['v2', 'en-US', 'first_name', 'x1']) expect(inferSchema({ [k]: 1 }).additionalProperties).toBeUndefined();
   });
 
   it('a number seen only as -1, 0 or 1 is a number; one field that counts, or a larger value, keeps it an integer', () => {
