@@ -110,7 +110,8 @@ export function typeOf(v: unknown): ArgType {
 const FORMATS: [format: string, shape: RegExp][] = [
   ['date', /^\d{4}-\d{2}-\d{2}$/],
   ['date-time', /^\d{4}-\d{2}-\d{2}[T ]\d{2}:\d{2}(:\d{2}(\.\d+)?)?(Z|[+-]\d{2}:?\d{2})$/],
-  ['email', /^[^\s@]+@[^\s@]+\.[^\s@]+$/],
+  // (A domain ends in a name: `apple-grader@0.3.1`, a package at a version, is no address.)
+  ['email', /^[^\s@]+@[^\s@]+\.[a-z]{2,}$/i],
   ['uuid', /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i],
   ['uri', /^https?:\/\/\S+$/],
 ];

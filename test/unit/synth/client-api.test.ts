@@ -93,6 +93,12 @@ describe('output schemas that hold for the answers to come', () => {
     for (const k of ['v2', 'en-US', 'first_name', 'x1']) expect(inferSchema({ [k]: 1 }).additionalProperties).toBeUndefined();
   });
 
+  it('a package at a version (`name@1.0.0`) is no e-mail address; an address still is one', () => {
+    for (const id of ['apple-grader@0.3.1', 'orchard-utils@1.1.0-beta.2', '@orchard/pruning@2.0.0'])
+      expect(inferSchema({ _id: id }).properties._id).toEqual({ type: 'string' });
+    expect(inferSchema({ by: 'ada@orchard.test' }).properties.by).toEqual({ type: 'string', format: 'email' });
+  });
+
   it('a number seen only as -1, 0 or 1 is a number; one field that counts, or a larger value, keeps it an integer', () => {
     const s = inferMerged([torrent('A', 0, 0), torrent('B', 1, -1)]);
     expect(s.properties.progress.type).toBe('number');
