@@ -657,4 +657,56 @@ CONF
   touch "$QB_DIR/.seeded"
 fi
 
-echo "acceptance apps ready: dokuwiki (/usr/share/dokuwiki), phpmyadmin (/usr/share/phpmyadmin), mariadb db acme, adminer (/usr/share/adminer, mariadb db orchard), mediawiki (/var/lib/mediawiki, sqlite $MWDB), wordpress (/usr/share/wordpress, mariadb db wordpress), fossil ($FSL_DIR/repo.fossil), redmine (/usr/share/redmine, sqlite), django admin ($DJ_DIR), directus ($DX_DIR, postgresql db directus_acc), request tracker 5 (/usr/share/request-tracker5, sqlite), ghost ($GH_DIR, sqlite), transmission ($TR_DIR), jupyter ($JN_DIR), qbittorrent ($QB_DIR)"
+# ---- Verdaccio 6 (a private npm registry, from the npm registry: a React web UI over a JSON API,
+# signed in with a JSON login whose answer's token every later call sends as a Bearer header). A
+# user and six packages published here (one scoped, one with two versions); no uplinks: it never
+# fetches from the public registry. (Its node-fetch@cjs dependency is a dist-tag the registry
+# mirror may lack: pinned by an override.)
+VD_DIR=/var/lib/cs-acceptance/verdaccio
+if [ ! -f "$VD_DIR/.seeded" ]; then
+  rm -rf "$VD_DIR" && mkdir -p "$VD_DIR/storage" "$VD_DIR/pkgs"
+  cat > "$VD_DIR/package.json" <<'JSON'
+{ "name": "cs-acceptance-verdaccio", "private": true, "overrides": { "node-fetch": "2.7.0" } }
+JSON
+  (cd "$VD_DIR" && npm install --no-audit --no-fund --loglevel=error verdaccio@6.8.0 >/dev/null)
+  cat > "$VD_DIR/config.yaml" <<YAML
+storage: $VD_DIR/storage
+auth:
+  htpasswd:
+    file: $VD_DIR/htpasswd
+    max_users: 1
+uplinks: {}
+packages:
+  '@*/*': { access: \$authenticated, publish: \$authenticated }
+  '**': { access: \$authenticated, publish: \$authenticated }
+web: { title: Orchard Registry, login: true }
+listen: 127.0.0.1:8959
+log: { type: stdout, format: pretty, level: warn }
+YAML
+  node "$VD_DIR/node_modules/verdaccio/bin/verdaccio" --config "$VD_DIR/config.yaml" >/dev/null 2>&1 &
+  VD_PID=$!
+  for _ in $(seq 1 60); do curl -s -o /dev/null http://127.0.0.1:8959/-/ping && break; sleep 0.25; done
+  VD_TOKEN=$(curl -sf -X PUT -H 'content-type: application/json' -d '{"name":"seed","password":"vd-pass-1"}' \
+    http://127.0.0.1:8959/-/user/org.couchdb.user:seed | node -e 'let s="";process.stdin.on("data",(d)=>(s+=d)).on("end",()=>console.log(JSON.parse(s).token))')
+  echo "//127.0.0.1:8959/:_authToken=$VD_TOKEN" > "$VD_DIR/npmrc"
+  vdpub() { # name version description keyword
+    local d="$VD_DIR/pkgs/$(echo "$1" | tr '/@' '__')"
+    mkdir -p "$d"
+    printf '{ "name": "%s", "version": "%s", "description": "%s", "keywords": ["orchard", "%s"], "license": "MIT", "author": "Ada Orchard" }\n' "$1" "$2" "$3" "$4" > "$d/package.json"
+    printf '# %s\n\n%s\n' "$1" "$3" > "$d/README.md"
+    echo 'module.exports = {};' > "$d/index.js"
+    (cd "$d" && npm publish --userconfig "$VD_DIR/npmrc" --registry http://127.0.0.1:8959/ --loglevel=error >/dev/null)
+  }
+  vdpub orchard-utils 1.0.0 "Small helpers for orchard records" records
+  vdpub orchard-utils 1.1.0 "Small helpers for orchard records" records
+  vdpub @orchard/pruning 2.0.0 "Pruning calendars for apple and pear trees" pruning
+  vdpub apple-grader 0.3.1 "Grades apples by size and colour" apples
+  vdpub cider-calc 1.2.0 "Sugar and yeast amounts for cider" cider
+  vdpub pear-tools 0.9.0 "Ripeness tables for pears" pears
+  kill "$VD_PID"
+  wait "$VD_PID" 2>/dev/null || true
+  rm -f "$VD_DIR/npmrc"
+  touch "$VD_DIR/.seeded"
+fi
+
+echo "acceptance apps ready: dokuwiki (/usr/share/dokuwiki), phpmyadmin (/usr/share/phpmyadmin), mariadb db acme, adminer (/usr/share/adminer, mariadb db orchard), mediawiki (/var/lib/mediawiki, sqlite $MWDB), wordpress (/usr/share/wordpress, mariadb db wordpress), fossil ($FSL_DIR/repo.fossil), redmine (/usr/share/redmine, sqlite), django admin ($DJ_DIR), directus ($DX_DIR, postgresql db directus_acc), request tracker 5 (/usr/share/request-tracker5, sqlite), ghost ($GH_DIR, sqlite), transmission ($TR_DIR), jupyter ($JN_DIR), qbittorrent ($QB_DIR), verdaccio ($VD_DIR)"

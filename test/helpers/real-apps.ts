@@ -1,6 +1,6 @@
 // Real open-source web applications for the synthesis acceptance suite (installed and seeded by
 // scripts/acceptance-setup.sh from Debian packages): each is served on 127.0.0.1 by `php -S` (Fossil
-// by `fossil server`, Redmine by rackup, Django by `manage.py runserver`, Directus by `directus start`, Request Tracker by `rt-server`, Ghost by its own `node index.js`, Transmission by `transmission-daemon`, Jupyter by `jupyter-notebook`, qBittorrent by `qbittorrent-nox`) and stopped by its PID. Recorded HARs are rebased onto the
+// by `fossil server`, Redmine by rackup, Django by `manage.py runserver`, Directus by `directus start`, Request Tracker by `rt-server`, Ghost by its own `node index.js`, Transmission by `transmission-daemon`, Jupyter by `jupyter-notebook`, qBittorrent by `qbittorrent-nox`, Verdaccio by its own bin) and stopped by its PID. Recorded HARs are rebased onto the
 // port a test started the app on.
 import { type ChildProcess, execFileSync, spawn } from 'node:child_process';
 import fs from 'node:fs';
@@ -21,7 +21,8 @@ export interface RealApp {
     | 'ghost'
     | 'transmission'
     | 'jupyter'
-    | 'qbittorrent';
+    | 'qbittorrent'
+    | 'verdaccio';
   /** The PHP document root (Fossil: the repository file; Redmine: the Rails application). */
   docroot: string;
   /** Port the fixtures were recorded on. */
@@ -203,6 +204,25 @@ export const APPS: Record<RealApp['name'], RealApp> = {
       args: ['--profile=/var/lib/cs-acceptance/qbittorrent/profile', `--webui-port=${port}`, `--torrenting-port=${port + 1}`],
     }),
   },
+  verdaccio: {
+    name: 'verdaccio',
+    docroot: '/var/lib/cs-acceptance/verdaccio',
+    recordedPort: 8959,
+    needs: ['/var/lib/cs-acceptance/verdaccio/.seeded'],
+    // (No uplinks in its config: it never reaches the public registry.)
+    server: (port) => ({
+      cmd: process.execPath,
+      args: [
+        '/var/lib/cs-acceptance/verdaccio/node_modules/verdaccio/bin/verdaccio',
+        '--config',
+        '/var/lib/cs-acceptance/verdaccio/config.yaml',
+        '--listen',
+        `127.0.0.1:${port}`,
+      ],
+    }),
+    readyPath: '/-/ping',
+    bootMs: 20_000,
+  },
 };
 
 export const appInstalled = (a: RealApp) => a.needs.every((f) => fs.existsSync(f));
@@ -328,6 +348,23 @@ export async function qbittorrentApi(base: string, path: string, form?: Record<s
   return (r.headers.get('content-type') ?? '').includes('json') ? JSON.parse(text) : text;
 }
 const qbittorrentSessions = new Map<string, string>();
+
+/** Verdaccio's user (scripts/acceptance-setup.sh). */
+export const VERDACCIO_USER = { username: 'seed', password: 'vd-pass-1' };
+
+/** Verdaccio's web API at `base` (`/-/verdaccio/data/…`) with the token of its JSON sign-in: the parsed answer. */
+export async function verdaccioApi(base: string, path: string): Promise<any> {
+  const login = await fetch(`${base}/-/verdaccio/sec/login`, {
+    method: 'POST',
+    headers: { 'content-type': 'application/json' },
+    body: JSON.stringify(VERDACCIO_USER),
+  });
+  if (!login.ok) throw new Error(`Verdaccio sign-in: ${login.status} ${await login.text()}`);
+  const { token } = (await login.json()) as { token: string };
+  const r = await fetch(`${base}/-/verdaccio/data${path}`, { headers: { authorization: `Bearer ${token}` } });
+  if (!r.ok) throw new Error(`Verdaccio ${path}: ${r.status} ${await r.text()}`);
+  return r.json();
+}
 
 /** Directus's seeded admin (scripts/acceptance-setup.sh). */
 export const DIRECTUS_ADMIN = { email: 'admin@example.com', password: 'dx-admin-pass-1' };
