@@ -7,7 +7,7 @@ import { extractValue, View } from '../runtime/worker/engines/extract.js';
 import { extractHtml } from './html-extract.js';
 import { outcomeMessage } from './html-outcome.js';
 import { isHtml, isJson, resHeader } from './normalize.js';
-import { inferMerged, inferSchema, type Schema } from './schema-infer.js';
+import { inferMerged, inferSchema, nullableFields, type Schema } from './schema-infer.js';
 import { jsonLeaves, parseJson, recordsPath } from './slots.js';
 import { isDownload } from './target.js';
 import type { Exchange } from './types.js';
@@ -72,14 +72,18 @@ export function buildOutput(samples: Exchange[], paging: boolean, resultHints: s
       return {
         extract: { items: { from: 'json', path: `${jp(base)}[*]`, all: true, required: false, note: 'records of every page' } },
         result: { items: '{{vars.items}}' },
-        schema: { type: 'object', properties: { items: { type: 'array', items: inferMerged(items) } }, required: ['items'] },
+        schema: {
+          type: 'object',
+          properties: { items: { type: 'array', items: nullableFields(inferMerged(items)) } },
+          required: ['items'],
+        },
         kind: 'json',
         why: `records at ${jp(base)}[*]${paging ? ' collected over every page' : ''}${proj ? ' (projected onto the hinted result values)' : ''}`,
       };
     }
     const path = (proj ?? []) as (string | number)[];
     const sub = bodies.map((b) => dig(b, path));
-    const schema = inferMerged(sub);
+    const schema = nullableFields(inferMerged(sub));
     const isObj = schema.type === 'object';
     return {
       extract: {

@@ -129,6 +129,28 @@ export function inferMerged(samples: unknown[]): Schema {
 }
 
 /**
+ * A read's JSON answer as a schema for the answers to come: a field's value may be null. The record
+ * recorded had a description, an assignee, a due date; the next one may have none (the answer keeps
+ * the key and says null), and that is not the site having changed. A record's own identity (`id`)
+ * and the records of a list or a map stay as they were.
+ */
+export function nullableFields(s: Schema, nullable = false): Schema {
+  if (!s || typeof s !== 'object') return s;
+  const out: Schema = { ...s };
+  if (nullable && out.type !== undefined) {
+    const types: string[] = Array.isArray(out.type) ? out.type : [out.type];
+    if (!types.includes('null')) out.type = [...types, 'null'];
+  }
+  if (out.properties)
+    out.properties = Object.fromEntries(
+      Object.entries(out.properties).map(([k, v]) => [k, nullableFields(v as Schema, !IDENTITY_KEY.test(k))]),
+    );
+  for (const k of ['items', 'additionalProperties'] as const) if (out[k] && typeof out[k] === 'object') out[k] = nullableFields(out[k]);
+  return out;
+}
+const IDENTITY_KEY = /^(?:_?id|uuid|guid|key|slug)$/i;
+
+/**
  * A write's answer, seen once, as a schema loose enough for the answers to come: `required` only
  * at its root, and every value may be null. What comes back names what happened (`torrent-added`
  * or `torrent-duplicate`) and depends on what was written (a new file of an unknown type has no

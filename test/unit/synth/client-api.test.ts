@@ -5,7 +5,7 @@
 import { makeAjv } from '../../../src/lib/json-schema.js';
 import { describe, expect, it } from 'vitest';
 import { normalize } from '../../../src/synth/normalize.js';
-import { inferMerged, inferSchema } from '../../../src/synth/schema-infer.js';
+import { inferMerged, inferSchema, nullableFields } from '../../../src/synth/schema-infer.js';
 import { scoreTargets } from '../../../src/synth/target.js';
 import { har } from '../../helpers/har-fragment.js';
 
@@ -113,5 +113,16 @@ describe('output schemas that hold for the answers to come', () => {
     expect(inferMerged([{ n: 0 }, { n: 5 }]).properties.n.type).toBe('integer');
     expect(inferMerged([{ n: 0 }, { n: null }]).properties.n.type).toEqual(['number', 'null']);
     expect(inferSchema([0, 1, 1])).toEqual({ type: 'array', items: { type: 'number' } });
+  });
+
+  it("a read's answer: a field may be null in the next record; the record's id and a list's records may not", () => {
+    const one = nullableFields(inferSchema({ id: 7, title: 'Pears', assignee: { name: 'Ada' }, tags: ['fruit'], due: '2026-11-28' }));
+    expect(ajv.validate(one, { id: 8, title: null, assignee: null, tags: null, due: null }), JSON.stringify(ajv.errors)).toBe(true);
+    expect(ajv.validate(one, { id: 8, title: 'Plums', assignee: { name: null }, tags: [], due: '2026-12-01' })).toBe(true);
+    expect(ajv.validate(one, { id: null, title: 'x', assignee: null, tags: null, due: null })).toBe(false);
+    expect(ajv.validate(one, { id: 8, title: 'x', assignee: null, tags: null })).toBe(false); // (keys still come back)
+    const list = nullableFields({ type: 'object', properties: { items: { type: 'array', items: inferMerged([{ id: 1, n: 'a' }]) } } });
+    expect(ajv.validate(list, { items: [{ id: 2, n: null }] })).toBe(true);
+    expect(ajv.validate(list, { items: [null] })).toBe(false);
   });
 });

@@ -50,7 +50,7 @@ describe('tracing dynamic values', () => {
     expect(d.steps[0].query).toEqual({ status: '{{args.status}}', limit: '1', lang: 'en' });
     expect(d.detect?.login_page?.map((m) => m.css)).toEqual(['#login']);
     expect(r.required_secrets).toEqual([expect.objectContaining({ name: 'account', type: 'login', supports_totp: false })]);
-    expect(r.output_schema.properties.orders.items.properties.total.type).toBe('number');
+    expect(r.output_schema.properties.orders.items.properties.total.type).toEqual(['number', 'null']);
     // The typed password never leaves the synthesizer.
     expect(JSON.stringify(r)).not.toContain(SENTINEL);
   });
@@ -118,7 +118,7 @@ describe('tracing dynamic values', () => {
     const tok = d.steps[0].extract!;
     expect(tok.access_token).toMatchObject({ from: 'json', path: '$.access_token' });
     expect(tok.x_xsrf_token).toMatchObject({ from: 'cookie', name: 'XSRF-TOKEN' });
-    expect(r.output_schema.properties.email).toEqual({ type: 'string', format: 'email' });
+    expect(r.output_schema.properties.email).toEqual({ type: ['string', 'null'], format: 'email' });
   });
 
   it('values computed in page JS (random, found in no earlier response) are reported, timestamps recognised', () => {
@@ -213,7 +213,11 @@ describe('arguments and results', () => {
       properties: {
         items: {
           type: 'array',
-          items: { type: 'object', properties: { sku: { type: 'string' }, title: { type: 'string' } }, required: ['sku', 'title'] },
+          items: {
+            type: 'object',
+            properties: { sku: { type: ['string', 'null'] }, title: { type: ['string', 'null'] } },
+            required: ['sku', 'title'],
+          },
         },
       },
       required: ['items'],
