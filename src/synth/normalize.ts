@@ -200,6 +200,22 @@ const methodWords = (m: string) =>
     .split(/[^a-z0-9]+/)
     .filter(Boolean);
 
+/** Method names that only dispatch to another one, named in the params or the URL. */
+const DISPATCHERS = new Set(['call', 'call_kw', 'invoke', 'dispatch', 'rpc']);
+const methodName = (m: unknown) => (typeof m === 'string' && /^[\w.\-/]{1,100}$/.test(m) ? m : null);
+
+/** The method a call names: behind a dispatcher (Odoo's `{"method": "call", "params": {"method":
+ * "web_search_read"}}` to `/web/dataset/call_kw/…`), the one in its params, or else the URL's last
+ * segment (`/web/dataset/search_read`). */
+function rpcMethod(c: unknown, url: string): string | null {
+  const call = c as { method?: unknown; params?: { method?: unknown } } | null;
+  const m = methodName(call?.method);
+  if (!m || !DISPATCHERS.has(m.toLowerCase())) return m;
+  const inner = methodName(call?.params && typeof call.params === 'object' ? call.params.method : undefined);
+  if (inner) return inner;
+  return methodName(new URL(url).pathname.split('/').filter(Boolean).at(-1));
+}
+
 /**
  * A JSON-RPC (or Transmission/Deluge-style) read: a POST whose JSON body, or each of a batch,
  * names a `method` whose words hold a read verb and no write verb. The method name is the only
@@ -211,8 +227,8 @@ export function isRpcRead(x: Exchange): boolean {
   return (
     calls.length > 0 &&
     calls.every((c) => {
-      const m = (c as { method?: unknown } | null)?.method;
-      if (typeof m !== 'string' || !/^[\w.\-/]{1,100}$/.test(m)) return false;
+      const m = rpcMethod(c, x.url);
+      if (!m) return false;
       const words = methodWords(m);
       return words.some((w) => READ_VERBS.has(w)) && !words.some((w) => WRITE_VERBS.has(w));
     })

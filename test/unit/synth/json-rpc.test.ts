@@ -9,7 +9,8 @@ import { isRpcRead, normalize } from '../../../src/synth/normalize.js';
 import { har } from '../../helpers/har-fragment.js';
 
 const O = 'http://daemon.test';
-const rpcRead = (body: unknown) => isRpcRead(normalize(har({ method: 'POST', url: `${O}/rpc`, json: body, body: {} })).exchanges[0]);
+const rpcRead = (body: unknown, path = '/rpc') =>
+  isRpcRead(normalize(har({ method: 'POST', url: `${O}${path}`, json: body, body: {} })).exchanges[0]);
 
 describe('JSON-RPC', () => {
   it.each([
@@ -29,6 +30,22 @@ describe('JSON-RPC', () => {
     [{ method: 'get', note: 'no separator is fine' }, true],
     [{ query: 'query Q { a }' }, false], // GraphQL is told by its document, not here
   ])('%j is a read: %s', (body, read) => expect(rpcRead(body)).toBe(read));
+
+  // Odoo: every call is `method: "call"`; the model's method is in the params and the URL.
+  const odoo = (method: string) => ({
+    jsonrpc: '2.0',
+    method: 'call',
+    params: { model: 'res.partner', method, args: [], kwargs: {} },
+    id: 3,
+  });
+  it.each([
+    [odoo('web_search_read'), '/web/dataset/call_kw/res.partner/web_search_read', true],
+    [odoo('read_group'), '/web/dataset/call_kw/res.partner/read_group', true],
+    [odoo('web_save'), '/web/dataset/call_kw/res.partner/web_save', false],
+    [odoo('unlink'), '/web/dataset/call_kw/res.partner/unlink', false],
+    [{ jsonrpc: '2.0', method: 'call', params: { model: 'res.partner', domain: [] } }, '/web/dataset/search_read', true],
+    [{ jsonrpc: '2.0', method: 'call', params: { model: 'res.partner' } }, '/web/dataset/resequence', false],
+  ])('behind a dispatcher: %j to %s is a read: %s', (body, path, read) => expect(rpcRead(body, path)).toBe(read));
 
   const session = 'hx9ZqT2mR8vK4pL1sN7wYb3c';
   const recording = () =>
