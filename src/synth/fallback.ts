@@ -15,7 +15,7 @@ import type { Exchange } from './types.js';
 import { cssq } from './dom-text.js';
 
 /**
- * The script runtime runs json/regex/header/cookie/status/url/body extractors, not CSS (no DOM
+ * The script runtime runs json/regex/header/cookie/status/url/body extractors, not CSS or XML (no DOM
  * library in the sandbox): CSS ones are re-derived as bounded regexes from the recorded page,
  * or the recorded value is sent as a constant. Decisions first, then the edits — replacing a var
  * rebuilds the step objects, so editing while iterating would write into detached copies.
@@ -25,7 +25,7 @@ function cssToRegex(def: HttpDefinition, chain: Chain, byId: Map<string, Exchang
   const constants: { name: string; value: string }[] = [];
   for (const s of [...(copy.login?.steps ?? []), ...copy.steps]) {
     for (const [name, x] of Object.entries(s.extract ?? {})) {
-      if (x.from !== 'css') continue;
+      if (x.from !== 'css' && x.from !== 'xml') continue;
       const v = chain.vars.find((d) => d.name === name);
       const re = v ? regexFor(byId.get(v.producer)?.text ?? '', v.value) : null;
       if (re) s.extract![name] = { from: 'regex', pattern: re.pattern, note: x.note };

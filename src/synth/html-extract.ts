@@ -21,7 +21,8 @@ export interface HtmlExtraction {
 
 const FIELD_ATTRS = ['data-field', 'itemprop', 'data-prop'];
 
-function typed(text: string): { type?: ValueType; schema: Schema; value: unknown } {
+/** A recorded text's value type and schema (integer, number, or a string with its format). */
+export function typed(text: string): { type?: ValueType; schema: Schema; value: unknown } {
   const t = typeOf(text);
   if (t.type === 'integer') return { type: 'integer', schema: { type: 'integer' }, value: Number(text) };
   if (t.type === 'number') return { type: 'number', schema: { type: 'number' }, value: Number(text) };

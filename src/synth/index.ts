@@ -238,7 +238,7 @@ export function synthesize(inp: SynthInput): SynthResult {
   });
   // Never publish an empty promise: a read flow must return data from the page, and every hinted
   // result value must come out of the chosen rule on the recorded response.
-  const reads = first.method === 'GET' || first.method === 'HEAD';
+  const reads = isRead(first);
   const missing = outputMissing(out, first, resultValues);
   const emptyProblems: string[] = [];
   if (reads && out.kind === 'none')

@@ -1,6 +1,7 @@
 // Stage 0: read a HAR (ours or anyone's) into Exchanges. Redirect hops are folded into the request
 // that started them: an engine following redirects sees exactly that (request, final response).
 import type { Action, Har, HarEntry } from '../formats/recording/types.js';
+import { basicToken } from '../lib/secret-forms.js';
 import { parseMultipart } from './multipart.js';
 import { parseJson } from './slots.js';
 import type { Exchange, Recording } from './types.js';
@@ -112,6 +113,46 @@ export function foldRedirects(all: Exchange[]): Exchange[] {
 }
 
 /**
+ * Credentials in a URL (`http://user:pass@host/`, what a script passes to XHR's `open`) are HTTP
+ * Basic credentials on the wire: the URL loses them and the request gets the header the browser
+ * sent, so they are templated and checked as any Basic login is, never kept in a URL.
+ */
+function userinfoAsBasic(x: Exchange): Exchange {
+  let u: URL;
+  try {
+    u = new URL(x.url);
+  } catch {
+    return x;
+  }
+  if (!u.username && !u.password) return x;
+  const decode = (v: string) => {
+    try {
+      return decodeURIComponent(v);
+    } catch {
+      return v;
+    }
+  };
+  const token = basicToken(decode(u.username), decode(u.password));
+  const strip = (url: string) => {
+    try {
+      const v = new URL(url);
+      v.username = v.password = '';
+      return v.href;
+    } catch {
+      return url;
+    }
+  };
+  u.username = u.password = '';
+  const hasAuth = header(x.reqHeaders, 'authorization') !== undefined;
+  return {
+    ...x,
+    url: u.href,
+    finalUrl: strip(x.finalUrl),
+    reqHeaders: hasAuth ? x.reqHeaders : [...x.reqHeaders, { name: 'Authorization', value: `Basic ${token}` }],
+  };
+}
+
+/**
  * A browser that answered an origin's Basic challenge sends the credentials with every later
  * request to it, but HAR writers (Playwright) list the request that met the challenge without
  * them: each request to an origin that has seen Basic credentials gets them, as on the wire.
@@ -132,7 +173,7 @@ function basicAuthEverywhere(xs: Exchange[]): Exchange[] {
 export function normalize(har: Har): Recording {
   if (!har?.log || !Array.isArray(har.log.entries)) throw new Error('not a HAR 1.2 document: log.entries is missing');
   const entries = [...har.log.entries].sort((a, b) => Date.parse(a.startedDateTime) - Date.parse(b.startedDateTime));
-  const raw = entries.map(toExchange);
+  const raw = entries.map(toExchange).map(userinfoAsBasic);
   // Capture-format hops name their predecessor; plain HARs are matched by URL in foldRedirects.
   const exchanges = basicAuthEverywhere(foldRedirects(raw));
   const cap = har.log._capture;
@@ -156,6 +197,8 @@ export const reqHeader = (x: Exchange, n: string) => header(x.reqHeaders, n.toLo
 export const resHeader = (x: Exchange, n: string) => header(x.resHeaders, n.toLowerCase());
 export const isJson = (x: Exchange) => /json/.test(x.mime);
 export const isHtml = (x: Exchange) => /html/.test(x.mime);
+/** An XML answer (a feed, a WebDAV multistatus, SOAP), not an XHTML page. */
+export const isXml = (x: Exchange) => /[/+]xml\b/.test(x.mime) && !/html/.test(x.mime);
 
 /**
  * A GraphQL read: a POST whose JSON body (or each of a batch) holds a `query` document of query
@@ -235,5 +278,7 @@ export function isRpcRead(x: Exchange): boolean {
   );
 }
 
-/** Changes nothing on the site: GET, HEAD, a GraphQL query or an RPC call named as a read. */
-export const isRead = (x: Exchange) => x.method === 'GET' || x.method === 'HEAD' || isGraphqlQuery(x) || isRpcRead(x);
+/** Methods that change nothing on the site (RFC 9110's safe methods and WebDAV's reads). */
+const SAFE_METHODS = new Set(['GET', 'HEAD', 'OPTIONS', 'PROPFIND', 'REPORT', 'SEARCH']);
+/** Changes nothing on the site: a safe method, a GraphQL query or an RPC call named as a read. */
+export const isRead = (x: Exchange) => SAFE_METHODS.has(x.method) || isGraphqlQuery(x) || isRpcRead(x);

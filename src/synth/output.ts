@@ -6,10 +6,11 @@ import type { Extractor, JsonTemplate } from '../formats/definition/types.js';
 import { extractValue, View } from '../runtime/worker/engines/extract.js';
 import { extractHtml } from './html-extract.js';
 import { outcomeMessage } from './html-outcome.js';
-import { isHtml, isJson, resHeader } from './normalize.js';
+import { isHtml, isJson, isXml, resHeader } from './normalize.js';
 import { inferMerged, inferSchema, nullableFields, type Schema } from './schema-infer.js';
 import { jsonLeaves, parseJson, recordsPath } from './slots.js';
 import { isDownload } from './target.js';
+import { extractXml } from './xml-records.js';
 import type { Exchange } from './types.js';
 import type { RulePreference } from './picks.js';
 
@@ -18,7 +19,7 @@ export interface Output {
   result: JsonTemplate;
   schema: Schema;
   why: string;
-  kind: 'json' | 'download' | 'html' | 'none';
+  kind: 'json' | 'download' | 'html' | 'xml' | 'none';
   /** Hinted result values the chosen rule does not produce on the recorded response. */
   missing?: string[];
   /** HTML: the other rules considered, best first (for meta.notes). */
@@ -146,6 +147,19 @@ export function buildOutput(samples: Exchange[], paging: boolean, resultHints: s
         ...extra,
       };
     }
+  }
+  const xml = isXml(t) && t.text ? extractXml(t.text, resultHints) : null;
+  if (xml) {
+    const ex: Extractor = { ...xml.extractor, note: xml.why };
+    return xml.kind === 'detail'
+      ? { extract: { record: ex }, result: '{{vars.record}}', schema: xml.schema, why: xml.why, kind: 'xml' }
+      : {
+          extract: { items: ex },
+          result: { items: '{{vars.items}}' },
+          schema: { type: 'object', properties: { items: xml.schema }, required: ['items'] },
+          why: xml.why,
+          kind: 'xml',
+        };
   }
   return {
     extract: { status: { from: 'status' }, url: { from: 'url' } },

@@ -4,7 +4,7 @@
 // or the chain of next-page links).
 import * as cheerio from 'cheerio';
 import { nextLinkOf } from './html-structure.js';
-import { cgiQuery, isHtml, isJson, isRead, reqHeader, resHeader } from './normalize.js';
+import { cgiQuery, isHtml, isJson, isRead, isXml, reqHeader, resHeader } from './normalize.js';
 import { jsonLeaves, parseJson, recordsPath } from './slots.js';
 import type { Exchange } from './types.js';
 import { lowEntropy } from './values.js';
@@ -153,7 +153,7 @@ export function scoreTargets(xs: Exchange[], f: TargetFacts): Candidate[] {
       if (isJson(x)) add(3, 'JSON response');
       else if (isDownload(x)) add(3, `download (${x.mime || 'attachment'})`);
       else if (isHtml(x)) add(1, 'HTML response');
-      else if (/[/+]xml\b/i.test(x.mime)) add(1, 'XML response');
+      else if (isXml(x)) add(1, 'XML response');
       // (A write's answer is often empty or a bare "Ok.": that says nothing against the write.)
       else if (!isRead(x) && (x.text ?? '').trim().length <= 16) add(0, `a write's short answer (${x.mime || 'none'})`);
       else add(-2, `response type ${x.mime || 'none'}`);

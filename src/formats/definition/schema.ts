@@ -1,6 +1,7 @@
 // JSON Schema of "connector-definition/v1" (mirrors types.ts). Strict (no unknown keys, so a typo
 // is a 422 instead of a silently ignored field) except `meta` and `provenance`, which the
 // synthesizer and humans may extend freely.
+import { HTTP_METHODS } from './types.js';
 const str = { type: 'string' };
 const nonEmpty = { type: 'string', minLength: 1 };
 const templateMap = { type: 'object', additionalProperties: { type: 'string' } };
@@ -35,6 +36,30 @@ const extractorBranch = (from: string | string[], props: Record<string, unknown>
   additionalProperties: false,
 });
 
+/** A CSS or XML extractor's own properties: a selector, an attribute, or fields per matched element. */
+const selectorProps = {
+  selector: nonEmpty,
+  attr: nonEmpty,
+  fields: {
+    type: 'object',
+    additionalProperties: {
+      type: 'object',
+      properties: {
+        ...annotated,
+        column: nonEmpty,
+        selector: nonEmpty,
+        attr: nonEmpty,
+        type: { enum: VALUE_TYPES },
+        pattern: nonEmpty,
+        required: { type: 'boolean' },
+        default: {},
+      },
+      additionalProperties: false,
+    },
+    minProperties: 1,
+  },
+};
+
 const matcher = {
   type: 'object',
   properties: {
@@ -63,7 +88,7 @@ const httpStep = {
     ...annotated,
     id: { type: 'string', pattern: '^[A-Za-z_][A-Za-z0-9_-]*$', maxLength: 100 },
     when: str,
-    method: { enum: ['GET', 'POST', 'PUT', 'PATCH', 'DELETE', 'HEAD'] },
+    method: { enum: [...HTTP_METHODS] },
     url: nonEmpty,
     headers: templateMap,
     query: templateMap,
@@ -243,32 +268,8 @@ export const DEFINITION_SCHEMA = {
       discriminator: { propertyName: 'from' },
       oneOf: [
         extractorBranch('json', { path: nonEmpty }, ['path']),
-        extractorBranch(
-          'css',
-          {
-            selector: nonEmpty,
-            attr: nonEmpty,
-            fields: {
-              type: 'object',
-              additionalProperties: {
-                type: 'object',
-                properties: {
-                  ...annotated,
-                  column: nonEmpty,
-                  selector: nonEmpty,
-                  attr: nonEmpty,
-                  type: { enum: VALUE_TYPES },
-                  pattern: nonEmpty,
-                  required: { type: 'boolean' },
-                  default: {},
-                },
-                additionalProperties: false,
-              },
-              minProperties: 1,
-            },
-          },
-          ['selector'],
-        ),
+        extractorBranch('css', selectorProps, ['selector']),
+        extractorBranch('xml', selectorProps, ['selector']),
         extractorBranch(
           'regex',
           { pattern: nonEmpty, flags: { type: 'string', pattern: '^[gimsuy]*$' }, group: { type: ['integer', 'string'] } },

@@ -143,6 +143,15 @@ export interface CssExtractor extends ExtractorBase {
   fields?: Record<string, CssField>;
 }
 
+/** The same selectors and fields over an XML document (parsed as XML: names are case-sensitive and
+ * keep their prefix, written `d\\:href` in a selector). A feed, a WebDAV multistatus, a SOAP answer. */
+export interface XmlExtractor extends ExtractorBase {
+  from: 'xml';
+  selector: string;
+  attr?: string;
+  fields?: Record<string, CssField>;
+}
+
 /** Regular expression on the body text. */
 export interface RegexExtractor extends ExtractorBase {
   from: 'regex';
@@ -167,11 +176,31 @@ export interface MetaExtractor extends ExtractorBase {
   from: 'status' | 'url' | 'body';
 }
 
-export type Extractor = JsonExtractor | CssExtractor | RegexExtractor | HeaderExtractor | CookieExtractor | MetaExtractor;
+export type Extractor = JsonExtractor | CssExtractor | XmlExtractor | RegexExtractor | HeaderExtractor | CookieExtractor | MetaExtractor;
 
 // ---------------------------------------------------------------- http engine
 
-export type HttpMethod = 'GET' | 'POST' | 'PUT' | 'PATCH' | 'DELETE' | 'HEAD';
+/** HTTP methods a step may use: the usual ones and WebDAV's (CalDAV/CardDAV servers, file stores). */
+export const HTTP_METHODS = [
+  'GET',
+  'POST',
+  'PUT',
+  'PATCH',
+  'DELETE',
+  'HEAD',
+  'OPTIONS',
+  'PROPFIND',
+  'PROPPATCH',
+  'MKCOL',
+  'MKCALENDAR',
+  'REPORT',
+  'SEARCH',
+  'COPY',
+  'MOVE',
+  'LOCK',
+  'UNLOCK',
+] as const;
+export type HttpMethod = (typeof HTTP_METHODS)[number];
 
 export interface MultipartPart {
   name: Template;

@@ -186,19 +186,20 @@ function scanTemplates(t: unknown, at: Loc, err: (loc: Loc, msg: string) => void
   else if (t && typeof t === 'object') for (const [k, v] of Object.entries(t)) scanTemplates(v, [...at, k], err);
 }
 
-function checkSelector(selector: string, loc: Loc, err: (loc: Loc, msg: string) => void): void {
+function checkSelector(selector: string, loc: Loc, err: (loc: Loc, msg: string) => void, xml = false): void {
   try {
-    cheerio.load('<p></p>')(selector);
+    cheerio.load('<p></p>', { xml })(selector);
   } catch (e) {
     err(loc, `Value error, invalid CSS selector: ${(e as Error).message}`);
   }
 }
 
 function checkExtractor(x: Extractor, loc: Loc, err: (loc: Loc, msg: string) => void): void {
-  if (x.from === 'css') {
-    checkSelector(x.selector, [...loc, 'selector'], err);
+  if (x.from === 'css' || x.from === 'xml') {
+    const xml = x.from === 'xml';
+    checkSelector(x.selector, [...loc, 'selector'], err, xml);
     for (const [k, f] of Object.entries(x.fields ?? {})) {
-      if (f.selector) checkSelector(f.selector, [...loc, 'fields', k, 'selector'], err);
+      if (f.selector) checkSelector(f.selector, [...loc, 'fields', k, 'selector'], err, xml);
       if (f.pattern) {
         try {
           new RegExp(f.pattern);

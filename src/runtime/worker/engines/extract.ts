@@ -18,6 +18,7 @@ export interface Source {
 export class View {
   private json?: { ok: boolean; value?: unknown };
   private dom?: cheerio.CheerioAPI;
+  private xml?: cheerio.CheerioAPI;
   constructor(readonly src: Source) {}
 
   parsedJson(): { ok: boolean; value?: unknown } {
@@ -33,6 +34,11 @@ export class View {
 
   $(): cheerio.CheerioAPI {
     return (this.dom ??= cheerio.load(this.src.text));
+  }
+
+  /** The body parsed as XML (names case-sensitive, prefixes kept, CDATA read as text). */
+  xml$(): cheerio.CheerioAPI {
+    return (this.xml ??= cheerio.load(this.src.text, { xml: true }));
   }
 
   header(name: string): string | undefined {
@@ -173,8 +179,9 @@ function matchesOf(x: Extractor, view: View, where: string): unknown[] {
         });
       return JSONPath({ path: x.path, json: j.value as object, wrap: true }) as unknown[];
     }
-    case 'css': {
-      const $ = view.$();
+    case 'css':
+    case 'xml': {
+      const $ = x.from === 'xml' ? view.xml$() : view.$();
       return $(x.selector)
         .toArray()
         .map((el) => (x.fields ? fieldsOf($, el, x.fields, where) : readEl($, el, x.attr)))
@@ -225,6 +232,8 @@ function describe(x: Extractor): string {
       return `JSONPath ${x.path}`;
     case 'css':
       return `selector ${x.selector}`;
+    case 'xml':
+      return `XML selector ${x.selector}`;
     case 'regex':
       return `/${x.pattern}/`;
     case 'header':
