@@ -4,6 +4,7 @@
 // left to the jar, but the responses that set them join the chain so the jar gets them.
 import type { Extractor } from '../formats/definition/types.js';
 import { findIn, type Found, formControlProducer, untickedBoxes } from './producers.js';
+import { isRead } from './normalize.js';
 import { requestSlots } from './slots.js';
 import { needlesForField, substitute, type ArgValue } from './substitute.js';
 import type { SecretPlan } from './secrets.js';
@@ -60,6 +61,25 @@ export interface TraceInput {
   dynamics?: Set<string>;
 }
 
+const UUID = /[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}/gi;
+
+/**
+ * The id the page made for a new record (a WebDAV collection's path, a client-side record id): a
+ * UUID first seen in a write's request, in no earlier request or answer. Each run sends a new one,
+ * `{{run.uuid}}`, as the page would; replaying the recorded one would collide with the record the
+ * recording made. (One per flow: a second such id stays what page JavaScript computed.)
+ */
+export function pageMadeId(all: Exchange[]): string | null {
+  const seen = new Set<string>();
+  for (const x of [...all].sort((a, b) => a.index - b.index)) {
+    const sent = `${x.url}\n${x.body?.text ?? ''}\n${(x.body?.params ?? []).map((p) => p.value ?? '').join('\n')}`.match(UUID) ?? [];
+    const made = sent.map((u) => u.toLowerCase()).find((u) => !seen.has(u));
+    if (made && !isRead(x)) return made;
+    for (const u of [...sent, ...((x.text ?? '').match(UUID) ?? [])]) seen.add(u.toLowerCase());
+  }
+  return null;
+}
+
 export function traceChain(inp: TraceInput): Chain {
   const chain: Chain = {
     steps: new Map(),
@@ -73,6 +93,7 @@ export function traceChain(inp: TraceInput): Chain {
   };
   const dep = (x: string, y: string) => (chain.deps.get(x) ?? chain.deps.set(x, new Set()).get(x)!).add(y);
   const byValue = new Map<string, VarDef>();
+  const made = pageMadeId(inp.all);
   const names = new Set<string>();
   const queue = [...inp.start];
   const byId = new Map(inp.all.map((x) => [x.id, x]));
@@ -132,6 +153,11 @@ export function traceChain(inp: TraceInput): Chain {
       }
       if (inp.constants?.has(v)) {
         resolved.push({ slot, res: { kind: 'constant', why: 'equal in both recordings' } });
+        continue;
+      }
+      if (made && v.toLowerCase().includes(made)) {
+        const template = v.replace(new RegExp(made, 'gi'), '{{run.uuid}}');
+        resolved.push({ slot, res: { kind: 'template', template, args: [], secrets: [] } });
         continue;
       }
       let known = byValue.get(v);

@@ -8,6 +8,7 @@ import { validateDefinition } from '../../../src/formats/definition/validate.js'
 import { extractValue, View } from '../../../src/runtime/worker/engines/extract.js';
 import { synthesize } from '../../../src/synth/index.js';
 import { isRead, normalize } from '../../../src/synth/normalize.js';
+import { pageMadeId } from '../../../src/synth/trace.js';
 import { extractXml } from '../../../src/synth/xml-records.js';
 import { har } from '../../helpers/har-fragment.js';
 
@@ -120,5 +121,47 @@ describe('a WebDAV flow behind credentials in the URL', () => {
     });
     expect(step.extract.items).toMatchObject({ from: 'xml', selector: 'multistatus > response', all: true });
     expect(validateDefinition(r.definition, { inputSchema: r.input_schema, requiredSecrets: r.required_secrets })).toEqual([]);
+  });
+
+  const NEW = '5f0c2a9e-1b7d-4c3e-9a8b-2d6e4f1a0b3c';
+  const KNOWN = '0d9e8f7a-6b5c-4d3e-2f1a-0b9c8d7e6f5a';
+  const create = () =>
+    har(
+      {
+        method: 'PROPFIND',
+        url: `${O}/seed/`,
+        body: multistatus(collection(`/seed/${KNOWN}/`, 'Old', 'x', '#000000')),
+        mime: 'text/xml',
+        status: 207,
+      },
+      {
+        method: 'MKCOL',
+        url: `${O}/seed/${NEW}/`,
+        headers: { authorization: `Basic ${Buffer.from('seed:pw-1').toString('base64')}` },
+        json: { displayname: 'Cider Days' }, // (a fragment's body; Radicale's is XML: test/acceptance/radicale.test.ts)
+        body: '',
+        mime: 'text/plain',
+        status: 201,
+      },
+    );
+
+  it('a UUID a write sends first (the page named the new record) is a new one each run; one a page showed before is not', () => {
+    const xs = normalize(create()).exchanges;
+    expect(pageMadeId(xs)).toBe(NEW);
+    expect(pageMadeId(xs.slice(0, 1))).toBeNull();
+    // (Sent first by a read, it is an id the page had from somewhere else.)
+    expect(pageMadeId(normalize(har({ url: `${O}/seed/${NEW}/`, body: {} })).exchanges)).toBeNull();
+  });
+
+  it('the MKCOL of a new collection goes to a path with {{run.uuid}}', () => {
+    const r = synthesize({
+      recording: create(),
+      hints: { arguments: { title: 'Cider Days' }, secrets: { account: 'sec_1' }, allow_side_effects: true },
+      secretValues: { account: { type: 'login', username: 'seed', password: 'pw-1', totp_secret: null } },
+    });
+    const mkcol = (r.definition as any).steps.find((s: any) => s.method === 'MKCOL');
+    expect(mkcol.url).toBe('/seed/{{run.uuid}}/');
+    expect(JSON.stringify((r.definition as any).steps)).not.toContain(NEW); // (meta notes name the recorded request)
+    expect(r.report.computed).toEqual([]);
   });
 });

@@ -5,6 +5,7 @@
 import type { ConnectorDefinition } from '../../../formats/definition/types.js';
 import type { Lookup } from '../../../formats/definition/template.js';
 import type { SecretValue } from '../../../formats/secret.js';
+import crypto from 'node:crypto';
 import { HttpSession } from './http-session.js';
 import { basicToken } from '../../../lib/secret-forms.js';
 import { RunFailure } from '../../shared/failure.js';
@@ -70,6 +71,8 @@ export class RunContext {
   vars: Record<string, unknown> = {};
   /** The code each slot holds now: what `{{secrets.x.totp}}` and ctx.totp(x) return. */
   readonly totpHeld = new Map<string, HeldCode>();
+  /** `run.uuid`: one new id per run, for a record the page would have named itself. */
+  private uuid?: string;
   page: Record<string, unknown> = {};
   readonly http: HttpSession;
 
@@ -166,6 +169,7 @@ export class RunContext {
       case 'page':
         return dig(this.page, path.slice(1));
       case 'run':
+        if (a === 'uuid' && path.length === 2) return (this.uuid ??= crypto.randomUUID());
         return dig({ id: this.job.runId, connector_id: this.job.connectorId, connector_version: this.job.connectorVersion }, path.slice(1));
       case 'secrets': {
         const s = this.job.secrets[a];
