@@ -28,6 +28,7 @@ fi
 command -v transmission-daemon >/dev/null || need+=(transmission-daemon transmission-cli)
 [ -x /usr/bin/jupyter-notebook ] || need+=(jupyter-notebook)
 command -v qbittorrent-nox >/dev/null || need+=(qbittorrent-nox)
+[ -d /usr/lib/python3/dist-packages/radicale ] || need+=(radicale)
 if [ ${#need[@]} -gt 0 ]; then
   apt-get update -qq
   apt-get install -y -qq --no-install-recommends "${need[@]}"
@@ -709,4 +710,40 @@ YAML
   touch "$VD_DIR/.seeded"
 fi
 
-echo "acceptance apps ready: dokuwiki (/usr/share/dokuwiki), phpmyadmin (/usr/share/phpmyadmin), mariadb db acme, adminer (/usr/share/adminer, mariadb db orchard), mediawiki (/var/lib/mediawiki, sqlite $MWDB), wordpress (/usr/share/wordpress, mariadb db wordpress), fossil ($FSL_DIR/repo.fossil), redmine (/usr/share/redmine, sqlite), django admin ($DJ_DIR), directus ($DX_DIR, postgresql db directus_acc), request tracker 5 (/usr/share/request-tracker5, sqlite), ghost ($GH_DIR, sqlite), transmission ($TR_DIR), jupyter ($JN_DIR), qbittorrent ($QB_DIR), verdaccio ($VD_DIR)"
+# ---- Radicale 3 (a CalDAV/CardDAV server: its web UI signs in by passing the user and password to
+# XHR, and lists and edits collections with WebDAV's PROPFIND and PROPPATCH and XML bodies and
+# answers). A user (htpasswd, apr1) and three collections made here with MKCOL.
+RD_DIR=/var/lib/cs-acceptance/radicale
+if [ ! -f "$RD_DIR/.seeded" ]; then
+  rm -rf "$RD_DIR" && mkdir -p "$RD_DIR/collections"
+  printf 'seed:%s\n' "$(openssl passwd -apr1 rd-pass-1)" > "$RD_DIR/users"
+  cat > "$RD_DIR/config" <<CONF
+[server]
+hosts = 127.0.0.1:8961
+[auth]
+type = htpasswd
+htpasswd_filename = $RD_DIR/users
+htpasswd_encryption = md5
+[storage]
+filesystem_folder = $RD_DIR/collections
+[web]
+type = internal
+[logging]
+level = warning
+CONF
+  /usr/bin/python3 -m radicale --config "$RD_DIR/config" >/dev/null 2>&1 &
+  RD_PID=$!
+  for _ in $(seq 1 40); do curl -s -o /dev/null http://127.0.0.1:8961/.web/ && break; sleep 0.25; done
+  rdcol() { # id resourcetype displayname more-props
+    curl -sf -u seed:rd-pass-1 -X MKCOL "http://127.0.0.1:8961/seed/$1/" -H 'content-type: application/xml' --data \
+      "<?xml version=\"1.0\"?><mkcol xmlns=\"DAV:\" xmlns:C=\"urn:ietf:params:xml:ns:caldav\" xmlns:CR=\"urn:ietf:params:xml:ns:carddav\" xmlns:I=\"http://apple.com/ns/ical/\"><set><prop><resourcetype><collection/>$2</resourcetype><displayname>$3</displayname>$4</prop></set></mkcol>" >/dev/null
+  }
+  rdcol harvest '<C:calendar/>' 'Harvest Calendar' '<C:calendar-description>Picking days for apples and pears</C:calendar-description><I:calendar-color>#ff0000</I:calendar-color><C:supported-calendar-component-set><C:comp name="VEVENT"/></C:supported-calendar-component-set>'
+  rdcol pruning '<C:calendar/>' 'Pruning Schedule' '<C:calendar-description>When to prune which row</C:calendar-description><I:calendar-color>#00aa00</I:calendar-color><C:supported-calendar-component-set><C:comp name="VTODO"/></C:supported-calendar-component-set>'
+  rdcol growers '<CR:addressbook/>' 'Growers' '<CR:addressbook-description>Orchards we trade with</CR:addressbook-description>'
+  kill "$RD_PID"
+  wait "$RD_PID" 2>/dev/null || true
+  touch "$RD_DIR/.seeded"
+fi
+
+echo "acceptance apps ready: dokuwiki (/usr/share/dokuwiki), phpmyadmin (/usr/share/phpmyadmin), mariadb db acme, adminer (/usr/share/adminer, mariadb db orchard), mediawiki (/var/lib/mediawiki, sqlite $MWDB), wordpress (/usr/share/wordpress, mariadb db wordpress), fossil ($FSL_DIR/repo.fossil), redmine (/usr/share/redmine, sqlite), django admin ($DJ_DIR), directus ($DX_DIR, postgresql db directus_acc), request tracker 5 (/usr/share/request-tracker5, sqlite), ghost ($GH_DIR, sqlite), transmission ($TR_DIR), jupyter ($JN_DIR), qbittorrent ($QB_DIR), verdaccio ($VD_DIR), radicale ($RD_DIR)"

@@ -1,6 +1,6 @@
 // Real open-source web applications for the synthesis acceptance suite (installed and seeded by
 // scripts/acceptance-setup.sh from Debian packages): each is served on 127.0.0.1 by `php -S` (Fossil
-// by `fossil server`, Redmine by rackup, Django by `manage.py runserver`, Directus by `directus start`, Request Tracker by `rt-server`, Ghost by its own `node index.js`, Transmission by `transmission-daemon`, Jupyter by `jupyter-notebook`, qBittorrent by `qbittorrent-nox`, Verdaccio by its own bin) and stopped by its PID. Recorded HARs are rebased onto the
+// by `fossil server`, Redmine by rackup, Django by `manage.py runserver`, Directus by `directus start`, Request Tracker by `rt-server`, Ghost by its own `node index.js`, Transmission by `transmission-daemon`, Jupyter by `jupyter-notebook`, qBittorrent by `qbittorrent-nox`, Verdaccio by its own bin, Radicale by `python3 -m radicale`) and stopped by its PID. Recorded HARs are rebased onto the
 // port a test started the app on.
 import { type ChildProcess, execFileSync, spawn } from 'node:child_process';
 import fs from 'node:fs';
@@ -22,7 +22,8 @@ export interface RealApp {
     | 'transmission'
     | 'jupyter'
     | 'qbittorrent'
-    | 'verdaccio';
+    | 'verdaccio'
+    | 'radicale';
   /** The PHP document root (Fossil: the repository file; Redmine: the Rails application). */
   docroot: string;
   /** Port the fixtures were recorded on. */
@@ -223,6 +224,18 @@ export const APPS: Record<RealApp['name'], RealApp> = {
     readyPath: '/-/ping',
     bootMs: 20_000,
   },
+  radicale: {
+    name: 'radicale',
+    docroot: '/var/lib/cs-acceptance/radicale',
+    recordedPort: 8961,
+    needs: ['/var/lib/cs-acceptance/radicale/.seeded', '/usr/lib/python3/dist-packages/radicale'],
+    server: (port) => ({
+      cmd: '/usr/bin/python3',
+      args: ['-m', 'radicale', '--config', '/var/lib/cs-acceptance/radicale/config', '--server-hosts', `127.0.0.1:${port}`],
+    }),
+    readyPath: '/.web/',
+    bootMs: 10_000,
+  },
 };
 
 export const appInstalled = (a: RealApp) => a.needs.every((f) => fs.existsSync(f));
@@ -364,6 +377,23 @@ export async function verdaccioApi(base: string, path: string): Promise<any> {
   const r = await fetch(`${base}/-/verdaccio/data${path}`, { headers: { authorization: `Bearer ${token}` } });
   if (!r.ok) throw new Error(`Verdaccio ${path}: ${r.status} ${await r.text()}`);
   return r.json();
+}
+
+/** Radicale's user (HTTP Basic; scripts/acceptance-setup.sh). */
+export const RADICALE_USER = { username: 'seed', password: 'rd-pass-1' };
+
+/** The user's collections on Radicale at `base` (a PROPFIND of depth 1): id → displayname and description. */
+export async function radicaleCollections(base: string): Promise<Record<string, { displayname: string; description: string }>> {
+  const auth = `Basic ${Buffer.from(`${RADICALE_USER.username}:${RADICALE_USER.password}`).toString('base64')}`;
+  const r = await fetch(`${base}/seed/`, { method: 'PROPFIND', headers: { authorization: auth, depth: '1' } });
+  if (r.status !== 207) throw new Error(`Radicale PROPFIND: ${r.status} ${await r.text()}`);
+  const out: Record<string, { displayname: string; description: string }> = {};
+  for (const [, resp] of (await r.text()).matchAll(/<response>([\s\S]*?)<\/response>/g)) {
+    const id = /<href>\/seed\/([^/<]+)\/<\/href>/.exec(resp!)?.[1];
+    const text = (tag: string) => new RegExp(`<[\\w]*:?${tag}>([^<]*)<`).exec(resp!)?.[1] ?? '';
+    if (id) out[id] = { displayname: text('displayname'), description: text('calendar-description') || text('addressbook-description') };
+  }
+  return out;
 }
 
 /** Directus's seeded admin (scripts/acceptance-setup.sh). */
