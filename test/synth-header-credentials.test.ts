@@ -22,9 +22,11 @@ const USER = `ops-${tag}`;
 // A colon, a space, '+' and '/': each encoding of it differs from the raw value.
 const PASS = `S3nt:nel pw+/${tag}`;
 const TOKEN = Buffer.from(`${USER}:${PASS}`).toString('base64');
+/** The password as a URL's userinfo writes it (WHATWG: '+' stays, ':' ' ' '/' are escaped). */
+const USERINFO_PASS = Object.assign(new URL('http://x'), { password: PASS }).password;
 const leaks = (text: string) =>
-  [PASS, TOKEN, encodeURIComponent(PASS), JSON.stringify(PASS).slice(1, -1), Buffer.from(PASS).toString('base64')].filter((f) =>
-    text.includes(f),
+  [PASS, TOKEN, encodeURIComponent(PASS), USERINFO_PASS, JSON.stringify(PASS).slice(1, -1), Buffer.from(PASS).toString('base64')].filter(
+    (f) => text.includes(f),
   );
 
 const API_TOKEN = `tok-${tag}Zx81kQpL0vYt7`;
@@ -33,6 +35,17 @@ document.getElementById('q').addEventListener('keydown', async (e) => {
   if (e.key !== 'Enter') return;
   const r = await fetch('/v2/plants?q=' + encodeURIComponent(e.target.value), { headers: { authorization: 'Bearer ' + localStorage.getItem('token') } });
   document.getElementById('out').innerHTML = (await r.json()).plants.map((p) => '<li>' + p.name + '</li>').join('');
+});
+</script>`;
+// A sign-in form whose script hands the user and password to XHR's open (Radicale's web UI does):
+// the recording shows them in the request's URL (http://user:pass@host/…).
+const XHR_PAGE = `<!doctype html><title>Nursery (XHR)</title><input id=u><input id=p type=password><input id=q><ul id=out></ul><script>
+document.getElementById('q').addEventListener('keydown', (e) => {
+  if (e.key !== 'Enter') return;
+  const x = new XMLHttpRequest();
+  x.open('GET', '/api/plants?q=' + encodeURIComponent(e.target.value), true, document.getElementById('u').value, document.getElementById('p').value);
+  x.onload = () => { document.getElementById('out').innerHTML = JSON.parse(x.responseText).plants.map((p) => '<li>' + p.name + '</li>').join(''); };
+  x.send();
 });
 </script>`;
 const PLANTS = ['Apple tree', 'Apple mint', 'Pear tree', 'Plum tree', 'Cherry plum', 'Quince'];
@@ -57,8 +70,8 @@ describe.each(await backends())('a site behind HTTP Basic authentication (%s)', 
   beforeAll(async () => {
     site = http.createServer((req, res) => {
       const u = new URL(req.url!, 'http://x');
-      if (u.pathname === '/app') {
-        res.writeHead(200, { 'content-type': 'text/html' }).end(APP);
+      if (u.pathname === '/app' || u.pathname === '/xhr') {
+        res.writeHead(200, { 'content-type': 'text/html' }).end(u.pathname === '/app' ? APP : XHR_PAGE);
         return;
       }
       seen.push(req.headers.authorization);
@@ -158,6 +171,37 @@ describe.each(await backends())('a site behind HTTP Basic authentication (%s)', 
     });
     expect(out.status, JSON.stringify(out.error)).toBe('success');
     expect(out.result.plants.map((p: any) => p.name)).toEqual(['Apple tree', 'Pear tree', 'Plum tree']);
+  });
+
+  it("credentials a page hands to XHR's open (in the recorded URL): a Basic header from the slot, never the URL's user and password", async () => {
+    const har = await recordLive(browser, h.dataDir, 'xhr-userinfo', base, async (page, b) => {
+      await page.goto(`${b}/xhr`);
+      await page.fill('#u', USER);
+      await page.fill('#p', PASS);
+      await page.fill('#q', 'apple');
+      await Promise.all([page.waitForResponse((r) => r.url().includes('/api/plants') && r.status() === 200), page.press('#q', 'Enter')]);
+      await page.waitForSelector('#out li');
+    });
+    expect(har).toContain(`${USER}:${USERINFO_PASS}@`); // the recording holds them: the connector must not
+    for (const hints of [
+      { arguments: { query: 'apple' } },
+      { arguments: { query: 'apple' }, secrets: { account: await loginSecret(h, USER, PASS) } },
+    ]) {
+      const r = await synthesizeFrom(h, har, { hints });
+      expect(r.status, r.text).toBe(200);
+      const def = (await h.api('GET', `/v1beta/connectors/${r.json.id}/definition`)).json;
+      expect(leaks(JSON.stringify(def) + r.text)).toEqual([]);
+      const target = def.definition.steps.at(-1);
+      expect(target.url).not.toContain('@');
+      expect(target.headers.authorization).toBe('Basic {{secrets.account.basic}}');
+      seen.length = 0;
+      const bind = hints.secrets ? { secret_bindings: hints.secrets } : { secret_values: { account: { username: USER, password: PASS } } };
+      const out = await run(h, { connector_id: r.json.id, arguments: { query: 'plum' }, ...bind });
+      expect(out.status, JSON.stringify(out.error)).toBe('success');
+      expect(out.result.plants.map((p: any) => p.name)).toEqual(['Plum tree', 'Cherry plum']);
+      expect(seen).toContain(`Basic ${TOKEN}`);
+      expect(leaks(JSON.stringify(out) + (await logsOf(h, out.id)))).toEqual([]);
+    }
   });
 
   it('a bearer token the page kept from before the recording: a string slot, never a constant of the definition', async () => {
