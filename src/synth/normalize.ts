@@ -112,19 +112,8 @@ export function foldRedirects(all: Exchange[]): Exchange[] {
   return out;
 }
 
-/**
- * Credentials in a URL (`http://user:pass@host/`, what a script passes to XHR's `open`) are HTTP
- * Basic credentials on the wire: the URL loses them and the request gets the header the browser
- * sent, so they are templated and checked as any Basic login is, never kept in a URL.
- */
-function userinfoAsBasic(x: Exchange): Exchange {
-  let u: URL;
-  try {
-    u = new URL(x.url);
-  } catch {
-    return x;
-  }
-  if (!u.username && !u.password) return x;
+/** A URL without its user and password, and those (decoded); null when it has none. */
+function splitUserinfo(url: string): { url: string; username: string; password: string } | null {
   const decode = (v: string) => {
     try {
       return decodeURIComponent(v);
@@ -132,24 +121,30 @@ function userinfoAsBasic(x: Exchange): Exchange {
       return v;
     }
   };
-  const token = basicToken(decode(u.username), decode(u.password));
-  const strip = (url: string) => {
-    try {
-      const v = new URL(url);
-      v.username = v.password = '';
-      return v.href;
-    } catch {
-      return url;
-    }
-  };
-  u.username = u.password = '';
-  const hasAuth = header(x.reqHeaders, 'authorization') !== undefined;
-  return {
-    ...x,
-    url: u.href,
-    finalUrl: strip(x.finalUrl),
-    reqHeaders: hasAuth ? x.reqHeaders : [...x.reqHeaders, { name: 'Authorization', value: `Basic ${token}` }],
-  };
+  try {
+    const u = new URL(url);
+    if (!u.username && !u.password) return null;
+    const [username, password] = [decode(u.username), decode(u.password)];
+    u.username = u.password = '';
+    return { url: u.href, username, password };
+  } catch {
+    return null;
+  }
+}
+
+/**
+ * Credentials in a URL (`http://user:pass@host/`, what a script passes to XHR's `open`) are HTTP
+ * Basic credentials on the wire: the URL loses them and the request gets the header the browser
+ * sent, so they are templated and checked as any Basic login is, never kept in a URL.
+ */
+function userinfoAsBasic(x: Exchange): Exchange {
+  const c = splitUserinfo(x.url);
+  if (!c) return x;
+  const auth =
+    header(x.reqHeaders, 'authorization') !== undefined
+      ? []
+      : [{ name: 'Authorization', value: `Basic ${basicToken(c.username, c.password)}` }];
+  return { ...x, url: c.url, finalUrl: splitUserinfo(x.finalUrl)?.url ?? x.finalUrl, reqHeaders: [...x.reqHeaders, ...auth] };
 }
 
 /**

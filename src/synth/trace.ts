@@ -65,7 +65,9 @@ const UUID = /[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}/gi;
 
 /**
  * The id the page made for a new record (a WebDAV collection's path, a client-side record id): a
- * UUID first seen in a write's request, in no earlier request or answer. Each run sends a new one,
+ * UUID first seen in the request of a write that creates (a POST, a MKCOL, or answered 201 Created),
+ * in no earlier request or answer. (A PUT answered 200 updates a record the page knew from before
+ * the recording.) Each run sends a new one,
  * `{{run.uuid}}`, as the page would; replaying the recorded one would collide with the record the
  * recording made. (One per flow: a second such id stays what page JavaScript computed.)
  */
@@ -74,7 +76,8 @@ export function pageMadeId(all: Exchange[]): string | null {
   for (const x of [...all].sort((a, b) => a.index - b.index)) {
     const sent = `${x.url}\n${x.body?.text ?? ''}\n${(x.body?.params ?? []).map((p) => p.value ?? '').join('\n')}`.match(UUID) ?? [];
     const made = sent.map((u) => u.toLowerCase()).find((u) => !seen.has(u));
-    if (made && !isRead(x)) return made;
+    const creates = x.status === 201 || ['POST', 'MKCOL', 'MKCALENDAR'].includes(x.method);
+    if (made && creates && !isRead(x)) return made;
     for (const u of [...sent, ...((x.text ?? '').match(UUID) ?? [])]) seen.add(u.toLowerCase());
   }
   return null;

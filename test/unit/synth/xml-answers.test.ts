@@ -149,8 +149,12 @@ describe('a WebDAV flow behind credentials in the URL', () => {
     const xs = normalize(create()).exchanges;
     expect(pageMadeId(xs)).toBe(NEW);
     expect(pageMadeId(xs.slice(0, 1))).toBeNull();
-    // (Sent first by a read, it is an id the page had from somewhere else.)
+    // (Sent first by a read, or by an update, it is an id the page had from before the recording.)
     expect(pageMadeId(normalize(har({ url: `${O}/seed/${NEW}/`, body: {} })).exchanges)).toBeNull();
+    expect(pageMadeId(normalize(har({ method: 'PUT', url: `${O}/items/${NEW}`, json: { a: 1 }, body: {} })).exchanges)).toBeNull();
+    expect(pageMadeId(normalize(har({ method: 'PUT', url: `${O}/items/${NEW}`, json: { a: 1 }, body: {}, status: 201 })).exchanges)).toBe(
+      NEW,
+    );
   });
 
   it('the MKCOL of a new collection goes to a path with {{run.uuid}}', () => {
