@@ -64,14 +64,8 @@ function recordGroup(root: El, $: cheerio.CheerioAPI, hints: string[]): El[] | n
     kids(el).forEach(walk);
   };
   walk(root);
-  const holds = (g: El[]) =>
-    hints.filter((h) =>
-      g.some((k) =>
-        $(k as any)
-          .text()
-          .includes(h),
-      ),
-    ).length;
+  const text = (k: El) => $(k as any).text();
+  const holds = (g: El[]) => hints.filter((h) => g.some((k) => text(k).includes(h))).length;
   groups.sort((a, b) => holds(b) - holds(a) || b.length - a.length);
   return groups[0] ?? null;
 }
