@@ -49,6 +49,17 @@ export function cgiQuery(url: string): string {
   return `${url.slice(0, q + 1)}${parts.join('&')}${h < 0 ? '' : url.slice(h)}`;
 }
 
+/**
+ * A JSON answer served as text (`text/plain`, `text/html`, `application/octet-stream` or no type:
+ * a PHP app's `echo json_encode(…)`) is JSON: its records are the data, not the page text.
+ */
+function sniffedMime(mime: string, text: string | undefined): string {
+  if (/json|xml|csv|javascript|css/.test(mime) || !/^(text\/(plain|html)|application\/octet-stream)?(;|$)/.test(mime)) return mime;
+  const t = text?.trim() ?? '';
+  if (!/^[[{]/.test(t) || parseJson(t) === undefined) return mime;
+  return 'application/json';
+}
+
 function toExchange(e: HarEntry, index: number): Exchange {
   const anyE = e as HarEntry & { _resourceType?: string };
   return {
@@ -63,7 +74,10 @@ function toExchange(e: HarEntry, index: number): Exchange {
     status: e.response?.status ?? 0,
     resHeaders: e.response?.headers ?? [],
     setCookies: e.response?.cookies ?? [],
-    mime: (e.response?.content?.mimeType ?? header(e.response?.headers ?? [], 'content-type') ?? '').toLowerCase(),
+    mime: sniffedMime(
+      (e.response?.content?.mimeType ?? header(e.response?.headers ?? [], 'content-type') ?? '').toLowerCase(),
+      bodyText(e),
+    ),
     text: bodyText(e),
     redirectURL: e.response?.redirectURL || header(e.response?.headers ?? [], 'location') || '',
     resourceType: (e._resource_type ?? anyE._resourceType ?? '').toLowerCase(),

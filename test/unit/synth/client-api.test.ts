@@ -4,6 +4,7 @@
 // whole numbers when recorded.
 import { makeAjv } from '../../../src/lib/json-schema.js';
 import { describe, expect, it } from 'vitest';
+import { synthesize } from '../../../src/synth/index.js';
 import { normalize } from '../../../src/synth/normalize.js';
 import { inferMerged, inferSchema, nullableFields } from '../../../src/synth/schema-infer.js';
 import { scoreTargets } from '../../../src/synth/target.js';
@@ -124,5 +125,25 @@ describe('output schemas that hold for the answers to come', () => {
     const list = nullableFields({ type: 'object', properties: { items: { type: 'array', items: inferMerged([{ id: 1, n: 'a' }]) } } });
     expect(ajv.validate(list, { items: [{ id: 2, n: null }] })).toBe(true);
     expect(ajv.validate(list, { items: [null] })).toBe(false);
+  });
+});
+
+describe('JSON served with another content type', () => {
+  it.each(['text/html; charset=UTF-8', 'text/plain', ''])('JSON served as %j is JSON: its records are the result, typed', (mime) => {
+    const items = [
+      { id: 3, name: 'Apple Atlas', size: 300_019 },
+      { id: 7, name: 'Apple Grader', size: 1_024 },
+    ];
+    const r = synthesize({
+      recording: har({ url: `${O}/api.php?action=search&q=apple`, body: { items }, mime }),
+      hints: { arguments: { q: 'apple' } },
+    });
+    const step = (r.definition as any).steps[0];
+    expect(Object.values(step.extract)).toEqual([expect.objectContaining({ from: 'json' })]);
+    expect(r.output_schema.properties.items.items.properties.size.type).toEqual(['integer', 'null']);
+  });
+  it('an HTML page that is not JSON stays a page', () => {
+    expect(normalize(har({ url: `${O}/p`, html: '<p>[1]</p>' })).exchanges[0]!.mime).toMatch(/html/);
+    expect(normalize(har({ url: `${O}/p`, body: '[not json', mime: 'text/plain' })).exchanges[0]!.mime).toBe('text/plain');
   });
 });
