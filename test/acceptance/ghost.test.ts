@@ -11,7 +11,7 @@ import type { Page } from 'playwright-core';
 import { describe, expect, it } from 'vitest';
 import { backends } from '../helpers/harness.js';
 import { APPS, appInstalled, GHOST_OWNER, ghostApi } from '../helpers/real-apps.js';
-import { liveApp } from '../helpers/acceptance.js';
+import { liveApp, refuseOtherHosts } from '../helpers/acceptance.js';
 
 const ready = process.env.ACCEPTANCE === '1' && appInstalled(APPS.ghost);
 
@@ -27,10 +27,7 @@ describe.skipIf(!ready).each(ready ? (await backends()).slice(0, 1) : ['sqlite' 
   /** Records a flow with every request to another host refused (the admin's fonts and news feeds). */
   const record = (name: string, steps: (page: Page, base: string) => Promise<void>) =>
     live.record(name, async (page, base) => {
-      await page.context().route(
-        (u) => u.host !== new URL(base).host,
-        (r) => r.abort(),
-      );
+      await refuseOtherHosts(page, base);
       await steps(page, base);
     });
 

@@ -11,7 +11,7 @@ import fs from 'node:fs';
 import path from 'node:path';
 import type { Page } from 'playwright-core';
 import { describe, expect, it } from 'vitest';
-import { liveApp } from '../helpers/acceptance.js';
+import { liveApp, refuseOtherHosts } from '../helpers/acceptance.js';
 import { backends } from '../helpers/harness.js';
 import { APPS, appInstalled } from '../helpers/real-apps.js';
 
@@ -26,10 +26,7 @@ describe.skipIf(!ready).each(ready ? (await backends()).slice(0, 1) : ['sqlite' 
   /** Records a flow after the sign-in, with every request to another host refused. */
   const record = (name: string, steps: (page: Page, base: string) => Promise<void>) =>
     live.record(name, async (page, base) => {
-      await page.context().route(
-        (u) => u.host !== new URL(base).host,
-        (r) => r.abort(),
-      );
+      await refuseOtherHosts(page, base);
       await page.goto(`${base}/login`);
       await page.fill('input[name=password]', PASSWORD);
       await Promise.all([page.waitForURL(/\/tree/), page.click('button[type=submit], input[type=submit]')]);

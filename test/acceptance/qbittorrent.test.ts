@@ -11,7 +11,7 @@
 import crypto from 'node:crypto';
 import type { Page } from 'playwright-core';
 import { describe, expect, it } from 'vitest';
-import { liveApp } from '../helpers/acceptance.js';
+import { liveApp, refuseOtherHosts } from '../helpers/acceptance.js';
 import { backends } from '../helpers/harness.js';
 import { APPS, appInstalled, QBITTORRENT_USER, qbittorrentApi } from '../helpers/real-apps.js';
 
@@ -35,10 +35,7 @@ describe.skipIf(!ready).each(ready ? (await backends()).slice(0, 1) : ['sqlite' 
   /** Records a flow after signing in through the login form, with every request to another host refused. */
   const record = (name: string, steps: (page: Page, base: string) => Promise<void>) =>
     live.record(name, async (page, base) => {
-      await page.context().route(
-        (u) => u.host !== new URL(base).host,
-        (r) => r.abort(),
-      );
+      await refuseOtherHosts(page, base);
       await page.goto(base);
       await page.fill('#username', QBITTORRENT_USER.username);
       await page.fill('#password', QBITTORRENT_USER.password);

@@ -8,7 +8,7 @@
 import crypto from 'node:crypto';
 import type { Page } from 'playwright-core';
 import { describe, expect, it } from 'vitest';
-import { liveApp } from '../helpers/acceptance.js';
+import { liveApp, refuseOtherHosts } from '../helpers/acceptance.js';
 import { backends } from '../helpers/harness.js';
 import { APPS, appInstalled, RADICALE_USER, radicaleCollections } from '../helpers/real-apps.js';
 
@@ -23,10 +23,7 @@ describe.skipIf(!ready).each(ready ? (await backends()).slice(0, 1) : ['sqlite' 
   /** Records a flow after signing in through the web UI, with every request to another host refused. */
   const record = (name: string, steps: (page: Page, base: string) => Promise<void>) =>
     live.record(name, async (page, base) => {
-      await page.context().route(
-        (u) => u.host !== new URL(base).host,
-        (r) => r.abort(),
-      );
+      await refuseOtherHosts(page, base);
       await page.goto(`${base}/.web/`);
       await page.fill('#loginscene input[data-name=user]', RADICALE_USER.username);
       await page.fill('#loginscene input[data-name=password]', RADICALE_USER.password);

@@ -9,7 +9,7 @@
 // keyed by versions and dates. Opt-in: ACCEPTANCE=1.
 import type { Page } from 'playwright-core';
 import { describe, expect, it } from 'vitest';
-import { liveApp } from '../helpers/acceptance.js';
+import { liveApp, refuseOtherHosts } from '../helpers/acceptance.js';
 import { backends } from '../helpers/harness.js';
 import { APPS, appInstalled, VERDACCIO_USER, verdaccioApi } from '../helpers/real-apps.js';
 
@@ -24,10 +24,7 @@ describe.skipIf(!ready).each(ready ? (await backends()).slice(0, 1) : ['sqlite' 
   /** Records a flow after signing in through the login dialog, with every request to another host refused. */
   const record = (name: string, steps: (page: Page, base: string) => Promise<void>) =>
     live.record(name, async (page, base) => {
-      await page.context().route(
-        (u) => u.host !== new URL(base).host,
-        (r) => r.abort(),
-      );
+      await refuseOtherHosts(page, base);
       await page.goto(base);
       await page.click('[data-testid="header--button-login"]');
       await page.fill('#login--dialog-username', VERDACCIO_USER.username);

@@ -53,6 +53,16 @@ export async function recordLive(
   return fs.readFileSync(file, 'utf8');
 }
 
+/** Refuses every request of the page's context to a host other than the app's (an admin's web
+ * fonts, news feeds, update checks: Chromium waits ~5 s for each external DNS lookup here). */
+export async function refuseOtherHosts(page: Page, base: string): Promise<void> {
+  const host = new URL(base).host;
+  await page.context().route(
+    (u) => u.host !== host,
+    (r) => r.abort(),
+  );
+}
+
 /** Synthesizes `har` (200 expected), runs the connector with `runBody` (success expected). */
 export async function synthesizeAndRun(
   h: Harness,
