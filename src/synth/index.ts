@@ -12,6 +12,7 @@ import { loginPageMarkers } from './html-extract.js';
 import { browserFallback, downloadFallback } from './fallback.js';
 import { buildBrowserPlan } from './browser-plan.js';
 import { filterNoise } from './noise.js';
+import { choicesOf, withChoices } from './choices.js';
 import { isHtml, isRead, normalize } from './normalize.js';
 import { buildOutput, outputMissing, outputValues } from './output.js';
 import { looseWriteAnswer, type Schema } from './schema-infer.js';
@@ -92,7 +93,10 @@ export function synthesize(inp: SynthInput): SynthResult {
     ]);
   const warnings: string[] = [];
   const secrets = planSecrets(rec, xs, hints, inp.secretValues ?? {});
-  const args = argumentValues(rec, hints, advisor, purpose);
+  // (A choice given as the label a person reads in a drop-down is matched by the code the site sent.)
+  const given = argumentValues(rec, hints, advisor, purpose);
+  const choices = choicesOf(xs, given);
+  const args = given.map((a) => (choices.has(a.name) ? { ...a, example: choices.get(a.name)!.code } : a));
   // What a request sends of its own: cookies are state the server handed out (a session cookie
   // may hold the username, e.g. `user|expiry|hmac`), replayed by the engine's jar, so a request
   // is not login traffic for sending one back.
@@ -508,11 +512,25 @@ export function synthesize(inp: SynthInput): SynthResult {
     const hinted = hints.arguments?.[a.name];
     const t = typeOf(hinted !== undefined ? hinted : a.example);
     const where = [...chain.steps.values()].flat().find((r) => r.res.kind === 'template' && r.res.args.includes(a.name))?.slot;
-    input_schema.properties[a.name] = {
-      ...t,
-      examples: [t.type === 'integer' || t.type === 'number' ? Number(a.example) : t.type === 'boolean' ? a.example === 'true' : a.example],
-      description: advisor.describeArgument(a.name, { field: where?.key ?? a.name, example: a.example, where: where?.where ?? 'request' }),
-    };
+    const choice = choices.get(a.name);
+    const described = advisor.describeArgument(a.name, {
+      field: where?.key ?? a.name,
+      example: a.example,
+      where: where?.where ?? 'request',
+    });
+    input_schema.properties[a.name] = choice
+      ? {
+          type: 'string',
+          examples: [choice.label],
+          description: `${described}; one of the site's choices: ${choice.table.map(([l]) => JSON.stringify(l)).join(', ')} (the label or its code)`,
+        }
+      : {
+          ...t,
+          examples: [
+            t.type === 'integer' || t.type === 'number' ? Number(a.example) : t.type === 'boolean' ? a.example === 'true' : a.example,
+          ],
+          description: described,
+        };
     input_schema.required.push(a.name);
   }
   const computed = chain.problems.map((p) => ({
@@ -525,6 +543,7 @@ export function synthesize(inp: SynthInput): SynthResult {
   // (added or already there) and on what was written.
   // (A list of records — a search sent as a POST — keeps its records' keys required.)
   if (sideEffects && out.kind === 'json' && out.extract.data && definition.engine === 'http') outputSchema = looseWriteAnswer(outputSchema);
+  definition = withChoices(definition, choices);
   const result: SynthResult = {
     definition,
     input_schema,

@@ -46,7 +46,7 @@ const formDecoded = (t: string) => {
   }
 };
 
-function requestText(x: Exchange): string {
+export function requestText(x: Exchange): string {
   const body = x.body?.text ?? '';
   const text = /x-www-form-urlencoded/i.test(x.body?.mime ?? '') ? formDecoded(body) : body;
   return `${formDecoded(x.url)}\n${text}\n${(x.body?.params ?? []).map((p) => `${p.name}=${p.value ?? ''}`).join('&')}`.toLowerCase();

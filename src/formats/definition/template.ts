@@ -29,6 +29,7 @@ export const FILTERS = [
   'jsunescape',
   'htmlunescape',
   'replace',
+  'choose',
   'json',
   'int',
   'number',
@@ -123,6 +124,8 @@ function applyFilter(v: unknown, f: { name: string; arg?: unknown }): unknown {
             .join(typeof to === 'string' ? to : '')
         : toText(v);
     }
+    case 'choose':
+      return choose(v, f.arg);
     case 'json':
       return JSON.stringify(v ?? null);
     case 'int': {
@@ -152,6 +155,18 @@ function applyFilter(v: unknown, f: { name: string; arg?: unknown }): unknown {
     default:
       return v;
   }
+}
+
+/**
+ * choose:[["Open","1"],["Closed","5"]] — the code a site sends for the choice a person reads (a
+ * drop-down's option label → its value), matched without regard to case or surrounding space; any
+ * other value (a code given directly, a choice the site added later) passes through unchanged.
+ */
+export function choose(v: unknown, table: unknown): unknown {
+  if (!Array.isArray(table)) return v;
+  const key = toText(v).trim().toLowerCase();
+  const hit = table.find((e) => Array.isArray(e) && typeof e[0] === 'string' && e[0].trim().toLowerCase() === key);
+  return hit ? hit[1] : v;
 }
 
 /** The value of a JS/JSON string literal's body: \/ \" \\ \n \uXXXX \xXX. */

@@ -77,6 +77,16 @@ describe('records in XML answers', () => {
     expect(run(x, soap(12, 'Bramley'))).toEqual({ id: 12, name: 'Bramley', planted: 2019 });
   });
 
+  it('a hostile XML answer: no entity is expanded (billion laughs) and no external one is read (XXE)', () => {
+    const lol = Array.from({ length: 9 }, (_, i) => `<!ENTITY lol${i + 1} "${`&lol${i};`.repeat(10)}">`).join('');
+    const doc = (v: string) =>
+      `<?xml version="1.0"?><!DOCTYPE r [<!ENTITY lol0 "lol">${lol}<!ENTITY x SYSTEM "file:///etc/passwd">]><r><item><v>${v}</v><w>&x;</w></item><item><v>b</v><w>c</w></item></r>`;
+    const x = extractXml(doc('a'), [])!;
+    const items = run(x, doc('&lol9;')) as { v: string; w: string }[];
+    expect(items[0]).toEqual({ v: '&lol9;', w: '&x;' });
+    expect(JSON.stringify(items)).not.toContain('root:');
+  });
+
   it('not XML, or no text anywhere: nothing', () => {
     expect(extractXml('<a><b/><b/></a>', [])).toBeNull();
     expect(extractXml('not < xml', [])).toBeNull();

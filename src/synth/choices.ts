@@ -1,0 +1,79 @@
+// A hinted argument given as the choice a person reads in a drop-down ("Closed") while the site
+// sends the option's code (`status_id=5`): the recorded pages' <select> that offers that label, and
+// a later request that sent its code under the select's name, make the argument a choice. The plan
+// matches the code; the templates translate with `choose:[[label, code], …]`, so a caller gives
+// either the label (as the person did) or the code.
+import * as cheerio from 'cheerio';
+import { isHtml } from './normalize.js';
+import { requestSlots } from './slots.js';
+import type { ArgValue } from './substitute.js';
+import { requestText } from './target.js';
+import type { Exchange } from './types.js';
+
+export interface Choice {
+  /** What the person gave (the label). */
+  label: string;
+  /** What the site sent for it. */
+  code: string;
+  /** Every option of the drop-down: [label, code]. */
+  table: [string, string][];
+}
+
+const clean = (s: string) => s.replace(/\s+/g, ' ').trim();
+const bareName = (n: string) => n.replace(/\[\]$/, '');
+
+export function choicesOf(xs: Exchange[], args: ArgValue[]): Map<string, Choice> {
+  const out = new Map<string, Choice>();
+  const texts = xs.map(requestText);
+  const pages = xs.filter((x) => isHtml(x) && x.text && /<select[\s>]/i.test(x.text));
+  for (const a of args) {
+    const label = clean(a.example).toLowerCase();
+    if (label.length < 2 || texts.some((t) => t.includes(label))) continue;
+    for (const page of pages) {
+      const $ = cheerio.load(page.text!);
+      const found = $('select[name]')
+        .toArray()
+        .map((sel) => {
+          const name = $(sel).attr('name')!;
+          const table = $(sel)
+            .find('option')
+            .toArray()
+            .map((o) => [clean($(o).text()), $(o).attr('value') ?? clean($(o).text())] as [string, string])
+            // (Kept only what a template's filter can carry: no `|` or `}` in it.)
+            .filter(([l, c]) => l && !/[|}]/.test(l + c));
+          const hit = table.find(([l, c]) => l.toLowerCase() === label && c !== l);
+          const sent =
+            hit &&
+            xs.some((x) => x.index > page.index && requestSlots(x).some((s) => bareName(s.key) === bareName(name) && s.value === hit[1]));
+          return sent ? { label: a.example, code: hit[1], table } : null;
+        })
+        .find((c) => c);
+      if (found) {
+        out.set(a.name, found);
+        break;
+      }
+    }
+  }
+  return out;
+}
+
+/** The definition with every `{{args.<name>…}}` of a choice translated by `choose` first. */
+export function withChoices<T>(def: T, choices: Map<string, Choice>): T {
+  if (!choices.size) return def;
+  const walk = (v: unknown, key?: string): unknown => {
+    if (typeof v === 'string') {
+      let s = v;
+      for (const [name, c] of choices)
+        s = s.replace(
+          new RegExp(`\\{\\{\\s*args\\.${name}\\s*(\\||\\}\\})`, 'g'),
+          (_m, end: string) => `{{args.${name} | choose:${JSON.stringify(c.table)}${end === '|' ? ' |' : '}}'}`,
+        );
+      return s;
+    }
+    if (Array.isArray(v)) return v.map((x) => walk(x));
+    if (v && typeof v === 'object')
+      return Object.fromEntries(Object.entries(v).map(([k, x]) => [k, k === 'meta' && key === undefined ? x : walk(x, k)]));
+    return v;
+  };
+  return walk(def) as T;
+}
