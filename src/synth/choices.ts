@@ -22,34 +22,44 @@ export interface Choice {
 const clean = (s: string) => s.replace(/\s+/g, ' ').trim();
 const bareName = (n: string) => n.replace(/\[\]$/, '');
 
-export function choicesOf(xs: Exchange[], args: ArgValue[]): Map<string, Choice> {
-  const out = new Map<string, Choice>();
-  const texts = xs.map(requestText);
-  const pages = xs.filter((x) => isHtml(x) && x.text && /<select[\s>]/i.test(x.text));
-  for (const a of args) {
-    const label = clean(a.example).toLowerCase();
-    if (label.length < 2 || texts.some((t) => t.includes(label))) continue;
-    for (const page of pages) {
+/** The recorded pages' named drop-downs, each with its options and the page's place in the recording. */
+function dropDowns(xs: Exchange[]): { index: number; name: string; table: [string, string][] }[] {
+  return xs
+    .filter((x) => isHtml(x) && x.text && /<select[\s>]/i.test(x.text))
+    .flatMap((page) => {
       const $ = cheerio.load(page.text!);
-      const found = $('select[name]')
+      return $('select[name]')
         .toArray()
-        .map((sel) => {
-          const name = $(sel).attr('name')!;
-          const table = $(sel)
+        .map((sel) => ({
+          index: page.index,
+          name: $(sel).attr('name')!,
+          table: $(sel)
             .find('option')
             .toArray()
             .map((o) => [clean($(o).text()), $(o).attr('value') ?? clean($(o).text())] as [string, string])
             // (Kept only what a template's filter can carry: no `|` or `}` in it.)
-            .filter(([l, c]) => l && !/[|}]/.test(l + c));
-          const hit = table.find(([l, c]) => l.toLowerCase() === label && c !== l);
-          const sent =
-            hit &&
-            xs.some((x) => x.index > page.index && requestSlots(x).some((s) => bareName(s.key) === bareName(name) && s.value === hit[1]));
-          return sent ? { label: a.example, code: hit[1], table } : null;
-        })
-        .find((c) => c);
-      if (found) {
-        out.set(a.name, found);
+            .filter(([l, c]) => l && !/[|}]/.test(l + c)),
+        }));
+    });
+}
+
+export function choicesOf(xs: Exchange[], args: ArgValue[]): Map<string, Choice> {
+  const out = new Map<string, Choice>();
+  const texts = xs.map(requestText);
+  const unsent = args.filter((a) => {
+    const label = clean(a.example).toLowerCase();
+    return label.length >= 2 && !texts.some((t) => t.includes(label));
+  });
+  if (!unsent.length) return out;
+  const menus = dropDowns(xs);
+  for (const a of unsent) {
+    const label = clean(a.example).toLowerCase();
+    for (const m of menus) {
+      const hit = m.table.find(([l, c]) => l.toLowerCase() === label && c !== l);
+      const sent =
+        hit && xs.some((x) => x.index > m.index && requestSlots(x).some((s) => bareName(s.key) === bareName(m.name) && s.value === hit[1]));
+      if (sent) {
+        out.set(a.name, { label: a.example, code: hit[1], table: m.table });
         break;
       }
     }
@@ -58,9 +68,9 @@ export function choicesOf(xs: Exchange[], args: ArgValue[]): Map<string, Choice>
 }
 
 /** The definition with every `{{args.<name>…}}` of a choice translated by `choose` first. */
-export function withChoices<T>(def: T, choices: Map<string, Choice>): T {
+export function withChoices<T extends { meta?: unknown }>(def: T, choices: Map<string, Choice>): T {
   if (!choices.size) return def;
-  const walk = (v: unknown, key?: string): unknown => {
+  const walk = (v: unknown): unknown => {
     if (typeof v === 'string') {
       let s = v;
       for (const [name, c] of choices)
@@ -70,10 +80,10 @@ export function withChoices<T>(def: T, choices: Map<string, Choice>): T {
         );
       return s;
     }
-    if (Array.isArray(v)) return v.map((x) => walk(x));
-    if (v && typeof v === 'object')
-      return Object.fromEntries(Object.entries(v).map(([k, x]) => [k, k === 'meta' && key === undefined ? x : walk(x, k)]));
+    if (Array.isArray(v)) return v.map(walk);
+    if (v && typeof v === 'object') return Object.fromEntries(Object.entries(v).map(([k, x]) => [k, walk(x)]));
     return v;
   };
-  return walk(def) as T;
+  // (meta notes what was recorded, not templates)
+  return { ...(walk({ ...def, meta: undefined }) as T), meta: def.meta };
 }

@@ -62,6 +62,7 @@ function sniffedMime(mime: string, text: string | undefined): string {
 
 function toExchange(e: HarEntry, index: number): Exchange {
   const anyE = e as HarEntry & { _resourceType?: string };
+  const text = bodyText(e);
   return {
     id: e._id ?? `e${index + 1}`,
     index,
@@ -74,11 +75,8 @@ function toExchange(e: HarEntry, index: number): Exchange {
     status: e.response?.status ?? 0,
     resHeaders: e.response?.headers ?? [],
     setCookies: e.response?.cookies ?? [],
-    mime: sniffedMime(
-      (e.response?.content?.mimeType ?? header(e.response?.headers ?? [], 'content-type') ?? '').toLowerCase(),
-      bodyText(e),
-    ),
-    text: bodyText(e),
+    mime: sniffedMime((e.response?.content?.mimeType ?? header(e.response?.headers ?? [], 'content-type') ?? '').toLowerCase(), text),
+    text,
     redirectURL: e.response?.redirectURL || header(e.response?.headers ?? [], 'location') || '',
     resourceType: (e._resource_type ?? anyE._resourceType ?? '').toLowerCase(),
     actionId: e._action_id ?? null,

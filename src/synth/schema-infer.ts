@@ -64,13 +64,19 @@ function infer(v: unknown): Schema {
   }
 }
 
+/** A copy of `s` whose sub-schemas (each property, `items`, a map's `additionalProperties`) are `f`'s. */
+function withChildren(s: Schema, f: (child: Schema, property?: string) => Schema): Schema {
+  const out: Schema = { ...s };
+  if (out.properties) out.properties = Object.fromEntries(Object.entries(out.properties).map(([k, v]) => [k, f(v as Schema, k)]));
+  for (const k of ['items', 'additionalProperties'] as const) if (out[k] && typeof out[k] === 'object') out[k] = f(out[k]);
+  return out;
+}
+
 /** The schema with every integer seen only as -1, 0 or 1 widened to `number`. */
 function settled(s: Schema): Schema {
   if (!s || typeof s !== 'object') return s;
-  const out: Schema = { ...s };
+  const out = withChildren(s, settled);
   if (smallInts.has(s)) out.type = Array.isArray(s.type) ? s.type.map((t: string) => (t === 'integer' ? 'number' : t)) : 'number';
-  if (out.properties) out.properties = Object.fromEntries(Object.entries(out.properties).map(([k, v]) => [k, settled(v as Schema)]));
-  for (const k of ['items', 'additionalProperties'] as const) if (out[k] && typeof out[k] === 'object') out[k] = settled(out[k]);
   return out;
 }
 
@@ -136,16 +142,11 @@ export function inferMerged(samples: unknown[]): Schema {
  */
 export function nullableFields(s: Schema, nullable = false): Schema {
   if (!s || typeof s !== 'object') return s;
-  const out: Schema = { ...s };
+  const out = withChildren(s, (child, property) => nullableFields(child, property !== undefined && !IDENTITY_KEY.test(property)));
   if (nullable && out.type !== undefined) {
     const types: string[] = Array.isArray(out.type) ? out.type : [out.type];
     if (!types.includes('null')) out.type = [...types, 'null'];
   }
-  if (out.properties)
-    out.properties = Object.fromEntries(
-      Object.entries(out.properties).map(([k, v]) => [k, nullableFields(v as Schema, !IDENTITY_KEY.test(k))]),
-    );
-  for (const k of ['items', 'additionalProperties'] as const) if (out[k] && typeof out[k] === 'object') out[k] = nullableFields(out[k]);
   return out;
 }
 const IDENTITY_KEY = /^(?:_?id|uuid|guid|key|slug)$/i;
@@ -158,15 +159,12 @@ const IDENTITY_KEY = /^(?:_?id|uuid|guid|key|slug)$/i;
  */
 export function looseWriteAnswer(s: Schema, root = true): Schema {
   if (!s || typeof s !== 'object') return s;
-  const out: Schema = { ...s };
+  const out = withChildren(s, (child) => looseWriteAnswer(child, false));
   if (!root) {
     delete out.required;
     if (typeof out.type === 'string' && out.type !== 'null') out.type = [out.type, 'null'];
     delete out.format; // (a value of another kind may come back: null, or a name where a date was)
   }
-  if (out.properties)
-    out.properties = Object.fromEntries(Object.entries(out.properties).map(([k, v]) => [k, looseWriteAnswer(v as Schema, false)]));
-  if (out.items) out.items = looseWriteAnswer(out.items, false);
   for (const k of ['anyOf', 'oneOf'] as const) if (Array.isArray(out[k])) out[k] = out[k].map((v: Schema) => looseWriteAnswer(v, root));
   return out;
 }
