@@ -29,6 +29,7 @@ command -v transmission-daemon >/dev/null || need+=(transmission-daemon transmis
 [ -x /usr/bin/jupyter-notebook ] || need+=(jupyter-notebook)
 command -v qbittorrent-nox >/dev/null || need+=(qbittorrent-nox)
 [ -d /usr/lib/python3/dist-packages/radicale ] || need+=(radicale)
+[ -x /usr/lib/rabbitmq/bin/rabbitmq-server ] || need+=(rabbitmq-server)
 if [ ${#need[@]} -gt 0 ]; then
   apt-get update -qq
   apt-get install -y -qq --no-install-recommends "${need[@]}"
@@ -746,4 +747,64 @@ CONF
   touch "$RD_DIR/.seeded"
 fi
 
-echo "acceptance apps ready: dokuwiki (/usr/share/dokuwiki), phpmyadmin (/usr/share/phpmyadmin), mariadb db acme, adminer (/usr/share/adminer, mariadb db orchard), mediawiki (/var/lib/mediawiki, sqlite $MWDB), wordpress (/usr/share/wordpress, mariadb db wordpress), fossil ($FSL_DIR/repo.fossil), redmine (/usr/share/redmine, sqlite), django admin ($DJ_DIR), directus ($DX_DIR, postgresql db directus_acc), request tracker 5 (/usr/share/request-tracker5, sqlite), ghost ($GH_DIR, sqlite), transmission ($TR_DIR), jupyter ($JN_DIR), qbittorrent ($QB_DIR), verdaccio ($VD_DIR), radicale ($RD_DIR)"
+# ---- RabbitMQ 3.10's management UI (a jQuery/Sammy single-page app: its login form stores
+# base64(user:password) in a cookie that page JS turns into `Authorization: Basic` on every XHR;
+# virtual hosts sit URL-encoded in API paths, `/` as `%2F`). Every start is a fresh node in its own
+# directory under /tmp on the test's port (management on PORT, Erlang distribution on PORT+1, no
+# AMQP listener, epmd not used), importing the users, virtual hosts and queues below; the test
+# publishes the messages. (The machine's own RabbitMQ on 5672 is not touched.)
+RQ_DIR=/var/lib/cs-acceptance/rabbitmq
+if [ ! -f "$RQ_DIR/.seeded" ]; then
+  rm -rf "$RQ_DIR" && mkdir -p "$RQ_DIR"
+  # (a password hash as RabbitMQ stores it: base64(salt + sha256(salt + password)))
+  RQ_HASH=$(/usr/bin/python3 -c 'import base64,hashlib,os; s=os.urandom(4); print(base64.b64encode(s+hashlib.sha256(s+b"rq-pass-1").digest()).decode())')
+  cat > "$RQ_DIR/definitions.json" <<DEFS
+{
+  "users": [{"name": "seed", "password_hash": "$RQ_HASH", "hashing_algorithm": "rabbit_password_hashing_sha256", "tags": ["administrator"]}],
+  "vhosts": [{"name": "/"}, {"name": "orchard"}],
+  "permissions": [
+    {"user": "seed", "vhost": "/", "configure": ".*", "write": ".*", "read": ".*"},
+    {"user": "seed", "vhost": "orchard", "configure": ".*", "write": ".*", "read": ".*"}
+  ],
+  "queues": [
+    {"name": "orders.new", "vhost": "/", "durable": true, "auto_delete": false, "arguments": {"x-max-length": 5000}},
+    {"name": "orders.paid", "vhost": "/", "durable": true, "auto_delete": false, "arguments": {}},
+    {"name": "invoices", "vhost": "/", "durable": true, "auto_delete": false, "arguments": {"x-message-ttl": 86400000}},
+    {"name": "audit-log", "vhost": "/", "durable": false, "auto_delete": false, "arguments": {}},
+    {"name": "pickers", "vhost": "orchard", "durable": true, "auto_delete": false, "arguments": {}},
+    {"name": "harvest.events", "vhost": "orchard", "durable": true, "auto_delete": false, "arguments": {}}
+  ],
+  "exchanges": [], "bindings": [], "policies": [], "parameters": [], "global_parameters": [], "topic_permissions": []
+}
+DEFS
+  cat > "$RQ_DIR/serve.sh" <<'SERVE'
+#!/bin/sh
+# serve.sh PORT: a fresh RabbitMQ node for one test run (see scripts/acceptance-setup.sh).
+set -e
+PORT=$1
+DIR=/tmp/cs-acceptance-rabbitmq-$PORT
+# (nodes of earlier runs left their directories behind)
+find /tmp -maxdepth 1 -name 'cs-acceptance-rabbitmq-*' -mmin +60 -exec rm -rf {} + 2>/dev/null || true
+rm -rf "$DIR" && mkdir -p "$DIR"
+cat > "$DIR/rabbitmq.conf" <<CONF
+management.tcp.ip = 127.0.0.1
+management.tcp.port = $PORT
+listeners.tcp = none
+loopback_users = none
+load_definitions = /var/lib/cs-acceptance/rabbitmq/definitions.json
+log.console = false
+log.file.level = warning
+CONF
+echo '[rabbitmq_management].' > "$DIR/enabled_plugins"
+export HOME="$DIR" RABBITMQ_CONFIG_FILE="$DIR/rabbitmq" RABBITMQ_ENABLED_PLUGINS_FILE="$DIR/enabled_plugins" \
+  RABBITMQ_MNESIA_BASE="$DIR/mnesia" RABBITMQ_LOG_BASE="$DIR/log" RABBITMQ_NODENAME="csacc$PORT@localhost" \
+  RABBITMQ_DIST_PORT=$((PORT + 1)) RUNNING_UNDER_SYSTEMD=1 ERL_EPMD_ADDRESS=127.0.0.1 \
+  RABBITMQ_SERVER_ADDITIONAL_ERL_ARGS="-start_epmd false -erl_epmd_port $((PORT + 1))"
+# (exec all the way down: the PID the test started is the Erlang VM it stops)
+exec /usr/lib/rabbitmq/bin/rabbitmq-server
+SERVE
+  chmod +x "$RQ_DIR/serve.sh"
+  touch "$RQ_DIR/.seeded"
+fi
+
+echo "acceptance apps ready: dokuwiki (/usr/share/dokuwiki), phpmyadmin (/usr/share/phpmyadmin), mariadb db acme, adminer (/usr/share/adminer, mariadb db orchard), mediawiki (/var/lib/mediawiki, sqlite $MWDB), wordpress (/usr/share/wordpress, mariadb db wordpress), fossil ($FSL_DIR/repo.fossil), redmine (/usr/share/redmine, sqlite), django admin ($DJ_DIR), directus ($DX_DIR, postgresql db directus_acc), request tracker 5 (/usr/share/request-tracker5, sqlite), ghost ($GH_DIR, sqlite), transmission ($TR_DIR), jupyter ($JN_DIR), qbittorrent ($QB_DIR), verdaccio ($VD_DIR), radicale ($RD_DIR), rabbitmq ($RQ_DIR)"

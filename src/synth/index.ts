@@ -16,7 +16,7 @@ import { choicesOf, withChoices } from './choices.js';
 import { isHtml, isRead, normalize } from './normalize.js';
 import { buildOutput, outputMissing, outputValues } from './output.js';
 import { looseWriteAnswer, type Schema } from './schema-infer.js';
-import { allNeedles, planSecrets } from './secrets.js';
+import { allNeedles, PASSWORD_FIELD, planSecrets } from './secrets.js';
 import { detectPaging, scoreTargets, type Candidate } from './target.js';
 import { traceChain } from './trace.js';
 import { isManagedHeader, parseJson, requestSlots } from './slots.js';
@@ -518,19 +518,28 @@ export function synthesize(inp: SynthInput): SynthResult {
       example: a.example,
       where: where?.where ?? 'request',
     });
-    input_schema.properties[a.name] = choice
+    // (A password given as an argument — a new user's — is not echoed into the schema.)
+    const password = PASSWORD_FIELD.test(where?.key.split('.').at(-1) ?? a.name);
+    input_schema.properties[a.name] = password
       ? {
           type: 'string',
-          examples: [choice.label],
-          description: `${described}; one of the site's choices: ${choice.table.map(([l]) => JSON.stringify(l)).join(', ')} (the label or its code)`,
+          format: 'password',
+          writeOnly: true,
+          description: `${a.name.replace(/_/g, ' ')} (a password, sent as ${where?.where ?? 'request'} "${where?.key ?? a.name}")`,
         }
-      : {
-          ...t,
-          examples: [
-            t.type === 'integer' || t.type === 'number' ? Number(a.example) : t.type === 'boolean' ? a.example === 'true' : a.example,
-          ],
-          description: described,
-        };
+      : choice
+        ? {
+            type: 'string',
+            examples: [choice.label],
+            description: `${described}; one of the site's choices: ${choice.table.map(([l]) => JSON.stringify(l)).join(', ')} (the label or its code)`,
+          }
+        : {
+            ...t,
+            examples: [
+              t.type === 'integer' || t.type === 'number' ? Number(a.example) : t.type === 'boolean' ? a.example === 'true' : a.example,
+            ],
+            description: described,
+          };
     input_schema.required.push(a.name);
   }
   const computed = chain.problems.map((p) => ({

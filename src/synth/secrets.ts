@@ -14,7 +14,7 @@ import { plainUsername, type SecretNeedle, USER_FIELD } from './substitute.js';
 import type { Exchange, Hints, Recording, SecretValues } from './types.js';
 
 // Words inside a field name (pma_password, user[password], login_email): real apps prefix them.
-const PASSWORD_FIELD = /(^|[-_.[])(pass(word)?|passwd|pwd|current[-_]?password|secret)(\]|[-_]|$)/i;
+export const PASSWORD_FIELD = /(^|[-_.[])(pass(word)?|passwd|pwd|current[-_]?password|secret)(\]|[-_]|$)/i;
 
 /**
  * Sign-in forms in the recorded pages: the names of their password inputs (whatever they are
@@ -186,6 +186,9 @@ export function planSecrets(rec: Recording, xs: Exchange[], hints: Hints, values
       );
     if (field) n.key = field.key;
   }
+  // A value the person gave as an argument (a NEW user's password in an admin form) is an input
+  // of the connector, not their login.
+  const argued = new Set(Object.values(hints.arguments ?? {}).filter((v): v is string => typeof v === 'string'));
   for (const x of xs) {
     const fields = requestSlots(x).filter((s) => s.where === 'form' || s.where === 'json' || s.where === 'multipart');
     const pw = fields.find(
@@ -193,6 +196,7 @@ export function planSecrets(rec: Recording, xs: Exchange[], hints: Hints, values
         (PASSWORD_FIELD.test(s.key.split('.').at(-1)!) || pagePw.has(s.key)) &&
         s.value &&
         !known.has(s.value) &&
+        !argued.has(s.value) &&
         !/\{\{secret:/.test(s.value),
     );
     if (pw) {

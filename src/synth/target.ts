@@ -83,7 +83,7 @@ const typedIn = (x: Exchange, argValues: string[]) => {
 /**
  * What a JSON answer says about the typed values: `found`, the ones that occur inside longer
  * texts of listed records (search hits: "clara" in "Clara Graft"); `names`, the ones equal to the
- * `id` of the record it answers with (not one inside a list: the record that value addresses).
+ * `id` or `name` of the record it answers with (not one inside a list: the record that value addresses).
  */
 function jsonEvidence(x: Exchange, argValues: string[]): { found: string[]; names: string[] } {
   if (!isJson(x) || !argValues.length) return { found: [], names: [] };
@@ -102,7 +102,8 @@ function jsonEvidence(x: Exchange, argValues: string[]): { found: string[]; name
     leaves.some(
       (l) =>
         !l.path.some((p) => typeof p === 'number') &&
-        /^(id|uuid|key|slug|[a-z]+_id)$/i.test(String(l.path.at(-1))) &&
+        // (a record's `name` too: queues, buckets, packages, branches are addressed by it)
+        /^(id|uuid|key|slug|name|[a-z]+_id)$/i.test(String(l.path.at(-1))) &&
         String(l.value).toLowerCase() === v,
     ),
   );

@@ -1,6 +1,6 @@
 // Real open-source web applications for the synthesis acceptance suite (installed and seeded by
 // scripts/acceptance-setup.sh from Debian packages): each is served on 127.0.0.1 by `php -S` (Fossil
-// by `fossil server`, Redmine by rackup, Django by `manage.py runserver`, Directus by `directus start`, Request Tracker by `rt-server`, Ghost by its own `node index.js`, Transmission by `transmission-daemon`, Jupyter by `jupyter-notebook`, qBittorrent by `qbittorrent-nox`, Verdaccio by its own bin, Radicale by `python3 -m radicale`) and stopped by its PID. Recorded HARs are rebased onto the
+// by `fossil server`, Redmine by rackup, Django by `manage.py runserver`, Directus by `directus start`, Request Tracker by `rt-server`, Ghost by its own `node index.js`, Transmission by `transmission-daemon`, Jupyter by `jupyter-notebook`, qBittorrent by `qbittorrent-nox`, Verdaccio by its own bin, Radicale by `python3 -m radicale`, RabbitMQ by its setup's `serve.sh`) and stopped by its PID. Recorded HARs are rebased onto the
 // port a test started the app on.
 import { type ChildProcess, execFileSync, spawn } from 'node:child_process';
 import fs from 'node:fs';
@@ -23,7 +23,8 @@ export interface RealApp {
     | 'jupyter'
     | 'qbittorrent'
     | 'verdaccio'
-    | 'radicale';
+    | 'radicale'
+    | 'rabbitmq';
   /** The PHP document root (Fossil: the repository file; Redmine: the Rails application). */
   docroot: string;
   /** Port the fixtures were recorded on. */
@@ -236,6 +237,17 @@ export const APPS: Record<RealApp['name'], RealApp> = {
     readyPath: '/.web/',
     bootMs: 10_000,
   },
+  rabbitmq: {
+    name: 'rabbitmq',
+    docroot: '/var/lib/cs-acceptance/rabbitmq',
+    recordedPort: 8963,
+    needs: ['/var/lib/cs-acceptance/rabbitmq/.seeded', '/usr/lib/rabbitmq/bin/rabbitmq-server'],
+    // (A fresh node per start: management on `port`, Erlang distribution on `port + 1`, no AMQP
+    // listener; it imports the seeded users, virtual hosts and queues.)
+    server: (port) => ({ cmd: '/bin/sh', args: ['/var/lib/cs-acceptance/rabbitmq/serve.sh', String(port)] }),
+    readyPath: '/',
+    bootMs: 60_000,
+  },
 };
 
 export const appInstalled = (a: RealApp) => a.needs.every((f) => fs.existsSync(f));
@@ -445,4 +457,20 @@ export function wordpressFirstPosts(statuses: string[], n = 20): { must: string[
     must: rows.filter((r) => r[2]! > cutoff).map(([id, t]) => [id!, t!]),
     may: rows.filter((r) => r[2]! >= cutoff).map(([id, t]) => [id!, t!]),
   };
+}
+
+/** RabbitMQ's administrator (scripts/acceptance-setup.sh). */
+export const RABBITMQ_USER = { username: 'seed', password: 'rq-pass-1' };
+
+/** RabbitMQ's management API at `base` (`/api…`, Basic auth): the parsed answer (null when empty). */
+export async function rabbitApi(base: string, method: string, path: string, body?: unknown): Promise<any> {
+  const auth = Buffer.from(`${RABBITMQ_USER.username}:${RABBITMQ_USER.password}`).toString('base64');
+  const r = await fetch(`${base}/api${path}`, {
+    method,
+    headers: { authorization: `Basic ${auth}`, 'content-type': 'application/json' },
+    body: body === undefined ? undefined : JSON.stringify(body),
+  });
+  if (!r.ok) throw new Error(`RabbitMQ ${method} ${path}: ${r.status} ${await r.text()}`);
+  const text = await r.text();
+  return text ? JSON.parse(text) : null;
 }
