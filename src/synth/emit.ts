@@ -2,6 +2,7 @@
 // template holes, and every step says where it came from (note + provenance).
 import type { Extractor, HttpStep, JsonTemplate } from '../formats/definition/types.js';
 import { urlPath } from '../formats/definition/template.js';
+import { patchOf, type ReadBack } from './read-modify-write.js';
 import { parseJson } from './slots.js';
 import type { ResolvedSlot } from './trace.js';
 import type { Exchange } from './types.js';
@@ -37,6 +38,8 @@ export interface StepOptions {
   note: string;
   provenance: Record<string, unknown>;
   pagingParam?: string;
+  /** The body is a document read into this var, sent back changed (read-modify-write). */
+  readBack?: { var: string; rb: ReadBack };
 }
 
 /** A template as URL-encoded text: literal parts encoded, holes piped through urlencode. */
@@ -116,6 +119,7 @@ export function buildStep(x: Exchange, resolved: ResolvedSlot[], o: StepOptions)
       step.body = repeated(form)
         ? { text: pairsText(form), content_type: 'application/x-www-form-urlencoded' }
         : { form: Object.fromEntries(form) };
+    else if (jsonOut !== undefined && o.readBack) step.body = { json: patchOf(json, jsonOut, o.readBack.rb, o.readBack.var) };
     else if (jsonOut !== undefined) step.body = { json: jsonOut as JsonTemplate };
     else if (text !== null) step.body = { text, content_type: x.body.mime || 'text/plain' };
   }

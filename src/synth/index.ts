@@ -315,6 +315,7 @@ export function synthesize(inp: SynthInput): SynthResult {
       id: sid,
       baseOrigin: origin,
       extract,
+      readBack: chain.readBacks.get(id),
       note: reasons.join('; '),
       provenance: {
         ...provenanceBase,

@@ -54,8 +54,31 @@ function render(t, scope, ctx) {
 }
 function renderAll(o, scope, ctx) {
   if (Array.isArray(o)) return o.map((x) => renderAll(x, scope, ctx));
+  if (o && typeof o === 'object' && typeof o.$patch === 'string' && Array.isArray(o.set)) return patched(o, scope, ctx);
   if (o && typeof o === 'object') { const r = {}; for (const [k, v] of Object.entries(o)) r[k] = renderAll(v, scope, ctx); return r; }
   return render(o, scope, ctx);
+}
+// {"$patch": doc, "set": [{at, value}]}: the document with each leaf set (template.ts has the same).
+function patched(o, scope, ctx) {
+  const doc = render(o.$patch, scope, ctx);
+  if (doc === null || typeof doc !== 'object') throw new Error('$patch needs a document');
+  const out = JSON.parse(JSON.stringify(doc));
+  for (const s of o.set) {
+    let cur = out;
+    s.at.forEach((seg, i) => {
+      let key = typeof seg === 'number' ? seg : typeof seg === 'string' ? text(render(seg, scope, ctx)) : null;
+      if (key === null) {
+        const want = Object.entries(seg).map(([k, v]) => [k, text(render(v, scope, ctx))]);
+        const hits = Array.isArray(cur) ? cur.map((el, j) => (el && typeof el === 'object' && want.every(([k, v]) => Object.prototype.hasOwnProperty.call(el, k) && text(el[k]) === v) ? j : -1)).filter((j) => j >= 0) : [];
+        if (hits.length !== 1) throw new Error('invalid_input: no single record with ' + want.map(([k, v]) => k + ' = ' + v).join(', '));
+        key = hits[0];
+      }
+      if (key === '__proto__' || key === 'constructor' || key === 'prototype') throw new Error('$patch: key not allowed');
+      if (i === s.at.length - 1) cur[key] = renderAll(s.value, scope, ctx);
+      else { cur = Object.prototype.hasOwnProperty.call(cur, key) ? cur[key] : undefined; if (cur === null || typeof cur !== 'object') throw new Error('invalid_input: the document has no ' + key); }
+    });
+  }
+  return out;
 }
 function jsonPath(v, path) {
   const parts = path.replace(/^\$/, '').match(/\.[A-Za-z_$][\w$]*|\[\d+\]|\["[^"]*"\]|\[\*\]/g) || [];

@@ -8,7 +8,7 @@ import { TOTP_PERIOD_S, totpCode } from '../lib/totp.js';
 import { basicToken } from '../lib/secret-forms.js';
 import type { SecretField } from '../formats/recording/types.js';
 import type { SecretSlot } from '../formats/definition/types.js';
-import { requestSlots } from './slots.js';
+import { jsonLeaves, parseJson, requestSlots } from './slots.js';
 import { looksRandom } from './values.js';
 import { plainUsername, type SecretNeedle, USER_FIELD } from './substitute.js';
 import type { Exchange, Hints, Recording, SecretValues } from './types.js';
@@ -96,6 +96,18 @@ function credentialHeadersOf(x: Exchange): { header: string; name: string; token
     }
   }
   return out;
+}
+
+/** Whether a JSON answer before `x` holds `value` under the same field name (`gui.password`): a
+ * document the page read and sends back, not a password typed into it. */
+function readAsField(xs: Exchange[], x: Exchange, key: string, value: string): boolean {
+  const name = key.split('.').at(-1);
+  return xs.some(
+    (y) =>
+      y.index < x.index &&
+      !!y.text?.includes(JSON.stringify(value)) &&
+      jsonLeaves(parseJson(y.text)).some((l) => l.value === value && String(l.path.at(-1)) === name),
+  );
 }
 
 /** Whether a response before `x` (its body, a header, a cookie it set) holds `token`: then it is traced, not a secret. */
@@ -197,6 +209,8 @@ export function planSecrets(rec: Recording, xs: Exchange[], hints: Hints, values
         s.value &&
         !known.has(s.value) &&
         !argued.has(s.value) &&
+        // (a settings document sent back holds the stored hash the page read: nobody typed it)
+        !readAsField(xs, x, s.key, s.value) &&
         !/\{\{secret:/.test(s.value),
     );
     if (pw) {

@@ -128,6 +128,9 @@ export function scoreTargets(xs: Exchange[], f: TargetFacts): Candidate[] {
   // The typed values some request carries: a request carrying all of them (the PATCH of the id and
   // the new year) is more the point than one carrying a part (the record's GET by its id).
   const carried = new Set(xs.flatMap((x) => typedIn(x, f.argValues))).size;
+  // How many requests send each typed value: one sent by a single request went there.
+  const senders = new Map<string, number>();
+  for (const x of xs) for (const v of typedIn(x, f.argValues)) senders.set(v, (senders.get(v) ?? 0) + 1);
   const evidenceOf = new Map(xs.map((x) => [x.id, jsonEvidence(x, f.argValues)]));
   // Typed values a read request searched with and found records for: a background write carrying
   // only those (a saved view, a remembered filter) is the app keeping its state, not the point.
@@ -168,6 +171,11 @@ export function scoreTargets(xs: Exchange[], f: TargetFacts): Candidate[] {
           Math.round((40 * typed.length) / carried) / 10,
           `request carries typed value(s) ${typed.map((v) => JSON.stringify(v)).join(', ')}${typed.length < carried ? ` (${typed.length} of ${carried})` : ''}`,
         );
+      // (A write sending every typed value, some of which no other request sends — the new
+      // label in a whole settings document — over a read that merely names the same record.)
+      const only = typed.filter((v) => senders.get(v) === 1);
+      if (!isRead(x) && !f.secretCarriers.has(x.id) && carried > 1 && typed.length === carried && only.length)
+        add(3, `the only request that sends typed value(s) ${only.map((v) => JSON.stringify(v)).join(', ')}`);
       if (!isRead(x) && typed.length && !f.secretCarriers.has(x.id)) {
         if (isNavigationRequest(x)) add(2, 'the form submit (a page navigation)');
         else if (submits.some((set) => typed.every((v) => set.has(v))))

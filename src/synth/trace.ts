@@ -5,6 +5,7 @@
 import type { Extractor } from '../formats/definition/types.js';
 import { findIn, type Found, formControlProducer, untickedBoxes } from './producers.js';
 import { isRead } from './normalize.js';
+import { documentReadBack, type ReadBack } from './read-modify-write.js';
 import { requestSlots } from './slots.js';
 import { needlesForField, substitute, type ArgValue } from './substitute.js';
 import type { SecretPlan } from './secrets.js';
@@ -46,6 +47,8 @@ export interface Chain {
   usedSecrets: Set<string>;
   /** Exchange id → ids of the exchanges it needs (value producers and cookie setters). */
   deps: Map<string, Set<string>>;
+  /** Writes that send back a document read before, changed (read-modify-write): the var it is read into. */
+  readBacks: Map<string, { var: string; rb: ReadBack }>;
 }
 
 export interface TraceInput {
@@ -93,6 +96,7 @@ export function traceChain(inp: TraceInput): Chain {
     usedArgs: new Set(),
     usedSecrets: new Set(),
     deps: new Map(),
+    readBacks: new Map(),
   };
   const dep = (x: string, y: string) => (chain.deps.get(x) ?? chain.deps.set(x, new Set()).get(x)!).add(y);
   const byValue = new Map<string, VarDef>();
@@ -118,6 +122,25 @@ export function traceChain(inp: TraceInput): Chain {
     const slots = pathArgsJoined(requestSlots(x), inp.args);
     const sentNames = slots.filter((s) => s.where === 'form' || s.where === 'multipart').map((s) => s.key);
     const needles = inp.secrets.needlesFor(x);
+    // A document read before and sent back changed: its unchanged leaves come from reading it again.
+    const rb = documentReadBack(x, earlier);
+    if (rb) {
+      const tail = new URL(rb.producer.url).pathname
+        .split('/')
+        .filter((g) => g && !/\d/.test(g))
+        .at(-1);
+      const def: VarDef = {
+        name: argName(tail ?? 'document', names),
+        producer: rb.producer.id,
+        extractor: { from: 'json', path: '$' },
+        how: 'the whole document, which the write sends back changed',
+        value: '',
+      };
+      chain.vars.push(def);
+      chain.readBacks.set(x.id, { var: def.name, rb });
+      dep(x.id, rb.producer.id);
+      queue.push(rb.producer);
+    }
     // The argument values this request is addressed by (an id in its path or query).
     const ownArgs = slots
       .filter((s) => s.where === 'path' || s.where === 'query')
@@ -141,6 +164,12 @@ export function traceChain(inp: TraceInput): Chain {
       // this value (an untouched field: book 13's title "… volume 13") is a coincidence: the field
       // is read from the form below, as the browser sent it.
       if (sub.args.length && !sub.secrets.length && !sub.whole && controlOf()) sub = { ...sub, args: [], template: slot.value };
+      // (A leaf sent as the document held it is read again at run time; one holding an argument
+      // stays a template: it tells which record the write is about.)
+      if (rb && slot.where === 'json' && rb.kept.has(slot.key) && !sub.args.length) {
+        resolved.push({ slot, res: { kind: 'constant', why: 'read again: the document read before holds it' } });
+        continue;
+      }
       sub.args.forEach((a) => chain.usedArgs.add(a));
       sub.secrets.forEach((s) => chain.usedSecrets.add(s.slot));
       if (sub.args.length || sub.secrets.length) {

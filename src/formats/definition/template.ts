@@ -46,6 +46,10 @@ export const FILTERS = [
 
 export class TemplateError extends Error {}
 
+/** A `$patch` whose `at` names nothing in the document the run read (no such record): the
+ * arguments name something the site doesn't have. */
+export class PatchMiss extends TemplateError {}
+
 function parseFilter(raw: string): { name: string; arg?: unknown } {
   const i = raw.indexOf(':');
   const name = (i < 0 ? raw : raw.slice(0, i)).trim();
@@ -213,7 +217,7 @@ export function render(t: string, lookup: Lookup): unknown {
 
 export const renderText = (t: string, lookup: Lookup): string => toText(render(t, lookup));
 
-/** Renders a JSON template (strings are templates; {"$map": …} maps arrays). */
+/** Renders a JSON template (strings are templates; {"$map": …} maps arrays; {"$patch": …} edits a document). */
 export function renderJson(t: JsonTemplate | unknown, lookup: Lookup): unknown {
   if (typeof t === 'string') return render(t, lookup);
   if (Array.isArray(t)) return t.map((x) => renderJson(x, lookup));
@@ -230,11 +234,63 @@ export function renderJson(t: JsonTemplate | unknown, lookup: Lookup): unknown {
         ),
       );
     }
+    if (typeof o.$patch === 'string' && Array.isArray(o.set)) return patched(o.$patch, o.set, lookup);
     const out: Record<string, unknown> = {};
     for (const [k, v] of Object.entries(o)) out[k] = renderJson(v, lookup);
     return out;
   }
   return t;
+}
+
+// (Keys that would reach an object's prototype instead of the document.)
+const UNSAFE_KEY = new Set(['__proto__', 'constructor', 'prototype']);
+
+/**
+ * `{"$patch": "{{vars.config}}", "set": [{"at": ["folders", {"id": "{{args.folder}}"}, "label"],
+ * "value": "{{args.label}}"}]}`: a copy of the document a step read, with each `at` set to its
+ * value (read-modify-write: the site wants the whole document back). A string in `at` is a key, a
+ * number an index, an object the one element of an array whose fields equal its (rendered) values.
+ */
+function patched(base: string, set: unknown[], lookup: Lookup): unknown {
+  const doc = render(base, lookup);
+  if (doc === null || typeof doc !== 'object')
+    throw new TemplateError(`$patch of ${base} needs an object or array, got ${doc === null ? 'null' : typeof doc}`);
+  const out = structuredClone(doc) as Record<string | number, unknown>;
+  for (const s of set) {
+    const { at, value } = (s ?? {}) as { at?: unknown; value?: unknown };
+    if (!Array.isArray(at) || !at.length) throw new TemplateError('$patch: each set needs a non-empty `at`');
+    let cur: any = out;
+    const upTo = (n: number) =>
+      at
+        .slice(0, n)
+        .map((g) => (g && typeof g === 'object' ? '[…]' : String(g)))
+        .join('.');
+    at.forEach((seg, i) => {
+      let key: string | number;
+      if (typeof seg === 'number') key = seg;
+      else if (typeof seg === 'string') key = renderText(seg, lookup);
+      else if (seg && typeof seg === 'object' && Array.isArray(cur)) {
+        const want = Object.entries(seg).map(([k, v]) => [k, renderText(String(v), lookup)] as const);
+        const hits = cur.flatMap((el: any, j: number) =>
+          el && typeof el === 'object' && want.every(([k, v]) => Object.hasOwn(el, k) && toText(el[k]) === v) ? [j] : [],
+        );
+        const which = want.map(([k, v]) => `${k} = ${JSON.stringify(v)}`).join(', ');
+        if (hits.length !== 1) throw new PatchMiss(`${hits.length ? 'several' : 'no'} ${upTo(i)} record(s) with ${which}`);
+        key = hits[0];
+      } else throw new PatchMiss(`${upTo(i) || 'the document'} is not a list of records`);
+      if (typeof key === 'string' && UNSAFE_KEY.has(key)) throw new TemplateError(`$patch: the key ${key} is not allowed`);
+      if (i === at.length - 1) {
+        if (Array.isArray(cur) ? typeof key !== 'number' : typeof cur !== 'object')
+          throw new PatchMiss(`nothing to set at ${upTo(at.length)}`);
+        cur[key] = renderJson(value, lookup);
+      } else {
+        const next = Object.hasOwn(cur, key) ? cur[key] : undefined;
+        if (next === null || typeof next !== 'object') throw new PatchMiss(`the document has no ${upTo(i + 1)}`);
+        cur = next;
+      }
+    });
+  }
+  return out;
 }
 
 export function dig(v: unknown, path: string[]): unknown {

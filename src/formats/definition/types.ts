@@ -29,8 +29,19 @@ export type RunErrorType =
  */
 export type Template = string;
 
-/** Any JSON value whose strings are templates; `{"$map": …}` objects transform arrays. */
-export type JsonTemplate = null | boolean | number | string | JsonTemplate[] | { [k: string]: JsonTemplate } | MapTemplate;
+/** Any JSON value whose strings are templates; `{"$map": …}` objects transform arrays, `{"$patch": …}` edit a document. */
+export type JsonTemplate = null | boolean | number | string | JsonTemplate[] | { [k: string]: JsonTemplate } | MapTemplate | PatchTemplate;
+
+/**
+ * Read-modify-write: `{"$patch": "{{vars.config}}", "set": [{"at": ["folders", {"id": "{{args.folder}}"},
+ * "label"], "value": "{{args.label}}"}]}` is the document a step read, with each `at` set. In `at`, a
+ * string is a key, a number an index, and an object the one element of a list whose fields equal its
+ * values (none or several: the run fails with invalid_input).
+ */
+export interface PatchTemplate {
+  $patch: Template;
+  set: { at: (Template | number | Record<string, Template>)[]; value: JsonTemplate }[];
+}
 
 /** `{"$map": "{{vars.rows}}", "as": "row", "to": {"id": "{{row.id | int}}"}}` → one `to` per element. */
 export interface MapTemplate {

@@ -69,6 +69,7 @@ export function validateDefinition(def: unknown, ctx: DefinitionContext, prefix:
       ids.set(s.id, loc);
       visitExtractors(s.extract, [...loc, 'extract']);
       if (s.paginate) checkPagination(s, [...loc, 'paginate'], err);
+      if (s.body?.json !== undefined) checkPatches(s.body.json, [...loc, 'body', 'json'], err);
     });
   const visitBrowser = (steps: BrowserStep[], at: Loc) =>
     steps.forEach((s, i) => {
@@ -134,6 +135,35 @@ export function validateDefinition(def: unknown, ctx: DefinitionContext, prefix:
 function argumentNames(schema: unknown): Set<string> | null {
   const s = schema as { properties?: Record<string, unknown> } | null;
   return s && typeof s === 'object' && s.properties && typeof s.properties === 'object' ? new Set(Object.keys(s.properties)) : null;
+}
+
+/** Every `{"$patch": …, "set": [{at, value}]}` in a JSON body has the shape the engine reads. */
+function checkPatches(t: unknown, at: Loc, err: (loc: Loc, msg: string, input?: unknown) => void): void {
+  if (Array.isArray(t)) return t.forEach((x, i) => checkPatches(x, [...at, i], err));
+  if (!t || typeof t !== 'object') return;
+  const o = t as Record<string, unknown>;
+  if (!('$patch' in o)) return Object.entries(o).forEach(([k, x]) => checkPatches(x, [...at, k], err));
+  if (typeof o.$patch !== 'string' || !o.$patch.includes('{{'))
+    err([...at, '$patch'], 'Value error, $patch must be a template of the document to edit, e.g. "{{vars.config}}"', o.$patch);
+  if (!Array.isArray(o.set) || !o.set.length) return err([...at, 'set'], 'Value error, $patch needs a non-empty `set` list', o.set);
+  o.set.forEach((s, i) => {
+    const e = s as { at?: unknown; value?: unknown } | null;
+    const segOk = (g: unknown) =>
+      (typeof g === 'string' && !['__proto__', 'constructor', 'prototype'].includes(g)) ||
+      (typeof g === 'number' && Number.isInteger(g) && g >= 0) ||
+      (!!g &&
+        typeof g === 'object' &&
+        !Array.isArray(g) &&
+        Object.keys(g).length > 0 &&
+        Object.values(g).every((v) => typeof v === 'string'));
+    if (!e || typeof e !== 'object' || !Array.isArray(e.at) || !e.at.length || !e.at.every(segOk))
+      err(
+        [...at, 'set', i, 'at'],
+        'Value error, `at` is a non-empty list of keys, indexes and {field: value} record selectors',
+        e && typeof e === 'object' ? e.at : e,
+      );
+    if (!e || typeof e !== 'object' || !('value' in e)) err([...at, 'set', i, 'value'], 'Value error, each set needs a `value`');
+  });
 }
 
 function collectMapNames(t: unknown, into: Set<string>): void {

@@ -1,7 +1,7 @@
 // The http engine: login chain, steps with templated requests, response classification onto
 // RunError types (docs/connector-definition.md), extraction, pagination, and the result template.
-import type { ErrorRule, Extractor, HttpDefinition, HttpStep, Matcher } from '../../../formats/definition/types.js';
-import { render, renderJson, renderText, toText } from '../../../formats/definition/template.js';
+import type { ErrorRule, Extractor, HttpDefinition, HttpStep, JsonTemplate, Matcher } from '../../../formats/definition/types.js';
+import { type Lookup, PatchMiss, render, renderJson, renderText, toText } from '../../../formats/definition/template.js';
 import type { RunContext } from './context.js';
 import { DEFAULT_ANTI_BOT, extractValue, View } from './extract.js';
 import { RunFailure } from '../../shared/failure.js';
@@ -154,6 +154,16 @@ export class HttpEngine {
     this.ctx.page = {};
   }
 
+  /** A step's JSON body; a `$patch` that finds no record the arguments name is the caller's input. */
+  private jsonBody(id: string, t: JsonTemplate, L: Lookup): unknown {
+    try {
+      return renderJson(t, L);
+    } catch (e) {
+      if (e instanceof PatchMiss) throw new RunFailure('invalid_input', `step ${id}: ${e.message}`, { retryable: false });
+      throw e;
+    }
+  }
+
   private extractAll(step: HttpStep, view: View): Record<string, unknown> {
     const out: Record<string, unknown> = {};
     for (const [name, x] of Object.entries(step.extract ?? {})) out[name] = extractValue(x, view, `${step.id}.extract.${name}`);
@@ -283,7 +293,7 @@ export class HttpEngine {
       url,
       headers,
       query,
-      json: b?.json !== undefined ? renderJson(b.json, L) : undefined,
+      json: b?.json !== undefined ? this.jsonBody(step.id, b.json, L) : undefined,
       form: b?.form ? mapText(b.form) : undefined,
       text: b?.text !== undefined ? renderText(b.text, L) : undefined,
       contentType: b?.content_type,
