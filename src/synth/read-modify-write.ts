@@ -97,15 +97,30 @@ function selectorPath(l: Leaf, body: unknown): PatchTemplate['set'][number]['at'
   });
 }
 
-/** The write's body as a `$patch` of the document read into `varName`: only the changed leaves are set. */
+/** The write's body as a `$patch` of the document read into `varName`: only the changed leaves are
+ * set, and a record that is new in a list is appended whole. */
 export function patchOf(recorded: unknown, body: unknown, rb: ReadBack, varName: string): PatchTemplate {
-  const inDoc = new Set(leaves(rb.doc).map(at));
-  const set = leaves(recorded)
-    .filter((l) => !rb.kept.has(l.path.join('.')))
-    .map((l) => ({ l, at: selectorPath(l, body) }))
+  const docLeaves = leaves(rb.doc);
+  const inDoc = new Set(docLeaves.map(at));
+  // Every place of the document (its records, by id or index), to tell a new record from a changed one.
+  const places = new Set(docLeaves.flatMap((l) => l.keyed.map((_, n) => JSON.stringify(l.keyed.slice(0, n + 1)))));
+  const set: PatchTemplate['set'] = [];
+  const added = new Set<string>();
+  for (const l of leaves(recorded)) {
+    if (rb.kept.has(l.path.join('.'))) continue;
+    const fresh = l.keyed.findIndex((g, n) => typeof g !== 'string' && !places.has(JSON.stringify(l.keyed.slice(0, n + 1))));
+    if (fresh >= 0) {
+      const record = JSON.stringify(l.keyed.slice(0, fresh + 1));
+      if (!added.has(record))
+        set.push({ at: selectorPath({ ...l, keyed: l.keyed.slice(0, fresh) }, body), append: dig(body, l.path.slice(0, fresh + 1)) });
+      added.add(record);
+      continue;
+    }
+    const path = selectorPath(l, body);
     // (A field the page adds to records the arguments don't name — Angular's `$$hashKey`, an
     // `_editing` flag — is its own state, not an edit: it would pin those records to the recording.)
-    .filter(({ l, at: path }) => inDoc.has(at(l)) || !path.some((g) => typeof g === 'object' && !/\{\{/.test(Object.values(g)[0]!)))
-    .map(({ l, at: path }) => ({ at: path, value: dig(body, l.path) }));
+    if (!inDoc.has(at(l)) && path.some((g) => typeof g === 'object' && !/\{\{/.test(Object.values(g)[0]!))) continue;
+    set.push({ at: path, value: dig(body, l.path) });
+  }
   return { $patch: `{{vars.${varName}}}`, set };
 }

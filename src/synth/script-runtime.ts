@@ -74,9 +74,10 @@ function patched(o, scope, ctx) {
         key = hits[0];
       }
       if (key === '__proto__' || key === 'constructor' || key === 'prototype') throw new Error('$patch: key not allowed');
-      if (i === s.at.length - 1) cur[key] = renderAll(s.value, scope, ctx);
+      if (i === s.at.length - 1 && !('append' in s)) cur[key] = renderAll(s.value, scope, ctx);
       else { cur = Object.prototype.hasOwnProperty.call(cur, key) ? cur[key] : undefined; if (cur === null || typeof cur !== 'object') throw new Error('invalid_input: the document has no ' + key); }
     });
+    if ('append' in s) { if (!Array.isArray(cur)) throw new Error('invalid_input: not a list'); cur.push(renderAll(s.append, scope, ctx)); }
   }
   return out;
 }

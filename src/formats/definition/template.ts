@@ -250,6 +250,7 @@ const UNSAFE_KEY = new Set(['__proto__', 'constructor', 'prototype']);
  * "value": "{{args.label}}"}]}`: a copy of the document a step read, with each `at` set to its
  * value (read-modify-write: the site wants the whole document back). A string in `at` is a key, a
  * number an index, an object the one element of an array whose fields equal its (rendered) values.
+ * `{"at": ["devices"], "append": {…}}` adds an element to the list `at` names (a new record).
  */
 function patched(base: string, set: unknown[], lookup: Lookup): unknown {
   const doc = render(base, lookup);
@@ -257,8 +258,10 @@ function patched(base: string, set: unknown[], lookup: Lookup): unknown {
     throw new TemplateError(`$patch of ${base} needs an object or array, got ${doc === null ? 'null' : typeof doc}`);
   const out = structuredClone(doc) as Record<string | number, unknown>;
   for (const s of set) {
-    const { at, value } = (s ?? {}) as { at?: unknown; value?: unknown };
+    const { at, value, append } = (s ?? {}) as { at?: unknown; value?: unknown; append?: unknown };
     if (!Array.isArray(at) || !at.length) throw new TemplateError('$patch: each set needs a non-empty `at`');
+    // (`append`: `at` names a list, which gets one more element.)
+    const adds = append !== undefined;
     let cur: any = out;
     const upTo = (n: number) =>
       at
@@ -279,7 +282,7 @@ function patched(base: string, set: unknown[], lookup: Lookup): unknown {
         key = hits[0];
       } else throw new PatchMiss(`${upTo(i) || 'the document'} is not a list of records`);
       if (typeof key === 'string' && UNSAFE_KEY.has(key)) throw new TemplateError(`$patch: the key ${key} is not allowed`);
-      if (i === at.length - 1) {
+      if (i === at.length - 1 && !adds) {
         if (Array.isArray(cur) ? typeof key !== 'number' : typeof cur !== 'object')
           throw new PatchMiss(`nothing to set at ${upTo(at.length)}`);
         cur[key] = renderJson(value, lookup);
@@ -289,6 +292,10 @@ function patched(base: string, set: unknown[], lookup: Lookup): unknown {
         cur = next;
       }
     });
+    if (adds) {
+      if (!Array.isArray(cur)) throw new PatchMiss(`${upTo(at.length)} is not a list`);
+      cur.push(renderJson(append, lookup));
+    }
   }
   return out;
 }

@@ -36,12 +36,14 @@ export type JsonTemplate = null | boolean | number | string | JsonTemplate[] | {
  * Read-modify-write: `{"$patch": "{{vars.config}}", "set": [{"at": ["folders", {"id": "{{args.folder}}"},
  * "label"], "value": "{{args.label}}"}]}` is the document a step read, with each `at` set. In `at`, a
  * string is a key, a number an index, and an object the one element of a list whose fields equal its
- * values (none or several: the run fails with invalid_input).
+ * values (none or several: the run fails with invalid_input). An entry with `append` instead of
+ * `value` adds an element to the list `at` names (a record the write adds).
  */
 export interface PatchTemplate {
   $patch: Template;
-  set: { at: (Template | number | Record<string, Template>)[]; value: JsonTemplate }[];
+  set: ({ at: PatchPath; value: JsonTemplate } | { at: PatchPath; append: JsonTemplate })[];
 }
+export type PatchPath = (Template | number | Record<string, Template>)[];
 
 /** `{"$map": "{{vars.rows}}", "as": "row", "to": {"id": "{{row.id | int}}"}}` → one `to` per element. */
 export interface MapTemplate {

@@ -147,7 +147,7 @@ function checkPatches(t: unknown, at: Loc, err: (loc: Loc, msg: string, input?: 
     err([...at, '$patch'], 'Value error, $patch must be a template of the document to edit, e.g. "{{vars.config}}"', o.$patch);
   if (!Array.isArray(o.set) || !o.set.length) return err([...at, 'set'], 'Value error, $patch needs a non-empty `set` list', o.set);
   o.set.forEach((s, i) => {
-    const e = s as { at?: unknown; value?: unknown } | null;
+    const e = s as { at?: unknown; value?: unknown; append?: unknown } | null;
     const segOk = (g: unknown) =>
       (typeof g === 'string' && !['__proto__', 'constructor', 'prototype'].includes(g)) ||
       (typeof g === 'number' && Number.isInteger(g) && g >= 0) ||
@@ -162,7 +162,8 @@ function checkPatches(t: unknown, at: Loc, err: (loc: Loc, msg: string, input?: 
         'Value error, `at` is a non-empty list of keys, indexes and {field: value} record selectors',
         e && typeof e === 'object' ? e.at : e,
       );
-    if (!e || typeof e !== 'object' || !('value' in e)) err([...at, 'set', i, 'value'], 'Value error, each set needs a `value`');
+    if (!e || typeof e !== 'object' || 'value' in e === 'append' in e)
+      err([...at, 'set', i, 'value'], 'Value error, each set needs a `value` (or an `append` to a list)');
   });
 }
 

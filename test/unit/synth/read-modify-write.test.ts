@@ -81,6 +81,29 @@ describe('a document read and sent back changed', () => {
   });
 });
 
+describe('a record added to a list inside the document', () => {
+  it('is appended whole at run time, with the typed values as arguments; nothing else is set', () => {
+    const c = config();
+    const music = { id: 'music', label: 'Songs and albums', path: '/srv/music', rescanIntervalS: 3600, paused: false };
+    const rec = har(
+      { url: `${O}/rest/config`, body: c },
+      { method: 'PUT', url: `${O}/rest/config`, json: { ...c, folders: [...c.folders, music] }, body: '', mime: 'text/plain' },
+    );
+    const r = synthesize({ recording: rec, hints: { arguments: { folder: 'music', label: 'Songs and albums' } } });
+    const put = (r.definition as any).steps.find((s: any) => s.method === 'PUT');
+    expect(put.body.json.set).toEqual([
+      {
+        at: ['folders'],
+        append: { id: '{{args.folder}}', label: '{{args.label}}', path: '/srv/{{args.folder}}', rescanIntervalS: 3600, paused: false },
+      },
+    ]);
+    const scope: Record<string, Record<string, unknown>> = { vars: { config: config() }, args: { folder: 'films', label: 'Films' } };
+    const body = renderJson(put.body.json, (p) => scope[p[0]!]?.[p[1]!]) as any;
+    expect(body.folders.map((f: { id: string }) => f.id)).toEqual(['photos', 'invoices', 'recipes', 'films']);
+    expect(body.folders[3]).toMatchObject({ label: 'Films', path: '/srv/films' });
+  });
+});
+
 describe('$patch at run time', () => {
   const doc = {
     items: [
@@ -124,9 +147,9 @@ describe('$patch at run time', () => {
     expect(msgs).toEqual([
       'body.definition.steps.0.body.json.$patch: Value error, $patch must be a template of the document to edit, e.g. "{{vars.config}}"',
       'body.definition.steps.0.body.json.set.0.at: Value error, `at` is a non-empty list of keys, indexes and {field: value} record selectors',
-      'body.definition.steps.0.body.json.set.0.value: Value error, each set needs a `value`',
+      'body.definition.steps.0.body.json.set.0.value: Value error, each set needs a `value` (or an `append` to a list)',
       'body.definition.steps.0.body.json.set.1.at: Value error, `at` is a non-empty list of keys, indexes and {field: value} record selectors',
-      'body.definition.steps.0.body.json.set.1.value: Value error, each set needs a `value`',
+      'body.definition.steps.0.body.json.set.1.value: Value error, each set needs a `value` (or an `append` to a list)',
     ]);
   });
 });
