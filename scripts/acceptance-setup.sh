@@ -30,6 +30,7 @@ command -v transmission-daemon >/dev/null || need+=(transmission-daemon transmis
 command -v qbittorrent-nox >/dev/null || need+=(qbittorrent-nox)
 [ -d /usr/lib/python3/dist-packages/radicale ] || need+=(radicale)
 [ -x /usr/lib/rabbitmq/bin/rabbitmq-server ] || need+=(rabbitmq-server)
+command -v syncthing >/dev/null || need+=(syncthing)
 if [ ${#need[@]} -gt 0 ]; then
   apt-get update -qq
   apt-get install -y -qq --no-install-recommends "${need[@]}"
@@ -807,4 +808,61 @@ SERVE
   touch "$RQ_DIR/.seeded"
 fi
 
-echo "acceptance apps ready: dokuwiki (/usr/share/dokuwiki), phpmyadmin (/usr/share/phpmyadmin), mariadb db acme, adminer (/usr/share/adminer, mariadb db orchard), mediawiki (/var/lib/mediawiki, sqlite $MWDB), wordpress (/usr/share/wordpress, mariadb db wordpress), fossil ($FSL_DIR/repo.fossil), redmine (/usr/share/redmine, sqlite), django admin ($DJ_DIR), directus ($DX_DIR, postgresql db directus_acc), request tracker 5 (/usr/share/request-tracker5, sqlite), ghost ($GH_DIR, sqlite), transmission ($TR_DIR), jupyter ($JN_DIR), qbittorrent ($QB_DIR), verdaccio ($VD_DIR), radicale ($RD_DIR), rabbitmq ($RQ_DIR)"
+# ---- Syncthing 1.19 (an AngularJS GUI behind HTTP Basic auth; every API call carries an
+# X-CSRF-Token-<id> header copied from a cookie; settings are saved by PUTting the whole
+# configuration back). Global and local discovery, relays, NAT traversal, usage reporting and
+# upgrades are off, and it listens on loopback only. Three folders; no remote device. Every start
+# is a copy of the seeded home under /tmp (the tests change its configuration).
+ST_DIR=/var/lib/cs-acceptance/syncthing
+if [ ! -f "$ST_DIR/.seeded" ]; then
+  rm -rf "$ST_DIR" && mkdir -p "$ST_DIR/home" "$ST_DIR/folders/photos" "$ST_DIR/folders/invoices" "$ST_DIR/folders/recipes"
+  printf 'apple pie\n' > "$ST_DIR/folders/recipes/apple-pie.txt"
+  printf 'pear tart\n' > "$ST_DIR/folders/recipes/pear-tart.txt"
+  printf 'quince jelly\n' > "$ST_DIR/folders/recipes/quince-jelly.txt"
+  printf 'invoice 88\n' > "$ST_DIR/folders/invoices/invoice-88.txt"
+  syncthing generate --home="$ST_DIR/home" --gui-user=seed --gui-password=st-pass-1 --no-default-folder >/dev/null
+  /usr/bin/python3 - "$ST_DIR/home/config.xml" <<'PY'
+import sys, xml.etree.ElementTree as ET
+path = sys.argv[1]
+tree = ET.parse(path)
+opts = tree.getroot().find('options')
+def put(tag, value):
+    for e in opts.findall(tag):
+        opts.remove(e)
+    ET.SubElement(opts, tag).text = value
+for tag, value in [('globalAnnounceEnabled', 'false'), ('localAnnounceEnabled', 'false'), ('relaysEnabled', 'false'),
+                   ('natEnabled', 'false'), ('startBrowser', 'false'), ('urAccepted', '-1'), ('autoUpgradeIntervalH', '0'),
+                   ('crashReportingEnabled', 'false'), ('listenAddress', 'tcp://127.0.0.1:0')]:
+    put(tag, value)
+for e in opts.findall('globalAnnounceServer'):
+    opts.remove(e)
+tree.getroot().find('gui').find('apikey').text = 'cs-acceptance-syncthing-key'
+tree.write(path)
+PY
+  STNOUPGRADE=1 syncthing serve --home="$ST_DIR/home" --gui-address=127.0.0.1:8965 --no-browser --no-restart >/dev/null 2>&1 &
+  ST_PID=$!
+  for _ in $(seq 1 60); do curl -sf -o /dev/null -H 'X-API-Key: cs-acceptance-syncthing-key' http://127.0.0.1:8965/rest/system/ping && break; sleep 0.25; done
+  stfolder() { # id label
+    curl -sf -o /dev/null -X POST -H 'X-API-Key: cs-acceptance-syncthing-key' -H 'content-type: application/json' \
+      http://127.0.0.1:8965/rest/config/folders --data "{\"id\":\"$1\",\"label\":\"$2\",\"path\":\"$ST_DIR/folders/$1\",\"type\":\"sendreceive\"}"
+  }
+  stfolder photos 'Family Photos'
+  stfolder invoices 'Invoices 2026'
+  stfolder recipes 'Recipes'
+  sleep 1
+  kill "$ST_PID"
+  wait "$ST_PID" 2>/dev/null || true
+  cat > "$ST_DIR/serve.sh" <<'SERVE'
+#!/bin/sh
+# serve.sh PORT: Syncthing on a copy of the seeded home (see scripts/acceptance-setup.sh).
+set -e
+DIR=/tmp/cs-acceptance-syncthing-$1
+find /tmp -maxdepth 1 -name 'cs-acceptance-syncthing-*' -mmin +60 -exec rm -rf {} + 2>/dev/null || true
+rm -rf "$DIR" && cp -r /var/lib/cs-acceptance/syncthing/home "$DIR"
+STNOUPGRADE=1 exec syncthing serve --home="$DIR" --gui-address="127.0.0.1:$1" --no-browser --no-restart
+SERVE
+  chmod +x "$ST_DIR/serve.sh"
+  touch "$ST_DIR/.seeded"
+fi
+
+echo "acceptance apps ready: dokuwiki (/usr/share/dokuwiki), phpmyadmin (/usr/share/phpmyadmin), mariadb db acme, adminer (/usr/share/adminer, mariadb db orchard), mediawiki (/var/lib/mediawiki, sqlite $MWDB), wordpress (/usr/share/wordpress, mariadb db wordpress), fossil ($FSL_DIR/repo.fossil), redmine (/usr/share/redmine, sqlite), django admin ($DJ_DIR), directus ($DX_DIR, postgresql db directus_acc), request tracker 5 (/usr/share/request-tracker5, sqlite), ghost ($GH_DIR, sqlite), transmission ($TR_DIR), jupyter ($JN_DIR), qbittorrent ($QB_DIR), verdaccio ($VD_DIR), radicale ($RD_DIR), rabbitmq ($RQ_DIR), syncthing ($ST_DIR)"

@@ -40,8 +40,9 @@ export async function recordLive(
   try {
     const page = await ctx.newPage();
     await flow(page, base);
-    // (A document that just loaded may not be in the HAR yet when the context closes.)
-    await page.waitForLoadState('networkidle');
+    // (A document that just loaded may not be in the HAR yet when the context closes. An app that
+    // long-polls its server — Syncthing's event stream — is never idle: a few seconds then.)
+    await page.waitForLoadState('networkidle', { timeout: 5000 }).catch(() => undefined);
     const pending = [...open];
     for (const until = Date.now() + 5000; pending.some((r) => open.has(r)) && Date.now() < until; )
       await new Promise((r) => setTimeout(r, 50));

@@ -1,6 +1,6 @@
 // Real open-source web applications for the synthesis acceptance suite (installed and seeded by
 // scripts/acceptance-setup.sh from Debian packages): each is served on 127.0.0.1 by `php -S` (Fossil
-// by `fossil server`, Redmine by rackup, Django by `manage.py runserver`, Directus by `directus start`, Request Tracker by `rt-server`, Ghost by its own `node index.js`, Transmission by `transmission-daemon`, Jupyter by `jupyter-notebook`, qBittorrent by `qbittorrent-nox`, Verdaccio by its own bin, Radicale by `python3 -m radicale`, RabbitMQ by its setup's `serve.sh`) and stopped by its PID. Recorded HARs are rebased onto the
+// by `fossil server`, Redmine by rackup, Django by `manage.py runserver`, Directus by `directus start`, Request Tracker by `rt-server`, Ghost by its own `node index.js`, Transmission by `transmission-daemon`, Jupyter by `jupyter-notebook`, qBittorrent by `qbittorrent-nox`, Verdaccio by its own bin, Radicale by `python3 -m radicale`, RabbitMQ and Syncthing by their setup's `serve.sh`) and stopped by its PID. Recorded HARs are rebased onto the
 // port a test started the app on.
 import { type ChildProcess, execFileSync, spawn } from 'node:child_process';
 import fs from 'node:fs';
@@ -24,7 +24,8 @@ export interface RealApp {
     | 'qbittorrent'
     | 'verdaccio'
     | 'radicale'
-    | 'rabbitmq';
+    | 'rabbitmq'
+    | 'syncthing';
   /** The PHP document root (Fossil: the repository file; Redmine: the Rails application). */
   docroot: string;
   /** Port the fixtures were recorded on. */
@@ -247,6 +248,15 @@ export const APPS: Record<RealApp['name'], RealApp> = {
     server: (port) => ({ cmd: '/bin/sh', args: ['/var/lib/cs-acceptance/rabbitmq/serve.sh', String(port)] }),
     readyPath: '/',
     bootMs: 60_000,
+  },
+  syncthing: {
+    name: 'syncthing',
+    docroot: '/var/lib/cs-acceptance/syncthing',
+    recordedPort: 8965,
+    needs: ['/var/lib/cs-acceptance/syncthing/.seeded', '/usr/bin/syncthing'],
+    // (A copy of the seeded home per start; discovery, relays and NAT traversal are off.)
+    server: (port) => ({ cmd: '/bin/sh', args: ['/var/lib/cs-acceptance/syncthing/serve.sh', String(port)] }),
+    bootMs: 20_000,
   },
 };
 
@@ -473,4 +483,14 @@ export async function rabbitApi(base: string, method: string, path: string, body
   if (!r.ok) throw new Error(`RabbitMQ ${method} ${path}: ${r.status} ${await r.text()}`);
   const text = await r.text();
   return text ? JSON.parse(text) : null;
+}
+
+/** Syncthing's GUI user (scripts/acceptance-setup.sh). */
+export const SYNCTHING_USER = { username: 'seed', password: 'st-pass-1' };
+
+/** Syncthing's REST API at `base` with the seeded API key: the parsed answer. */
+export async function syncthingApi(base: string, path: string): Promise<any> {
+  const r = await fetch(`${base}/rest${path}`, { headers: { 'x-api-key': 'cs-acceptance-syncthing-key' } });
+  if (!r.ok) throw new Error(`Syncthing ${path}: ${r.status} ${await r.text()}`);
+  return r.json();
 }
