@@ -41,8 +41,12 @@ describe.skipIf(!ready).each(ready ? (await backends()).slice(0, 1) : ['sqlite' 
     });
   const editFolder = async (page: Page, label: string) => {
     await page.click(`text=${label}`);
-    await page.click('button:has-text("Edit"):visible');
-    await page.waitForSelector('#folderLabel:visible');
+    // (The panel slides open: a click during the animation may miss the button.)
+    for (let tries = 0; tries < 5; tries++) {
+      await page.click('button:has-text("Edit"):visible');
+      if (await page.waitForSelector('#folderLabel:visible', { timeout: 3000 }).catch(() => null)) return;
+    }
+    throw new Error('the folder dialog did not open');
   };
 
   it("a folder's label edited in its dialog, run on ANOTHER folder: only that folder changes", async () => {
