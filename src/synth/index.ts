@@ -400,6 +400,15 @@ export function synthesize(inp: SynthInput): SynthResult {
     traced: chain.vars.map((v) => `${v.name}: ${v.how}`),
     ...(picks.length ? { picks: pickDecision(picks) } : {}),
   };
+  // A login the person named (hints.secrets) that no recorded request carries, with no sign-in in
+  // the recording: a browser answers an HTTP Basic challenge out of the recording's sight (its
+  // sign-in dialog, Playwright's httpCredentials). The run answers it the same way, if the site asks.
+  const basicAuth =
+    !loginSteps.length && !chain.usedSecrets.size
+      ? secrets.slots.find((s) => s.type === 'login' && hints.secrets?.[s.name] !== undefined)?.name
+      : undefined;
+  if (basicAuth)
+    warnings.push(`no recorded request carries login '${basicAuth}': it answers the site's HTTP Basic challenge, if the site asks`);
   const def: HttpDefinition = {
     format: 'connector-definition/v1',
     engine: 'http',
@@ -416,6 +425,7 @@ export function synthesize(inp: SynthInput): SynthResult {
       ].join('\n'),
     },
     base_url: origin,
+    ...(basicAuth ? { basic_auth: basicAuth } : {}),
     ...(loginSlot && loginSteps.length
       ? {
           login: {
@@ -440,7 +450,7 @@ export function synthesize(inp: SynthInput): SynthResult {
   let outputSchema = outSchema;
   let fallback: SynthResult['report']['fallback'] = null;
   let usedArgs = chain.usedArgs;
-  let slotsUsed = chain.usedSecrets;
+  let slotsUsed = basicAuth ? new Set([...chain.usedSecrets, basicAuth]) : chain.usedSecrets;
   let browserUnavailable: string | undefined;
   const wantBrowser = !!(inp.forceBrowser || hints.prefer_browser);
   decisions.engine = {

@@ -1,7 +1,7 @@
 // Acceptance on an eighteenth real application we did not write: Syncthing 1.19's web GUI (Debian's
 // syncthing; a copy of the home seeded by scripts/acceptance-setup.sh per run, with three folders,
 // no remote device, and discovery, relays and NAT traversal off). Each flow is recorded here and
-// now in Chromium, signed in with HTTP Basic auth, then synthesized, replay-validated, published
+// now in Chromium, signed in through HTTP Basic auth, then synthesized, replay-validated, published
 // and RUN with NEW arguments; results are checked against its REST API. What Syncthing brings: an
 // AngularJS app whose every call carries an `X-CSRF-Token-<device>` header copied from a cookie,
 // and settings saved by PUTting the WHOLE configuration back — records re-sorted by the page and
@@ -21,11 +21,11 @@ const DEVICE_A = 'KUT4BAQ-DGTY3LD-O2P4Z3P-NUOGRE7-JDOG6KU-DHNZI4F-H6OSZDL-DGW5WA
 const DEVICE_B = 'YBBA7PY-TTD32ZH-BMR6LU2-3VU4CKM-2AOPZK2-Q262OAF-HQHKGXY-V7BIDAW';
 
 describe.skipIf(!ready).each(ready ? (await backends()).slice(0, 1) : ['sqlite' as const])('synthesis on Syncthing (%s)', (backend) => {
-  // (Signed in as a browser's sign-in dialog leaves it: DevTools records the Authorization header
-  // on every request. Playwright's own httpCredentials answer the challenge out of the HAR's sight.)
-  const basic = Buffer.from(`${SYNCTHING_USER.username}:${SYNCTHING_USER.password}`).toString('base64');
+  // (Signed in through the browser's HTTP Basic dialog, Playwright's httpCredentials: Chromium
+  // answers the challenge out of the HAR's sight, and the session cookie Syncthing then sets is all
+  // the recording shows. The connector answers the challenge with the hinted login: basic_auth.)
   const live = liveApp(APPS.syncthing, backend, SYNCTHING_USER.username, SYNCTHING_USER.password, {
-    extraHTTPHeaders: { authorization: `Basic ${basic}` },
+    httpCredentials: SYNCTHING_USER,
   });
   const { flow } = live;
   const rest = (path: string) => syncthingApi(live.url, path);
@@ -73,6 +73,7 @@ describe.skipIf(!ready).each(ready ? (await backends()).slice(0, 1) : ['sqlite' 
     expect(after.options).toEqual(before.options);
     expect(JSON.stringify(def)).not.toContain(before.gui.password);
     expect(JSON.stringify(def)).toContain('$patch');
+    expect(def.basic_auth).toBe('account');
   });
 
   it('a remote device added through its dialog, run with ANOTHER device', async () => {

@@ -214,6 +214,7 @@ export const DEFINITION_SCHEMA = {
         ...base,
         engine: { const: 'http' },
         base_url: nonEmpty,
+        basic_auth: nonEmpty,
         headers: templateMap,
         login: {
           type: 'object',

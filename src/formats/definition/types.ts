@@ -306,6 +306,12 @@ export interface HttpDefinition extends DefinitionBase {
   /** Headers sent with every request (steps may override). */
   headers?: Record<string, Template>;
   login?: HttpLogin;
+  /**
+   * A login slot that answers the site's HTTP Basic challenge (a 401 with `WWW-Authenticate: Basic`
+   * from base_url's origin), as a browser's sign-in dialog does: the request is sent again with the
+   * slot's credentials, which then go with every later request to that origin.
+   */
+  basic_auth?: string;
   detect?: Detection;
   steps: HttpStep[];
   /** The run's result; validated against the connector's output_schema. */

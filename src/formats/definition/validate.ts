@@ -94,6 +94,10 @@ export function validateDefinition(def: unknown, ctx: DefinitionContext, prefix:
   }
   for (const m of [...(d.detect?.login_page ?? []), ...(d.detect?.anti_bot ?? [])]) if (m.css) checkSelector(m.css, ['detect'], err);
 
+  if (d.engine === 'http' && d.basic_auth !== undefined) {
+    const slot = slots.get(d.basic_auth);
+    if (slot?.type !== 'login') err(['basic_auth'], `Value error, '${d.basic_auth}' is not a login slot of required_secrets`, d.basic_auth);
+  }
   if (d.login) {
     const slot = slots.get(d.login.slot);
     if (!slot) err(['login', 'slot'], `Value error, '${d.login.slot}' is not one of required_secrets`, d.login.slot);

@@ -25,6 +25,8 @@ function recordsKey(items: unknown[]): string {
 
 export class HttpEngine {
   private relogged = false;
+  /** The origin whose HTTP Basic challenge `basic_auth` answered: its credentials go with every request there. */
+  private basicOrigin: string | null = null;
   private lastLoginView: View | null = null;
   /** Progress: each login step and step is one of `total`, numbered by its place in the definition. */
   private readonly total: number;
@@ -178,6 +180,7 @@ export class HttpEngine {
     urlOverride: string | null = null,
   ): Promise<View> {
     const res = await this.send(step, queryOverride, urlOverride);
+    if (this.answersBasicChallenge(step, res)) return this.exchange(step, inLogin, queryOverride, urlOverride);
     const view = new View({
       status: res.status,
       url: res.url,
@@ -207,6 +210,14 @@ export class HttpEngine {
     } else {
       const loggedOut = res.status === 401 || res.status === 403 || this.matchesAny(view, this.def.detect?.login_page);
       if (loggedOut) {
+        if (res.status === 401 && this.basicOrigin)
+          throw new RunFailure(
+            'auth_required',
+            `step ${step.id}: the site refused the HTTP Basic credentials of login '${this.def.basic_auth}'`,
+            {
+              details: { step: step.id, status: res.status, url: res.url },
+            },
+          );
         if (this.def.login && !this.relogged) {
           this.relogged = true;
           this.ctx.log(`step ${step.id}: logged out (HTTP ${res.status}); running the login chain again`);
@@ -262,6 +273,21 @@ export class HttpEngine {
     return view;
   }
 
+  /**
+   * A 401 asking for HTTP Basic credentials, from the site's own origin, when `basic_auth` names a
+   * bound login: from now on the request carries them (once: a second 401 is the login refused).
+   */
+  private answersBasicChallenge(step: HttpStep, res: SessionResponse): boolean {
+    const slot = this.def.basic_auth;
+    if (res.status !== 401 || !slot || this.basicOrigin || this.ctx.job.secrets[slot]?.type !== 'login') return false;
+    if (!/(^|[\s,])basic(\s|$)/i.test(String(res.headers['www-authenticate'] ?? ''))) return false;
+    const site = new URL(renderText(this.def.base_url ?? this.def.steps[0]!.url, this.ctx.lookup)).origin;
+    if (new URL(res.url).origin !== site) return false;
+    this.basicOrigin = site;
+    this.ctx.log(`step ${step.id}: the site asks for HTTP Basic credentials; answering with login '${slot}'`);
+    return true;
+  }
+
   private byRules(rules: ErrorRule[] | undefined, view: View): RunFailure | null {
     for (const r of rules ?? []) {
       if (view.matches(r.when))
@@ -282,6 +308,10 @@ export class HttpEngine {
     for (const [k, v] of Object.entries({ ...this.def.headers, ...step.headers })) {
       headers[k] = renderText(v, L);
       if (/\{\{\s*secrets\./.test(v)) credentialHeaders.push(k);
+    }
+    if (this.basicOrigin && new URL(url).origin === this.basicOrigin && !Object.keys(headers).some((k) => /^authorization$/i.test(k))) {
+      headers.authorization = `Basic ${toText(L(['secrets', this.def.basic_auth!, 'basic']))}`;
+      credentialHeaders.push('authorization');
     }
     const query: Record<string, unknown> = {};
     if (!urlOverride) for (const [k, v] of Object.entries(step.query ?? {})) query[k] = render(v, L);
