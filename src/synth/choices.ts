@@ -1,5 +1,6 @@
-// A hinted argument given as the choice a person reads in a drop-down ("Closed") while the site
-// sends the option's code (`status_id=5`): the recorded pages' <select> that offers that label, and
+// A hinted argument given as the choice a person reads in a drop-down or a radio group ("Closed")
+// while the site sends the option's code (`status_id=5`): the recorded pages' <select> (or radio
+// buttons) that offers that label, and
 // a later request that sent its code under the select's name, make the argument a choice. The plan
 // matches the code; the templates translate with `choose:[[label, code], …]`, so a caller gives
 // either the label (as the person did) or the code.
@@ -22,24 +23,45 @@ export interface Choice {
 const clean = (s: string) => s.replace(/\s+/g, ' ').trim();
 const bareName = (n: string) => n.replace(/\[\]$/, '');
 
-/** The recorded pages' named drop-downs, each with its options and the page's place in the recording. */
+/** The recorded pages' named drop-downs and radio groups, each with its choices ([label, code])
+ * and the page's place in the recording. */
 function dropDowns(xs: Exchange[]): { index: number; name: string; table: [string, string][] }[] {
+  // (Kept only what a template's filter can carry: no `|` or `}` in it.)
+  const carried = (table: [string, string][]) => table.filter(([l, c]) => l && !/[|}]/.test(l + c));
   return xs
-    .filter((x) => isHtml(x) && x.text && /<select[\s>]/i.test(x.text))
+    .filter((x) => isHtml(x) && x.text && /<select[\s>]|type=["']?radio/i.test(x.text))
     .flatMap((page) => {
       const $ = cheerio.load(page.text!);
-      return $('select[name]')
+      const selects = $('select[name]')
         .toArray()
         .map((sel) => ({
           index: page.index,
           name: $(sel).attr('name')!,
-          table: $(sel)
-            .find('option')
-            .toArray()
-            .map((o) => [clean($(o).text()), $(o).attr('value') ?? clean($(o).text())] as [string, string])
-            // (Kept only what a template's filter can carry: no `|` or `}` in it.)
-            .filter(([l, c]) => l && !/[|}]/.test(l + c)),
+          table: carried(
+            $(sel)
+              .find('option')
+              .toArray()
+              .map((o) => [clean($(o).text()), $(o).attr('value') ?? clean($(o).text())] as [string, string]),
+          ),
         }));
+      // A radio button's label: a <label for> naming it, the <label> around it, else the text right after it.
+      const labelOf = (r: ReturnType<typeof $>) => {
+        const id = r.attr('id');
+        const byFor = id ? $('label').filter((_, l) => $(l).attr('for') === id) : null;
+        if (byFor?.length) return clean(byFor.first().text());
+        const around = r.closest('label');
+        if (around.length) return clean(around.text());
+        const next = r[0]?.nextSibling;
+        return next && next.type === 'text' ? clean(next.data) : '';
+      };
+      const groups = new Map<string, [string, string][]>();
+      $('input[type=radio][name]').each((_, el) => {
+        const r = $(el);
+        const list = groups.get(r.attr('name')!) ?? groups.set(r.attr('name')!, []).get(r.attr('name')!)!;
+        list.push([labelOf(r), r.attr('value') ?? 'on']);
+      });
+      const radios = [...groups].map(([name, table]) => ({ index: page.index, name, table: carried(table) }));
+      return [...selects, ...radios];
     });
 }
 

@@ -48,6 +48,21 @@ describe('a choice given by its label', () => {
     expect(JSON.stringify(r.definition)).not.toContain('choose');
   });
 
+  it('a radio group is a choice too: its labels (for=, around the button, or the text after it) and values', () => {
+    const RADIOS = `<html><body><form action="/issues"><input name="q">
+      <input type="radio" name="priority" value="1" id="p1"><label for="p1">Low</label>
+      <label><input type="radio" name="priority" value="2"> Normal</label>
+      <input type="radio" name="priority" value="3"> Urgent
+      <button>Filter</button></form></body></html>`;
+    const r = synthesize({
+      recording: har({ url: `${O}/issues`, html: RADIOS }, { url: `${O}/issues.json?q=pear&priority=3`, body: { issues } }),
+      hints: { arguments: { q: 'pear', priority: 'Urgent' } },
+    });
+    const tpl = (r.definition as any).steps[0].query.priority as string;
+    expect(tpl).toBe('{{args.priority | choose:[["Low","1"],["Normal","2"],["Urgent","3"]]}}');
+    expect(render(tpl, (p) => (p[1] === 'priority' ? 'normal' : undefined))).toBe('2');
+  });
+
   it('choose: case and surrounding space ignored; anything else passes through', () => {
     const table = [
       ['Open', '1'],
