@@ -540,4 +540,46 @@ describe.each(await backends())('http connector runs (%s)', (backend) => {
     });
     expect(refused.status).toBe(409);
   });
+  it('run.now_ms / now_s / now_iso and run.uuid: read when the run sends them, the same in every step of it, new for the next run', async () => {
+    const seen: URLSearchParams[] = [];
+    const echo = http.createServer((req, res) => {
+      seen.push(new URL(req.url!, 'http://x').searchParams);
+      res.writeHead(200, { 'content-type': 'application/json' }).end('{"ok":true}');
+    });
+    await new Promise<void>((r) => echo.listen(0, '127.0.0.1', r));
+    const base = `http://127.0.0.1:${(echo.address() as AddressInfo).port}`;
+    try {
+      const query = { ms: '{{run.now_ms}}', s: '{{run.now_s}}', iso: '{{run.now_iso}}', id: '{{run.uuid}}' };
+      const c = await publish(h, {
+        definition: {
+          format: 'connector-definition/v1',
+          engine: 'http',
+          base_url: base,
+          steps: [
+            { id: 'one', url: '/one', query },
+            { id: 'two', url: '/two', query, extract: { ok: { from: 'json', path: '$.ok' } } },
+          ],
+          result: { ok: '{{vars.ok}}' },
+        },
+      });
+      const before = Date.now();
+      for (let i = 0; i < 2; i++) expect((await run(h, { connector_id: c.id, arguments: {} })).status).toBe('success');
+      const q = seen.map((p) => Object.fromEntries(p));
+      expect(q).toHaveLength(4);
+      const ms = Number(q[0]!.ms);
+      expect(ms).toBeGreaterThanOrEqual(before);
+      expect(ms).toBeLessThan(Date.now());
+      expect(q[0]).toEqual({
+        ms: String(ms),
+        s: String(Math.floor(ms / 1000)),
+        iso: new Date(ms).toISOString(),
+        id: expect.stringMatching(/^[0-9a-f-]{36}$/),
+      });
+      expect(q[1]).toEqual(q[0]); // (one run: one clock reading, one id)
+      expect(q[2]!.id).not.toBe(q[0]!.id);
+      expect(Number(q[2]!.ms)).toBeGreaterThanOrEqual(ms);
+    } finally {
+      echo.close();
+    }
+  });
 });

@@ -21,8 +21,11 @@ const ASSET_EXT = /\.(png|jpe?g|gif|webp|avif|svg|ico|bmp|woff2?|ttf|otf|eot|mp4
 const ASSET_MIME = /^(image|font|audio|video)\/|^text\/css|javascript|application\/wasm/;
 const TRACKER_HOST =
   /(^|\.)(google-analytics|googletagmanager|doubleclick|googlesyndication|facebook\.net|segment\.(io|com)|mixpanel|hotjar|sentry\.io|newrelic|nr-data|datadoghq|amplitude|fullstory|clarity\.ms|intercom|hubspot|optimizely|adservice|scorecardresearch|bat\.bing)\./i;
-const TRACKER_PATH =
-  /\/(collect|analytics|telemetry|beacon|track(ing)?|pixel|metrics|rum|log-event|events?)(\/|\?|$)|\/__(webpack|vite)|\/favicon\.ico/i;
+const TRACKER_PATH = /\/(collect|analytics|telemetry|beacon|tracking|pixel|rum|log-event)(\/|\?|$)|\/__(webpack|vite)|\/favicon\.ico/i;
+// Paths that are telemetry only when nothing comes back: an app's own events, metrics or
+// tracked items (a calendar's `/api/events`, Prometheus' `/metrics`) are data.
+const MAYBE_TRACKER_PATH = /\/(track|metrics|events?)(\/|\?|$)/i;
+const answersNothing = (x: Exchange) => x.status === 204 || (x.text ?? '').trim().length <= 16;
 
 export interface NoiseResult {
   kept: Exchange[];
@@ -43,7 +46,7 @@ export function dropReason(x: Exchange): string | null {
   if (ASSET_EXT.test(u.pathname)) return 'static asset (extension)';
   if (ASSET_MIME.test(x.mime)) return `static asset (${x.mime})`;
   if (TRACKER_HOST.test(u.hostname)) return 'analytics/telemetry host';
-  if (TRACKER_PATH.test(u.pathname)) return 'analytics/telemetry path';
+  if (TRACKER_PATH.test(u.pathname) || (MAYBE_TRACKER_PATH.test(u.pathname) && answersNothing(x))) return 'analytics/telemetry path';
   return null;
 }
 

@@ -33,7 +33,7 @@ export function downloadScript(
     header(plan, 'download connector (http plan + files.save)') +
     csv +
     `export default async function (ctx) {
-  const scope = { args: ctx.args, secrets: secretsScope(ctx), vars: {} };
+  const scope = { args: ctx.args, secrets: secretsScope(ctx), vars: {}, run: runScope() };
   let res = null;
   for (const s of PLAN.steps) res = await step(ctx, s, scope, PLAN.base_url);
   const body = scope.vars[PLAN.file.extract];
@@ -71,7 +71,7 @@ export function browserCaptureScript(plan: BrowserCapturePlan, meta: HttpDefinit
   const source =
     header({ ...plan, hook: HOOK(plan.endpoint) }, 'browser connector (values computed in page JavaScript)') +
     `export default async function (ctx) {
-  const scope = { args: ctx.args, secrets: secretsScope(ctx), vars: {} };
+  const scope = { args: ctx.args, secrets: secretsScope(ctx), vars: {}, run: runScope() };
   const page = ctx.page;
   for (const [i, f] of PLAN.login.entries()) {
     if (f.url) await page.goto(f.url);

@@ -4,6 +4,11 @@
 // the page's own JavaScript in a browser and capture the request it makes. Plain ES2020: the
 // sandbox (QuickJS) evaluates it as one module with no imports; `URL` and `setTimeout` come from its prelude.
 export const SCRIPT_RUNTIME = String.raw`
+// run.now_ms / now_s / now_iso: one clock reading per run, as the http engine gives them.
+function runScope() {
+  const ms = Date.now();
+  return { now_ms: ms, now_s: Math.floor(ms / 1000), now_iso: new Date(ms).toISOString() };
+}
 function lookup(scope, path, ctx) {
   if (path[0] === 'secrets' && path[2] === 'totp') return ctx.totp(path[1]);
   let cur = scope;

@@ -10,7 +10,7 @@ import { requestSlots } from './slots.js';
 import { needlesForField, substitute, type ArgValue } from './substitute.js';
 import type { SecretPlan } from './secrets.js';
 import type { Exchange, Slot } from './types.js';
-import { argName, looksLikeTimestamp, looksRandom, lowEntropy, preview } from './values.js';
+import { argName, looksLikeTimestamp, looksRandom, lowEntropy, nowTemplate, preview } from './values.js';
 
 export type Resolution =
   | { kind: 'template'; template: string; args: string[]; secrets: { slot: string; field: string }[] }
@@ -299,6 +299,11 @@ export function traceChain(inp: TraceInput): Chain {
       }
       if (traced) {
         resolved.push({ slot, res: { kind: 'var', template: fragment, var: fragment } });
+        continue;
+      }
+      const now = nowTemplate(v, x.time);
+      if (now) {
+        resolved.push({ slot, res: { kind: 'template', template: now, args: [], secrets: [] } });
         continue;
       }
       if (looksLikeTimestamp(v, x.time)) {

@@ -93,6 +93,19 @@ export function looksLikeTimestamp(v: string, atMs: number): boolean {
   return Math.abs(ms - atMs) < 86_400_000;
 }
 
+/**
+ * A clock reading the page took as it sent the request (within ten minutes of it: a `time=` of a
+ * query, a cache-buster, a `since`): the run sends its own, in the same form — milliseconds,
+ * seconds (a fraction is dropped) or an ISO date-time. Null for anything else.
+ */
+export function nowTemplate(v: string, atMs: number): string | null {
+  const near = (ms: number) => Math.abs(ms - atMs) < 600_000;
+  if (/^\d{13}$/.test(v) && near(Number(v))) return '{{run.now_ms}}';
+  if (/^\d{10}(\.\d{1,6})?$/.test(v) && near(Number(v) * 1000)) return '{{run.now_s}}';
+  if (/^\d{4}-\d\d-\d\dT\d\d:\d\d(:\d\d(\.\d+)?)?(Z|[+-]\d\d:?\d\d)$/.test(v) && near(Date.parse(v))) return '{{run.now_iso}}';
+  return null;
+}
+
 export type ArgType = { type: 'integer' | 'number' | 'boolean' | 'string'; format?: string };
 
 /** JSON Schema type (and format) of an example value. */

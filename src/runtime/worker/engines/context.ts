@@ -73,6 +73,8 @@ export class RunContext {
   readonly totpHeld = new Map<string, HeldCode>();
   /** `run.uuid`: one new id per run, for a record the page would have named itself. */
   private uuid?: string;
+  /** When the run first read the clock (`run.now_ms`, `run.now_s`, `run.now_iso`). */
+  private startedMs?: number;
   page: Record<string, unknown> = {};
   readonly http: HttpSession;
 
@@ -170,6 +172,11 @@ export class RunContext {
         return dig(this.page, path.slice(1));
       case 'run':
         if (a === 'uuid' && path.length === 2) return (this.uuid ??= crypto.randomUUID());
+        if (/^now_(ms|s|iso)$/.test(a) && path.length === 2) {
+          // (One clock reading per run, like run.uuid: every step sends the same time.)
+          const ms = (this.startedMs ??= Date.now());
+          return a === 'now_ms' ? ms : a === 'now_s' ? Math.floor(ms / 1000) : new Date(ms).toISOString();
+        }
         return dig({ id: this.job.runId, connector_id: this.job.connectorId, connector_version: this.job.connectorVersion }, path.slice(1));
       case 'secrets': {
         const s = this.job.secrets[a];

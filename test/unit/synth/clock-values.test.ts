@@ -1,0 +1,54 @@
+// Clock readings a page sends (Prometheus' `time=` of a query, jQuery's `_=` cache-buster, a
+// `since` in a JSON body): the run sends its own time in the same form, not the recorded one —
+// a connector run a week later must not ask for last week's values.
+import { describe, expect, it } from 'vitest';
+import { synthesize } from '../../../src/synth/index.js';
+import { nowTemplate } from '../../../src/synth/values.js';
+import { har } from '../../helpers/har-fragment.js';
+
+const O = 'http://metrics.test';
+const T0 = Date.parse('2026-01-01T10:00:00Z'); // (har-fragment's recording time)
+const at = T0 + 2000;
+
+describe('a clock reading in a request', () => {
+  it('milliseconds, seconds (with a fraction) and ISO date-times near the request are the run clock', () => {
+    expect(nowTemplate(String(at), T0)).toBe('{{run.now_ms}}');
+    expect(nowTemplate(String(Math.floor(at / 1000)), T0)).toBe('{{run.now_s}}');
+    expect(nowTemplate(`${Math.floor(at / 1000)}.482`, T0)).toBe('{{run.now_s}}');
+    expect(nowTemplate(new Date(at).toISOString(), T0)).toBe('{{run.now_iso}}');
+    expect(nowTemplate('2026-01-01T11:00:01+01:00', T0)).toBe('{{run.now_iso}}');
+  });
+
+  it('a time far from the request (a range start hours before, a date the person typed), or no time at all, is not', () => {
+    expect(nowTemplate(String(T0 - 3 * 3600_000), T0)).toBeNull();
+    expect(nowTemplate('2025-06-01T00:00:00Z', T0)).toBeNull();
+    expect(nowTemplate('1234567890123', T0)).toBeNull();
+    expect(nowTemplate('17678', T0)).toBeNull();
+  });
+
+  it('synthesized: the query asked "now" sends the run time; the query itself is the argument', () => {
+    const result = {
+      status: 'success',
+      data: { resultType: 'vector', result: [{ metric: { __name__: 'up', job: 'prometheus' }, value: [at / 1000, '1'] }] },
+    };
+    const r = synthesize({
+      recording: har({ url: `${O}/api/v1/query?query=up&time=${(at / 1000).toFixed(3)}&_=${at}`, at: 2000, body: result }),
+      hints: { arguments: { query: 'up' } },
+    });
+    const step = (r.definition as any).steps[0];
+    expect(step.query).toEqual({ query: '{{args.query}}', time: '{{run.now_s}}', _: '{{run.now_ms}}' });
+  });
+
+  it('a time an earlier answer handed out (a server cursor) is still traced from it', () => {
+    const since = String(at - 1000);
+    const r = synthesize({
+      recording: har(
+        { url: `${O}/api/status`, body: { last_event: Number(since), name: 'orchard metrics' } },
+        { url: `${O}/api/events?since=${since}&q=apple`, at: 2000, body: { events: [{ id: 1, text: 'apple picked' }] } },
+      ),
+      hints: { arguments: { q: 'apple' } },
+    });
+    const step = (r.definition as any).steps.at(-1);
+    expect(step.query.since).toMatch(/^\{\{vars\./);
+  });
+});
