@@ -94,15 +94,24 @@ export function looksLikeTimestamp(v: string, atMs: number): boolean {
 }
 
 /**
- * A clock reading the page took as it sent the request (within ten minutes of it: a `time=` of a
- * query, a cache-buster, a `since`): the run sends its own, in the same form — milliseconds,
- * seconds (a fraction is dropped) or an ISO date-time. Null for anything else.
+ * A clock reading the page took as it sent the request (a `time=` of a query, a cache-buster, a
+ * `since`): within ten minutes of the request it is the run's own time, in the same form —
+ * milliseconds, seconds (a fraction is dropped) or an ISO date-time; up to 31 days before or after,
+ * that far from the run's time (`{{run.now_s | add:-3600}}`: a range that starts an hour ago), to
+ * the minute. Null for anything else (an ISO time away from the request stays as recorded).
  */
 export function nowTemplate(v: string, atMs: number): string | null {
-  const near = (ms: number) => Math.abs(ms - atMs) < 600_000;
-  if (/^\d{13}$/.test(v) && near(Number(v))) return '{{run.now_ms}}';
-  if (/^\d{10}(\.\d{1,6})?$/.test(v) && near(Number(v) * 1000)) return '{{run.now_s}}';
-  if (/^\d{4}-\d\d-\d\dT\d\d:\d\d(:\d\d(\.\d+)?)?(Z|[+-]\d\d:?\d\d)$/.test(v) && near(Date.parse(v))) return '{{run.now_iso}}';
+  const form = /^\d{13}$/.test(v) ? 'ms' : /^\d{10}(\.\d{1,6})?$/.test(v) ? 's' : null;
+  if (form) {
+    const ms = form === 'ms' ? Number(v) : Number(v) * 1000;
+    const off = ms - atMs;
+    if (Math.abs(off) < 600_000) return `{{run.now_${form}}}`;
+    if (Math.abs(off) > 31 * 86_400_000) return null;
+    const minutes = Math.round(off / 60_000);
+    return `{{run.now_${form} | add:${form === 'ms' ? minutes * 60_000 : minutes * 60}}}`;
+  }
+  if (/^\d{4}-\d\d-\d\dT\d\d:\d\d(:\d\d(\.\d+)?)?(Z|[+-]\d\d:?\d\d)$/.test(v) && Math.abs(Date.parse(v) - atMs) < 600_000)
+    return '{{run.now_iso}}';
   return null;
 }
 

@@ -42,6 +42,7 @@ export const FILTERS = [
   'join',
   'first',
   'length',
+  'add',
 ] as const;
 
 export class TemplateError extends Error {}
@@ -156,6 +157,11 @@ function applyFilter(v: unknown, f: { name: string; arg?: unknown }): unknown {
       return Array.isArray(v) ? v[0] : v;
     case 'length':
       return Array.isArray(v) || typeof v === 'string' ? v.length : v && typeof v === 'object' ? Object.keys(v).length : 0;
+    case 'add': {
+      // (`{{run.now_s | add:-3600}}`: an hour before the run; a value that is no number stays as it is)
+      const n = typeof v === 'number' ? v : typeof v === 'string' && v.trim() !== '' ? Number(v) : Number.NaN;
+      return Number.isFinite(n) && typeof f.arg === 'number' && Number.isFinite(f.arg) ? n + f.arg : v;
+    }
     default:
       return v;
   }

@@ -2,6 +2,7 @@
 // `since` in a JSON body): the run sends its own time in the same form, not the recorded one —
 // a connector run a week later must not ask for last week's values.
 import { describe, expect, it } from 'vitest';
+import { render } from '../../../src/formats/definition/template.js';
 import { synthesize } from '../../../src/synth/index.js';
 import { nowTemplate } from '../../../src/synth/values.js';
 import { har } from '../../helpers/har-fragment.js';
@@ -19,11 +20,26 @@ describe('a clock reading in a request', () => {
     expect(nowTemplate('2026-01-01T11:00:01+01:00', T0)).toBe('{{run.now_iso}}');
   });
 
-  it('a time far from the request (a range start hours before, a date the person typed), or no time at all, is not', () => {
-    expect(nowTemplate(String(T0 - 3 * 3600_000), T0)).toBeNull();
-    expect(nowTemplate('2025-06-01T00:00:00Z', T0)).toBeNull();
+  it('a time up to a month away (a range that starts an hour ago) is that far from the run, to the minute', () => {
+    expect(nowTemplate(String(Math.floor(at / 1000) - 3600), T0)).toBe('{{run.now_s | add:-3600}}');
+    expect(nowTemplate(String(at - 3 * 3600_000 - 1234), T0)).toBe('{{run.now_ms | add:-10800000}}');
+    expect(nowTemplate(String(Math.floor(at / 1000) + 7 * 86_400), T0)).toBe('{{run.now_s | add:604800}}');
+  });
+
+  it('a time further away, an ISO time away from the request, or no time at all, is not', () => {
+    expect(nowTemplate(String(T0 - 40 * 86_400_000), T0)).toBeNull();
+    expect(nowTemplate('2025-12-31T09:00:00Z', T0)).toBeNull();
     expect(nowTemplate('1234567890123', T0)).toBeNull();
     expect(nowTemplate('17678', T0)).toBeNull();
+  });
+
+  it('add: a number (or numeric text) moved by the argument; anything else untouched', () => {
+    const add = (v: unknown, arg: unknown) => render(`{{x | add:${JSON.stringify(arg)}}}`, (p) => (p[0] === 'x' ? v : undefined));
+    expect(add(1000, -60)).toBe(940);
+    expect(add('1000', 60)).toBe(1060);
+    expect(add('soon', 60)).toBe('soon');
+    expect(add('', 60)).toBe('');
+    expect(add(5, 'x')).toBe(5);
   });
 
   it('synthesized: the query asked "now" sends the run time; the query itself is the argument', () => {
@@ -37,6 +53,19 @@ describe('a clock reading in a request', () => {
     });
     const step = (r.definition as any).steps[0];
     expect(step.query).toEqual({ query: '{{args.query}}', time: '{{run.now_s}}', _: '{{run.now_ms}}' });
+  });
+
+  it("synthesized: a range query's start an hour before its end stays an hour before the run's time", () => {
+    const end = Math.floor(at / 1000);
+    const r = synthesize({
+      recording: har({
+        url: `${O}/api/v1/query_range?query=up&start=${end - 3600}.5&end=${end}.5&step=14`,
+        at: 2000,
+        body: { status: 'success', data: { resultType: 'matrix', result: [] } },
+      }),
+      hints: { arguments: { query: 'up' } },
+    });
+    expect((r.definition as any).steps[0].query).toMatchObject({ start: '{{run.now_s | add:-3600}}', end: '{{run.now_s}}' });
   });
 
   it('a time an earlier answer handed out (a server cursor) is still traced from it', () => {
