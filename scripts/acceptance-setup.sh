@@ -31,6 +31,7 @@ command -v qbittorrent-nox >/dev/null || need+=(qbittorrent-nox)
 [ -d /usr/lib/python3/dist-packages/radicale ] || need+=(radicale)
 [ -x /usr/lib/rabbitmq/bin/rabbitmq-server ] || need+=(rabbitmq-server)
 command -v syncthing >/dev/null || need+=(syncthing)
+command -v prometheus >/dev/null || need+=(prometheus)
 if [ ${#need[@]} -gt 0 ]; then
   apt-get update -qq
   apt-get install -y -qq --no-install-recommends "${need[@]}"
@@ -865,4 +866,33 @@ SERVE
   touch "$ST_DIR/.seeded"
 fi
 
-echo "acceptance apps ready: dokuwiki (/usr/share/dokuwiki), phpmyadmin (/usr/share/phpmyadmin), mariadb db acme, adminer (/usr/share/adminer, mariadb db orchard), mediawiki (/var/lib/mediawiki, sqlite $MWDB), wordpress (/usr/share/wordpress, mariadb db wordpress), fossil ($FSL_DIR/repo.fossil), redmine (/usr/share/redmine, sqlite), django admin ($DJ_DIR), directus ($DX_DIR, postgresql db directus_acc), request tracker 5 (/usr/share/request-tracker5, sqlite), ghost ($GH_DIR, sqlite), transmission ($TR_DIR), jupyter ($JN_DIR), qbittorrent ($QB_DIR), verdaccio ($VD_DIR), radicale ($RD_DIR), rabbitmq ($RQ_DIR), syncthing ($ST_DIR)"
+# ---- Prometheus 2.42 (Debian's build serves the classic jQuery UI: its console and graph send the
+# expression with the browser's clock, `time=…`, `start=…&end=…`). Every start is a fresh server on
+# the test's port that scrapes itself every second, storing under /tmp.
+PM_DIR=/var/lib/cs-acceptance/prometheus
+if [ ! -f "$PM_DIR/.seeded" ]; then
+  rm -rf "$PM_DIR" && mkdir -p "$PM_DIR"
+  cat > "$PM_DIR/serve.sh" <<'SERVE'
+#!/bin/sh
+# serve.sh PORT: a fresh Prometheus scraping itself (see scripts/acceptance-setup.sh).
+set -e
+DIR=/tmp/cs-acceptance-prometheus-$1
+find /tmp -maxdepth 1 -name 'cs-acceptance-prometheus-*' -mmin +60 -exec rm -rf {} + 2>/dev/null || true
+rm -rf "$DIR" && mkdir -p "$DIR"
+cat > "$DIR/prometheus.yml" <<CONF
+global:
+  scrape_interval: 1s
+  evaluation_interval: 1s
+scrape_configs:
+  - job_name: orchard-metrics
+    static_configs:
+      - targets: ['127.0.0.1:$1']
+CONF
+exec prometheus --config.file="$DIR/prometheus.yml" --web.listen-address="127.0.0.1:$1" --storage.tsdb.path="$DIR/data" \
+  --web.console.templates=/etc/prometheus/consoles --web.console.libraries=/etc/prometheus/console_libraries --log.level=warn
+SERVE
+  chmod +x "$PM_DIR/serve.sh"
+  touch "$PM_DIR/.seeded"
+fi
+
+echo "acceptance apps ready: dokuwiki (/usr/share/dokuwiki), phpmyadmin (/usr/share/phpmyadmin), mariadb db acme, adminer (/usr/share/adminer, mariadb db orchard), mediawiki (/var/lib/mediawiki, sqlite $MWDB), wordpress (/usr/share/wordpress, mariadb db wordpress), fossil ($FSL_DIR/repo.fossil), redmine (/usr/share/redmine, sqlite), django admin ($DJ_DIR), directus ($DX_DIR, postgresql db directus_acc), request tracker 5 (/usr/share/request-tracker5, sqlite), ghost ($GH_DIR, sqlite), transmission ($TR_DIR), jupyter ($JN_DIR), qbittorrent ($QB_DIR), verdaccio ($VD_DIR), radicale ($RD_DIR), rabbitmq ($RQ_DIR), syncthing ($ST_DIR), prometheus ($PM_DIR)"

@@ -7,7 +7,7 @@ import { extractValue, View } from '../runtime/worker/engines/extract.js';
 import { extractHtml } from './html-extract.js';
 import { outcomeMessage } from './html-outcome.js';
 import { isHtml, isJson, isXml, resHeader } from './normalize.js';
-import { inferMerged, inferSchema, nullableFields, type Schema } from './schema-infer.js';
+import { inferMerged, inferSchema, labelSets, nullableFields, type Schema } from './schema-infer.js';
 import { jsonLeaves, parseJson, recordsPath } from './slots.js';
 import { isDownload } from './target.js';
 import { extractXml } from './xml-records.js';
@@ -75,7 +75,7 @@ export function buildOutput(samples: Exchange[], paging: boolean, resultHints: s
         result: { items: '{{vars.items}}' },
         schema: {
           type: 'object',
-          properties: { items: { type: 'array', items: nullableFields(inferMerged(items)) } },
+          properties: { items: labelSets({ type: 'array', items: nullableFields(inferMerged(items)) }) },
           required: ['items'],
         },
         kind: 'json',
@@ -84,7 +84,7 @@ export function buildOutput(samples: Exchange[], paging: boolean, resultHints: s
     }
     const path = (proj ?? []) as (string | number)[];
     const sub = bodies.map((b) => dig(b, path));
-    const schema = nullableFields(inferMerged(sub));
+    const schema = labelSets(nullableFields(inferMerged(sub)));
     const isObj = schema.type === 'object';
     return {
       extract: {

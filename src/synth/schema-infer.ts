@@ -152,6 +152,30 @@ export function nullableFields(s: Schema, nullable = false): Schema {
 const IDENTITY_KEY = /^(?:_?id|uuid|guid|key|slug)$/i;
 
 /**
+ * In a read's list records, an object of text values only (a series' labels, a resource's tags)
+ * is a map of text: which keys it holds differs from record to record, and with what was asked —
+ * Prometheus' `metric` labels are the expression's own (`goversion` for one, `handler` for another).
+ */
+export function labelSets(s: Schema): Schema {
+  if (!s || typeof s !== 'object') return s;
+  const out = withChildren(s, labelSets);
+  const rec = out.items;
+  if (rec && typeof rec === 'object' && rec.properties) {
+    out.items = {
+      ...rec,
+      properties: Object.fromEntries(Object.entries(rec.properties as Record<string, Schema>).map(([k, v]) => [k, textObject(v) ? textMap(v) : v])),
+    };
+  }
+  return out;
+}
+const textObject = (s: Schema) =>
+  typesOf(s).includes('object') &&
+  !!s.properties &&
+  Object.keys(s.properties).length >= 2 &&
+  Object.values(s.properties as Record<string, Schema>).every((p) => typesOf(p).length > 0 && typesOf(p).every((t) => t === 'string' || t === 'null'));
+const textMap = (s: Schema): Schema => ({ type: s.type, additionalProperties: { type: ['string', 'null'] } });
+
+/**
  * A write's answer, seen once, as a schema loose enough for the answers to come: `required` only
  * at its root, and every value may be null. What comes back names what happened (`torrent-added`
  * or `torrent-duplicate`) and depends on what was written (a new file of an unknown type has no

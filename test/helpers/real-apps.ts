@@ -1,6 +1,6 @@
 // Real open-source web applications for the synthesis acceptance suite (installed and seeded by
 // scripts/acceptance-setup.sh from Debian packages): each is served on 127.0.0.1 by `php -S` (Fossil
-// by `fossil server`, Redmine by rackup, Django by `manage.py runserver`, Directus by `directus start`, Request Tracker by `rt-server`, Ghost by its own `node index.js`, Transmission by `transmission-daemon`, Jupyter by `jupyter-notebook`, qBittorrent by `qbittorrent-nox`, Verdaccio by its own bin, Radicale by `python3 -m radicale`, RabbitMQ and Syncthing by their setup's `serve.sh`) and stopped by its PID. Recorded HARs are rebased onto the
+// by `fossil server`, Redmine by rackup, Django by `manage.py runserver`, Directus by `directus start`, Request Tracker by `rt-server`, Ghost by its own `node index.js`, Transmission by `transmission-daemon`, Jupyter by `jupyter-notebook`, qBittorrent by `qbittorrent-nox`, Verdaccio by its own bin, Radicale by `python3 -m radicale`, RabbitMQ, Syncthing and Prometheus by their setup's `serve.sh`) and stopped by its PID. Recorded HARs are rebased onto the
 // port a test started the app on.
 import { type ChildProcess, execFileSync, spawn } from 'node:child_process';
 import fs from 'node:fs';
@@ -25,7 +25,8 @@ export interface RealApp {
     | 'verdaccio'
     | 'radicale'
     | 'rabbitmq'
-    | 'syncthing';
+    | 'syncthing'
+    | 'prometheus';
   /** The PHP document root (Fossil: the repository file; Redmine: the Rails application). */
   docroot: string;
   /** Port the fixtures were recorded on. */
@@ -256,6 +257,16 @@ export const APPS: Record<RealApp['name'], RealApp> = {
     needs: ['/var/lib/cs-acceptance/syncthing/.seeded', '/usr/bin/syncthing'],
     // (A copy of the seeded home per start; discovery, relays and NAT traversal are off.)
     server: (port) => ({ cmd: '/bin/sh', args: ['/var/lib/cs-acceptance/syncthing/serve.sh', String(port)] }),
+    bootMs: 20_000,
+  },
+  prometheus: {
+    name: 'prometheus',
+    docroot: '/var/lib/cs-acceptance/prometheus',
+    recordedPort: 8969,
+    needs: ['/var/lib/cs-acceptance/prometheus/.seeded', '/usr/bin/prometheus'],
+    // (A fresh server per start, scraping itself every second.)
+    server: (port) => ({ cmd: '/bin/sh', args: ['/var/lib/cs-acceptance/prometheus/serve.sh', String(port)] }),
+    readyPath: '/-/ready',
     bootMs: 20_000,
   },
 };
@@ -493,4 +504,11 @@ export async function syncthingApi(base: string, path: string): Promise<any> {
   const r = await fetch(`${base}/rest${path}`, { headers: { 'x-api-key': 'cs-acceptance-syncthing-key' } });
   if (!r.ok) throw new Error(`Syncthing ${path}: ${r.status} ${await r.text()}`);
   return r.json();
+}
+
+/** Prometheus' HTTP API at `base` (`/api/v1…`): the parsed answer's `data`. */
+export async function prometheusApi(base: string, path: string): Promise<any> {
+  const r = await fetch(`${base}/api/v1${path}`);
+  if (!r.ok) throw new Error(`Prometheus ${path}: ${r.status} ${await r.text()}`);
+  return (await r.json()).data;
 }

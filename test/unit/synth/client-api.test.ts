@@ -6,7 +6,7 @@ import { makeAjv } from '../../../src/lib/json-schema.js';
 import { describe, expect, it } from 'vitest';
 import { synthesize } from '../../../src/synth/index.js';
 import { normalize } from '../../../src/synth/normalize.js';
-import { inferMerged, inferSchema, nullableFields } from '../../../src/synth/schema-infer.js';
+import { inferMerged, inferSchema, labelSets, nullableFields } from '../../../src/synth/schema-infer.js';
 import { scoreTargets } from '../../../src/synth/target.js';
 import { har } from '../../helpers/har-fragment.js';
 
@@ -125,6 +125,19 @@ describe('output schemas that hold for the answers to come', () => {
     const list = nullableFields({ type: 'object', properties: { items: { type: 'array', items: inferMerged([{ id: 1, n: 'a' }]) } } });
     expect(ajv.validate(list, { items: [{ id: 2, n: null }] })).toBe(true);
     expect(ajv.validate(list, { items: [null] })).toBe(false);
+  });
+});
+
+describe("a list's label sets", () => {
+  it("an object of text values inside a record is a map: another query's labels fit; a record's other fields stay strict", () => {
+    const answer = (metric: Record<string, string>) => ({ status: 'success', data: { result: [{ metric, value: [1767261601.5, '1'] }] } });
+    const s = labelSets(nullableFields(inferSchema(answer({ __name__: 'prometheus_build_info', goversion: 'go1.19', branch: 'debian' }))));
+    const ajv = makeAjv();
+    expect(ajv.validate(s, answer({ __name__: 'up', job: 'orchard-metrics', instance: '127.0.0.1:9' })), JSON.stringify(ajv.errors)).toBe(
+      true,
+    );
+    expect(ajv.validate(s, answer({ __name__: 'up', job: 3 as unknown as string }))).toBe(false);
+    expect(ajv.validate(s, { status: 'success', data: { result: [{ metric: { a: 'x', b: 'y' } }] } })).toBe(false); // (value is required)
   });
 });
 
