@@ -163,7 +163,9 @@ export function labelSets(s: Schema): Schema {
   if (rec && typeof rec === 'object' && rec.properties) {
     out.items = {
       ...rec,
-      properties: Object.fromEntries(Object.entries(rec.properties as Record<string, Schema>).map(([k, v]) => [k, textObject(v) ? textMap(v) : v])),
+      properties: Object.fromEntries(
+        Object.entries(rec.properties as Record<string, Schema>).map(([k, v]) => [k, textObject(v) ? textMap(v) : v]),
+      ),
     };
   }
   return out;
@@ -172,7 +174,9 @@ const textObject = (s: Schema) =>
   typesOf(s).includes('object') &&
   !!s.properties &&
   Object.keys(s.properties).length >= 2 &&
-  Object.values(s.properties as Record<string, Schema>).every((p) => typesOf(p).length > 0 && typesOf(p).every((t) => t === 'string' || t === 'null'));
+  Object.values(s.properties as Record<string, Schema>).every(
+    (p) => typesOf(p).length > 0 && typesOf(p).every((t) => t === 'string' || t === 'null'),
+  );
 const textMap = (s: Schema): Schema => ({ type: s.type, additionalProperties: { type: ['string', 'null'] } });
 
 /**
