@@ -9,7 +9,8 @@ import { stringFormat } from './values.js';
 
 export type Schema = Record<string, any>;
 
-/** Integer schemas made from -1, 0 or 1 only (weak evidence: `number` unless a sample says more). */
+/** Integer schemas of values that measure rather than count (a rate, a ratio, a load, a speed: an
+ * integer in one answer, a fraction in the next): `number` unless the field's name counts things. */
 const smallInts = new WeakSet<Schema>();
 
 /** A key that is data rather than a field name: a hash, a UUID, a number, a version or a date
@@ -17,7 +18,7 @@ const smallInts = new WeakSet<Schema>();
 const DATA_KEY = /^(?:[0-9a-f]{16,}|[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}|\d[\d.:+TZ-]*(?:[-+][0-9a-z.-]+)?)$|[@/]/i;
 /** A field that counts or numbers things is an integer whatever its value (`id: 1`, `total: 0`). */
 const COUNTING_KEY =
-  /^(?:num|count|total)(?:_|[A-Z])|(?:^|[_-])(?:id|count|total|index|idx|num|number|page|year|position|rank|length|size)$|[a-z](?:Id|ID|Count|Index|Num|Number|Page|Year|Size)$/;
+  /^(?:num|count|total)(?:_|[A-Z])|(?:^|[_\s-])(?:id|count|total|index|idx|num|number|page|year|position|rank|length|size)$|[a-z](?:Id|ID|Count|Index|Num|Number|Page|Year|Size)$/;
 const countingKey = (k: string) => COUNTING_KEY.test(k) || COUNTING_KEY.test(k.toLowerCase());
 
 export function inferSchema(v: unknown): Schema {
@@ -36,7 +37,7 @@ function infer(v: unknown): Schema {
     case 'number': {
       if (!Number.isInteger(v)) return { type: 'number' };
       const s = { type: 'integer' };
-      if (Math.abs(v) <= 1) smallInts.add(s);
+      smallInts.add(s);
       return s;
     }
     case 'string': {

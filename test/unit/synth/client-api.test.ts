@@ -100,7 +100,7 @@ describe('output schemas that hold for the answers to come', () => {
     expect(inferSchema({ by: 'ada@orchard.test' }).properties.by).toEqual({ type: 'string', format: 'email' });
   });
 
-  it('a number seen only as -1, 0 or 1 is a number; one field that counts, or a larger value, keeps it an integer', () => {
+  it('an integer in a field that measures is a number (a rate: whole now, a fraction next time); one that counts stays an integer', () => {
     const s = inferMerged([torrent('A', 0, 0), torrent('B', 1, -1)]);
     expect(s.properties.progress.type).toBe('number');
     expect(s.properties.ratio.type).toBe('number');
@@ -111,7 +111,12 @@ describe('output schemas that hold for the answers to come', () => {
       userId: { type: 'integer' },
       total: { type: 'integer' },
     });
-    expect(inferMerged([{ n: 0 }, { n: 5 }]).properties.n.type).toBe('integer');
+    expect(inferMerged([{ n: 0 }, { n: 5 }]).properties.n.type).toBe('number');
+    expect(inferSchema({ reductions_details: { rate: 20 } }).properties.reductions_details.properties.rate.type).toBe('number');
+    expect(inferSchema({ messages_ready: 12, consumer_count: 2 }).properties).toEqual({
+      messages_ready: { type: 'number' },
+      consumer_count: { type: 'integer' },
+    });
     expect(inferMerged([{ n: 0 }, { n: null }]).properties.n.type).toEqual(['number', 'null']);
     expect(inferSchema([0, 1, 1])).toEqual({ type: 'array', items: { type: 'number' } });
   });
