@@ -86,13 +86,6 @@ const isRoute = (v: string) =>
   v.includes('/') &&
   v.split('/').every((seg) => seg === '' || (/^[a-z][a-z0-9]*([_.-][a-z0-9]+)*$/i.test(seg) && (seg.match(/\d/g)?.length ?? 0) <= 2));
 
-/** A unix timestamp (s or ms) within a day of `atMs`. */
-export function looksLikeTimestamp(v: string, atMs: number): boolean {
-  if (!/^\d{10}(\d{3})?$/.test(v)) return false;
-  const ms = v.length === 10 ? Number(v) * 1000 : Number(v);
-  return Math.abs(ms - atMs) < 86_400_000;
-}
-
 /**
  * A clock reading the page took as it sent the request (a `time=` of a query, a cache-buster, a
  * `since`): within ten minutes of the request it is the run's own time, in the same form —
