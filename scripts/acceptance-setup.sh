@@ -32,6 +32,7 @@ command -v qbittorrent-nox >/dev/null || need+=(qbittorrent-nox)
 [ -x /usr/lib/rabbitmq/bin/rabbitmq-server ] || need+=(rabbitmq-server)
 command -v syncthing >/dev/null || need+=(syncthing)
 command -v prometheus >/dev/null || need+=(prometheus)
+[ -d /usr/share/tomcat10-admin/manager ] || need+=(tomcat10 tomcat10-admin)
 if [ ${#need[@]} -gt 0 ]; then
   apt-get update -qq
   apt-get install -y -qq --no-install-recommends "${need[@]}"
@@ -895,4 +896,69 @@ SERVE
   touch "$PM_DIR/.seeded"
 fi
 
-echo "acceptance apps ready: dokuwiki (/usr/share/dokuwiki), phpmyadmin (/usr/share/phpmyadmin), mariadb db acme, adminer (/usr/share/adminer, mariadb db orchard), mediawiki (/var/lib/mediawiki, sqlite $MWDB), wordpress (/usr/share/wordpress, mariadb db wordpress), fossil ($FSL_DIR/repo.fossil), redmine (/usr/share/redmine, sqlite), django admin ($DJ_DIR), directus ($DX_DIR, postgresql db directus_acc), request tracker 5 (/usr/share/request-tracker5, sqlite), ghost ($GH_DIR, sqlite), transmission ($TR_DIR), jupyter ($JN_DIR), qbittorrent ($QB_DIR), verdaccio ($VD_DIR), radicale ($RD_DIR), rabbitmq ($RQ_DIR), syncthing ($ST_DIR), prometheus ($PM_DIR)"
+# ---- Tomcat 10.1's Manager and Host Manager (Java; HTTP Basic auth, and a CSRF nonce the server
+# writes into every link and form action of every page it answers: a request that does not carry a
+# nonce from one of the last pages it served is refused). Every start is a fresh CATALINA_BASE on the
+# test's port, with three applications of our own (`/orchard`, `/pantry`, `/cellar`, each with a page
+# that opens a session) and two directories the "deploy from the server" form can deploy.
+TC_DIR=/var/lib/cs-acceptance/tomcat
+if [ ! -f "$TC_DIR/.seeded" ]; then
+  rm -rf "$TC_DIR" && mkdir -p "$TC_DIR/base/conf/Catalina/localhost" "$TC_DIR/base/webapps" "$TC_DIR/wars"
+  for f in catalina.properties context.xml logging.properties web.xml; do cp /etc/tomcat10/$f "$TC_DIR/base/conf/"; done
+  cp /etc/tomcat10/Catalina/localhost/manager.xml /etc/tomcat10/Catalina/localhost/host-manager.xml "$TC_DIR/base/conf/Catalina/localhost/"
+  cat > "$TC_DIR/base/conf/server.xml" <<'XML'
+<?xml version="1.0" encoding="UTF-8"?>
+<Server port="-1" shutdown="SHUTDOWN">
+  <GlobalNamingResources>
+    <Resource name="UserDatabase" auth="Container" type="org.apache.catalina.UserDatabase"
+              factory="org.apache.catalina.users.MemoryUserDatabaseFactory" pathname="conf/tomcat-users.xml" />
+  </GlobalNamingResources>
+  <Service name="Catalina">
+    <Connector port="@PORT@" address="127.0.0.1" protocol="HTTP/1.1" connectionTimeout="20000" />
+    <Engine name="Catalina" defaultHost="localhost">
+      <Realm className="org.apache.catalina.realm.UserDatabaseRealm" resourceName="UserDatabase" />
+      <Host name="localhost" appBase="webapps" unpackWARs="true" autoDeploy="false" />
+    </Engine>
+  </Service>
+</Server>
+XML
+  # `seed` uses the HTML pages; `probe` is the tests' own client of the text interfaces.
+  cat > "$TC_DIR/base/conf/tomcat-users.xml" <<'XML'
+<?xml version="1.0" encoding="UTF-8"?>
+<tomcat-users xmlns="http://tomcat.apache.org/xml" version="1.0">
+  <user username="seed" password="tc-pass-1" roles="manager-gui,admin-gui" />
+  <user username="probe" password="tc-probe-1" roles="manager-script,admin-script" />
+</tomcat-users>
+XML
+  app() { # app DIR NAME TITLE
+    mkdir -p "$1/WEB-INF"
+    cat > "$1/WEB-INF/web.xml" <<XML
+<?xml version="1.0" encoding="UTF-8"?>
+<web-app xmlns="https://jakarta.ee/xml/ns/jakartaee" version="6.0"><display-name>$3</display-name></web-app>
+XML
+    echo "<html><body><h1>$3</h1></body></html>" > "$1/index.html"
+    echo "<% session.setAttribute(\"basket\", \"$2\"); %>$3: a session" > "$1/visit.jsp"
+  }
+  app "$TC_DIR/base/webapps/ROOT" root 'Orchard Co-op'
+  app "$TC_DIR/base/webapps/orchard" orchard 'Orchard Ledger'
+  app "$TC_DIR/base/webapps/pantry" pantry 'Pantry Stock'
+  app "$TC_DIR/base/webapps/cellar" cellar 'Cellar Book'
+  app "$TC_DIR/wars/plum" plum 'Plum Harvest'
+  app "$TC_DIR/wars/quince" quince 'Quince Press'
+  cat > "$TC_DIR/serve.sh" <<'SERVE'
+#!/bin/sh
+# serve.sh PORT: a fresh Tomcat with the Manager on PORT (see scripts/acceptance-setup.sh).
+set -e
+DIR=/tmp/cs-acceptance-tomcat-$1
+find /tmp -maxdepth 1 -name 'cs-acceptance-tomcat-*' -mmin +60 -exec rm -rf {} + 2>/dev/null || true
+rm -rf "$DIR" && cp -r /var/lib/cs-acceptance/tomcat/base "$DIR" && mkdir -p "$DIR/logs" "$DIR/temp" "$DIR/work"
+sed -i "s/@PORT@/$1/" "$DIR/conf/server.xml"
+export CATALINA_HOME=/usr/share/tomcat10 CATALINA_BASE="$DIR" CATALINA_TMPDIR="$DIR/temp"
+export JAVA_OPTS="-Xmx256m -Djava.awt.headless=true -XX:TieredStopAtLevel=1 -Djava.security.egd=file:/dev/./urandom"
+exec /usr/share/tomcat10/bin/catalina.sh run
+SERVE
+  chmod +x "$TC_DIR/serve.sh"
+  touch "$TC_DIR/.seeded"
+fi
+
+echo "acceptance apps ready: dokuwiki (/usr/share/dokuwiki), phpmyadmin (/usr/share/phpmyadmin), mariadb db acme, adminer (/usr/share/adminer, mariadb db orchard), mediawiki (/var/lib/mediawiki, sqlite $MWDB), wordpress (/usr/share/wordpress, mariadb db wordpress), fossil ($FSL_DIR/repo.fossil), redmine (/usr/share/redmine, sqlite), django admin ($DJ_DIR), directus ($DX_DIR, postgresql db directus_acc), request tracker 5 (/usr/share/request-tracker5, sqlite), ghost ($GH_DIR, sqlite), transmission ($TR_DIR), jupyter ($JN_DIR), qbittorrent ($QB_DIR), verdaccio ($VD_DIR), radicale ($RD_DIR), rabbitmq ($RQ_DIR), syncthing ($ST_DIR), prometheus ($PM_DIR), tomcat ($TC_DIR)"

@@ -96,9 +96,11 @@ export function detailBlock($: cheerio.CheerioAPI, site: SiteTemplate): Structur
       props[name] = nullable(ty.schema);
     });
   });
+  const pairTables = new Set<unknown>();
   main.find('table').each((_, t) => {
     const table = $(t);
     if (inChrome(table) || !isPairTable($, table)) return;
+    pairTables.add(t);
     const kv = pairFields($, table, main, taken);
     Object.assign(fields, kv.fields);
     Object.assign(props, kv.props);
@@ -140,6 +142,7 @@ export function detailBlock($: cheerio.CheerioAPI, site: SiteTemplate): Structur
     if (
       inChrome(el) ||
       aside(el) ||
+      pairTables.has(el.closest('table').get(0)) || // (its rows are fields already)
       !/^[^:]{1,40}:$/.test(label) ||
       !once(label) ||
       /"/.test(label) ||

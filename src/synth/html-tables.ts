@@ -10,6 +10,8 @@ import { clean, cssq, tagOf } from './dom-text.js';
 import { type El, fieldName, inChrome, inMain, nullable, pathOf, relPath, shortRel, type StructuralCandidate, typed } from './html-dom.js';
 
 function headerCells($: cheerio.CheerioAPI, table: El): string[] | null {
+  const tdHead = tdHeaderRow($, table);
+  if (tdHead) return headerTexts($, tdHead);
   // The thead row with th cells and the most text (a second row may hold filter inputs).
   let row =
     table
@@ -37,13 +39,62 @@ function headerTexts($: cheerio.CheerioAPI, row: El): string[] {
   return out;
 }
 
-/** Body rows with data cells, of the table's usual width (a colspan footer row is not a record). */
+/** Body rows with data cells, of the table's usual width (a colspan footer row is not a record), a
+ * header row of <td> cells left out. */
 function dataRows($: cheerio.CheerioAPI, table: El): El {
+  const rows = rowsOfWidth($, table);
+  const head = tdHeaderRow($, table);
+  return head ? rows.filter((_, r) => r !== head.get(0)) : rows;
+}
+
+function rowsOfWidth($: cheerio.CheerioAPI, table: El): El {
   const rows = table.find('> tbody > tr').filter((_, r) => $(r).children('td').length > 0);
   const widths = new Map<number, number>();
   rows.each((_, r) => void widths.set($(r).children().length, (widths.get($(r).children().length) ?? 0) + 1));
   const modal = [...widths.entries()].sort((a, b) => b[1] - a[1] || b[0] - a[0])[0]?.[0];
   return rows.filter((_, r) => $(r).children().length === modal);
+}
+
+/**
+ * A header row made of <td> cells, as older server-rendered pages write it (Tomcat's Manager, CGI
+ * front ends): the first row of the table's usual width, followed by at least two more, whose
+ * cells are short distinct texts with no link or control, set apart from every row after it —
+ * by cell classes no later row uses, or by bold text in every cell. (A table with a <th> or <thead>
+ * header keeps that one.) The runtime finds the same row by a column's text (engines/extract.ts).
+ */
+function tdHeaderRow($: cheerio.CheerioAPI, table: El): El | null {
+  if (table.find('> thead > tr, > tbody > tr > th').length) return null;
+  const rows = rowsOfWidth($, table);
+  if (rows.length < 3) return null;
+  const head = rows.first();
+  const cells = head
+    .children()
+    .toArray()
+    .map((c) => $(c));
+  const texts = cells.map((c) => clean(visibleText(c)));
+  if (cells.length < 2 || texts.some((t) => !t || t.length > 40 || /^[\d\s.,:%/-]+$/.test(t))) return null;
+  if (new Set(texts.map((t) => t.toLowerCase())).size !== texts.length) return null;
+  if (head.find('a[href], input, select, textarea, button, img').length) return null;
+  const rest = rows
+    .slice(1)
+    .toArray()
+    .map((r) => $(r));
+  const classes = (row: El) =>
+    new Set(
+      row
+        .children()
+        .toArray()
+        .flatMap((c) => ($(c).attr('class') ?? '').split(/\s+/).filter(Boolean)),
+    );
+  const own = [...classes(head)];
+  const byClass = own.length > 0 && rest.every((r) => !own.some((c) => classes(r).has(c)));
+  const bold = (row: El) =>
+    row
+      .children()
+      .toArray()
+      .every((c) => clean($(c).find('b, strong').text()) === clean(visibleText($(c))));
+  const byBold = bold(head) && !rest.some(bold);
+  return byClass || byBold ? head : null;
 }
 
 /**
@@ -60,7 +111,9 @@ export function isPairTable($: cheerio.CheerioAPI, table: El): boolean {
     head.length === 2 &&
     /^(property|attribute|field|key|name|setting|option|label|item)$/i.test(head[0]) &&
     /^(value|details?|data|setting|content)$/i.test(head[1]);
-  return thLabels || kvHeader || (!head && rows.length >= 2);
+  // (A label says it is one: "Message:" over any number of rows, even one.)
+  const colonLabels = rows.toArray().every((r) => /\S:$/.test(clean(visibleText($(r).children().first()))));
+  return thLabels || kvHeader || colonLabels || (!head && rows.length >= 2);
 }
 
 /** One field per row of a label/value table; the row is found by its label text (rows may move). */
@@ -102,7 +155,8 @@ export function tables($: cheerio.CheerioAPI, template: Set<unknown>): Structura
     if (/nth-of-type/.test(sel) && head) {
       const root = sel.split(/[ >]/)[0];
       const names = head.filter((h) => h && !/"/.test(h)).slice(0, 2);
-      const bySel = `${root} table:has(${names.map((h) => `th:contains(${cssq(h)})`).join('):has(')})`;
+      const cell = tdHeaderRow($, table) ? 'td' : 'th';
+      const bySel = `${root} table:has(${names.map((h) => `${cell}:contains(${cssq(h)})`).join('):has(')})`;
       if (names.length && $(bySel).length === 1 && $(bySel).is(table)) sel = bySel;
     }
     const width = Math.max(...rows.toArray().map((r) => $(r).children('td, th').length));

@@ -1,6 +1,6 @@
 // Real open-source web applications for the synthesis acceptance suite (installed and seeded by
 // scripts/acceptance-setup.sh from Debian packages): each is served on 127.0.0.1 by `php -S` (Fossil
-// by `fossil server`, Redmine by rackup, Django by `manage.py runserver`, Directus by `directus start`, Request Tracker by `rt-server`, Ghost by its own `node index.js`, Transmission by `transmission-daemon`, Jupyter by `jupyter-notebook`, qBittorrent by `qbittorrent-nox`, Verdaccio by its own bin, Radicale by `python3 -m radicale`, RabbitMQ, Syncthing and Prometheus by their setup's `serve.sh`) and stopped by its PID. Recorded HARs are rebased onto the
+// by `fossil server`, Redmine by rackup, Django by `manage.py runserver`, Directus by `directus start`, Request Tracker by `rt-server`, Ghost by its own `node index.js`, Transmission by `transmission-daemon`, Jupyter by `jupyter-notebook`, qBittorrent by `qbittorrent-nox`, Verdaccio by its own bin, Radicale by `python3 -m radicale`, RabbitMQ, Syncthing, Prometheus and Tomcat by their setup's `serve.sh`) and stopped by its PID. Recorded HARs are rebased onto the
 // port a test started the app on.
 import { type ChildProcess, execFileSync, spawn } from 'node:child_process';
 import fs from 'node:fs';
@@ -26,7 +26,8 @@ export interface RealApp {
     | 'radicale'
     | 'rabbitmq'
     | 'syncthing'
-    | 'prometheus';
+    | 'prometheus'
+    | 'tomcat';
   /** The PHP document root (Fossil: the repository file; Redmine: the Rails application). */
   docroot: string;
   /** Port the fixtures were recorded on. */
@@ -268,6 +269,16 @@ export const APPS: Record<RealApp['name'], RealApp> = {
     server: (port) => ({ cmd: '/bin/sh', args: ['/var/lib/cs-acceptance/prometheus/serve.sh', String(port)] }),
     readyPath: '/-/ready',
     bootMs: 20_000,
+  },
+  tomcat: {
+    name: 'tomcat',
+    docroot: '/var/lib/cs-acceptance/tomcat',
+    recordedPort: 8975,
+    needs: ['/var/lib/cs-acceptance/tomcat/.seeded', '/usr/share/tomcat10-admin/manager'],
+    // (A fresh CATALINA_BASE per start, with the Manager, the Host Manager and three applications.)
+    server: (port) => ({ cmd: '/bin/sh', args: ['/var/lib/cs-acceptance/tomcat/serve.sh', String(port)] }),
+    readyPath: '/orchard/',
+    bootMs: 30_000,
   },
 };
 
@@ -511,4 +522,29 @@ export async function prometheusApi(base: string, path: string): Promise<any> {
   const r = await fetch(`${base}/api/v1${path}`);
   if (!r.ok) throw new Error(`Prometheus ${path}: ${r.status} ${await r.text()}`);
   return (await r.json()).data;
+}
+
+/** Tomcat's seeded Manager user (manager-gui, admin-gui; scripts/acceptance-setup.sh). */
+export const TOMCAT_USER = { username: 'seed', password: 'tc-pass-1' };
+
+/** Tomcat's text interfaces (`/manager/text/...`, `/host-manager/text/...`) as the tests' own
+ * `probe` user: the text of the answer, which starts with `OK - ` when the command succeeded. */
+export async function tomcatText(base: string, path: string): Promise<string> {
+  const r = await fetch(`${base}${path}`, { headers: { authorization: `Basic ${Buffer.from('probe:tc-probe-1').toString('base64')}` } });
+  return r.text();
+}
+
+/** The applications Tomcat's Manager lists: path → { running, sessions }. */
+export async function tomcatApps(base: string): Promise<Record<string, { running: boolean; sessions: number }>> {
+  const text = await tomcatText(base, '/manager/text/list');
+  return Object.fromEntries(
+    text
+      .split('\n')
+      .slice(1)
+      .filter((l) => l.startsWith('/'))
+      .map((l) => {
+        const [path, state, sessions] = l.split(':');
+        return [path!, { running: state === 'running', sessions: Number(sessions) }];
+      }),
+  );
 }

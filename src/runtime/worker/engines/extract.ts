@@ -121,27 +121,57 @@ function headerColumns($: cheerio.CheerioAPI, table: cheerio.Cheerio<any>): stri
   const first = table.find('> tbody > tr').first();
   if (!rows.length && first.children('th').length && !first.children('td').length) rows.push(first.get(0)!);
   const row = rows.map((r) => $(r)).sort((a, b) => b.text().trim().length - a.text().trim().length)[0];
+  return row ? cellTexts($, row) : [];
+}
+
+/** A row's cell texts by column position, colspans expanded (lowercase, spaces collapsed). */
+function cellTexts($: cheerio.CheerioAPI, row: cheerio.Cheerio<any>): string[] {
   const out: string[] = [];
-  row?.children('th, td').each((_, c) => {
+  row.children('th, td').each((_, c) => {
     const span = Math.max(1, Math.min(20, Number($(c).attr('colspan') ?? 1) || 1));
     // (What a reader sees: not a cell's inline script or hidden helper text.)
-    for (let i = 0; i < span; i++) out.push(span > 1 ? '' : visibleText($(c)).replace(/\s+/g, ' ').trim().toLowerCase());
+    for (let i = 0; i < span; i++) out.push(span > 1 ? '' : headerKey(visibleText($(c))));
   });
   return out;
 }
 
-/** The cell of row `el` under the header `column`, or an empty selection. */
+const headerKey = (text: string) => text.replace(/\s+/g, ' ').trim().toLowerCase();
+
+/**
+ * The cell of row `el` under the header `column`, or an empty selection. A table with no <th>
+ * header row (older pages write theirs in <td> cells) is read by its first row holding `column`.
+ */
 function cellOf($: cheerio.CheerioAPI, el: any, column: string): cheerio.Cheerio<any> {
   const table = $(el).closest('table');
   const node = table.get(0);
   if (!node) return $([]);
-  const key = column.replace(/\s+/g, ' ').trim().toLowerCase();
+  const key = headerKey(column);
   let headers = tableHeaders.get(node);
   if (!headers) tableHeaders.set(node, (headers = headerColumns($, table)));
-  const i = headers.indexOf(key);
+  let i = headers.indexOf(key);
+  if (!headers.length) {
+    let found = tdHeaders.get(node);
+    if (!found) tdHeaders.set(node, (found = new Map()));
+    if (!found.has(key)) {
+      const row = table
+        .find('> tbody > tr, > tr')
+        .toArray()
+        .find((r) => cellTexts($, $(r)).includes(key));
+      found.set(key, row ? cellTexts($, $(row)).indexOf(key) : -1);
+    }
+    i = found.get(key)!;
+  }
   return i < 0 ? $([]) : $(el).children('td, th').eq(i);
 }
 const tableHeaders = new WeakMap<object, string[]>();
+const tdHeaders = new WeakMap<object, Map<string, number>>();
+
+/** A table's header row of <td> cells, matched by a list's row selector: every column its fields
+ * read (two at least) holds that column's own name. */
+function isHeaderRow($: cheerio.CheerioAPI, el: any, fields: Record<string, CssField>): boolean {
+  const columns = Object.values(fields).flatMap((f) => (f.column !== undefined && !f.selector ? [f.column] : []));
+  return columns.length >= 2 && columns.every((c) => headerKey(visibleText(cellOf($, el, c))) === headerKey(c));
+}
 
 function fieldsOf($: cheerio.CheerioAPI, el: any, fields: Record<string, CssField>, where: string): Record<string, unknown> {
   const o: Record<string, unknown> = {};
@@ -184,6 +214,7 @@ function matchesOf(x: Extractor, view: View, where: string): unknown[] {
       const $ = x.from === 'xml' ? view.xml$() : view.$();
       return $(x.selector)
         .toArray()
+        .filter((el) => !x.fields || !x.all || !isHeaderRow($, el, x.fields))
         .map((el) => (x.fields ? fieldsOf($, el, x.fields, where) : readEl($, el, x.attr)))
         .filter((v) => v !== undefined);
     }
