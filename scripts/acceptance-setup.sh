@@ -33,6 +33,11 @@ command -v qbittorrent-nox >/dev/null || need+=(qbittorrent-nox)
 command -v syncthing >/dev/null || need+=(syncthing)
 command -v prometheus >/dev/null || need+=(prometheus)
 [ -d /usr/share/tomcat10-admin/manager ] || need+=(tomcat10 tomcat10-admin)
+if [ ! -d /usr/share/roundcube ]; then
+  need+=(roundcube-core roundcube-sqlite3 dovecot-imapd)
+  # (Roundcube's database is our own SQLite file per run: no dbconfig-common database.)
+  echo 'roundcube-core roundcube/dbconfig-install boolean false' | debconf-set-selections
+fi
 if [ ${#need[@]} -gt 0 ]; then
   apt-get update -qq
   apt-get install -y -qq --no-install-recommends "${need[@]}"
@@ -961,4 +966,134 @@ SERVE
   touch "$TC_DIR/.seeded"
 fi
 
-echo "acceptance apps ready: dokuwiki (/usr/share/dokuwiki), phpmyadmin (/usr/share/phpmyadmin), mariadb db acme, adminer (/usr/share/adminer, mariadb db orchard), mediawiki (/var/lib/mediawiki, sqlite $MWDB), wordpress (/usr/share/wordpress, mariadb db wordpress), fossil ($FSL_DIR/repo.fossil), redmine (/usr/share/redmine, sqlite), django admin ($DJ_DIR), directus ($DX_DIR, postgresql db directus_acc), request tracker 5 (/usr/share/request-tracker5, sqlite), ghost ($GH_DIR, sqlite), transmission ($TR_DIR), jupyter ($JN_DIR), qbittorrent ($QB_DIR), verdaccio ($VD_DIR), radicale ($RD_DIR), rabbitmq ($RQ_DIR), syncthing ($ST_DIR), prometheus ($PM_DIR), tomcat ($TC_DIR)"
+# ---- Roundcube 1.6 webmail over Dovecot IMAP (PHP; a jQuery app whose AJAX answers are JSON that
+# carries JavaScript to run — the message list is `this.add_message_row(…)` calls — and a request
+# token from the page on every call). Every start is a fresh Dovecot on PORT+1 (its own config, a
+# passwd file with one user, Maildirs seeded here) and `php -S` on PORT with its own config dir and
+# SQLite database (RCUBE_CONFIG_PATH, read after Debian's).
+RC_DIR=/var/lib/cs-acceptance/roundcube
+if [ ! -f "$RC_DIR/.seeded" ]; then
+  rm -rf "$RC_DIR" && mkdir -p "$RC_DIR/config"
+  id csmail >/dev/null 2>&1 || useradd --system --no-create-home --shell /usr/sbin/nologin csmail
+  cat > "$RC_DIR/config/config.inc.php" <<'PHP'
+<?php
+// The acceptance run's Roundcube: everything per run under RC_RUN_DIR (serve.sh).
+$run = getenv('RC_RUN_DIR');
+$config = [];
+$config['db_dsnw'] = 'sqlite:///' . $run . '/roundcube.db?mode=0646';
+$config['imap_host'] = '127.0.0.1:' . getenv('RC_IMAP_PORT');
+$config['smtp_host'] = '';
+$config['log_dir'] = $run . '/logs/';
+$config['temp_dir'] = $run . '/temp/';
+$config['des_key'] = 'cs-acceptance-rc-des-key-24';
+$config['plugins'] = [];
+$config['skin'] = 'elastic';
+$config['enable_spellcheck'] = false;
+$config['enable_installer'] = false;
+$config['check_all_folders'] = false;
+$config['mail_domain'] = 'orchard.test';
+$config['product_name'] = 'Orchard Mail';
+PHP
+  python3 - "$RC_DIR" <<'PY'
+import email.utils, os, sqlite3, sys, time
+rc = sys.argv[1]
+db = sqlite3.connect(f'{rc}/roundcube.db')
+db.executescript(open('/usr/share/roundcube/SQL/sqlite.initial.sql').read())
+db.commit()
+maildir = f'{rc}/home/seed/Maildir'
+mails = {
+  '': [
+    ('Ann Baker <ann@orchard.test>', 'Invoice 2041 for the apple crates', 'Forty crates of Bramley apples, due by the end of the month.'),
+    ('Bob Miller <bob@orchard.test>', 'Pear harvest schedule', 'We start on the Conference pears on Monday, the Comice a week later.'),
+    ('Carol Diaz <carol@orchard.test>', 'Invoice 2042 for pruning', 'Winter pruning of the north rows, eleven hours.'),
+    ('Dan Evans <dan@orchard.test>', 'Cellar inventory, March', 'Two hundred bottles of perry and ninety of cider remain in the cellar.'),
+    ('Eve Fischer <eve@orchard.test>', 'Quince jelly recipe', 'Simmer the quinces whole for an hour before straining overnight.'),
+    ('Ann Baker <ann@orchard.test>', 'Invoice 2043 for the cider press', 'The new cider press, delivered and installed.'),
+    ('Gus Hale <gus@orchard.test>', 'Orchard meeting notes', 'Agreed: a second beehive by the plum trees, and a new gate.'),
+    ('Ivy Jones <ivy@orchard.test>', 'Plum tree delivery', 'Six Victoria plum trees arrive on Thursday morning.'),
+  ],
+  '.Receipts': [
+    ('Shop <shop@orchard.test>', 'Receipt for ladders', 'Two orchard ladders, paid in full.'),
+  ],
+}
+now = time.time() - 86400 * 3
+n = 0
+for folder, items in mails.items():
+  for sub in ('cur', 'new', 'tmp'):
+    os.makedirs(f'{maildir}/{folder}/{sub}', exist_ok=True)
+  for sender, subject, body in items:
+    n += 1
+    when = now + n * 3600
+    text = (f'From: {sender}\r\nTo: Seed Grower <seed@orchard.test>\r\nSubject: {subject}\r\n'
+            f'Date: {email.utils.formatdate(when)}\r\nMessage-ID: <m{n}@orchard.test>\r\nMIME-Version: 1.0\r\n'
+            f'Content-Type: text/plain; charset=utf-8\r\n\r\n{body}\r\n')
+    name = f'{maildir}/{folder}/cur/{int(when)}.M{n}P1.orchard:2,S'
+    open(name, 'w').write(text)
+    os.utime(name, (when, when))
+open(f'{maildir}/subscriptions', 'w').write('Receipts\n')
+PY
+  echo 'seed:{PLAIN}rc-pass-1' > "$RC_DIR/users"
+  cat > "$RC_DIR/serve.sh" <<'SERVE'
+#!/bin/sh
+# serve.sh PORT: a fresh Dovecot (IMAP on PORT+1) and Roundcube on PORT (see scripts/acceptance-setup.sh).
+set -e
+DIR=/tmp/cs-acceptance-roundcube-$1
+find /tmp -maxdepth 1 -name 'cs-acceptance-roundcube-*' -mmin +60 -exec rm -rf {} + 2>/dev/null || true
+rm -rf "$DIR" && mkdir -p "$DIR/logs" "$DIR/temp" "$DIR/run" "$DIR/state"
+cp -r /var/lib/cs-acceptance/roundcube/home /var/lib/cs-acceptance/roundcube/roundcube.db /var/lib/cs-acceptance/roundcube/users "$DIR/"
+chown -R csmail:csmail "$DIR/home"
+IMAP=$(($1 + 1))
+cat > "$DIR/dovecot.conf" <<CONF
+protocols = imap
+listen = 127.0.0.1
+base_dir = $DIR/run
+state_dir = $DIR/state
+log_path = $DIR/logs/dovecot.log
+ssl = no
+disable_plaintext_auth = no
+auth_mechanisms = plain login
+first_valid_uid = 100
+passdb {
+  driver = passwd-file
+  args = scheme=PLAIN $DIR/users
+}
+userdb {
+  driver = static
+  args = uid=csmail gid=csmail home=$DIR/home/%u
+}
+mail_location = maildir:~/Maildir
+namespace inbox {
+  inbox = yes
+  separator = /
+  mailbox Drafts {
+    special_use = \Drafts
+    auto = subscribe
+  }
+  mailbox Sent {
+    special_use = \Sent
+    auto = subscribe
+  }
+  mailbox Trash {
+    special_use = \Trash
+    auto = subscribe
+  }
+}
+service imap-login {
+  inet_listener imap {
+    address = 127.0.0.1
+    port = $IMAP
+  }
+}
+CONF
+/usr/sbin/dovecot -F -c "$DIR/dovecot.conf" &
+DOVECOT=$!
+trap 'kill $DOVECOT 2>/dev/null' EXIT INT TERM
+# (Debian's config dir first, ours last: what ours sets wins.)
+export RCUBE_CONFIG_PATH=/var/lib/roundcube/config/:/var/lib/cs-acceptance/roundcube/config/ RC_RUN_DIR="$DIR" RC_IMAP_PORT=$IMAP
+php -S "127.0.0.1:$1" -t /var/lib/roundcube/public_html
+SERVE
+  chmod +x "$RC_DIR/serve.sh"
+  touch "$RC_DIR/.seeded"
+fi
+
+echo "acceptance apps ready: dokuwiki (/usr/share/dokuwiki), phpmyadmin (/usr/share/phpmyadmin), mariadb db acme, adminer (/usr/share/adminer, mariadb db orchard), mediawiki (/var/lib/mediawiki, sqlite $MWDB), wordpress (/usr/share/wordpress, mariadb db wordpress), fossil ($FSL_DIR/repo.fossil), redmine (/usr/share/redmine, sqlite), django admin ($DJ_DIR), directus ($DX_DIR, postgresql db directus_acc), request tracker 5 (/usr/share/request-tracker5, sqlite), ghost ($GH_DIR, sqlite), transmission ($TR_DIR), jupyter ($JN_DIR), qbittorrent ($QB_DIR), verdaccio ($VD_DIR), radicale ($RD_DIR), rabbitmq ($RQ_DIR), syncthing ($ST_DIR), prometheus ($PM_DIR), tomcat ($TC_DIR), roundcube ($RC_DIR)"

@@ -22,6 +22,7 @@ import {
   typed,
 } from './html-dom.js';
 import { isPairTable, pairFields } from './html-tables.js';
+import { HIDDEN_TEXT, visibleText } from '../runtime/worker/engines/extract.js';
 
 const labelLine = (text: string) => /^([A-Za-z][\w .()/-]{0,38}?)\s*:\s+(\S.{0,300})$/.exec(text);
 
@@ -151,6 +152,10 @@ export function detailBlock($: cheerio.CheerioAPI, site: SiteTemplate): Structur
       val.find('input, select, textarea, table, dl').length
     )
       return;
+    // (Text right after the label is its value, not the element after that text: "Subject: " then
+    // the subject, then an "Open in new window" link.)
+    const after = e.nextSibling as { type?: string; data?: string } | null;
+    if (after?.type === 'text' && clean(after.data ?? '')) return;
     const value = clean(val.text());
     // (An empty value's label is followed by the next label, "Start date:" then "Due date:", or by
     // an empty form's captions only, "Subject: Owner: Due:".)
@@ -195,6 +200,13 @@ export function detailBlock($: cheerio.CheerioAPI, site: SiteTemplate): Structur
     props[name] = nullable(ty.schema);
   });
   const pairs = Object.keys(fields).filter((k) => k !== 'title').length;
+  // The record's own text beside its fields (a message's body under its headers, an issue's
+  // description under its attributes).
+  const prose = pairs ? proseBody($, main, Object.values(fields), heading) : null;
+  if (prose && !fields.content) {
+    fields.content = { selector: shortRel(main, prose, stableIdOf($, prose)), required: false };
+    props.content = nullable({ type: 'string' });
+  }
   const rec = (!h1.length && pageHeading($, main, ownHeading, fields, props)) || { root, fields, props };
   if (pairs)
     out.push({
@@ -260,6 +272,42 @@ function pageHeading(
 }
 
 /** `#id` when `e` has a stable id that is unique on the page (a selector that survives layout changes). */
+/**
+ * The prose of a record's block that none of its fields reads: the nearest element holding every
+ * sentence-like text (six words or more of its own, not "Label: value", not hidden) outside the
+ * fields' elements and the heading, widened to the outermost wrapper with a stable id that adds no
+ * text. Null when there is none, or when it would hold a field (it would repeat the fields).
+ */
+function proseBody($: cheerio.CheerioAPI, main: El, fields: CssField[], heading: El): El | null {
+  const taken = [...fields.flatMap((f) => (f.selector ? main.find(f.selector).toArray() : [])), ...heading.toArray()];
+  const near = (e: any) => taken.some((t) => t === e || $.contains(t, e) || $.contains(e, t));
+  const leaves = main
+    .find('*')
+    .toArray()
+    .filter((d) => {
+      const e = $(d);
+      const own = ownText(e);
+      return (
+        own.length >= 30 &&
+        own.split(/\s+/).length >= 6 &&
+        !labelLine(own) &&
+        !e.is(SKIP) &&
+        !e.closest(`${SKIP}, ${HIDDEN_TEXT}, form`).length &&
+        !near(d)
+      );
+    });
+  if (!leaves.length) return null;
+  let lca = $(leaves[0]);
+  for (const d of leaves.slice(1)) while (lca.length && !lca.is(main) && !$(d).closest(lca).length) lca = lca.parent();
+  while (!lca.is(main) && /^(p|span|a|b|i|em|strong|code|li|td|dd)$/.test(tagOf(lca))) lca = lca.parent();
+  if (lca.is(main) || !lca.closest(main).length || near(lca.get(0))) return null;
+  // (A wrapper with an id that holds the same text reads the same on a page with more parts.)
+  const text = clean(visibleText(lca));
+  for (let up = lca.parent(); !up.is(main) && up.length && clean(visibleText(up)) === text; up = up.parent())
+    if (stableIdOf($, up).length) lca = up;
+  return lca;
+}
+
 function stableIdOf($: cheerio.CheerioAPI, e: El): string[] {
   const id = e.attr('id');
   return id && stableId(id) && $(`#${id}`).length === 1 ? [`#${id}`] : [];

@@ -1,9 +1,11 @@
 // Stage 6: what the run returns. JSON targets: the whole body, the array that pagination
-// collects, or the subtree holding the example result values from hints; HTML targets: CSS
+// collects, the subtree holding the example result values from hints, or the records a string of
+// code in it passes to a function (call-records.ts); HTML targets: CSS
 // extraction of a detail block or a list of records; downloads: the body text with its type.
 // The output schema is inferred from every recorded sample of the target endpoint.
 import type { Extractor, JsonTemplate } from '../formats/definition/types.js';
 import { extractValue, View } from '../runtime/worker/engines/extract.js';
+import { callRecords } from './call-records.js';
 import { extractHtml } from './html-extract.js';
 import { outcomeMessage } from './html-outcome.js';
 import { isHtml, isJson, isXml, resHeader } from './normalize.js';
@@ -66,6 +68,16 @@ export function buildOutput(samples: Exchange[], paging: boolean, resultHints: s
   if (isJson(t)) {
     const bodies = samples.map((s) => parseJson(s.text)).filter((b) => b !== undefined);
     const proj = projection(bodies[0], resultHints);
+    // Records the answer carries as code for the page to run (calls with JSON arguments in a string).
+    const calls = paging || proj ? null : callRecords(bodies[0], t.text ?? '', [...resultHints, ...typed]);
+    if (calls)
+      return {
+        extract: { items: { ...calls.extractor, note: calls.why } },
+        result: { items: '{{vars.items}}' },
+        schema: { type: 'object', properties: { items: calls.schema }, required: ['items'] },
+        kind: 'json',
+        why: calls.why,
+      };
     const rec = recordsPath(bodies[0]);
     if (paging || (proj && proj.at(-1) === '*')) {
       const base = proj && proj.at(-1) === '*' ? (proj.slice(0, -1) as (string | number)[]) : (rec?.path ?? []);

@@ -76,9 +76,18 @@ const typedIn = (x: Exchange, argValues: string[]) => {
   const rt = requestText(x);
   return argValues.filter(
     (v) =>
-      v.length >= 1 && (rt.includes(v) || (/ /.test(v.trim()) && ['_', '-'].some((sep) => rt.includes(v.trim().split(/\s+/).join(sep))))),
+      v.length >= 1 &&
+      (shortOrNumber(v)
+        ? wholeIn(rt, v)
+        : rt.includes(v) || (/ /.test(v.trim()) && ['_', '-'].some((sep) => rt.includes(v.trim().split(/\s+/).join(sep))))),
   );
 };
+
+/** A number or a short value ("2", "en") is typed where it stands alone: a uid of 2 is in `uid=2&`,
+ * not in every clock reading or cache-buster with a 2 among its digits. */
+const shortOrNumber = (v: string) => v.length < 4 || /^\d+$/.test(v);
+const wholeIn = (text: string, v: string) =>
+  new RegExp(`(^|[^A-Za-z0-9])${v.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')}($|[^A-Za-z0-9])`).test(text);
 
 /**
  * What a JSON answer says about the typed values: `found`, the ones that occur inside longer

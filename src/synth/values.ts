@@ -78,8 +78,11 @@ export function lowEntropy(v: string): boolean {
 
 /** Looks random: long, mixed alphabet, high entropy (tokens, nonces, signatures). */
 export function looksRandom(v: string): boolean {
-  return v.length >= 12 && !/\s/.test(v) && entropy(v) >= 3.2 && /\d/.test(v) && /[a-z]/i.test(v) && !isRoute(v);
+  return v.length >= 12 && !/\s/.test(v) && entropy(v) >= 3.2 && /\d/.test(v) && /[a-z]/i.test(v) && !isRoute(v) && !isSettings(v);
 }
+
+/** Named settings (`pdf=1,flash=0,webp=1`: what the browser can show): words and short values. */
+const isSettings = (v: string) => /^[a-z][\w-]*=[\w.-]{0,8}([,;&][a-z][\w-]*=[\w.-]{0,8})+$/i.test(v);
 
 /** A route of words (`/wp/v2/block-patterns/categories`): a name a program wrote, not a token. */
 const isRoute = (v: string) =>
@@ -91,9 +94,16 @@ const isRoute = (v: string) =>
  * `since`): within ten minutes of the request it is the run's own time, in the same form —
  * milliseconds, seconds (a fraction is dropped) or an ISO date-time; up to 31 days before or after,
  * that far from the run's time (`{{run.now_s | add:-3600}}`: a range that starts an hour ago), to
- * the minute. Null for anything else (an ISO time away from the request stays as recorded).
+ * the minute; behind a word, the word is kept. Null for anything else (an ISO time away from the
+ * request stays as recorded).
  */
 export function nowTemplate(v: string, atMs: number): string | null {
+  // A clock reading behind a word ("loading1795935278658": a page's id for a pending request).
+  const tagged = /^([A-Za-z][A-Za-z_-]{0,19})(\d{13}|\d{10})$/.exec(v);
+  if (tagged) {
+    const clock = nowTemplate(tagged[2], atMs);
+    return clock && `${tagged[1]}${clock}`;
+  }
   const form = /^\d{13}$/.test(v) ? 'ms' : /^\d{10}(\.\d{1,6})?$/.test(v) ? 's' : null;
   if (form) {
     const ms = form === 'ms' ? Number(v) : Number(v) * 1000;

@@ -1,10 +1,11 @@
 // Real open-source web applications for the synthesis acceptance suite (installed and seeded by
 // scripts/acceptance-setup.sh from Debian packages): each is served on 127.0.0.1 by `php -S` (Fossil
-// by `fossil server`, Redmine by rackup, Django by `manage.py runserver`, Directus by `directus start`, Request Tracker by `rt-server`, Ghost by its own `node index.js`, Transmission by `transmission-daemon`, Jupyter by `jupyter-notebook`, qBittorrent by `qbittorrent-nox`, Verdaccio by its own bin, Radicale by `python3 -m radicale`, RabbitMQ, Syncthing, Prometheus and Tomcat by their setup's `serve.sh`) and stopped by its PID. Recorded HARs are rebased onto the
+// by `fossil server`, Redmine by rackup, Django by `manage.py runserver`, Directus by `directus start`, Request Tracker by `rt-server`, Ghost by its own `node index.js`, Transmission by `transmission-daemon`, Jupyter by `jupyter-notebook`, qBittorrent by `qbittorrent-nox`, Verdaccio by its own bin, Radicale by `python3 -m radicale`, RabbitMQ, Syncthing, Prometheus, Tomcat and Roundcube by their setup's `serve.sh`) and stopped by its PID. Recorded HARs are rebased onto the
 // port a test started the app on.
 import { type ChildProcess, execFileSync, spawn } from 'node:child_process';
 import fs from 'node:fs';
 import net from 'node:net';
+import Database from 'better-sqlite3';
 
 export interface RealApp {
   name:
@@ -27,7 +28,8 @@ export interface RealApp {
     | 'rabbitmq'
     | 'syncthing'
     | 'prometheus'
-    | 'tomcat';
+    | 'tomcat'
+    | 'roundcube';
   /** The PHP document root (Fossil: the repository file; Redmine: the Rails application). */
   docroot: string;
   /** Port the fixtures were recorded on. */
@@ -279,6 +281,16 @@ export const APPS: Record<RealApp['name'], RealApp> = {
     server: (port) => ({ cmd: '/bin/sh', args: ['/var/lib/cs-acceptance/tomcat/serve.sh', String(port)] }),
     readyPath: '/orchard/',
     bootMs: 30_000,
+  },
+  roundcube: {
+    name: 'roundcube',
+    docroot: '/var/lib/roundcube/public_html',
+    recordedPort: 8977,
+    needs: ['/var/lib/cs-acceptance/roundcube/.seeded', '/usr/share/roundcube/index.php', '/usr/sbin/dovecot'],
+    // (A fresh Dovecot on `port + 1` with the seeded mailboxes, and Roundcube on `port`.)
+    server: (port) => ({ cmd: '/bin/sh', args: ['/var/lib/cs-acceptance/roundcube/serve.sh', String(port)] }),
+    readyPath: '/',
+    bootMs: 15_000,
   },
 };
 
@@ -547,4 +559,41 @@ export async function tomcatApps(base: string): Promise<Record<string, { running
         return [path!, { running: state === 'running', sessions: Number(sessions) }];
       }),
   );
+}
+
+/** Roundcube's seeded mail user (scripts/acceptance-setup.sh). */
+export const ROUNDCUBE_USER = { username: 'seed', password: 'rc-pass-1' };
+
+/** Runs IMAP commands as that user on the Dovecot a Roundcube test started (on the app's port + 1);
+ * the server's whole answer. */
+export async function roundcubeImap(appPort: number, commands: string[]): Promise<string> {
+  const lines = [`a0 LOGIN ${ROUNDCUBE_USER.username} ${ROUNDCUBE_USER.password}`, ...commands.map((c, i) => `a${i + 1} ${c}`), 'z LOGOUT'];
+  return new Promise((resolve, reject) => {
+    let out = '';
+    let next = 0;
+    const sock = net.connect(appPort + 1, '127.0.0.1');
+    sock.setEncoding('utf8');
+    sock.on('data', (d: string) => {
+      out += d;
+      // One command at a time: the next once the previous one's tagged answer (or the greeting) came.
+      const tag = next === 0 ? '* OK' : `${lines[next - 1]!.split(' ')[0]} `;
+      if (next < lines.length && out.includes(tag)) sock.write(`${lines[next++]}\r\n`);
+    });
+    sock.on('end', () => resolve(out));
+    sock.on('error', reject);
+    setTimeout(() => {
+      sock.destroy();
+      reject(new Error(`IMAP timed out: ${out.slice(-300)}`));
+    }, 10_000);
+  });
+}
+
+/** The Roundcube database of the run on `appPort` (contacts, identities): the rows of `sql`. */
+export function roundcubeRows(appPort: number, sql: string): Record<string, unknown>[] {
+  const db = new Database(`/tmp/cs-acceptance-roundcube-${appPort}/roundcube.db`, { readonly: true });
+  try {
+    return db.prepare(sql).all() as Record<string, unknown>[];
+  } finally {
+    db.close();
+  }
 }

@@ -276,6 +276,32 @@ export const DEFINITION_SCHEMA = {
           { pattern: nonEmpty, flags: { type: 'string', pattern: '^[gimsuy]*$' }, group: { type: ['integer', 'string'] } },
           ['pattern'],
         ),
+        extractorBranch(
+          'calls',
+          {
+            call: { type: 'string', pattern: '^[A-Za-z_$][\\w$]*(\\.[A-Za-z_$][\\w$]*)*$', maxLength: 200 },
+            in: nonEmpty,
+            fields: {
+              type: 'object',
+              additionalProperties: {
+                type: 'object',
+                properties: {
+                  ...annotated,
+                  arg: { type: 'integer', minimum: 0, maximum: 100 },
+                  key: { type: 'string' },
+                  text: { type: 'boolean' },
+                  type: { enum: VALUE_TYPES },
+                  required: { type: 'boolean' },
+                  default: {},
+                },
+                required: ['arg'],
+                additionalProperties: false,
+              },
+              minProperties: 1,
+            },
+          },
+          ['call'],
+        ),
         extractorBranch('header', { name: nonEmpty }, ['name']),
         extractorBranch('cookie', { name: nonEmpty }, ['name']),
         extractorBranch(['status', 'url', 'body'], {}),

@@ -174,6 +174,35 @@ export interface RegexExtractor extends ExtractorBase {
   group?: number | string;
 }
 
+/**
+ * Calls of one function in JavaScript text — an AJAX answer that is code for the page to run, a
+ * JSONP answer, a page's inline script — read as data: each call's arguments, parsed as JSON (a call
+ * whose arguments are not all JSON literals is skipped; nothing is evaluated).
+ */
+export interface CallsExtractor extends ExtractorBase {
+  from: 'calls';
+  /** The function as the text names it (`this.add_message_row`, `callback`). */
+  call: string;
+  /** JSONPath to the string of a JSON body that holds the code; omitted = the body text. */
+  in?: string;
+  /** One object per call; omitted = each call's argument list. */
+  fields?: Record<string, CallField>;
+}
+
+/** Field of an object built from one call's arguments. */
+export interface CallField extends Annotated {
+  /** The argument (0 = the first). */
+  arg: number;
+  /** A key of that argument, when it is an object. */
+  key?: string;
+  /** The value is HTML: its text is read. */
+  text?: boolean;
+  type?: ValueType;
+  /** Default true. */
+  required?: boolean;
+  default?: unknown;
+}
+
 export interface HeaderExtractor extends ExtractorBase {
   from: 'header';
   name: string;
@@ -189,7 +218,15 @@ export interface MetaExtractor extends ExtractorBase {
   from: 'status' | 'url' | 'body';
 }
 
-export type Extractor = JsonExtractor | CssExtractor | XmlExtractor | RegexExtractor | HeaderExtractor | CookieExtractor | MetaExtractor;
+export type Extractor =
+  | JsonExtractor
+  | CssExtractor
+  | XmlExtractor
+  | RegexExtractor
+  | CallsExtractor
+  | HeaderExtractor
+  | CookieExtractor
+  | MetaExtractor;
 
 // ---------------------------------------------------------------- http engine
 

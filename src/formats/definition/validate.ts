@@ -251,6 +251,8 @@ function checkExtractor(x: Extractor, loc: Loc, err: (loc: Loc, msg: string) => 
     }
   } else if (x.from === 'json' && !/^\$/.test(x.path)) {
     err([...loc, 'path'], "Value error, a JSONPath starts with '$'");
+  } else if (x.from === 'calls' && x.in !== undefined && !/^\$/.test(x.in)) {
+    err([...loc, 'in'], "Value error, a JSONPath starts with '$'");
   }
 }
 

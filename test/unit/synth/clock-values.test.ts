@@ -26,6 +26,13 @@ describe('a clock reading in a request', () => {
     expect(nowTemplate(String(Math.floor(at / 1000) + 7 * 86_400), T0)).toBe('{{run.now_s | add:604800}}');
   });
 
+  it("a clock reading behind a word (a page's id of a pending request, `loading<ms>`) keeps the word", () => {
+    expect(nowTemplate(`loading${at}`, T0)).toBe('loading{{run.now_ms}}');
+    expect(nowTemplate(`req_${Math.floor(at / 1000) - 3600}`, T0)).toBe('req_{{run.now_s | add:-3600}}');
+    expect(nowTemplate('loading1234567890123', T0)).toBeNull();
+    expect(nowTemplate(`v2${at}`, T0)).toBeNull();
+  });
+
   it('a time further away, an ISO time away from the request, or no time at all, is not', () => {
     expect(nowTemplate(String(T0 - 40 * 86_400_000), T0)).toBeNull();
     expect(nowTemplate('2025-12-31T09:00:00Z', T0)).toBeNull();

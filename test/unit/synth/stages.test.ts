@@ -93,6 +93,9 @@ describe('values', () => {
     // A route of words is a name a program wrote (WordPress's `rest_route`), not a token.
     expect(looksRandom('/wp/v2/block-patterns/categories')).toBe(false);
     expect(looksRandom('/api/v2/k9Qz7xTq2LmW4rPz')).toBe(true);
+    // Named settings (Roundcube's `_caps`: what the browser can show) are no token either.
+    expect(looksRandom('pdf=1,flash=0,tiff=0,webp=1,pgpmime=0')).toBe(false);
+    expect(looksRandom('sid=k9Qz7xTq2LmW4rPzA1,v=2')).toBe(true);
   });
   it('claims a string format only when the output validator accepts the value', () => {
     expect(stringFormat('https://example.test/a?b=1')).toBe('uri');

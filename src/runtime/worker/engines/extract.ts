@@ -3,7 +3,8 @@
 // expects: site_changed, with the step and extractor named in details.
 import * as cheerio from 'cheerio';
 import { JSONPath } from 'jsonpath-plus';
-import type { CssField, Extractor, Matcher, ValueType } from '../../../formats/definition/types.js';
+import type { CallField, CssField, Extractor, Matcher, ValueType } from '../../../formats/definition/types.js';
+import { callArguments } from './js-calls.js';
 import { RunFailure } from '../../shared/failure.js';
 
 export interface Source {
@@ -198,6 +199,34 @@ function fieldsOf($: cheerio.CheerioAPI, el: any, fields: Record<string, CssFiel
   return o;
 }
 
+/** One call's arguments as the object its fields describe. */
+function callFields(args: unknown[], fields: Record<string, CallField>, where: string): Record<string, unknown> {
+  const o: Record<string, unknown> = {};
+  for (const [k, f] of Object.entries(fields)) {
+    const arg = args[f.arg];
+    let raw =
+      f.key === undefined
+        ? arg
+        : arg !== null && typeof arg === 'object' && !Array.isArray(arg) && Object.hasOwn(arg, f.key)
+          ? (arg as Record<string, unknown>)[f.key]
+          : undefined;
+    if (f.text && typeof raw === 'string')
+      raw = visibleText(cheerio.load(raw, null, false).root())
+        .replace(/\s+/g, ' ')
+        .trim();
+    if (raw === undefined && f.required !== false)
+      throw new RunFailure(
+        'site_changed',
+        `${where}: field '${k}' (argument ${f.arg}${f.key !== undefined ? ` key "${f.key}"` : ''}) not found`,
+        {
+          details: { extractor: where, field: k },
+        },
+      );
+    o[k] = raw === undefined ? (f.default ?? null) : coerce(raw, f.type);
+  }
+  return o;
+}
+
 /** Every match of an extractor (before `all`/`required` are applied). */
 function matchesOf(x: Extractor, view: View, where: string): unknown[] {
   switch (x.from) {
@@ -217,6 +246,20 @@ function matchesOf(x: Extractor, view: View, where: string): unknown[] {
         .filter((el) => !x.fields || !x.all || !isHeaderRow($, el, x.fields))
         .map((el) => (x.fields ? fieldsOf($, el, x.fields, where) : readEl($, el, x.attr)))
         .filter((v) => v !== undefined);
+    }
+    case 'calls': {
+      let code = view.src.text;
+      if (x.in !== undefined) {
+        const j = view.parsedJson();
+        if (!j.ok)
+          throw new RunFailure('site_changed', `${where}: the response is not JSON`, {
+            details: { extractor: where, url: view.src.url, status: view.src.status ?? null },
+          });
+        const found = JSONPath({ path: x.in, json: j.value as object, wrap: true }) as unknown[];
+        code = typeof found[0] === 'string' ? found[0] : '';
+      }
+      const calls = callArguments(code, x.call);
+      return x.fields ? calls.map((args) => callFields(args, x.fields!, where)) : calls;
     }
     case 'regex': {
       const re = new RegExp(x.pattern, `${(x.flags ?? '').replace('g', '')}g`);
@@ -267,6 +310,8 @@ function describe(x: Extractor): string {
       return `XML selector ${x.selector}`;
     case 'regex':
       return `/${x.pattern}/`;
+    case 'calls':
+      return `calls of ${x.call}${x.in ? ` in ${x.in}` : ''}`;
     case 'header':
     case 'cookie':
       return `${x.from} ${x.name}`;
