@@ -33,6 +33,7 @@ command -v qbittorrent-nox >/dev/null || need+=(qbittorrent-nox)
 command -v syncthing >/dev/null || need+=(syncthing)
 command -v prometheus >/dev/null || need+=(prometheus)
 [ -d /usr/share/tomcat10-admin/manager ] || need+=(tomcat10 tomcat10-admin)
+command -v monit >/dev/null || need+=(monit)
 if [ ! -d /usr/share/roundcube ]; then
   need+=(roundcube-core roundcube-sqlite3 dovecot-imapd)
   # (Roundcube's database is our own SQLite file per run: no dbconfig-common database.)
@@ -1096,4 +1097,45 @@ SERVE
   touch "$RC_DIR/.seeded"
 fi
 
-echo "acceptance apps ready: dokuwiki (/usr/share/dokuwiki), phpmyadmin (/usr/share/phpmyadmin), mariadb db acme, adminer (/usr/share/adminer, mariadb db orchard), mediawiki (/var/lib/mediawiki, sqlite $MWDB), wordpress (/usr/share/wordpress, mariadb db wordpress), fossil ($FSL_DIR/repo.fossil), redmine (/usr/share/redmine, sqlite), django admin ($DJ_DIR), directus ($DX_DIR, postgresql db directus_acc), request tracker 5 (/usr/share/request-tracker5, sqlite), ghost ($GH_DIR, sqlite), transmission ($TR_DIR), jupyter ($JN_DIR), qbittorrent ($QB_DIR), verdaccio ($VD_DIR), radicale ($RD_DIR), rabbitmq ($RQ_DIR), syncthing ($ST_DIR), prometheus ($PM_DIR), tomcat ($TC_DIR), roundcube ($RC_DIR)"
+# ---- Monit 5.33 (a process and file monitor with its own small web server: HTTP Basic auth, HTML
+# tables of services, and actions posted with a `securitytoken` that must equal its cookie). Every
+# start is a fresh monitrc on the test's port watching files, directories and programs of its own.
+MN_DIR=/var/lib/cs-acceptance/monit
+if [ ! -f "$MN_DIR/.seeded" ]; then
+  rm -rf "$MN_DIR" && mkdir -p "$MN_DIR"
+  cat > "$MN_DIR/serve.sh" <<'SERVE'
+#!/bin/sh
+# serve.sh PORT: a fresh Monit with its web interface on PORT (see scripts/acceptance-setup.sh).
+set -e
+DIR=/tmp/cs-acceptance-monit-$1
+find /tmp -maxdepth 1 -name 'cs-acceptance-monit-*' -mmin +60 -exec rm -rf {} + 2>/dev/null || true
+rm -rf "$DIR" && mkdir -p "$DIR/pantry" "$DIR/cellar" "$DIR/events"
+printf 'tree,variety,rows\n1,Bramley,4\n2,Conference,3\n' > "$DIR/orchard-ledger.csv"
+printf 'jam\n' > "$DIR/pantry/shelf-1.txt"
+cat > "$DIR/monitrc" <<CONF
+set daemon 2
+set logfile $DIR/monit.log
+set pidfile $DIR/monit.pid
+set idfile $DIR/monit.id
+set statefile $DIR/monit.state
+set eventqueue basedir $DIR/events slots 100
+set httpd port $1 and use address 127.0.0.1
+  allow seed:mn-pass-1
+check file orchard-ledger with path $DIR/orchard-ledger.csv
+  if size > 10 MB then alert
+check directory pantry with path $DIR/pantry
+  if changed timestamp then alert
+check directory cellar with path $DIR/cellar
+check program cellar-thermometer with path "/bin/echo 12 degrees"
+  if status != 0 then alert
+check system orchard-host
+  if loadavg (1min) > 40 then alert
+CONF
+chmod 600 "$DIR/monitrc"
+exec monit -I -c "$DIR/monitrc"
+SERVE
+  chmod +x "$MN_DIR/serve.sh"
+  touch "$MN_DIR/.seeded"
+fi
+
+echo "acceptance apps ready: dokuwiki (/usr/share/dokuwiki), phpmyadmin (/usr/share/phpmyadmin), mariadb db acme, adminer (/usr/share/adminer, mariadb db orchard), mediawiki (/var/lib/mediawiki, sqlite $MWDB), wordpress (/usr/share/wordpress, mariadb db wordpress), fossil ($FSL_DIR/repo.fossil), redmine (/usr/share/redmine, sqlite), django admin ($DJ_DIR), directus ($DX_DIR, postgresql db directus_acc), request tracker 5 (/usr/share/request-tracker5, sqlite), ghost ($GH_DIR, sqlite), transmission ($TR_DIR), jupyter ($JN_DIR), qbittorrent ($QB_DIR), verdaccio ($VD_DIR), radicale ($RD_DIR), rabbitmq ($RQ_DIR), syncthing ($ST_DIR), prometheus ($PM_DIR), tomcat ($TC_DIR), roundcube ($RC_DIR), monit ($MN_DIR)"

@@ -28,7 +28,7 @@ describe.each(await backends())('calls extractor against hostile answers (%s)', 
   let base = '';
   beforeAll(async () => {
     site = http.createServer((req, res) => {
-      const answer = ANSWERS[req.url ?? ''];
+      const answer = Object.hasOwn(ANSWERS, req.url ?? '') ? ANSWERS[req.url!] : undefined;
       res
         .writeHead(answer ? 200 : 404, { 'content-type': req.url === '/hostile' ? 'application/json' : 'text/javascript' })
         .end(answer?.() ?? '');
@@ -116,7 +116,7 @@ describe.each(await backends())('calls extractor against hostile answers (%s)', 
           format: 'connector-definition/v1',
           engine: 'http',
           base_url: base,
-          steps: [{ id: 'read', url: '/hostile', extract: { items: { from: 'calls', call: 'row', ...extra } } }],
+          steps: [{ id: 'read', url: '/hostile', extract: { items: Object.assign({ from: 'calls', call: 'row' }, extra) } }],
           result: { items: '{{vars.items}}' },
         },
       });

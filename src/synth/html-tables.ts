@@ -267,7 +267,9 @@ function columnFields(columns: Column[], byHeaders: boolean, records: number) {
       : { selector: `${col.at}${linkOnly ? ' a[href]' : ''}` };
     if (vals.some(Boolean)) {
       fields[name] = { ...cell, ...(ty.type ? { type: ty.type } : {}), ...(present ? {} : { required: false }) };
-      props[name] = present && vals.every(Boolean) ? ty.schema : nullable(ty.schema);
+      // (A typed cell may hold no number next time — a service not monitored shows "-" for its UID —
+      // and reads as null: as a JSON read's fields, it is nullable. Text is text either way.)
+      props[name] = present && vals.every(Boolean) && !ty.type ? ty.schema : nullable(ty.schema);
     }
     // A link that is the same in every row (an action) is not data.
     if (hrefs.some(Boolean) && !(records >= 3 && new Set(hrefs).size === 1)) {

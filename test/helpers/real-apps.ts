@@ -1,6 +1,6 @@
 // Real open-source web applications for the synthesis acceptance suite (installed and seeded by
 // scripts/acceptance-setup.sh from Debian packages): each is served on 127.0.0.1 by `php -S` (Fossil
-// by `fossil server`, Redmine by rackup, Django by `manage.py runserver`, Directus by `directus start`, Request Tracker by `rt-server`, Ghost by its own `node index.js`, Transmission by `transmission-daemon`, Jupyter by `jupyter-notebook`, qBittorrent by `qbittorrent-nox`, Verdaccio by its own bin, Radicale by `python3 -m radicale`, RabbitMQ, Syncthing, Prometheus, Tomcat and Roundcube by their setup's `serve.sh`) and stopped by its PID. Recorded HARs are rebased onto the
+// by `fossil server`, Redmine by rackup, Django by `manage.py runserver`, Directus by `directus start`, Request Tracker by `rt-server`, Ghost by its own `node index.js`, Transmission by `transmission-daemon`, Jupyter by `jupyter-notebook`, qBittorrent by `qbittorrent-nox`, Verdaccio by its own bin, Radicale by `python3 -m radicale`, RabbitMQ, Syncthing, Prometheus, Tomcat, Roundcube and Monit by their setup's `serve.sh`) and stopped by its PID. Recorded HARs are rebased onto the
 // port a test started the app on.
 import { type ChildProcess, execFileSync, spawn } from 'node:child_process';
 import fs from 'node:fs';
@@ -29,7 +29,8 @@ export interface RealApp {
     | 'syncthing'
     | 'prometheus'
     | 'tomcat'
-    | 'roundcube';
+    | 'roundcube'
+    | 'monit';
   /** The PHP document root (Fossil: the repository file; Redmine: the Rails application). */
   docroot: string;
   /** Port the fixtures were recorded on. */
@@ -290,6 +291,15 @@ export const APPS: Record<RealApp['name'], RealApp> = {
     // (A fresh Dovecot on `port + 1` with the seeded mailboxes, and Roundcube on `port`.)
     server: (port) => ({ cmd: '/bin/sh', args: ['/var/lib/cs-acceptance/roundcube/serve.sh', String(port)] }),
     readyPath: '/',
+    bootMs: 15_000,
+  },
+  monit: {
+    name: 'monit',
+    docroot: '/var/lib/cs-acceptance/monit',
+    recordedPort: 8979,
+    needs: ['/var/lib/cs-acceptance/monit/.seeded', '/usr/bin/monit'],
+    // (A fresh monitrc per start: a file, two directories, a program and the system.)
+    server: (port) => ({ cmd: '/bin/sh', args: ['/var/lib/cs-acceptance/monit/serve.sh', String(port)] }),
     bootMs: 15_000,
   },
 };
@@ -596,4 +606,31 @@ export function roundcubeRows(appPort: number, sql: string): Record<string, unkn
   } finally {
     db.close();
   }
+}
+
+/** Monit's web user (scripts/acceptance-setup.sh). */
+export const MONIT_USER = { username: 'seed', password: 'mn-pass-1' };
+const monitAuth = { authorization: `Basic ${Buffer.from('seed:mn-pass-1').toString('base64')}` };
+
+/** What Monit's XML status says of each service: name → monitored (and its status code). */
+export async function monitServices(base: string): Promise<Record<string, { monitored: boolean; status: number }>> {
+  const xml = await (await fetch(`${base}/_status?format=xml`, { headers: monitAuth })).text();
+  const out: Record<string, { monitored: boolean; status: number }> = {};
+  for (const m of xml.matchAll(/<service type="\d+"><name>([^<]+)<\/name>[\s\S]*?<status>(\d+)<\/status>[\s\S]*?<monitor>(\d)<\/monitor>/g))
+    out[m[1]!] = { status: Number(m[2]), monitored: m[3] !== '0' };
+  return out;
+}
+
+/** Asks Monit to act on a service (`monitor`, `unmonitor`) as its web form does. */
+export async function monitAction(base: string, service: string, action: 'monitor' | 'unmonitor'): Promise<void> {
+  const r = await fetch(`${base}/${service}`, {
+    method: 'POST',
+    headers: { ...monitAuth, cookie: 'securitytoken=cs-probe', 'content-type': 'application/x-www-form-urlencoded' },
+    body: `securitytoken=cs-probe&action=${action}`,
+    redirect: 'manual',
+  });
+  if (r.status >= 400) throw new Error(`monit ${action} ${service}: ${r.status}`);
+  // (The daemon applies it on its next cycle.)
+  for (let i = 0; i < 50 && (await monitServices(base))[service]?.monitored !== (action === 'monitor'); i++)
+    await new Promise((res) => setTimeout(res, 200));
 }
