@@ -34,6 +34,7 @@ command -v syncthing >/dev/null || need+=(syncthing)
 command -v prometheus >/dev/null || need+=(prometheus)
 [ -d /usr/share/tomcat10-admin/manager ] || need+=(tomcat10 tomcat10-admin)
 command -v monit >/dev/null || need+=(monit)
+[ -d /usr/share/shaarli ] || need+=(shaarli)
 if [ ! -d /usr/share/roundcube ]; then
   need+=(roundcube-core roundcube-sqlite3 dovecot-imapd)
   # (Roundcube's database is our own SQLite file per run: no dbconfig-common database.)
@@ -1138,4 +1139,76 @@ SERVE
   touch "$MN_DIR/.seeded"
 fi
 
-echo "acceptance apps ready: dokuwiki (/usr/share/dokuwiki), phpmyadmin (/usr/share/phpmyadmin), mariadb db acme, adminer (/usr/share/adminer, mariadb db orchard), mediawiki (/var/lib/mediawiki, sqlite $MWDB), wordpress (/usr/share/wordpress, mariadb db wordpress), fossil ($FSL_DIR/repo.fossil), redmine (/usr/share/redmine, sqlite), django admin ($DJ_DIR), directus ($DX_DIR, postgresql db directus_acc), request tracker 5 (/usr/share/request-tracker5, sqlite), ghost ($GH_DIR, sqlite), transmission ($TR_DIR), jupyter ($JN_DIR), qbittorrent ($QB_DIR), verdaccio ($VD_DIR), radicale ($RD_DIR), rabbitmq ($RQ_DIR), syncthing ($ST_DIR), prometheus ($PM_DIR), tomcat ($TC_DIR), roundcube ($RC_DIR), monit ($MN_DIR)"
+# ---- Shaarli 0.12 (a PHP bookmark manager without a database: its bookmarks in a data file, its
+# forms carrying a one-time `token` from the page, a login form). Shaarli keeps its data in
+# /var/lib/shaarli/data: every start restores the seeded copy there (one Shaarli at a time) and
+# serves it with `php -S` through a router script (its pages are routes, not files). The seed: an
+# owner, and bookmarks added through Shaarli's own REST API (a JWT signed with the API secret).
+SH_DIR=/var/lib/cs-acceptance/shaarli
+if [ ! -f "$SH_DIR/.seeded" ]; then
+  rm -rf "$SH_DIR" && mkdir -p "$SH_DIR"
+  cat > "$SH_DIR/router.php" <<'PHP'
+<?php
+// php -S router: files as files, everything else to Shaarli's front controller.
+$path = parse_url($_SERVER['REQUEST_URI'], PHP_URL_PATH);
+if ($path !== '/' && is_file('/usr/share/shaarli' . $path)) return false;
+$_SERVER['SCRIPT_NAME'] = '/index.php';
+chdir('/usr/share/shaarli');
+require '/usr/share/shaarli/index.php';
+PHP
+  cat > "$SH_DIR/serve.sh" <<'SERVE'
+#!/bin/sh
+# serve.sh PORT: Shaarli on PORT with its seeded data restored (see scripts/acceptance-setup.sh).
+set -e
+rm -rf /var/lib/shaarli/data /var/cache/shaarli/tmp/* /var/cache/shaarli/pagecache/*
+cp -r /var/lib/cs-acceptance/shaarli/data /var/lib/shaarli/data
+chown -R www-data:www-data /var/lib/shaarli/data /var/cache/shaarli
+exec php -S "127.0.0.1:$1" -t /usr/share/shaarli /var/lib/cs-acceptance/shaarli/router.php
+SERVE
+  chmod +x "$SH_DIR/serve.sh"
+  rm -rf /var/lib/shaarli/data && mkdir -p /var/lib/shaarli/data
+  python3 - <<'PY'
+import hashlib, json
+salt = 'cs-acceptance-shaarli-salt'
+conf = {
+  'credentials': {'login': 'seed', 'salt': salt, 'hash': hashlib.sha1(('sh-pass-1' + 'seed' + salt).encode()).hexdigest()},
+  'general': {'title': 'Orchard Links', 'timezone': 'UTC', 'links_per_page': 20, 'enabled_plugins': [],
+              'retrieve_description': False, 'enable_async_metadata': False},
+  'api': {'enabled': True, 'secret': 'cs-acceptance-shaarli-api-secret'},
+  'updates': {'check_updates': False},
+  'thumbnails': {'mode': 'none'},
+  'translation': {'language': 'en'},
+  'security': {'ban_after': 100},
+}
+open('/var/lib/shaarli/data/config.json.php', 'w').write('<?php /*\n' + json.dumps(conf, indent=4) + '\n*/ ?>')
+PY
+  chown -R www-data:www-data /var/lib/shaarli/data /var/cache/shaarli
+  php -S 127.0.0.1:8986 -t /usr/share/shaarli "$SH_DIR/router.php" >/dev/null 2>&1 &
+  SH_PID=$!
+  for i in $(seq 1 50); do curl -s -o /dev/null http://127.0.0.1:8986/ && break; sleep 0.2; done
+  python3 - <<'PY'
+import base64, hashlib, hmac, json, time, urllib.request
+b64 = lambda b: base64.urlsafe_b64encode(b).rstrip(b'=')
+def jwt():
+  head = b64(json.dumps({'typ': 'JWT', 'alg': 'HS512'}).encode()) + b'.' + b64(json.dumps({'iat': int(time.time())}).encode())
+  return (head + b'.' + b64(hmac.new(b'cs-acceptance-shaarli-api-secret', head, hashlib.sha512).digest())).decode()
+links = [
+  ('https://orchard.example/pruning-apple-trees', 'Pruning apple trees in winter', 'Open the centre, keep the fruiting spurs.', ['apples', 'pruning']),
+  ('https://orchard.example/pear-varieties', 'Pear varieties for a small orchard', 'Conference, Comice and Concorde compared.', ['pears']),
+  ('https://orchard.example/cider-pressing', 'Pressing cider at home', 'Mill, press, ferment: a weekend guide.', ['apples', 'cider']),
+  ('https://orchard.example/quince-jelly', 'Quince jelly', 'Simmer whole quinces, strain overnight.', ['quinces', 'recipes']),
+  ('https://orchard.example/plum-pests', 'Plum moth and other pests', 'Pheromone traps from May.', ['plums', 'pests']),
+  ('https://orchard.example/beekeeping', 'Bees in the orchard', 'Two hives per hectare for pollination.', ['bees']),
+]
+for url, title, description, tags in links:
+  req = urllib.request.Request('http://127.0.0.1:8986/api/v1/links', method='POST',
+    data=json.dumps({'url': url, 'title': title, 'description': description, 'tags': tags, 'private': False}).encode(),
+    headers={'Authorization': 'Bearer ' + jwt(), 'Content-Type': 'application/json'})
+  urllib.request.urlopen(req).read()
+PY
+  kill $SH_PID
+  cp -r /var/lib/shaarli/data "$SH_DIR/data"
+  touch "$SH_DIR/.seeded"
+fi
+
+echo "acceptance apps ready: dokuwiki (/usr/share/dokuwiki), phpmyadmin (/usr/share/phpmyadmin), mariadb db acme, adminer (/usr/share/adminer, mariadb db orchard), mediawiki (/var/lib/mediawiki, sqlite $MWDB), wordpress (/usr/share/wordpress, mariadb db wordpress), fossil ($FSL_DIR/repo.fossil), redmine (/usr/share/redmine, sqlite), django admin ($DJ_DIR), directus ($DX_DIR, postgresql db directus_acc), request tracker 5 (/usr/share/request-tracker5, sqlite), ghost ($GH_DIR, sqlite), transmission ($TR_DIR), jupyter ($JN_DIR), qbittorrent ($QB_DIR), verdaccio ($VD_DIR), radicale ($RD_DIR), rabbitmq ($RQ_DIR), syncthing ($ST_DIR), prometheus ($PM_DIR), tomcat ($TC_DIR), roundcube ($RC_DIR), monit ($MN_DIR), shaarli ($SH_DIR)"

@@ -202,6 +202,13 @@ export function detailBlock($: cheerio.CheerioAPI, site: SiteTemplate): Structur
   const pairs = Object.keys(fields).filter((k) => k !== 'title').length;
   // The record's own text beside its fields (a message's body under its headers, an issue's
   // description under its attributes).
+  // A heading between the title and the fields names the record ("Bug #31", then its subject).
+  const ownFields = Object.entries(fields).flatMap(([k, f]) => (k === 'title' ? [] : [f]));
+  const sub = pairs && heading.length ? subHeading($, main, heading, ownFields, ownHeading) : null;
+  if (sub && !fields.subtitle) {
+    fields.subtitle = { selector: shortRel(main, sub, [tagOf(sub)]), required: false };
+    props.subtitle = nullable({ type: 'string' });
+  }
   const prose = pairs ? proseBody($, main, Object.values(fields), heading) : null;
   if (prose && !fields.content) {
     fields.content = { selector: shortRel(main, prose, stableIdOf($, prose)), required: false };
@@ -272,6 +279,20 @@ function pageHeading(
 }
 
 /** `#id` when `e` has a stable id that is unique on the page (a selector that survives layout changes). */
+/** The first heading after the title that comes before every field of the record: its subject. */
+function subHeading($: cheerio.CheerioAPI, main: El, title: El, fields: CssField[], own: (e: El) => boolean): El | null {
+  const els = fields.flatMap((f) => (f.selector ? main.find(f.selector).toArray() : []));
+  const all = main.find('*').toArray();
+  const at = (e: any) => all.indexOf(e);
+  const first = Math.min(...els.map(at).filter((i) => i >= 0));
+  const t = at(title.get(0));
+  const h = main
+    .find('h2, h3, h4')
+    .filter((_, e) => own($(e)) && at(e) > t && at(e) < first && !!clean($(e).text()) && clean($(e).text()).length <= 200)
+    .first();
+  return h.length ? h : null;
+}
+
 /**
  * The prose of a record's block that none of its fields reads: the nearest element holding every
  * sentence-like text (six words or more of its own, not "Label: value", not hidden) outside the

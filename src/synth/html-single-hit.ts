@@ -9,7 +9,6 @@ import type * as cheerio from 'cheerio';
 import { clean, tagOf } from './dom-text.js';
 import { inChrome, pathOf, type StructuralCandidate } from './html-dom.js';
 import { type CandidateSource, dlRecordRule, listCandidate } from './html-structure.js';
-import { inTemplate } from './page-template.js';
 
 type El = cheerio.Cheerio<any>;
 
@@ -21,13 +20,15 @@ const STOP = 'body, main, [role=main], form, table, ul, ol, dl';
 /** Candidates for a one-hit result list, given the values the person typed. */
 export function singleHits(typed: string[]): CandidateSource {
   const words = typed.map((t) => clean(t).toLowerCase()).filter((t) => t.length >= 3 && !/^\d+$/.test(t));
-  return ($, template) => {
+  return ($) => {
     if (!words.length || !echoesQuery($, words)) return [];
     const out: StructuralCandidate[] = [];
     const seen = new Set<unknown>();
     $('a[href]').each((_, a) => {
       const link = $(a);
-      if (inChrome(link) || inTemplate(template, link) || link.closest('form').length) return;
+      // (Not the template test: the hit is often on another recorded page too, at the same place —
+      // the full list the search narrowed. A menu's link names no query.)
+      if (inChrome(link) || link.closest('form').length) return;
       // (A <dl> of hits, one <dt> each with its <dd>: the <dl>'s record rule, as for many.)
       const dt = link.closest('dt');
       const dl = dt.parent('dl');
@@ -37,7 +38,7 @@ export function singleHits(typed: string[]): CandidateSource {
       if (!words.some((w) => clean(rec.text()).toLowerCase().includes(w))) return;
       seen.add(rec.get(0));
       const parent = rec.parent();
-      const c = rec.is('dl') ? dlRecordRule($, rec) : listCandidate($, [rec], `${pathOf($, parent)} > ${tagOf(rec)}`, parent);
+      const c = rec.is('dl') ? dlRecordRule($, rec) : listCandidate($, [rec], `${pathOf($, parent)} > ${recordTag(rec)}`, parent);
       if (c) out.push({ ...c, why: `a search page's only hit, ${c.why.replace(/^1 repeated /, '')}`, bonus: 3 });
     });
     return out;
@@ -49,6 +50,24 @@ function echoesQuery($: cheerio.CheerioAPI, words: string[]): boolean {
   return $('form input:not([type=hidden]):not([type=password]):not([type=checkbox]):not([type=radio])')
     .toArray()
     .some((i) => words.includes(clean($(i).attr('value') ?? '').toLowerCase()));
+}
+
+/** An element with no text, image or link: an anchor target, a spacer. */
+function empty(o: any): boolean {
+  return !o.children?.some((c: any) => c.type === 'tag' || (c.type === 'text' && clean(c.data ?? '')));
+}
+
+/**
+ * The hit's tag, with a class of its own when empty siblings share the tag (a page that puts an
+ * anchor `<div>` before every hit `<div>`): a run with many hits must not read the anchors.
+ */
+function recordTag(rec: El): string {
+  const tag = tagOf(rec);
+  const same = rec.siblings(tag);
+  if (!same.length) return tag;
+  const mine = (rec.attr('class') ?? '').split(/\s+/).filter((c) => /^[A-Za-z_-][\w-]*$/.test(c));
+  const own = mine.find((c) => !same.is(`.${c}`));
+  return own ? `${tag}.${own}` : tag;
 }
 
 /**
@@ -64,7 +83,8 @@ function recordAround(link: El): El | null {
     if (!RECORD_TAGS.test(tagOf(r))) continue;
     const more = clean(r.text()).length > linkText + 2 || r.find('img[src], time[datetime]').length > 0;
     if (!more || r.find('form, input, select, textarea').length) continue;
-    const others = r.siblings(tagOf(r));
+    // (Empty siblings of its tag — an anchor to scroll to, a spacer column — are no other records.)
+    const others = r.siblings(tagOf(r)).filter((_, o) => !empty(o));
     if (!others.length) return r;
     if (tagOf(r) === 'li' || others.find('a[href]').length || others.is('a[href]')) return null;
   }

@@ -1,8 +1,9 @@
 // Real open-source web applications for the synthesis acceptance suite (installed and seeded by
 // scripts/acceptance-setup.sh from Debian packages): each is served on 127.0.0.1 by `php -S` (Fossil
-// by `fossil server`, Redmine by rackup, Django by `manage.py runserver`, Directus by `directus start`, Request Tracker by `rt-server`, Ghost by its own `node index.js`, Transmission by `transmission-daemon`, Jupyter by `jupyter-notebook`, qBittorrent by `qbittorrent-nox`, Verdaccio by its own bin, Radicale by `python3 -m radicale`, RabbitMQ, Syncthing, Prometheus, Tomcat, Roundcube and Monit by their setup's `serve.sh`) and stopped by its PID. Recorded HARs are rebased onto the
+// by `fossil server`, Redmine by rackup, Django by `manage.py runserver`, Directus by `directus start`, Request Tracker by `rt-server`, Ghost by its own `node index.js`, Transmission by `transmission-daemon`, Jupyter by `jupyter-notebook`, qBittorrent by `qbittorrent-nox`, Verdaccio by its own bin, Radicale by `python3 -m radicale`, RabbitMQ, Syncthing, Prometheus, Tomcat, Roundcube, Monit and Shaarli by their setup's `serve.sh`) and stopped by its PID. Recorded HARs are rebased onto the
 // port a test started the app on.
 import { type ChildProcess, execFileSync, spawn } from 'node:child_process';
+import crypto from 'node:crypto';
 import fs from 'node:fs';
 import net from 'node:net';
 import Database from 'better-sqlite3';
@@ -30,7 +31,8 @@ export interface RealApp {
     | 'prometheus'
     | 'tomcat'
     | 'roundcube'
-    | 'monit';
+    | 'monit'
+    | 'shaarli';
   /** The PHP document root (Fossil: the repository file; Redmine: the Rails application). */
   docroot: string;
   /** Port the fixtures were recorded on. */
@@ -301,6 +303,14 @@ export const APPS: Record<RealApp['name'], RealApp> = {
     // (A fresh monitrc per start: a file, two directories, a program and the system.)
     server: (port) => ({ cmd: '/bin/sh', args: ['/var/lib/cs-acceptance/monit/serve.sh', String(port)] }),
     bootMs: 15_000,
+  },
+  shaarli: {
+    name: 'shaarli',
+    docroot: '/usr/share/shaarli',
+    recordedPort: 8987,
+    needs: ['/var/lib/cs-acceptance/shaarli/.seeded', '/usr/share/shaarli/index.php'],
+    // (Its seeded data restored in /var/lib/shaarli/data on every start.)
+    server: (port) => ({ cmd: '/bin/sh', args: ['/var/lib/cs-acceptance/shaarli/serve.sh', String(port)] }),
   },
 };
 
@@ -633,4 +643,17 @@ export async function monitAction(base: string, service: string, action: 'monito
   // (The daemon applies it on its next cycle.)
   for (let i = 0; i < 50 && (await monitServices(base))[service]?.monitored !== (action === 'monitor'); i++)
     await new Promise((res) => setTimeout(res, 200));
+}
+
+/** Shaarli's seeded owner (scripts/acceptance-setup.sh). */
+export const SHAARLI_USER = { username: 'seed', password: 'sh-pass-1' };
+
+/** Shaarli's REST API (`/api/v1/...`), signed as its clients are: a JWT (HS512) with the API secret. */
+export async function shaarliApi(base: string, path: string): Promise<any> {
+  const b64 = (v: string | Buffer) => Buffer.from(v).toString('base64url');
+  const head = `${b64(JSON.stringify({ typ: 'JWT', alg: 'HS512' }))}.${b64(JSON.stringify({ iat: Math.floor(Date.now() / 1000) }))}`;
+  const sig = crypto.createHmac('sha512', 'cs-acceptance-shaarli-api-secret').update(head).digest();
+  const r = await fetch(`${base}/api/v1${path}`, { headers: { authorization: `Bearer ${head}.${b64(sig)}` } });
+  if (!r.ok) throw new Error(`shaarli ${path}: ${r.status} ${await r.text()}`);
+  return r.json();
 }

@@ -345,6 +345,8 @@ describe('HTML extraction by structure (common admin-app markup)', () => {
     expect(x!.kind).toBe('detail');
     expect(out).toEqual({
       title: 'Bug #12',
+      // (The heading between the title and the fields: the subject.)
+      subtitle: 'Disk full on backup',
       status: 'New',
       priority: 'High',
       assignee: 'Ann Smith',
