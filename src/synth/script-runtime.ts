@@ -1,5 +1,5 @@
 // The JavaScript a synthesized *script* connector carries: a tiny interpreter of the same plan an
-// http definition holds (templates, JSON/regex/header/cookie extractors), used where the plan must
+// http definition holds (templates, JSON/regex/calls/header/cookie extractors), used where the plan must
 // do something the http engine can't express — save a download as a run output file, or drive
 // the page's own JavaScript in a browser and capture the request it makes. Plain ES2020: the
 // sandbox (QuickJS) evaluates it as one module with no imports; `URL` and `setTimeout` come from its prelude.
@@ -103,12 +103,52 @@ function jsonPath(v, path) {
   }
   return cur.filter((x) => x !== undefined);
 }
+// calls: the same reading as engines/js-calls.ts (a linear scan, arguments parsed as JSON, nothing
+// evaluated); a markup value's text is its tags dropped and entities decoded (no DOM here).
+function callArgs(text, name) {
+  const out = [];
+  for (let at = text.indexOf(name); at >= 0 && out.length < 10000; at = text.indexOf(name, at + 1)) {
+    const before = at > 0 ? text[at - 1] : '';
+    if (before && (/[\w$.]/.test(before))) continue;
+    let open = at + name.length;
+    while (open < text.length && /\s/.test(text[open])) open++;
+    if (text[open] !== '(') continue;
+    let depth = 0, close = -1;
+    for (let i = open; i < text.length && close < 0; i++) {
+      const c = text[i];
+      if (c === '"' || c === "'" || c === '\x60') { for (i++; i < text.length && text[i] !== c; i++) if (text[i] === '\\') i++; }
+      else if (c === '(' || c === '[' || c === '{') depth++;
+      else if (c === ')' || c === ']' || c === '}') { depth--; if (depth === 0) { if (c !== ')') break; close = i; } }
+    }
+    if (close < 0) break;
+    const inner = text.slice(open + 1, close);
+    try { const v = inner.trim() ? JSON.parse('[' + inner + ']') : []; if (Array.isArray(v)) out.push(v); } catch {}
+    at = close;
+  }
+  return out;
+}
+function callFields(args, fields) {
+  const o = {};
+  for (const [k, f] of Object.entries(fields)) {
+    const arg = args[f.arg];
+    let v = f.key === undefined ? arg : arg !== null && typeof arg === 'object' && !Array.isArray(arg) && Object.prototype.hasOwnProperty.call(arg, f.key) ? arg[f.key] : undefined;
+    if (f.text && typeof v === 'string') v = htmlUnescape(v.replace(/<[^>]*>/g, ' ')).replace(/\s+/g, ' ').trim();
+    if (v === undefined && f.required !== false) throw new Error('site_changed: field ' + k + ' (argument ' + f.arg + ') not found');
+    o[k] = v === undefined ? (f.default ?? null) : v;
+  }
+  return o;
+}
 async function extract(ctx, x, res, url) {
   let all = [];
   if (x.from === 'json') { let body; try { body = JSON.parse(res.text); } catch { body = undefined; } all = body === undefined ? [] : jsonPath(body, x.path); }
   else if (x.from === 'regex') { const re = new RegExp(x.pattern, (x.flags || '').replace('g', '') + 'g'); for (const m of res.text.matchAll(re)) all.push(m[x.group || (m.length > 1 ? 1 : 0)]); }
   else if (x.from === 'header') { const h = res.headers[x.name.toLowerCase()]; if (h !== undefined) all = [Array.isArray(h) ? h[0] : h]; }
   else if (x.from === 'cookie') { const c = await ctx.http.cookie(url, x.name); if (c !== null && c !== undefined) all = [c]; }
+  else if (x.from === 'calls') {
+    let code = res.text;
+    if (x.in !== undefined) { let body; try { body = JSON.parse(res.text); } catch { body = undefined; } const v = body === undefined ? [] : jsonPath(body, x.in); code = typeof v[0] === 'string' ? v[0] : ''; }
+    all = callArgs(code, x.call).map((a) => x.fields ? callFields(a, x.fields) : a);
+  }
   else if (x.from === 'body') all = [res.text];
   else if (x.from === 'status') all = [res.status];
   else if (x.from === 'url') all = [res.url];

@@ -302,6 +302,16 @@ describe('script runtime (carried by synthesized script connectors)', () => {
     expect(await rt.extract(ctx, { from: 'header', name: 'X-Token' }, res, 'u')).toBe('t1');
     expect(await rt.extract(ctx, { from: 'json', path: '$.a' }, res, 'u')).toBeNull();
   });
+  it('reads calls like the engines: JSON arguments only, whole names, markup as its text', async () => {
+    const exec = 'x.row(1, {"a": "b"}); row(2, {"a": "<b>Ann</b> &amp; co", "q": "it\'s (so)"}); row(3, v); row(4';
+    const res = { status: 200, url: 'u', headers: {}, text: JSON.stringify({ exec }) };
+    const x = { from: 'calls', in: '$.exec', call: 'row', all: true, fields: { id: { arg: 0 }, a: { arg: 1, key: 'a', text: true } } };
+    expect(await rt.extract(ctx, x, res, 'u')).toEqual([{ id: 2, a: 'Ann & co' }]);
+    expect(await rt.extract(ctx, { from: 'calls', call: 'row', all: true }, { ...res, text: 'row(1, [2]); row(3)' }, 'u')).toEqual([
+      [1, [2]],
+      [3],
+    ]);
+  });
 });
 
 describe('schema check', () => {
