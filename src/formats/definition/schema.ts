@@ -36,28 +36,24 @@ const extractorBranch = (from: string | string[], props: Record<string, unknown>
   additionalProperties: false,
 });
 
+/** `fields` of an extractor: one object per match, each field described by `props` (with `type`,
+ * `required` and `default` as every field has them). */
+const fieldsOf = (props: Record<string, unknown>, required: string[] = []) => ({
+  type: 'object',
+  additionalProperties: {
+    type: 'object',
+    properties: { ...annotated, ...props, type: { enum: VALUE_TYPES }, required: { type: 'boolean' }, default: {} },
+    ...(required.length ? { required } : {}),
+    additionalProperties: false,
+  },
+  minProperties: 1,
+});
+
 /** A CSS or XML extractor's own properties: a selector, an attribute, or fields per matched element. */
 const selectorProps = {
   selector: nonEmpty,
   attr: nonEmpty,
-  fields: {
-    type: 'object',
-    additionalProperties: {
-      type: 'object',
-      properties: {
-        ...annotated,
-        column: nonEmpty,
-        selector: nonEmpty,
-        attr: nonEmpty,
-        type: { enum: VALUE_TYPES },
-        pattern: nonEmpty,
-        required: { type: 'boolean' },
-        default: {},
-      },
-      additionalProperties: false,
-    },
-    minProperties: 1,
-  },
+  fields: fieldsOf({ column: nonEmpty, selector: nonEmpty, attr: nonEmpty, pattern: nonEmpty }),
 };
 
 const matcher = {
@@ -281,24 +277,9 @@ export const DEFINITION_SCHEMA = {
           {
             call: { type: 'string', pattern: '^[A-Za-z_$][\\w$]*(\\.[A-Za-z_$][\\w$]*)*$', maxLength: 200 },
             in: nonEmpty,
-            fields: {
-              type: 'object',
-              additionalProperties: {
-                type: 'object',
-                properties: {
-                  ...annotated,
-                  arg: { type: 'integer', minimum: 0, maximum: 100 },
-                  key: { type: 'string' },
-                  text: { type: 'boolean' },
-                  type: { enum: VALUE_TYPES },
-                  required: { type: 'boolean' },
-                  default: {},
-                },
-                required: ['arg'],
-                additionalProperties: false,
-              },
-              minProperties: 1,
-            },
+            fields: fieldsOf({ arg: { type: 'integer', minimum: 0, maximum: 100 }, key: { type: 'string' }, text: { type: 'boolean' } }, [
+              'arg',
+            ]),
           },
           ['call'],
         ),
