@@ -200,8 +200,6 @@ export function detailBlock($: cheerio.CheerioAPI, site: SiteTemplate): Structur
     props[name] = nullable(ty.schema);
   });
   const pairs = Object.keys(fields).filter((k) => k !== 'title').length;
-  // The record's own text beside its fields (a message's body under its headers, an issue's
-  // description under its attributes).
   // A heading between the title and the fields names the record ("Bug #31", then its subject).
   const ownFields = Object.entries(fields).flatMap(([k, f]) => (k === 'title' ? [] : [f]));
   const sub = pairs && heading.length ? subHeading($, main, heading, ownFields, ownHeading) : null;
@@ -209,6 +207,8 @@ export function detailBlock($: cheerio.CheerioAPI, site: SiteTemplate): Structur
     fields.subtitle = { selector: shortRel(main, sub, [tagOf(sub)]), required: false };
     props.subtitle = nullable({ type: 'string' });
   }
+  // The record's own text beside its fields (a message's body under its headers, an issue's
+  // description under its attributes).
   const prose = pairs ? proseBody($, main, Object.values(fields), heading) : null;
   if (prose && !fields.content) {
     fields.content = { selector: shortRel(main, prose, stableIdOf($, prose)), required: false };
@@ -278,7 +278,6 @@ function pageHeading(
   return { root: pathOf($, holder), fields: wide, props: { [name]: nullable({ type: 'string' }), ...props } };
 }
 
-/** `#id` when `e` has a stable id that is unique on the page (a selector that survives layout changes). */
 /** The first heading after the title that comes before every field of the record: its subject. */
 function subHeading($: cheerio.CheerioAPI, main: El, title: El, fields: CssField[], own: (e: El) => boolean): El | null {
   const els = fields.flatMap((f) => (f.selector ? main.find(f.selector).toArray() : []));
@@ -329,6 +328,7 @@ function proseBody($: cheerio.CheerioAPI, main: El, fields: CssField[], heading:
   return lca;
 }
 
+/** `#id` when `e` has a stable id that is unique on the page (a selector that survives layout changes). */
 function stableIdOf($: cheerio.CheerioAPI, e: El): string[] {
   const id = e.attr('id');
   return id && stableId(id) && $(`#${id}`).length === 1 ? [`#${id}`] : [];
