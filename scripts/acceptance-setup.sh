@@ -35,6 +35,7 @@ command -v prometheus >/dev/null || need+=(prometheus)
 [ -d /usr/share/tomcat10-admin/manager ] || need+=(tomcat10 tomcat10-admin)
 command -v monit >/dev/null || need+=(monit)
 [ -d /usr/share/shaarli ] || need+=(shaarli)
+command -v znc >/dev/null || need+=(znc)
 if [ ! -d /usr/share/roundcube ]; then
   need+=(roundcube-core roundcube-sqlite3 dovecot-imapd)
   # (Roundcube's database is our own SQLite file per run: no dbconfig-common database.)
@@ -1211,4 +1212,64 @@ PY
   touch "$SH_DIR/.seeded"
 fi
 
-echo "acceptance apps ready: dokuwiki (/usr/share/dokuwiki), phpmyadmin (/usr/share/phpmyadmin), mariadb db acme, adminer (/usr/share/adminer, mariadb db orchard), mediawiki (/var/lib/mediawiki, sqlite $MWDB), wordpress (/usr/share/wordpress, mariadb db wordpress), fossil ($FSL_DIR/repo.fossil), redmine (/usr/share/redmine, sqlite), django admin ($DJ_DIR), directus ($DX_DIR, postgresql db directus_acc), request tracker 5 (/usr/share/request-tracker5, sqlite), ghost ($GH_DIR, sqlite), transmission ($TR_DIR), jupyter ($JN_DIR), qbittorrent ($QB_DIR), verdaccio ($VD_DIR), radicale ($RD_DIR), rabbitmq ($RQ_DIR), syncthing ($ST_DIR), prometheus ($PM_DIR), tomcat ($TC_DIR), roundcube ($RC_DIR), monit ($MN_DIR), shaarli ($SH_DIR)"
+# ---- ZNC 1.8 (an IRC bouncer whose webadmin module is a server-rendered admin UI: a form login,
+# every form with a `_CSRF_Check` token, long settings forms posted whole). Every start is a fresh
+# data dir on the test's port, with an admin, two networks that connect nowhere, no IRC listener.
+ZN_DIR=/var/lib/cs-acceptance/znc
+if [ ! -f "$ZN_DIR/.seeded" ]; then
+  rm -rf "$ZN_DIR" && mkdir -p "$ZN_DIR"
+  id csmail >/dev/null 2>&1 || useradd --system --no-create-home --shell /usr/sbin/nologin csmail
+  python3 - "$ZN_DIR" <<'PY'
+import hashlib, sys
+salt = 'csAcceptSalt0001'
+conf = f'''Version = 1.8.2
+<Listener web>
+	Port = @PORT@
+	Host = 127.0.0.1
+	IPv4 = true
+	IPv6 = false
+	SSL = false
+	AllowIRC = false
+	AllowWeb = true
+</Listener>
+LoadModule = webadmin
+<User seed>
+	Admin = true
+	Nick = seed
+	AltNick = seed_
+	Ident = seed
+	RealName = Seed Grower
+	<Pass password>
+		Method = sha256
+		Hash = {hashlib.sha256(('zn-pass-1' + salt).encode()).hexdigest()}
+		Salt = {salt}
+	</Pass>
+	<Network orchard>
+		Nick = orchard_seed
+		IRCConnectEnabled = false
+	</Network>
+	<Network cellar>
+		Nick = cellar_seed
+		IRCConnectEnabled = false
+	</Network>
+</User>
+'''
+open(sys.argv[1] + '/znc.conf.in', 'w').write(conf)
+PY
+  cat > "$ZN_DIR/serve.sh" <<'SERVE'
+#!/bin/sh
+# serve.sh PORT: a fresh ZNC with its web admin on PORT (see scripts/acceptance-setup.sh).
+set -e
+DIR=/tmp/cs-acceptance-znc-$1
+find /tmp -maxdepth 1 -name 'cs-acceptance-znc-*' -mmin +60 -exec rm -rf {} + 2>/dev/null || true
+rm -rf "$DIR" && mkdir -p "$DIR/configs"
+sed "s/@PORT@/$1/" /var/lib/cs-acceptance/znc/znc.conf.in > "$DIR/configs/znc.conf"
+# (Not as root: ZNC would wait 30 s to be interrupted.)
+chown -R csmail:csmail "$DIR"
+exec runuser -u csmail -- znc --foreground --datadir "$DIR"
+SERVE
+  chmod +x "$ZN_DIR/serve.sh"
+  touch "$ZN_DIR/.seeded"
+fi
+
+echo "acceptance apps ready: dokuwiki (/usr/share/dokuwiki), phpmyadmin (/usr/share/phpmyadmin), mariadb db acme, adminer (/usr/share/adminer, mariadb db orchard), mediawiki (/var/lib/mediawiki, sqlite $MWDB), wordpress (/usr/share/wordpress, mariadb db wordpress), fossil ($FSL_DIR/repo.fossil), redmine (/usr/share/redmine, sqlite), django admin ($DJ_DIR), directus ($DX_DIR, postgresql db directus_acc), request tracker 5 (/usr/share/request-tracker5, sqlite), ghost ($GH_DIR, sqlite), transmission ($TR_DIR), jupyter ($JN_DIR), qbittorrent ($QB_DIR), verdaccio ($VD_DIR), radicale ($RD_DIR), rabbitmq ($RQ_DIR), syncthing ($ST_DIR), prometheus ($PM_DIR), tomcat ($TC_DIR), roundcube ($RC_DIR), monit ($MN_DIR), shaarli ($SH_DIR), znc ($ZN_DIR)"

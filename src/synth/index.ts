@@ -112,12 +112,16 @@ export function synthesize(inp: SynthInput): SynthResult {
   // inside a record (a post's `authors[0].email`) it is data about the person, not login traffic.
   const ownField = (x: Exchange, name: string) =>
     requestSlots(x).some((s) => s.value === name && s.where !== 'path' && !(s.where === 'json' && s.key.includes('.')));
+  const typedForTask = args.map((a) => a.example).filter((v) => v.length >= 2);
+  const sendsTyped = (x: Exchange) => requestSlots(x).some((s) => typedForTask.includes(s.value));
   const carriers = new Set(
     xs
       .filter((x) => {
         const carried = secrets.needlesFor(x).filter((n) => carries(x, n));
         if (carried.some((n) => n.field !== 'username') || /\{\{secret:/.test(sent(x))) return true;
-        return carried.some((n) => ownField(x, n.needle));
+        // (A form that sends the account's name beside what the person typed for the task — an
+        // admin form's `user=seed` — is the task, not an identifier-first sign-in.)
+        return carried.some((n) => ownField(x, n.needle)) && !sendsTyped(x);
       })
       .map((x) => x.id),
   );
@@ -518,6 +522,7 @@ export function synthesize(inp: SynthInput): SynthResult {
   }
   const usedSlots = secrets.slots.filter((s) => slotsUsed.has(s.name));
   const input_schema: Schema = { type: 'object', properties: {}, required: [] as string[], additionalProperties: false };
+  const writeOnly: string[] = [];
   for (const a of args) {
     if (!usedArgs.has(a.name)) continue;
     const hinted = hints.arguments?.[a.name];
@@ -531,6 +536,7 @@ export function synthesize(inp: SynthInput): SynthResult {
     });
     // (A password given as an argument — a new user's — is not echoed into the schema.)
     const password = PASSWORD_FIELD.test(where?.key.split('.').at(-1) ?? a.name);
+    if (password) writeOnly.push(a.example);
     input_schema.properties[a.name] = password
       ? {
           type: 'string',
@@ -564,7 +570,7 @@ export function synthesize(inp: SynthInput): SynthResult {
   // (A list of records — a search sent as a POST — keeps its records' keys required.)
   if (sideEffects && out.kind === 'json' && out.extract.data && definition.engine === 'http') outputSchema = looseWriteAnswer(outputSchema);
   definition = withChoices(definition, choices);
-  const result: SynthResult = {
+  const result: SynthResult = withoutValues(writeOnly, {
     definition,
     input_schema,
     output_schema: outputSchema,
@@ -587,13 +593,13 @@ export function synthesize(inp: SynthInput): SynthResult {
       secret_ids: Object.fromEntries(Object.entries(secrets.secretIds).filter(([slot]) => usedSlots.some((u) => u.name === slot))),
       recorded_data: out.kind === 'download' || outputValues(out, first).length > 0,
     },
-  };
+  });
   const typedLogins = secrets.typedLogins();
   inp.onRecordedSecrets?.({
     ...Object.fromEntries(Object.entries(typedLogins).map(([k, v]) => [k, { type: 'login' as const, ...v, totp_secret: null }])),
     ...Object.fromEntries(Object.entries(secrets.typedValues()).map(([k, value]) => [k, { type: 'string' as const, value }])),
   });
-  assertNoSecrets(result, allNeedles(secrets, all));
+  assertNoSecrets(result, [...allNeedles(secrets, all), ...writeOnly]);
   const problems = validateDefinition(definition, { inputSchema: input_schema, requiredSecrets: usedSlots }, ['definition']);
   if (problems.length)
     throw new SynthError(
@@ -623,6 +629,25 @@ export function assertSchemas(r: Pick<SynthResult, 'input_schema' | 'output_sche
  * The last line of defence: no resolved or typed secret value in anything we return, in any form
  * it takes in transit (percent-encoded, JSON/HTML-escaped, base64 as in a Basic header, hex).
  */
+/**
+ * The result with a password argument's recorded value (a new user's) left out of every text that
+ * explains it — the target's reasons ("carries typed value(s) …"), the decisions' examples: the
+ * connector sends it only as `{{args.…}}`, and no one reads it back.
+ */
+function withoutValues<T>(values: string[], r: T): T {
+  const re = secretsPattern(values.filter((v) => v.length >= 4));
+  if (!re) return r;
+  const walk = (v: unknown): unknown =>
+    typeof v === 'string'
+      ? v.replace(re, '(a password)')
+      : Array.isArray(v)
+        ? v.map(walk)
+        : v && typeof v === 'object'
+          ? Object.fromEntries(Object.entries(v).map(([k, x]) => [k, walk(x)]))
+          : v;
+  return walk(r) as T;
+}
+
 function assertNoSecrets(r: SynthResult, needles: string[]) {
   const text = JSON.stringify(r);
   const leaked = needles.filter((n) => n.length >= 4 && secretsPattern([n])?.test(text));

@@ -1,6 +1,6 @@
 // Real open-source web applications for the synthesis acceptance suite (installed and seeded by
 // scripts/acceptance-setup.sh from Debian packages): each is served on 127.0.0.1 by `php -S` (Fossil
-// by `fossil server`, Redmine by rackup, Django by `manage.py runserver`, Directus by `directus start`, Request Tracker by `rt-server`, Ghost by its own `node index.js`, Transmission by `transmission-daemon`, Jupyter by `jupyter-notebook`, qBittorrent by `qbittorrent-nox`, Verdaccio by its own bin, Radicale by `python3 -m radicale`, RabbitMQ, Syncthing, Prometheus, Tomcat, Roundcube, Monit and Shaarli by their setup's `serve.sh`) and stopped by its PID. Recorded HARs are rebased onto the
+// by `fossil server`, Redmine by rackup, Django by `manage.py runserver`, Directus by `directus start`, Request Tracker by `rt-server`, Ghost by its own `node index.js`, Transmission by `transmission-daemon`, Jupyter by `jupyter-notebook`, qBittorrent by `qbittorrent-nox`, Verdaccio by its own bin, Radicale by `python3 -m radicale`, RabbitMQ, Syncthing, Prometheus, Tomcat, Roundcube, Monit, Shaarli and ZNC by their setup's `serve.sh`) and stopped by its PID. Recorded HARs are rebased onto the
 // port a test started the app on.
 import { type ChildProcess, execFileSync, spawn } from 'node:child_process';
 import crypto from 'node:crypto';
@@ -32,7 +32,8 @@ export interface RealApp {
     | 'tomcat'
     | 'roundcube'
     | 'monit'
-    | 'shaarli';
+    | 'shaarli'
+    | 'znc';
   /** The PHP document root (Fossil: the repository file; Redmine: the Rails application). */
   docroot: string;
   /** Port the fixtures were recorded on. */
@@ -311,6 +312,15 @@ export const APPS: Record<RealApp['name'], RealApp> = {
     needs: ['/var/lib/cs-acceptance/shaarli/.seeded', '/usr/share/shaarli/index.php'],
     // (Its seeded data restored in /var/lib/shaarli/data on every start.)
     server: (port) => ({ cmd: '/bin/sh', args: ['/var/lib/cs-acceptance/shaarli/serve.sh', String(port)] }),
+  },
+  znc: {
+    name: 'znc',
+    docroot: '/var/lib/cs-acceptance/znc',
+    recordedPort: 8989,
+    needs: ['/var/lib/cs-acceptance/znc/.seeded', '/usr/bin/znc'],
+    // (A fresh data dir per start: an admin and two networks that connect nowhere.)
+    server: (port) => ({ cmd: '/bin/sh', args: ['/var/lib/cs-acceptance/znc/serve.sh', String(port)] }),
+    bootMs: 15_000,
   },
 };
 
@@ -656,4 +666,15 @@ export async function shaarliApi(base: string, path: string): Promise<any> {
   const r = await fetch(`${base}/api/v1${path}`, { headers: { authorization: `Bearer ${head}.${b64(sig)}` } });
   if (!r.ok) throw new Error(`shaarli ${path}: ${r.status} ${await r.text()}`);
   return r.json();
+}
+
+/** ZNC's seeded admin (scripts/acceptance-setup.sh). */
+export const ZNC_USER = { username: 'seed', password: 'zn-pass-1' };
+
+/** A page of ZNC's web admin as its seeded admin (it also takes HTTP Basic credentials): the HTML. */
+export async function zncPage(base: string, path: string): Promise<string> {
+  const r = await fetch(`${base}/mods/global/webadmin/${path}`, {
+    headers: { authorization: `Basic ${Buffer.from('seed:zn-pass-1').toString('base64')}` },
+  });
+  return r.text();
 }

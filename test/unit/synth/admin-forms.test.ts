@@ -1,0 +1,74 @@
+// An admin's forms after a typed sign-in (ZNC's web admin, test/acceptance/znc.test.ts): a form that
+// names the signed-in account in a field of its own (`user=seed`: whose networks to change) beside
+// what the person typed for the task is the task, not an identifier-first sign-in step; and a new
+// user's password given as an argument appears nowhere in what synthesis returns.
+import { describe, expect, it } from 'vitest';
+import { synthesize } from '../../../src/synth/index.js';
+import { har } from '../../helpers/har-fragment.js';
+
+const O = 'http://bouncer.test';
+const page = (form: string) =>
+  `<html><body><main><form method="post"><input type="hidden" name="_CSRF_Check" value="c5f1a9e0b7d24c63a8e1f0b9d2c47e15">${form}<input type="submit" value="Save"></form></main></body></html>`;
+const signIn = [
+  { url: `${O}/`, at: 100, html: page('<input name="user"><input name="pass" type="password">') },
+  {
+    method: 'POST',
+    url: `${O}/login`,
+    at: 200,
+    form: { user: 'seed', pass: 'zn-pass-1' },
+    html: '<html><body><main><h1>Welcome</h1></main></body></html>',
+  },
+];
+
+describe("an admin's forms after a typed sign-in", () => {
+  it("a form naming the account beside the typed values is the flow's target, the account's name a constant", () => {
+    const r = synthesize({
+      recording: har(
+        ...signIn,
+        {
+          url: `${O}/addnetwork?user=seed`,
+          at: 300,
+          html: page('<input type="hidden" name="user" value="seed"><input name="name"><input name="nick">'),
+        },
+        {
+          method: 'POST',
+          url: `${O}/addnetwork`,
+          at: 400,
+          form: { _CSRF_Check: 'c5f1a9e0b7d24c63a8e1f0b9d2c47e15', user: 'seed', name: 'pantry', nick: 'pantry_seed' },
+          html: '<html><body><main><table><tr><th>Network</th></tr><tr><td>pantry</td></tr></table></main></body></html>',
+        },
+      ),
+      hints: { arguments: { network: 'pantry', nick: 'pantry_seed' } },
+    });
+    expect(r.report.targets[0]!.url).toBe(`${O}/addnetwork`);
+    const target = (r.definition as any).steps.at(-1);
+    expect(target.body.form).toMatchObject({ name: '{{args.network}}', nick: '{{args.nick}}' });
+    expect(r.report.warnings.join(' ')).not.toMatch(/not part of the connector/);
+  });
+
+  it("a new user's password given as an argument is in no text of the result", () => {
+    const r = synthesize({
+      recording: har(
+        ...signIn,
+        {
+          url: `${O}/adduser`,
+          at: 300,
+          html: page('<input name="newuser"><input name="password" type="password"><input name="password2" type="password">'),
+        },
+        {
+          method: 'POST',
+          url: `${O}/adduser`,
+          at: 400,
+          form: { _CSRF_Check: 'c5f1a9e0b7d24c63a8e1f0b9d2c47e15', newuser: 'hazel', password: 'Hz!pass 42', password2: 'Hz!pass 42' },
+          html: '<html><body><main><p>User hazel added.</p></main></body></html>',
+        },
+      ),
+      hints: { arguments: { username: 'hazel', password: 'Hz!pass 42' } },
+    });
+    const target = (r.definition as any).steps.at(-1);
+    expect(target.body.form).toMatchObject({ password: '{{args.password}}', password2: '{{args.password}}' });
+    const text = JSON.stringify(r);
+    for (const form of ['Hz!pass 42', 'Hz%21pass%2042', 'Hz!pass+42', 'Hz%21pass+42']) expect(text).not.toContain(form);
+    expect(r.input_schema.properties.password).toMatchObject({ format: 'password', writeOnly: true });
+  });
+});
