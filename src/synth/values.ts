@@ -94,12 +94,14 @@ const isRoute = (v: string) =>
  * `since`): within ten minutes of the request it is the run's own time, in the same form —
  * milliseconds, seconds (a fraction is dropped) or an ISO date-time; up to 31 days before or after,
  * that far from the run's time (`{{run.now_s | add:-3600}}`: a range that starts an hour ago), to
- * the minute; behind a word, the word is kept. Null for anything else (an ISO time away from the
- * request stays as recorded).
+ * the minute; milliseconds glued to a lowercase word keep the word. Null for anything else (an ISO
+ * time away from the request stays as recorded).
  */
 export function nowTemplate(v: string, atMs: number): string | null {
-  // A clock reading behind a word ("loading1795935278658": a page's id for a pending request).
-  const tagged = /^([A-Za-z][A-Za-z_-]{0,19})(\d{13}|\d{10})$/.exec(v);
+  // A clock reading in milliseconds glued to a lowercase word ("loading1795935278658": a page's id
+  // for a pending request). (Not a name with a number in it: "Pantry_1795939…" typed as a page title
+  // names that page.)
+  const tagged = /^([a-z]{2,20})(\d{13})$/.exec(v);
   if (tagged) {
     const clock = nowTemplate(tagged[2], atMs);
     return clock && `${tagged[1]}${clock}`;

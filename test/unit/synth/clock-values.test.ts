@@ -28,9 +28,12 @@ describe('a clock reading in a request', () => {
 
   it("a clock reading behind a word (a page's id of a pending request, `loading<ms>`) keeps the word", () => {
     expect(nowTemplate(`loading${at}`, T0)).toBe('loading{{run.now_ms}}');
-    expect(nowTemplate(`req_${Math.floor(at / 1000) - 3600}`, T0)).toBe('req_{{run.now_s | add:-3600}}');
+    expect(nowTemplate(`req${at - 3600_000}`, T0)).toBe('req{{run.now_ms | add:-3600000}}');
     expect(nowTemplate('loading1234567890123', T0)).toBeNull();
     expect(nowTemplate(`v2${at}`, T0)).toBeNull();
+    // A name with a number in it (a page title typed with a timestamp) names that page.
+    expect(nowTemplate(`Pantry_${at}`, T0)).toBeNull();
+    expect(nowTemplate(`pantry-${at}`, T0)).toBeNull();
   });
 
   it('a time further away, an ISO time away from the request, or no time at all, is not', () => {
