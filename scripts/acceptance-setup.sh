@@ -1090,10 +1090,14 @@ service imap-login {
 CONF
 /usr/sbin/dovecot -F -c "$DIR/dovecot.conf" &
 DOVECOT=$!
-trap 'kill $DOVECOT 2>/dev/null' EXIT INT TERM
 # (Debian's config dir first, ours last: what ours sets wins.)
 export RCUBE_CONFIG_PATH=/var/lib/roundcube/config/:/var/lib/cs-acceptance/roundcube/config/ RC_RUN_DIR="$DIR" RC_IMAP_PORT=$IMAP
-php -S "127.0.0.1:$1" -t /var/lib/roundcube/public_html
+php -S "127.0.0.1:$1" -t /var/lib/roundcube/public_html &
+PHP=$!
+# (The test stops this script by its PID: both servers go with it. `wait` lets the trap run at once.)
+trap 'kill $DOVECOT $PHP 2>/dev/null; exit 0' INT TERM
+trap 'kill $DOVECOT $PHP 2>/dev/null' EXIT
+wait $PHP
 SERVE
   chmod +x "$RC_DIR/serve.sh"
   touch "$RC_DIR/.seeded"
