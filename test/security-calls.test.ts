@@ -102,10 +102,13 @@ describe.each(await backends())('calls extractor against hostile answers (%s)', 
     expect(JSON.stringify(again.result)).not.toContain('evil');
   });
 
-  it('a call that is not a dotted name, or an `in` that is no JSONPath, is refused at publish time', async () => {
+  it('a call that is not a dotted name, an `in` that is no JSONPath, or a field named constructor is refused at publish time', async () => {
     for (const [extra, field] of [
       [{ call: 'row); alert(1' }, 'call'],
       [{ in: 'exec' }, 'in'],
+      // (A field named like the prototype; `__proto__` itself is dropped by the body parser before.)
+      [{ fields: { constructor: { arg: 0 } } }, 'constructor'],
+      [{ fields: { prototype: { arg: 0 } } }, 'prototype'],
     ] as const) {
       const r = await h.api('POST', '/v1beta/connectors', {
         display_name: 'x',

@@ -184,6 +184,13 @@ function mapAjvError(e: ErrorObject, part: string, data: unknown): Problem | nul
         msg: `Input tag ${pyRepr(p.tagValue)} found using '${p.tag}' does not match any of the expected tags`,
         ctx: { discriminator: `'${p.tag}'`, tag: String(p.tagValue) },
       };
+    case 'propertyNames':
+      return {
+        loc: [...base, p.propertyName],
+        msg: `Key '${p.propertyName}' is not allowed here`,
+        type: 'value_error',
+        input: get(input, [p.propertyName]) ?? null,
+      };
     case 'if':
     case 'anyOf':
     case 'oneOf':

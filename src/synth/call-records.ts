@@ -4,9 +4,9 @@
 // (a `calls` extractor, engines/js-calls.ts) instead of returning the code as text.
 import type { CallField, CallsExtractor } from '../formats/definition/types.js';
 import { extractValue, View } from '../runtime/worker/engines/extract.js';
-import { callArguments, calledNames } from '../runtime/worker/engines/js-calls.js';
+import { callsByName } from '../runtime/worker/engines/js-calls.js';
 import { inferMerged, nullableFields, type Schema } from './schema-infer.js';
-import { jsonLeaves } from './slots.js';
+import { jp, jsonLeaves } from './slots.js';
 import { argName } from './values.js';
 
 export interface CallRecords {
@@ -14,9 +14,6 @@ export interface CallRecords {
   schema: Schema;
   why: string;
 }
-
-const jp = (path: (string | number)[]) =>
-  `$${path.map((p) => (typeof p === 'number' ? `[${p}]` : /^[A-Za-z_$][\w$]*$/.test(p) ? `.${p}` : `[${JSON.stringify(p)}]`)).join('')}`;
 
 const isObject = (v: unknown): v is Record<string, unknown> => v !== null && typeof v === 'object' && !Array.isArray(v);
 const scalar = (v: unknown) => v === null || ['string', 'number', 'boolean'].includes(typeof v);
@@ -34,8 +31,8 @@ export function callRecords(body: unknown, text: string, values: string[]): Call
   let best: { path: (string | number)[]; name: string; calls: unknown[][]; hits: number } | null = null;
   for (const leaf of jsonLeaves(body)) {
     if (typeof leaf.value !== 'string' || leaf.value.length < 20 || !leaf.value.includes('(')) continue;
-    for (const name of calledNames(leaf.value).keys()) {
-      const calls = callArguments(leaf.value, name).filter((args) => args.some(isObject));
+    for (const [name, all] of callsByName(leaf.value)) {
+      const calls = all.filter((args) => args.some(isObject));
       const said = JSON.stringify(calls).toLowerCase();
       const hits = wanted.filter((v) => said.includes(v)).length;
       // (One call is a list of one when it holds what was searched for.)

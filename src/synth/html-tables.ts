@@ -63,6 +63,18 @@ function rowsOfWidth($: cheerio.CheerioAPI, table: El): El {
  * header keeps that one.) The runtime finds the same row by a column's text (engines/extract.ts).
  */
 function tdHeaderRow($: cheerio.CheerioAPI, table: El): El | null {
+  // (Asked for each table by the rows, the header texts and the header selector: found once.)
+  const node = table.get(0);
+  if (!node) return null;
+  if (tdHeads.has(node)) return tdHeads.get(node) ?? null;
+  const head = findTdHeaderRow($, table);
+  tdHeads.set(node, head);
+  return head;
+}
+
+const tdHeads = new WeakMap<object, El | null>();
+
+function findTdHeaderRow($: cheerio.CheerioAPI, table: El): El | null {
   if (table.find('> thead > tr, > tbody > tr > th').length) return null;
   const rows = rowsOfWidth($, table);
   if (rows.length < 3) return null;

@@ -10,7 +10,7 @@ import { extractHtml } from './html-extract.js';
 import { outcomeMessage } from './html-outcome.js';
 import { isHtml, isJson, isXml, resHeader } from './normalize.js';
 import { inferMerged, inferSchema, labelSets, nullableFields, type Schema } from './schema-infer.js';
-import { jsonLeaves, parseJson, recordsPath } from './slots.js';
+import { jp, jsonLeaves, parseJson, recordsPath } from './slots.js';
 import { isDownload } from './target.js';
 import { extractXml } from './xml-records.js';
 import type { Exchange } from './types.js';
@@ -27,9 +27,6 @@ export interface Output {
   /** HTML: the other rules considered, best first (for meta.notes). */
   considered?: string[];
 }
-
-const jp = (path: (string | number)[]) =>
-  `$${path.map((p) => (typeof p === 'number' ? `[${p}]` : /^[A-Za-z_$][\w$]*$/.test(p) ? `.${p}` : `[${JSON.stringify(p)}]`)).join('')}`;
 
 /** Deepest common prefix of the paths holding the hinted values; array indices become [*]. */
 function projection(body: unknown, hints: string[]): (string | number | '*')[] | null {

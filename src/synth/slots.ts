@@ -4,6 +4,10 @@
 import type { Exchange, Slot } from './types.js';
 import { formDecode } from './values.js';
 
+/** A path into a JSON value as JSONPath: `$.a[0]["b c"]`. */
+export const jp = (path: (string | number)[]) =>
+  `$${path.map((p) => (typeof p === 'number' ? `[${p}]` : /^[A-Za-z_$][\w$]*$/.test(p) ? `.${p}` : `[${JSON.stringify(p)}]`)).join('')}`;
+
 /** Headers the browser or the HTTP client sets by itself; never part of a plan. */
 const MANAGED =
   /^(host|connection|keep-alive|content-length|content-type|cookie|accept-encoding|accept-language|user-agent|referer|origin|cache-control|pragma|upgrade-insecure-requests|te|priority|dnt|if-none-match|if-modified-since|sec-.*|:.*)$/i;

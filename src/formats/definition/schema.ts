@@ -40,6 +40,8 @@ const extractorBranch = (from: string | string[], props: Record<string, unknown>
  * `required` and `default` as every field has them). */
 const fieldsOf = (props: Record<string, unknown>, required: string[] = []) => ({
   type: 'object',
+  // (A field is a key of the result's record: one that would reach its prototype is refused.)
+  propertyNames: { not: { enum: ['__proto__', 'constructor', 'prototype'] } },
   additionalProperties: {
     type: 'object',
     properties: { ...annotated, ...props, type: { enum: VALUE_TYPES }, required: { type: 'boolean' }, default: {} },

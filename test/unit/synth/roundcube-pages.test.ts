@@ -7,7 +7,7 @@ import path from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { validateDefinition } from '../../../src/formats/definition/validate.js';
 import { extractValue, View } from '../../../src/runtime/worker/engines/extract.js';
-import { callArguments } from '../../../src/runtime/worker/engines/js-calls.js';
+import { callArguments, callsByName } from '../../../src/runtime/worker/engines/js-calls.js';
 import { callRecords } from '../../../src/synth/call-records.js';
 import { extractHtml } from '../../../src/synth/html-extract.js';
 import { synthesize } from '../../../src/synth/index.js';
@@ -29,6 +29,32 @@ describe('calls with JSON arguments, read as data', () => {
     expect(callArguments(code, 'x.add_row')).toEqual([[1, { t: 'a (b) [c] {d}', q: 'say "hi")' }]]);
     // (A call inside another's arguments is not read again; an unclosed call ends the scan.)
     expect(callArguments('f(1, f(2)); f(3); f(4', 'f')).toEqual([[3]]);
+  });
+
+  it('every call grouped by name in one pass: calls in a function body found, calls in strings not', () => {
+    const code = `init(function () { add_row(1, {"t": "a"}); add_row(2, {"t": "say add_row(9, {})"}); });
+      alert("add_row(7, {\\"t\\": 1})"); x.y.set({"k": [1, 2]}); f(1, f(2)); f(3); broken(1, {`;
+    const calls = callsByName(code);
+    expect(calls.get('add_row')).toEqual([
+      [1, { t: 'a' }],
+      [2, { t: 'say add_row(9, {})' }],
+    ]);
+    expect(calls.get('x.y.set')).toEqual([[{ k: [1, 2] }]]);
+    // (A call holding another call is no JSON list: only f(2) and f(3); `init` and `broken` none.)
+    expect(calls.get('f')).toEqual([[2], [3]]);
+    expect(calls.get('alert')).toEqual([['add_row(7, {"t": 1})']]);
+    expect(['init', 'broken'].filter((n) => calls.has(n))).toEqual([]);
+    // The runtime's scan by name reads the same records of add_row.
+    expect(callArguments(code, 'add_row').slice(0, 2)).toEqual(calls.get('add_row'));
+  });
+
+  it('one pass however deep the nesting, and the names and calls kept are capped', () => {
+    const deep = `${'f('.repeat(200_000)}1${')'.repeat(200_000)}; ${'g(1);'.repeat(20_000)}`;
+    const calls = callsByName(deep);
+    expect(calls.get('f')).toEqual([[1]]);
+    expect(calls.get('g')).toHaveLength(10_000);
+    const many = Array.from({ length: 500 }, (_, i) => `n${i}(${i});`).join('');
+    expect(callsByName(many).size).toBe(200);
   });
 
   it("a search answer's code: the calls holding the typed query are the records, markup read as its text", () => {
@@ -88,6 +114,11 @@ describe('calls with JSON arguments, read as data', () => {
     bad.steps.at(-1).extract.items.call = 'alert(1)';
     const msgs = validateDefinition(bad, { inputSchema: r.input_schema, requiredSecrets: r.required_secrets }).map((p) => p.loc.join('.'));
     expect(msgs.some((l) => l.endsWith('extract.items.call'))).toBe(true);
+    // A field named like the prototype (an own key, as JSON.parse makes it) is refused at its own loc.
+    const proto = structuredClone(r.definition) as any;
+    proto.steps.at(-1).extract.items.fields = JSON.parse('{"__proto__": {"arg": 0}, "ok": {"arg": 1}}');
+    const refused = validateDefinition(proto, { inputSchema: r.input_schema, requiredSecrets: r.required_secrets });
+    expect(refused.map((p) => p.loc.slice(-2))).toEqual([['fields', '__proto__']]);
   });
 });
 

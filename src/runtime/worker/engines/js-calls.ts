@@ -57,12 +57,63 @@ function jsonList(inner: string): unknown[] | null {
   }
 }
 
-/** The names of the functions `text` calls with JSON arguments, with how many such calls each. */
-export function calledNames(text: string): Map<string, number> {
-  const names = new Map<string, number>();
-  const re = /(?:^|[^\w$.])((?:[A-Za-z_$][\w$]*\.)*[A-Za-z_$][\w$]*)\s*\(/g;
-  for (const m of text.matchAll(re)) if (names.size < 200) names.set(m[1]!, 0);
-  for (const name of names.keys()) names.set(name, callArguments(text, name).length);
-  for (const [name, n] of names) if (!n) names.delete(name);
-  return names;
+/** At most this many distinct functions are looked at in one text (synthesis reads a few). */
+const MAX_NAMES = 200;
+
+/**
+ * Every call with JSON arguments in `text`, grouped by the (dotted) name called, in one pass:
+ * brackets are matched once by a stack that skips strings, and only a call with no other call
+ * inside its parentheses is parsed (JSON has no bare parenthesis), so parsing stays linear too.
+ * Unlike `callArguments`, a call inside a function's body (`init(function () { add(1) })`) is found.
+ */
+export function callsByName(text: string): Map<string, unknown[][]> {
+  const { close, opens } = bracketPairs(text);
+  const out = new Map<string, unknown[][]>();
+  const re = /(?<![\w$.])((?:[A-Za-z_$][\w$]*\.)*[A-Za-z_$][\w$]*)\s*\(/g;
+  for (const m of text.matchAll(re)) {
+    const open = m.index + m[0].length - 1;
+    const end = close.get(open);
+    // (A `(` inside a string or never closed is no call; one holding another call is not JSON.)
+    if (end === undefined || opensWithin(opens, open, end)) continue;
+    const name = m[1]!;
+    const calls = out.get(name) ?? (out.size < MAX_NAMES ? [] : null);
+    if (!calls || calls.length >= MAX_CALLS) continue;
+    const args = jsonList(text.slice(open + 1, end));
+    if (!args) continue;
+    calls.push(args);
+    out.set(name, calls);
+  }
+  return out;
+}
+
+/** Each `(` outside strings with its matching `)`, and the sorted positions of every such `(`. */
+function bracketPairs(text: string): { close: Map<number, number>; opens: number[] } {
+  const close = new Map<number, number>();
+  const opens: number[] = [];
+  const stack: number[] = [];
+  for (let i = 0; i < text.length; i++) {
+    const c = text[i]!;
+    if (c === '"' || c === "'" || c === '`') {
+      for (i++; i < text.length && text[i] !== c; i++) if (text[i] === '\\') i++;
+    } else if (c === '(' || c === '[' || c === '{') {
+      stack.push(i);
+      if (c === '(') opens.push(i);
+    } else if (c === ')' || c === ']' || c === '}') {
+      const at = stack.pop();
+      if (at !== undefined && c === ')' && text[at] === '(') close.set(at, i);
+    }
+  }
+  return { close, opens };
+}
+
+/** Whether any `(` lies strictly between `from` and `to` (binary search in the sorted positions). */
+function opensWithin(opens: number[], from: number, to: number): boolean {
+  let lo = 0;
+  let hi = opens.length;
+  while (lo < hi) {
+    const mid = (lo + hi) >> 1;
+    if (opens[mid]! <= from) lo = mid + 1;
+    else hi = mid;
+  }
+  return lo < opens.length && opens[lo]! < to;
 }
