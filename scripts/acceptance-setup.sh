@@ -36,6 +36,7 @@ command -v prometheus >/dev/null || need+=(prometheus)
 command -v monit >/dev/null || need+=(monit)
 [ -d /usr/share/shaarli ] || need+=(shaarli)
 command -v znc >/dev/null || need+=(znc)
+[ -d /usr/share/zabbix ] || need+=(zabbix-frontend-php php-pgsql php-bcmath php-gd php-mbstring php-xml)
 if [ ! -d /usr/share/roundcube ]; then
   need+=(roundcube-core roundcube-sqlite3 dovecot-imapd)
   # (Roundcube's database is our own SQLite file per run: no dbconfig-common database.)
@@ -1276,4 +1277,108 @@ SERVE
   touch "$ZN_DIR/.seeded"
 fi
 
-echo "acceptance apps ready: dokuwiki (/usr/share/dokuwiki), phpmyadmin (/usr/share/phpmyadmin), mariadb db acme, adminer (/usr/share/adminer, mariadb db orchard), mediawiki (/var/lib/mediawiki, sqlite $MWDB), wordpress (/usr/share/wordpress, mariadb db wordpress), fossil ($FSL_DIR/repo.fossil), redmine (/usr/share/redmine, sqlite), django admin ($DJ_DIR), directus ($DX_DIR, postgresql db directus_acc), request tracker 5 (/usr/share/request-tracker5, sqlite), ghost ($GH_DIR, sqlite), transmission ($TR_DIR), jupyter ($JN_DIR), qbittorrent ($QB_DIR), verdaccio ($VD_DIR), radicale ($RD_DIR), rabbitmq ($RQ_DIR), syncthing ($ST_DIR), prometheus ($PM_DIR), tomcat ($TC_DIR), roundcube ($RC_DIR), monit ($MN_DIR), shaarli ($SH_DIR), znc ($ZN_DIR)"
+# ---- Zabbix 6.0's frontend (PHP over PostgreSQL: server-rendered lists with filter forms, every
+# action carrying the session's `sid`, modal edit forms posted by AJAX that answer JSON, multiselect
+# fields filled from a typeahead). The frontend needs no Zabbix server to manage hosts and users.
+# Its schema comes from Debian's zabbix-server-pgsql package, unpacked only (the server is not
+# installed). The seed database `zabbix_seed`: an admin `seed`, three host groups, six hosts with
+# items and tags, a user group and a user, created through Zabbix's own JSON-RPC API. Every start
+# makes a fresh database from it (`CREATE DATABASE … TEMPLATE`) named by the port (serve.sh).
+ZB_DIR=/var/lib/cs-acceptance/zabbix
+if [ ! -f "$ZB_DIR/.seeded" ]; then
+  rm -rf "$ZB_DIR" && mkdir -p "$ZB_DIR/deb"
+  # (Its pages are translated through gettext: without the en_US.UTF-8 locale every page says so.)
+  grep -q '^en_US.UTF-8 UTF-8' /etc/locale.gen || { sed -i 's/^# *en_US.UTF-8 UTF-8/en_US.UTF-8 UTF-8/' /etc/locale.gen; locale-gen >/dev/null; }
+  (cd "$ZB_DIR" && apt-get download -qq zabbix-server-pgsql && dpkg-deb -x zabbix-server-pgsql_*.deb deb && rm -f zabbix-server-pgsql_*.deb)
+  mkdir -p /etc/zabbix
+  cat > /etc/zabbix/zabbix.conf.php <<'PHP'
+<?php
+// The acceptance suite's Zabbix frontend (scripts/acceptance-setup.sh): its database named by the
+// environment of the `php -S` serving it (serve.sh), one PostgreSQL database per instance.
+$DB['TYPE'] = 'POSTGRESQL';
+$DB['SERVER'] = '127.0.0.1';
+$DB['PORT'] = '5432';
+$DB['DATABASE'] = getenv('ZBX_DB') ?: 'zabbix_seed';
+$DB['USER'] = 'postgres';
+$DB['PASSWORD'] = '';
+$DB['SCHEMA'] = '';
+$DB['ENCRYPTION'] = false;
+$DB['KEY_FILE'] = '';
+$DB['CERT_FILE'] = '';
+$DB['CA_FILE'] = '';
+$DB['VERIFY_HOST'] = false;
+$DB['CIPHER_LIST'] = '';
+$DB['VAULT_URL'] = '';
+$DB['VAULT_DB_PATH'] = '';
+$DB['VAULT_TOKEN'] = '';
+$DB['DOUBLE_IEEE754'] = true;
+// (No Zabbix server: a port nothing listens on, on loopback.)
+$ZBX_SERVER = '127.0.0.1';
+$ZBX_SERVER_PORT = '1';
+$ZBX_SERVER_NAME = 'Orchard monitoring';
+$IMAGE_FORMAT_DEFAULT = IMAGE_FORMAT_PNG;
+PHP
+  SQL="$ZB_DIR/deb/usr/share/zabbix-server-pgsql"
+  psql -q -h 127.0.0.1 -U postgres -d postgres -c "DROP DATABASE IF EXISTS zabbix_seed" -c "CREATE DATABASE zabbix_seed"
+  (zcat "$SQL/schema.sql.gz"; zcat "$SQL/images.sql.gz"; zcat "$SQL/data.sql.gz") | psql -q -h 127.0.0.1 -U postgres -d zabbix_seed -v ON_ERROR_STOP=1 >/dev/null
+  ZBX_DB=zabbix_seed php -S 127.0.0.1:8990 -t /usr/share/zabbix >/dev/null 2>&1 &
+  ZB_PID=$!
+  for i in $(seq 1 50); do curl -s -o /dev/null http://127.0.0.1:8990/ && break; sleep 0.2; done
+  python3 - <<'PY'
+import json, urllib.request
+URL = 'http://127.0.0.1:8990/api_jsonrpc.php'
+auth = None
+def call(method, params):
+  body = {'jsonrpc': '2.0', 'method': method, 'params': params, 'id': 1}
+  if auth: body['auth'] = auth
+  req = urllib.request.Request(URL, data=json.dumps(body).encode(), headers={'Content-Type': 'application/json-rpc'})
+  out = json.loads(urllib.request.urlopen(req).read())
+  if 'error' in out: raise SystemExit(f'{method}: {out["error"]}')
+  return out['result']
+auth = call('user.login', {'username': 'Admin', 'password': 'zabbix'})
+groups = {}
+for name in ['Orchard/Presses', 'Orchard/Cold stores', 'Orchard/Cellars']:
+  groups[name] = call('hostgroup.create', {'name': name})['groupids'][0]
+hosts = [
+  ('pear-press-01', 'Pear press 1', 'Orchard/Presses', '10.20.0.11', {'site': 'north', 'fruit': 'pears'}),
+  ('apple-press-02', 'Apple press 2', 'Orchard/Presses', '10.20.0.12', {'site': 'south', 'fruit': 'apples'}),
+  ('cold-store-north', 'Cold store north', 'Orchard/Cold stores', '10.20.1.21', {'site': 'north'}),
+  ('cold-store-south', 'Cold store south', 'Orchard/Cold stores', '10.20.1.22', {'site': 'south'}),
+  ('cider-cellar', 'Cider cellar', 'Orchard/Cellars', '10.20.2.31', {'site': 'south', 'fruit': 'apples'}),
+  ('quince-dryer', 'Quince dryer', 'Orchard/Presses', '10.20.0.13', {'site': 'east', 'fruit': 'quinces'}),
+]
+for host, visible, group, ip, tags in hosts:
+  h = call('host.create', {'host': host, 'name': visible, 'groups': [{'groupid': groups[group]}],
+    'interfaces': [{'type': 1, 'main': 1, 'useip': 1, 'ip': ip, 'dns': '', 'port': '10050'}],
+    'tags': [{'tag': k, 'value': v} for k, v in tags.items()], 'description': f'{visible} in the {tags["site"]} yard.'})
+  hid = h['hostids'][0]
+  iface = call('hostinterface.get', {'hostids': hid})[0]['interfaceid']
+  for key, name in [('agent.ping', 'Agent ping'), ('system.cpu.load', 'CPU load'), ('vfs.fs.size[/,pfree]', 'Free disk space on /')]:
+    call('item.create', {'hostid': hid, 'interfaceid': iface, 'key_': key, 'name': name, 'type': 0, 'value_type': 3 if key == 'agent.ping' else 0, 'delay': '1m'})
+ug = call('usergroup.create', {'name': 'Orchard operators', 'rights': [{'id': g, 'permission': 2} for g in groups.values()]})
+call('user.create', {'username': 'pickers', 'name': 'Pat', 'surname': 'Picker', 'passwd': 'Orchard-pass-7', 'roleid': '1', 'usrgrps': [{'usrgrpid': ug['usrgrpids'][0]}]})
+print('seeded', len(hosts), 'hosts')
+PY
+  kill $ZB_PID
+  wait $ZB_PID 2>/dev/null || true
+  HASH=$(php -r 'echo password_hash("zb-pass-1", PASSWORD_BCRYPT);')
+  psql -q -h 127.0.0.1 -U postgres -d zabbix_seed -c "UPDATE users SET username = 'seed', passwd = '$HASH' WHERE username = 'Admin'"
+  cat > "$ZB_DIR/serve.sh" <<'SERVE'
+#!/bin/sh
+# serve.sh PORT: Zabbix's frontend on PORT over a fresh copy of the seed database (see
+# scripts/acceptance-setup.sh); the copy is dropped when the test stops this script.
+set -e
+DB=zabbix_run_$1
+psql -q -h 127.0.0.1 -U postgres -d postgres -c "DROP DATABASE IF EXISTS $DB" -c "CREATE DATABASE $DB TEMPLATE zabbix_seed"
+ZBX_DB=$DB php -S "127.0.0.1:$1" -t /usr/share/zabbix &
+PHP=$!
+# (`|| true`: under set -e a failing kill or wait would end the script before the drop.)
+drop() { kill $PHP 2>/dev/null || true; wait $PHP 2>/dev/null || true; psql -q -h 127.0.0.1 -U postgres -d postgres -c "DROP DATABASE IF EXISTS $DB WITH (FORCE)" >/dev/null 2>&1 || true; }
+trap 'drop; exit 0' INT TERM
+wait $PHP
+SERVE
+  chmod +x "$ZB_DIR/serve.sh"
+  touch "$ZB_DIR/.seeded"
+fi
+
+echo "acceptance apps ready: dokuwiki (/usr/share/dokuwiki), phpmyadmin (/usr/share/phpmyadmin), mariadb db acme, adminer (/usr/share/adminer, mariadb db orchard), mediawiki (/var/lib/mediawiki, sqlite $MWDB), wordpress (/usr/share/wordpress, mariadb db wordpress), fossil ($FSL_DIR/repo.fossil), redmine (/usr/share/redmine, sqlite), django admin ($DJ_DIR), directus ($DX_DIR, postgresql db directus_acc), request tracker 5 (/usr/share/request-tracker5, sqlite), ghost ($GH_DIR, sqlite), transmission ($TR_DIR), jupyter ($JN_DIR), qbittorrent ($QB_DIR), verdaccio ($VD_DIR), radicale ($RD_DIR), rabbitmq ($RQ_DIR), syncthing ($ST_DIR), prometheus ($PM_DIR), tomcat ($TC_DIR), roundcube ($RC_DIR), monit ($MN_DIR), shaarli ($SH_DIR), znc ($ZN_DIR), zabbix ($ZB_DIR, postgresql db zabbix_seed)"

@@ -4,7 +4,7 @@ import type * as cheerio from 'cheerio';
 import type { CssField } from '../formats/definition/types.js';
 import type { Schema } from './schema-infer.js';
 import { argName } from './values.js';
-import { visibleText } from '../runtime/worker/engines/extract.js';
+import { HIDDEN_TEXT, visibleText } from '../runtime/worker/engines/extract.js';
 import { inTemplate } from './page-template.js';
 import { clean, cssq, tagOf } from './dom-text.js';
 import { type El, fieldName, inChrome, inMain, nullable, pathOf, relPath, shortRel, type StructuralCandidate, typed } from './html-dom.js';
@@ -158,7 +158,12 @@ export function tables($: cheerio.CheerioAPI, template: Set<unknown>): Structura
   const out: StructuralCandidate[] = [];
   $('table').each((_, t) => {
     const table = $(t);
-    if (inChrome(table) || inTemplate(template, table) || table.find('table').length) return;
+    // (A table holding tables lays out a page; one whose only inner tables are hidden — a row's
+    // hint box or popup, Zabbix's host list — is a data table, and the hidden ones are no candidates.)
+    const hidden = table.find(HIDDEN_TEXT);
+    if (table.closest(HIDDEN_TEXT).length || table.parents(HIDDEN_TEXT).length) return;
+    if (inChrome(table) || inTemplate(template, table) || table.find('table').not(hidden.find('table')).not(hidden.filter('table')).length)
+      return;
     const rows = dataRows($, table);
     if (!rows.length) return;
     const head = headerCells($, table);
@@ -244,7 +249,10 @@ function columnFields(columns: Column[], byHeaders: boolean, records: number) {
     const texts = cells.map((c) => clean(visibleText(c)));
     // A selection column (a checkbox per row, "Select …" for screen readers) is no data.
     if (cells.every((c) => c.find('input[type=checkbox], input[type=radio]').length > 0)) continue;
-    const hrefs = cells.map((c) => c.find('a[href]').first().attr('href') ?? (tagOf(c) === 'a' ? c.attr('href') : undefined));
+    // (A link that only runs script — `javascript:void(0)`, `#` — leads nowhere: no URL field.)
+    const hrefs = cells
+      .map((c) => c.find('a[href]').first().attr('href') ?? (tagOf(c) === 'a' ? c.attr('href') : undefined))
+      .map((h) => (h && !/^\s*(javascript:|#$)/i.test(h) ? h : undefined));
     // A unique header text finds its column on every run (added/reordered columns don't shift values).
     const byHeader = byHeaders && !!col.header && headers.filter((x) => x.toLowerCase() === col.header.toLowerCase()).length === 1;
     // A headed column of icons (yes/no, a status): each image's alt text is the value.
@@ -269,7 +277,8 @@ function columnFields(columns: Column[], byHeaders: boolean, records: number) {
     // the link's text is the value.
     const linkTexts = cells.map((c) => clean(visibleText(c.find('a[href]').first())));
     const rests = texts.map((t, i) => (linkTexts[i] ? clean(t.replace(linkTexts[i], '')) : ''));
-    const linkOnly = records >= 2 && linkTexts.every(Boolean) && rests.every(Boolean) && new Set(rests).size === 1;
+    // (Words: a count after the link — "Items 3" in each row — is part of the value.)
+    const linkOnly = records >= 2 && linkTexts.every(Boolean) && rests.every((r) => /\p{L}/u.test(r)) && new Set(rests).size === 1;
     const vals = linkOnly ? linkTexts : texts;
     const kinds = vals.filter(Boolean).map((x) => typed(x));
     const allSame = kinds.length === vals.length && kinds.every((x) => x.type === kinds[0].type && x.type);

@@ -16,7 +16,7 @@ import { choicesOf, withChoices } from './choices.js';
 import { isHtml, isRead, normalize } from './normalize.js';
 import { buildOutput, outputMissing, outputValues } from './output.js';
 import { looseWriteAnswer, type Schema } from './schema-infer.js';
-import { allNeedles, PASSWORD_FIELD, planSecrets } from './secrets.js';
+import { allNeedles, PASSWORD_FIELD, pagePasswordFields, planSecrets } from './secrets.js';
 import { detectPaging, scoreTargets, type Candidate } from './target.js';
 import { traceChain } from './trace.js';
 import { isManagedHeader, parseJson, requestSlots } from './slots.js';
@@ -523,6 +523,7 @@ export function synthesize(inp: SynthInput): SynthResult {
   const usedSlots = secrets.slots.filter((s) => slotsUsed.has(s.name));
   const input_schema: Schema = { type: 'object', properties: {}, required: [] as string[], additionalProperties: false };
   const writeOnly: string[] = [];
+  const pagePw = pagePasswordFields(xs);
   for (const a of args) {
     if (!usedArgs.has(a.name)) continue;
     const hinted = hints.arguments?.[a.name];
@@ -534,8 +535,9 @@ export function synthesize(inp: SynthInput): SynthResult {
       example: a.example,
       where: where?.where ?? 'request',
     });
-    // (A password given as an argument — a new user's — is not echoed into the schema.)
-    const password = PASSWORD_FIELD.test(where?.key.split('.').at(-1) ?? a.name);
+    // (A password given as an argument — a new user's — is not echoed into the schema: one sent
+    // in a field named so, or typed into a password input of a recorded page.)
+    const password = PASSWORD_FIELD.test(where?.key.split('.').at(-1) ?? a.name) || (!!where && pagePw.has(where.key));
     if (password) writeOnly.push(a.example);
     input_schema.properties[a.name] = password
       ? {

@@ -14,13 +14,15 @@ import { plainUsername, type SecretNeedle, USER_FIELD } from './substitute.js';
 import type { Exchange, Hints, Recording, SecretValues } from './types.js';
 
 // Words inside a field name (pma_password, user[password], login_email): real apps prefix them.
-export const PASSWORD_FIELD = /(^|[-_.[])(pass(word)?|passwd|pwd|current[-_]?password|secret)(\]|[-_]|$)/i;
+// (Also a form's second entry of it — `password2`, `password_confirmation` — and a new one.)
+export const PASSWORD_FIELD =
+  /(^|[-_.[])((new|confirm|repeat)[-_]?)?(pass(word)?|passwd|pwd|current[-_]?password|secret)(\d|[-_]?(confirm(ation)?|again|repeat))?(\]|[-_]|$)/i;
 
 /**
  * Sign-in forms in the recorded pages: the names of their password inputs (whatever they are
  * called, e.g. DokuWiki's `p`), each with the text/email input before it (the username).
  */
-function pagePasswordFields(xs: Exchange[]): Map<string, string | null> {
+export function pagePasswordFields(xs: Exchange[]): Map<string, string | null> {
   const out = new Map<string, string | null>();
   for (const x of xs) {
     if (!/html/.test(x.mime) || !x.text || !/type=["']?password/i.test(x.text)) continue;

@@ -1,6 +1,6 @@
 // Real open-source web applications for the synthesis acceptance suite (installed and seeded by
 // scripts/acceptance-setup.sh from Debian packages): each is served on 127.0.0.1 by `php -S` (Fossil
-// by `fossil server`, Redmine by rackup, Django by `manage.py runserver`, Directus by `directus start`, Request Tracker by `rt-server`, Ghost by its own `node index.js`, Transmission by `transmission-daemon`, Jupyter by `jupyter-notebook`, qBittorrent by `qbittorrent-nox`, Verdaccio by its own bin, Radicale by `python3 -m radicale`, RabbitMQ, Syncthing, Prometheus, Tomcat, Roundcube, Monit, Shaarli and ZNC by their setup's `serve.sh`) and stopped by its PID. Recorded HARs are rebased onto the
+// by `fossil server`, Redmine by rackup, Django by `manage.py runserver`, Directus by `directus start`, Request Tracker by `rt-server`, Ghost by its own `node index.js`, Transmission by `transmission-daemon`, Jupyter by `jupyter-notebook`, qBittorrent by `qbittorrent-nox`, Verdaccio by its own bin, Radicale by `python3 -m radicale`, RabbitMQ, Syncthing, Prometheus, Tomcat, Roundcube, Monit, Shaarli, ZNC and Zabbix by their setup's `serve.sh`) and stopped by its PID. Recorded HARs are rebased onto the
 // port a test started the app on.
 import { type ChildProcess, execFileSync, spawn } from 'node:child_process';
 import crypto from 'node:crypto';
@@ -33,7 +33,8 @@ export interface RealApp {
     | 'roundcube'
     | 'monit'
     | 'shaarli'
-    | 'znc';
+    | 'znc'
+    | 'zabbix';
   /** The PHP document root (Fossil: the repository file; Redmine: the Rails application). */
   docroot: string;
   /** Port the fixtures were recorded on. */
@@ -320,6 +321,15 @@ export const APPS: Record<RealApp['name'], RealApp> = {
     needs: ['/var/lib/cs-acceptance/znc/.seeded', '/usr/bin/znc'],
     // (A fresh data dir per start: an admin and two networks that connect nowhere.)
     server: (port) => ({ cmd: '/bin/sh', args: ['/var/lib/cs-acceptance/znc/serve.sh', String(port)] }),
+    bootMs: 15_000,
+  },
+  zabbix: {
+    name: 'zabbix',
+    docroot: '/usr/share/zabbix',
+    recordedPort: 8991,
+    needs: ['/var/lib/cs-acceptance/zabbix/.seeded', '/usr/share/zabbix/index.php', '/etc/zabbix/zabbix.conf.php'],
+    // (A fresh PostgreSQL database from the seed's template per start, dropped when it stops.)
+    server: (port) => ({ cmd: '/bin/sh', args: ['/var/lib/cs-acceptance/zabbix/serve.sh', String(port)] }),
     bootMs: 15_000,
   },
 };
@@ -677,4 +687,22 @@ export async function zncPage(base: string, path: string): Promise<string> {
     headers: { authorization: `Basic ${Buffer.from('seed:zn-pass-1').toString('base64')}` },
   });
   return r.text();
+}
+
+/** Zabbix's seeded super admin (scripts/acceptance-setup.sh). */
+export const ZABBIX_USER = { username: 'seed', password: 'zb-pass-1' };
+
+/** Zabbix's own JSON-RPC API (`api_jsonrpc.php`), signed in as the seeded admin: the call's result. */
+export async function zabbixApi(base: string, method: string, params: unknown): Promise<any> {
+  const rpc = async (m: string, p: unknown, auth?: string) => {
+    const r = await fetch(`${base}/api_jsonrpc.php`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json-rpc' },
+      body: JSON.stringify({ jsonrpc: '2.0', method: m, params: p, id: 1, ...(auth ? { auth } : {}) }),
+    });
+    const out = (await r.json()) as { result?: unknown; error?: unknown };
+    if (out.error) throw new Error(`zabbix ${m}: ${JSON.stringify(out.error)}`);
+    return out.result as any;
+  };
+  return rpc(method, params, await rpc('user.login', { username: ZABBIX_USER.username, password: ZABBIX_USER.password }));
 }

@@ -71,4 +71,42 @@ describe("an admin's forms after a typed sign-in", () => {
     for (const form of ['Hz!pass 42', 'Hz%21pass%2042', 'Hz!pass+42', 'Hz%21pass+42']) expect(text).not.toContain(form);
     expect(r.input_schema.properties.password).toMatchObject({ format: 'password', writeOnly: true });
   });
+
+  // Zabbix's user form sends `password1` and `password2`; another app may call it anything, but the
+  // page typed it into a password input.
+  for (const [field, why] of [
+    ['password1', 'a field named password1'],
+    ['pw_new', 'a field the recorded page shows as a password input'],
+  ] as const)
+    it(`a new user's password sent in ${why} is a write-only argument, its value nowhere`, () => {
+      const r = synthesize({
+        recording: har(
+          ...signIn,
+          {
+            url: `${O}/user.edit`,
+            at: 300,
+            html: page(`<input name="username"><input name="${field}" type="password"><input name="confirm_pw" type="password">`),
+          },
+          {
+            method: 'POST',
+            url: `${O}/user.create`,
+            at: 400,
+            form: {
+              _CSRF_Check: 'c5f1a9e0b7d24c63a8e1f0b9d2c47e15',
+              username: 'grader',
+              [field]: 'Gr4de pass!',
+              confirm_pw: 'Gr4de pass!',
+            },
+            html: '<html><body><main><p>User added.</p></main></body></html>',
+          },
+        ),
+        hints: { arguments: { username: 'grader', password: 'Gr4de pass!' } },
+      });
+      const target = (r.definition as any).steps.at(-1);
+      expect(target.body.form).toMatchObject({ [field]: '{{args.password}}', confirm_pw: '{{args.password}}' });
+      const text = JSON.stringify(r);
+      for (const form of ['Gr4de pass!', 'Gr4de%20pass%21', 'Gr4de+pass%21', 'Gr4de+pass!']) expect(text).not.toContain(form);
+      expect(r.input_schema.properties.password).toMatchObject({ format: 'password', writeOnly: true });
+      expect(r.input_schema.properties.password.examples).toBeUndefined();
+    });
 });
