@@ -1381,4 +1381,88 @@ SERVE
   touch "$ZB_DIR/.seeded"
 fi
 
-echo "acceptance apps ready: dokuwiki (/usr/share/dokuwiki), phpmyadmin (/usr/share/phpmyadmin), mariadb db acme, adminer (/usr/share/adminer, mariadb db orchard), mediawiki (/var/lib/mediawiki, sqlite $MWDB), wordpress (/usr/share/wordpress, mariadb db wordpress), fossil ($FSL_DIR/repo.fossil), redmine (/usr/share/redmine, sqlite), django admin ($DJ_DIR), directus ($DX_DIR, postgresql db directus_acc), request tracker 5 (/usr/share/request-tracker5, sqlite), ghost ($GH_DIR, sqlite), transmission ($TR_DIR), jupyter ($JN_DIR), qbittorrent ($QB_DIR), verdaccio ($VD_DIR), radicale ($RD_DIR), rabbitmq ($RQ_DIR), syncthing ($ST_DIR), prometheus ($PM_DIR), tomcat ($TC_DIR), roundcube ($RC_DIR), monit ($MN_DIR), shaarli ($SH_DIR), znc ($ZN_DIR), zabbix ($ZB_DIR, postgresql db zabbix_seed)"
+# ---- Vendure 3.7 (npm: a headless e-commerce framework on PostgreSQL; its Angular admin app talks
+# only GraphQL — one endpoint, every read and write a named operation with JSON variables — and
+# signs in with a `login` mutation whose answer's token (a header) every later call sends as a
+# Bearer header). The seed database `vendure_seed`: a super admin `seed` and @vendure/create's own
+# sample shop (54 products in 9 collections, with their images). Every start makes a fresh
+# database from it named by the port (serve.sh); server and worker run in one process.
+VN_DIR=/var/lib/cs-acceptance/vendure
+if [ ! -f "$VN_DIR/.seeded" ]; then
+  rm -rf "$VN_DIR" && mkdir -p "$VN_DIR"
+  echo '{ "name": "cs-acceptance-vendure", "private": true }' > "$VN_DIR/package.json"
+  (cd "$VN_DIR" && npm install --no-audit --no-fund --loglevel=error @vendure/core@3.7.3 @vendure/admin-ui-plugin@3.7.3 \
+    @vendure/asset-server-plugin@3.7.3 @vendure/create@3.7.3 pg >/dev/null)
+  cat > "$VN_DIR/vendure.js" <<'JS'
+// The acceptance suite's Vendure: server and worker in one process on PORT, over the PostgreSQL
+// database VENDURE_DB; `node vendure.js populate` seeds it from @vendure/create's sample data.
+const path = require('node:path');
+const { bootstrap, bootstrapWorker, DefaultSearchPlugin, dummyPaymentHandler, DefaultJobQueuePlugin } = require('@vendure/core');
+const { AdminUiPlugin } = require('@vendure/admin-ui-plugin');
+const { AssetServerPlugin } = require('@vendure/asset-server-plugin');
+const port = Number(process.env.PORT || 3000);
+const config = {
+  apiOptions: { port, hostname: '127.0.0.1', adminApiPath: 'admin-api', shopApiPath: 'shop-api' },
+  authOptions: {
+    tokenMethod: ['bearer', 'cookie'],
+    superadminCredentials: { identifier: 'seed', password: 'vd-pass-1' },
+    cookieOptions: { secret: 'cs-acceptance-vendure-cookie' },
+    requireVerification: false,
+  },
+  dbConnectionOptions: {
+    type: 'postgres', host: '127.0.0.1', port: 5432, username: 'postgres', password: '',
+    database: process.env.VENDURE_DB || 'vendure_seed', synchronize: true, logging: false,
+  },
+  paymentOptions: { paymentMethodHandlers: [dummyPaymentHandler] },
+  plugins: [
+    AssetServerPlugin.init({ route: 'assets', assetUploadDir: process.env.VENDURE_ASSETS || path.join(__dirname, 'assets') }),
+    DefaultJobQueuePlugin.init({ useDatabaseForBuffer: true }),
+    DefaultSearchPlugin.init({ bufferUpdates: false, indexStockStatus: true }),
+    AdminUiPlugin.init({ route: 'admin', port: port + 1, adminUiConfig: { apiHost: 'auto', apiPort: 'auto' } }),
+  ],
+};
+async function main() {
+  if (process.argv[2] === 'populate') {
+    const { populate } = require('@vendure/core/cli');
+    const assets = path.join(path.dirname(require.resolve('@vendure/create/package.json')), 'assets');
+    const initial = require(path.join(assets, 'initial-data.json'));
+    const app = await populate(() => bootstrap({ ...config, importExportOptions: { importAssetsDir: path.join(assets, 'images') } }), initial, path.join(assets, 'products.csv'));
+    const worker = await bootstrapWorker(config);
+    await worker.startJobQueue();
+    // (Rebuild the search index, then wait for the job queue to drain.)
+    const { JobQueueService, SearchService, RequestContextService } = require('@vendure/core');
+    const ctx = await app.get(RequestContextService).create({ apiType: 'admin' });
+    await app.get(SearchService).reindex(ctx);
+    await new Promise((r) => setTimeout(r, 15000));
+    await worker.app.close();
+    await app.close();
+    process.exit(0);
+  }
+  await bootstrap(config);
+  const worker = await bootstrapWorker(config);
+  await worker.startJobQueue();
+}
+main().catch((e) => { console.error(e); process.exit(1); });
+JS
+  psql -q -h 127.0.0.1 -U postgres -d postgres -c "DROP DATABASE IF EXISTS vendure_seed" -c "CREATE DATABASE vendure_seed"
+  (cd "$VN_DIR" && VENDURE_DISABLE_TELEMETRY=true node vendure.js populate >/dev/null)
+  cat > "$VN_DIR/serve.sh" <<'SERVE'
+#!/bin/sh
+# serve.sh PORT: Vendure (admin app at /admin) on PORT over a fresh copy of the seed database (see
+# scripts/acceptance-setup.sh); the copy is dropped when the test stops this script.
+set -e
+DB=vendure_run_$1
+psql -q -h 127.0.0.1 -U postgres -d postgres -c "DROP DATABASE IF EXISTS $DB" -c "CREATE DATABASE $DB TEMPLATE vendure_seed"
+cd /var/lib/cs-acceptance/vendure
+VENDURE_DISABLE_TELEMETRY=true PORT=$1 VENDURE_DB=$DB node vendure.js &
+NODE=$!
+# (`|| true`: under set -e a failing kill or wait would end the script before the drop.)
+drop() { kill $NODE 2>/dev/null || true; wait $NODE 2>/dev/null || true; psql -q -h 127.0.0.1 -U postgres -d postgres -c "DROP DATABASE IF EXISTS $DB WITH (FORCE)" >/dev/null 2>&1 || true; }
+trap 'drop; exit 0' INT TERM
+wait $NODE
+SERVE
+  chmod +x "$VN_DIR/serve.sh"
+  touch "$VN_DIR/.seeded"
+fi
+
+echo "acceptance apps ready: dokuwiki (/usr/share/dokuwiki), phpmyadmin (/usr/share/phpmyadmin), mariadb db acme, adminer (/usr/share/adminer, mariadb db orchard), mediawiki (/var/lib/mediawiki, sqlite $MWDB), wordpress (/usr/share/wordpress, mariadb db wordpress), fossil ($FSL_DIR/repo.fossil), redmine (/usr/share/redmine, sqlite), django admin ($DJ_DIR), directus ($DX_DIR, postgresql db directus_acc), request tracker 5 (/usr/share/request-tracker5, sqlite), ghost ($GH_DIR, sqlite), transmission ($TR_DIR), jupyter ($JN_DIR), qbittorrent ($QB_DIR), verdaccio ($VD_DIR), radicale ($RD_DIR), rabbitmq ($RQ_DIR), syncthing ($ST_DIR), prometheus ($PM_DIR), tomcat ($TC_DIR), roundcube ($RC_DIR), monit ($MN_DIR), shaarli ($SH_DIR), znc ($ZN_DIR), zabbix ($ZB_DIR, postgresql db zabbix_seed), vendure ($VN_DIR, postgresql db vendure_seed)"

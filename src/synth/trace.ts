@@ -5,6 +5,7 @@
 import type { Extractor } from '../formats/definition/types.js';
 import { findIn, type Found, formControlProducer, untickedBoxes } from './producers.js';
 import { isRead } from './normalize.js';
+import { type MirroredLeaf, mirroredLeaves } from './mirrored-objects.js';
 import { documentReadBack, type ReadBack } from './read-modify-write.js';
 import { requestSlots } from './slots.js';
 import { needlesForField, substitute, type ArgValue } from './substitute.js';
@@ -141,6 +142,9 @@ export function traceChain(inp: TraceInput): Chain {
       dep(x.id, rb.producer.id);
       queue.push(rb.producer);
     }
+    // Objects of the body copied from a record read before (not the whole document: that is `rb`).
+    const mirrored = rb ? new Map<string, MirroredLeaf>() : mirroredLeaves(x, earlier);
+    const mirrorVars = new Map<string, VarDef>();
     // The argument values this request is addressed by (an id in its path or query).
     const ownArgs = slots
       .filter((s) => s.where === 'path' || s.where === 'query')
@@ -164,6 +168,29 @@ export function traceChain(inp: TraceInput): Chain {
       // this value (an untouched field: book 13's title "… volume 13") is a coincidence: the field
       // is read from the form below, as the browser sent it.
       if (sub.args.length && !sub.secrets.length && !sub.whole && controlOf()) sub = { ...sub, args: [], template: slot.value };
+      // A leaf of a copied object is read from the record the run reads — also one equal to an
+      // argument's example (a translation's id "1" beside the product's id 1) when that argument
+      // is still sent elsewhere in the request.
+      const mirror = slot.where === 'json' && !sub.secrets.length ? mirrored.get(slot.key) : undefined;
+      if (mirror && (!sub.args.length || slots.some((o) => o !== slot && !mirrored.has(o.key) && o.value === slot.value))) {
+        const key = `${mirror.producer.id} ${mirror.path}`;
+        let def = mirrorVars.get(key);
+        if (!def) {
+          def = {
+            name: argName(slot.key.split('.').at(-1)!, names),
+            producer: mirror.producer.id,
+            extractor: { from: 'json', path: mirror.path, ...(mirror.json ? { type: 'json' as const } : {}) },
+            how: `JSON ${mirror.path}: the body's object repeats that record`,
+            value: slot.value,
+          };
+          mirrorVars.set(key, def);
+          chain.vars.push(def);
+          dep(x.id, mirror.producer.id);
+          queue.push(mirror.producer);
+        }
+        resolved.push({ slot, res: { kind: 'var', template: varTpl(def), var: def.name } });
+        continue;
+      }
       // (A leaf sent as the document held it is read again at run time; one holding an argument
       // stays a template: it tells which record the write is about.)
       if (rb && slot.where === 'json' && rb.kept.has(slot.key) && !sub.args.length) {
@@ -192,7 +219,11 @@ export function traceChain(inp: TraceInput): Chain {
         resolved.push({ slot, res: { kind: 'template', template, args: [], secrets: [] } });
         continue;
       }
-      let known = byValue.get(v);
+      // (A one-character value in a body field not named as an id — a flag `autologin=0` — is not
+      // the "0" another field was traced to: it would send that field's next value, a record's id.)
+      const flag =
+        v.length === 1 && (slot.where === 'form' || slot.where === 'json' || slot.where === 'multipart') && !/id$/i.test(slot.key);
+      let known = flag ? undefined : byValue.get(v);
       // (An equal value read under another name — `created_at` for `updated_at` — stands in only
       // when no earlier response holds this field's own; that response is then the producer below.)
       const consumer = { key: slot.where === 'json' ? slot.key : undefined, args: ownArgs };

@@ -1,6 +1,6 @@
 // Real open-source web applications for the synthesis acceptance suite (installed and seeded by
 // scripts/acceptance-setup.sh from Debian packages): each is served on 127.0.0.1 by `php -S` (Fossil
-// by `fossil server`, Redmine by rackup, Django by `manage.py runserver`, Directus by `directus start`, Request Tracker by `rt-server`, Ghost by its own `node index.js`, Transmission by `transmission-daemon`, Jupyter by `jupyter-notebook`, qBittorrent by `qbittorrent-nox`, Verdaccio by its own bin, Radicale by `python3 -m radicale`, RabbitMQ, Syncthing, Prometheus, Tomcat, Roundcube, Monit, Shaarli, ZNC and Zabbix by their setup's `serve.sh`) and stopped by its PID. Recorded HARs are rebased onto the
+// by `fossil server`, Redmine by rackup, Django by `manage.py runserver`, Directus by `directus start`, Request Tracker by `rt-server`, Ghost by its own `node index.js`, Transmission by `transmission-daemon`, Jupyter by `jupyter-notebook`, qBittorrent by `qbittorrent-nox`, Verdaccio by its own bin, Radicale by `python3 -m radicale`, RabbitMQ, Syncthing, Prometheus, Tomcat, Roundcube, Monit, Shaarli, ZNC, Zabbix and Vendure by their setup's `serve.sh`) and stopped by its PID. Recorded HARs are rebased onto the
 // port a test started the app on.
 import { type ChildProcess, execFileSync, spawn } from 'node:child_process';
 import crypto from 'node:crypto';
@@ -34,7 +34,8 @@ export interface RealApp {
     | 'monit'
     | 'shaarli'
     | 'znc'
-    | 'zabbix';
+    | 'zabbix'
+    | 'vendure';
   /** The PHP document root (Fossil: the repository file; Redmine: the Rails application). */
   docroot: string;
   /** Port the fixtures were recorded on. */
@@ -331,6 +332,16 @@ export const APPS: Record<RealApp['name'], RealApp> = {
     // (A fresh PostgreSQL database from the seed's template per start, dropped when it stops.)
     server: (port) => ({ cmd: '/bin/sh', args: ['/var/lib/cs-acceptance/zabbix/serve.sh', String(port)] }),
     bootMs: 15_000,
+  },
+  vendure: {
+    name: 'vendure',
+    docroot: '/var/lib/cs-acceptance/vendure',
+    recordedPort: 8995,
+    needs: ['/var/lib/cs-acceptance/vendure/.seeded', '/var/lib/cs-acceptance/vendure/node_modules/@vendure/core/package.json'],
+    // (A fresh PostgreSQL database from the seed's template per start, dropped when it stops.)
+    server: (port) => ({ cmd: '/bin/sh', args: ['/var/lib/cs-acceptance/vendure/serve.sh', String(port)] }),
+    readyPath: '/admin/',
+    bootMs: 60_000,
   },
 };
 
@@ -705,4 +716,26 @@ export async function zabbixApi(base: string, method: string, params: unknown): 
     return out.result as any;
   };
   return rpc(method, params, await rpc('user.login', { username: ZABBIX_USER.username, password: ZABBIX_USER.password }));
+}
+
+/** Vendure's seeded super admin (scripts/acceptance-setup.sh). */
+export const VENDURE_USER = { username: 'seed', password: 'vd-pass-1' };
+
+/** Vendure's Admin GraphQL API, signed in as the seeded admin (the login's token as a Bearer): `data`. */
+export async function vendureApi(base: string, query: string, variables: Record<string, unknown> = {}): Promise<any> {
+  const gql = async (q: string, vars: Record<string, unknown>, token?: string) => {
+    const r = await fetch(`${base}/admin-api`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json', ...(token ? { authorization: `Bearer ${token}` } : {}) },
+      body: JSON.stringify({ query: q, variables: vars }),
+    });
+    const out = (await r.json()) as { data?: any; errors?: unknown };
+    if (out.errors) throw new Error(`vendure: ${JSON.stringify(out.errors)}`);
+    return { data: out.data, token: r.headers.get('vendure-auth-token') ?? undefined };
+  };
+  const { token } = await gql('mutation ($u: String!, $p: String!) { login(username: $u, password: $p) { ... on CurrentUser { id } } }', {
+    u: VENDURE_USER.username,
+    p: VENDURE_USER.password,
+  });
+  return (await gql(query, variables, token)).data;
 }

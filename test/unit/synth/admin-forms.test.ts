@@ -109,4 +109,32 @@ describe("an admin's forms after a typed sign-in", () => {
       expect(r.input_schema.properties.password).toMatchObject({ format: 'password', writeOnly: true });
       expect(r.input_schema.properties.password.examples).toBeUndefined();
     });
+
+  it("a one-character flag is not the '0' another field was traced to (a new record's id)", () => {
+    // Zabbix's user form: `userid=0` is read from the form; `autologin=0` is what its script sends
+    // for an unticked box (no input holds it). Tied to userid, an edit would send the user's id.
+    const r = synthesize({
+      recording: har(
+        ...signIn,
+        {
+          url: `${O}/user.edit`,
+          at: 300,
+          html: page(
+            '<input type="hidden" id="userid" name="userid" value="0"><input name="username"><input type="checkbox" name="autologin" value="1">',
+          ),
+        },
+        {
+          method: 'POST',
+          url: `${O}/user.create`,
+          at: 400,
+          form: { _CSRF_Check: 'c5f1a9e0b7d24c63a8e1f0b9d2c47e15', userid: '0', username: 'grader', autologin: '0' },
+          html: '<html><body><main><p>User added.</p></main></body></html>',
+        },
+      ),
+      hints: { arguments: { username: 'grader' } },
+    });
+    const form = (r.definition as any).steps.at(-1).body.form;
+    expect(form.userid).toMatch(/^\{\{vars\./);
+    expect(form.autologin).toBe('0');
+  });
 });
