@@ -155,6 +155,12 @@ export function scoreTargets(xs: Exchange[], f: TargetFacts): Candidate[] {
   const submits = xs
     .filter((x) => x.method !== 'GET' && !f.secretCarriers.has(x.id) && isNavigationRequest(x))
     .map((x) => new Set(typedIn(x, f.argValues)));
+  // Writes that carry typed values: a read before one, carrying only some of them, looked
+  // something up for it (a typeahead's search for the group typed into a create form).
+  const writes = xs
+    .filter((x) => !isRead(x) && !f.secretCarriers.has(x.id))
+    .map((x) => ({ index: x.index, typed: typedIn(x, f.argValues) }))
+    .filter((w) => w.typed.length);
   return xs
     .map((x, pos) => {
       const reasons: string[] = [];
@@ -204,6 +210,8 @@ export function scoreTargets(xs: Exchange[], f: TargetFacts): Candidate[] {
       const ev = evidenceOf.get(x.id)!;
       if (ev.found.length && typed.length)
         add(3, `records in the answer hold typed value(s) ${ev.found.map((v) => JSON.stringify(v)).join(', ')} (search hits)`);
+      if (isRead(x) && typed.length && writes.some((w) => w.index > x.index && w.typed.some((v) => !typed.includes(v))))
+        add(-4, 'a lookup before a write that sends other typed values (the write is the point)');
       if (ev.names.length && typed.some((v) => ev.names.includes(v)))
         add(3, `the answer is the record typed value(s) ${ev.names.map((v) => JSON.stringify(v)).join(', ')} name(s)`);
       const body = (x.text ?? '').toLowerCase();

@@ -4,7 +4,7 @@
 // left to the jar, but the responses that set them join the chain so the jar gets them.
 import type { Extractor } from '../formats/definition/types.js';
 import { findIn, type Found, formControlProducer, untickedBoxes } from './producers.js';
-import { isRead } from './normalize.js';
+import { isJson, isRead } from './normalize.js';
 import { type MirroredLeaf, mirroredLeaves } from './mirrored-objects.js';
 import { documentReadBack, type ReadBack } from './read-modify-write.js';
 import { requestSlots } from './slots.js';
@@ -258,6 +258,24 @@ export function traceChain(inp: TraceInput): Chain {
         if (slot.where === 'form') formPage = control.x;
         continue;
       }
+      // A short id the page looked up with what the person typed (a typeahead's search for
+      // "Presses" answering `{"id": "20", "name": "Orchard/Presses"}`, then `groups[]=20`): read from
+      // that lookup, which the run makes with its own argument.
+      const lookup = slot.where !== 'path' && lowEntropy(v) ? lookupProducer(earlier, v, inp.args, slots) : null;
+      if (lookup) {
+        const def: VarDef = {
+          name: argName(slot.key.split('.').at(-1)!, names),
+          producer: lookup.x.id,
+          extractor: lookup.f.extractor,
+          how: `${lookup.f.how}: the record a lookup with the typed value answered`,
+          value: v,
+        };
+        chain.vars.push(def);
+        resolved.push({ slot, res: { kind: 'var', template: varTpl(def), var: def.name } });
+        dep(x.id, lookup.x.id);
+        queue.push(lookup.x);
+        continue;
+      }
       // Short values only follow strong, id-like evidence (a JSON "id" key, a data-*-id attribute).
       // A plain word or identifier without digits ("search", "login", a GraphQL operation name
       // "SearchBooks") is a name the code uses, not a token.
@@ -411,6 +429,23 @@ function segmentName(x: Exchange, slot: Slot): string {
  * field, the leaf of its name and place; then fewest unresolved dependencies (a producer with no
  * request literals of its own), then nearest.
  */
+/**
+ * The latest earlier JSON answer to a request that carried an argument's example the write itself
+ * does not send (a typeahead's query), holding `v` under an id-named key: the record that lookup found.
+ */
+function lookupProducer(earlier: Exchange[], v: string, args: ArgValue[], sent: Slot[]): { x: Exchange; f: Found } | null {
+  const typed = args
+    .map((a) => a.example.toLowerCase())
+    .filter((e) => e.length >= 3 && !sent.some((s) => s.value.toLowerCase().includes(e)));
+  if (!typed.length) return null;
+  for (const y of earlier) {
+    if (!isJson(y) || !requestSlots(y).some((s) => typed.includes(s.value.toLowerCase()))) continue;
+    const f = findIn(y, v, { strongOnly: true });
+    if (f?.extractor.from === 'json') return { x: y, f };
+  }
+  return null;
+}
+
 function pickProducer(
   earlier: Exchange[],
   v: string,

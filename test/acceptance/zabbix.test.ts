@@ -72,7 +72,7 @@ describe.skipIf(!ready).each(ready ? (await backends()).slice(0, 1) : ['sqlite' 
     expect((await hostNamed('pear-press-01')).status).toBe('0');
   });
 
-  it('a host created in the modal form (groups from a typeahead, an agent interface), run with ANOTHER host', async () => {
+  it('a host created in the modal form (its group from a typeahead, an agent interface), run with ANOTHER host and group', async () => {
     const har = await record('create', async (p, base) => {
       await p.goto(`${base}/zabbix.php?action=host.list`);
       await p.click('text=Create host');
@@ -89,12 +89,13 @@ describe.skipIf(!ready).each(ready ? (await backends()).slice(0, 1) : ['sqlite' 
     await flow(
       'zb-create',
       har,
-      hinted({ host: 'plum-press-03', name: 'Plum press 3', ip: '10.20.0.14' }),
-      bound({ host: 'walnut-huller-04', name: 'Walnut huller 4', ip: '10.20.0.15' }),
+      hinted({ host: 'plum-press-03', name: 'Plum press 3', ip: '10.20.0.14', group: 'Presses' }),
+      bound({ host: 'walnut-huller-04', name: 'Walnut huller 4', ip: '10.20.0.15', group: 'Cellars' }),
     );
+    // (The group typed into the typeahead is an argument: the run looks it up, and sends its id.)
     expect(await hostNamed('walnut-huller-04')).toMatchObject({
       name: 'Walnut huller 4',
-      groups: [{ name: 'Orchard/Presses' }],
+      groups: [{ name: 'Orchard/Cellars' }],
       interfaces: [{ ip: '10.20.0.15' }],
     });
   });

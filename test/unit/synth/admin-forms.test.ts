@@ -137,4 +137,33 @@ describe("an admin's forms after a typed sign-in", () => {
     expect(form.userid).toMatch(/^\{\{vars\./);
     expect(form.autologin).toBe('0');
   });
+
+  it('an id a lookup answered for a typed value (a typeahead) is read from that lookup, run with the argument', () => {
+    const rec = har(
+      ...signIn,
+      { url: `${O}/host.edit`, at: 300, html: page('<input name="host"><input name="groups_ms" placeholder="type here to search">') },
+      {
+        url: `${O}/jsrpc.php?method=multiselect.get&object_name=hostGroup&search=Presses&limit=21`,
+        at: 350,
+        body: { result: [{ id: '20', name: 'Orchard/Presses' }] },
+      },
+      {
+        method: 'POST',
+        url: `${O}/host.create`,
+        at: 400,
+        form: { _CSRF_Check: 'c5f1a9e0b7d24c63a8e1f0b9d2c47e15', host: 'plum-press-03', 'groups[0]': '20' },
+        html: '<html><body><main><p>Host added.</p></main></body></html>',
+      },
+    );
+    const r = synthesize({ recording: rec, hints: { arguments: { host: 'plum-press-03', group: 'Presses' } } });
+    const steps = (r.definition as any).steps;
+    const lookup = steps.find((s: any) => s.url === '/jsrpc.php');
+    expect(lookup.query.search).toBe('{{args.group}}');
+    expect(Object.values(lookup.extract).map((x: any) => x.path)).toContain('$.result[0].id');
+    expect(steps.at(-1).body.form['groups[0]']).toMatch(/^\{\{vars\.\w+\}\}$/);
+    expect(r.input_schema.properties.group).toBeDefined();
+    // (Without the typed value as an argument, the group is the recorded one.)
+    const plain = synthesize({ recording: rec, hints: { arguments: { host: 'plum-press-03' } } });
+    expect((plain.definition as any).steps.at(-1).body.form['groups[0]']).toBe('20');
+  });
 });
