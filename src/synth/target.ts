@@ -161,6 +161,17 @@ export function scoreTargets(xs: Exchange[], f: TargetFacts): Candidate[] {
     .filter((x) => !isRead(x) && !f.secretCarriers.has(x.id))
     .map((x) => ({ index: x.index, typed: typedIn(x, f.argValues) }))
     .filter((w) => w.typed.length);
+  // JSON reads by the typed values they carry, with the size of their answers (named fields: bare
+  // numbers are data for a widget): of two calls a page polls about the same record (a folder's
+  // status and its sync completion), the fuller one.
+  const jsonReads = xs
+    .filter((x) => isRead(x) && isJson(x) && !f.secretCarriers.has(x.id))
+    .map((x) => ({
+      x,
+      typed: typedIn(x, f.argValues).sort().join('\n'),
+      leaves: jsonLeaves(parseJson(x.text)).filter((l) => typeof l.path.at(-1) === 'string').length,
+    }))
+    .filter((r) => r.typed);
   return xs
     .map((x, pos) => {
       const reasons: string[] = [];
@@ -210,6 +221,10 @@ export function scoreTargets(xs: Exchange[], f: TargetFacts): Candidate[] {
       const ev = evidenceOf.get(x.id)!;
       if (ev.found.length && typed.length)
         add(3, `records in the answer hold typed value(s) ${ev.found.map((v) => JSON.stringify(v)).join(', ')} (search hits)`);
+      const mine = jsonReads.find((r) => r.x === x);
+      const rivals = mine ? jsonReads.filter((r) => r.typed === mine.typed && new URL(r.x.url).pathname !== new URL(x.url).pathname) : [];
+      if (mine && rivals.length && rivals.every((r) => mine.leaves >= 2 * r.leaves))
+        add(1.5, 'the fullest answer of the reads that carry the same typed values');
       if (isRead(x) && typed.length && writes.some((w) => w.index > x.index && w.typed.some((v) => !typed.includes(v))))
         add(-4, 'a lookup before a write that sends other typed values (the write is the point)');
       if (ev.names.length && typed.some((v) => ev.names.includes(v)))

@@ -121,3 +121,41 @@ describe('GraphQL reads and writes', () => {
     expect(isGraphqlQuery(post({ q: 'books' }))).toBe(false);
   });
 });
+
+describe('reads a page polls', () => {
+  it("of two calls a page polls about the same record, the fuller answer wins over the later summary (Syncthing's folder status)", () => {
+    const status = {
+      globalBytes: 33,
+      globalFiles: 3,
+      localBytes: 33,
+      localFiles: 3,
+      needFiles: 0,
+      state: 'idle',
+      stateChanged: '2026-11-29T10:00:00Z',
+      sequence: 3,
+      version: 3,
+      errors: 0,
+      pullErrors: 0,
+      inSyncFiles: 3,
+    };
+    // (A GUI's other calls before them: recency then tells little between the two.)
+    const others = Array.from({ length: 20 }, (_, i) => ({
+      url: `${O}/rest/system/part${i}`,
+      at: 10 + i,
+      body: { uptime: 100 + i, ok: true },
+    }));
+    const x = xs(
+      har(
+        ...others,
+        { url: `${O}/rest/db/status?folder=photos`, at: 100, body: status },
+        { url: `${O}/rest/db/completion?folder=photos`, at: 200, body: { completion: 100, needBytes: 0, sequence: 3 } },
+      ),
+    );
+    const c = scoreTargets(x, facts(['photos']));
+    expect(c[0]!.exchange.url).toContain('/rest/db/status');
+    expect(c[0]!.reasons.join(' ')).toMatch(/fullest answer/);
+    // (One call only: nothing to compare, no bonus.)
+    const one = scoreTargets(xs(har({ url: `${O}/rest/db/completion?folder=photos`, body: { completion: 100 } })), facts(['photos']));
+    expect(one[0]!.reasons.join(' ')).not.toMatch(/fullest answer/);
+  });
+});
