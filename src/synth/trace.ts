@@ -423,13 +423,6 @@ function segmentName(x: Exchange, slot: Slot): string {
 }
 
 /**
- * A response that hands back a value its own request sent (a REST API returning the nonce header
- * it was given) is an echo: replaying it needs the value first. Sources come before echoes; then a
- * response to a request addressed by the consumer's own argument values; then, for a JSON body
- * field, the leaf of its name and place; then fewest unresolved dependencies (a producer with no
- * request literals of its own), then nearest.
- */
-/**
  * The latest earlier JSON answer to a request that carried an argument's example the write itself
  * does not send (a typeahead's query), holding `v` under an id-named key: the record that lookup found.
  */
@@ -446,6 +439,13 @@ function lookupProducer(earlier: Exchange[], v: string, args: ArgValue[], sent: 
   return null;
 }
 
+/**
+ * A response that hands back a value its own request sent (a REST API returning the nonce header
+ * it was given) is an echo: replaying it needs the value first. Sources come before echoes; then a
+ * response to a request addressed by the consumer's own argument values; then, for a JSON body
+ * field, the leaf of its name and place; then fewest unresolved dependencies (a producer with no
+ * request literals of its own), then nearest.
+ */
 function pickProducer(
   earlier: Exchange[],
   v: string,
