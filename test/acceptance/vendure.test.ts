@@ -101,4 +101,21 @@ describe.skipIf(!ready).each(ready ? (await backends()).slice(0, 1) : ['sqlite' 
     expect(after).toMatchObject({ enabled: false, name: tent!.name, slug: tent!.slug, description: tent!.description });
     expect((await products('Laptop'))[0]!.name).toBe(laptop!.name);
   });
+
+  it('a product renamed on its page, run on ANOTHER product with another name (its slug and text stay its own)', async () => {
+    const [tripod] = await products('Tripod');
+    const [ball] = await products('Football');
+    const har = await record('rename', async (p, base) => {
+      await p.goto(`${base}/admin/catalog/products/${tripod!.id}`);
+      const name = p.locator('input#name, vdr-form-field:has-text("Product name") input').first();
+      await name.fill('Travel Tripod');
+      await p.click('button.btn-primary:has-text("Update")');
+      await p.waitForResponse((r) => r.url().includes('/admin-api') && (r.request().postData() ?? '').includes('UpdateProduct'));
+    });
+    expect((await products('Travel Tripod'))[0]?.id).toBe(tripod!.id);
+    await flow('vn-rename', har, hinted({ id: tripod!.id, name: 'Travel Tripod' }), bound({ id: Number(ball!.id), name: 'Leather Football' }));
+    const after = (await products('Leather Football'))[0]!;
+    expect(after).toMatchObject({ id: ball!.id, slug: ball!.slug, description: ball!.description, enabled: ball!.enabled });
+    expect((await products('Travel Tripod'))[0]?.slug).toBe(tripod!.slug);
+  });
 });
