@@ -22,6 +22,7 @@ export interface MirroredLeaf {
 }
 
 type Obj = Record<string, unknown>;
+const ID = /^(id|uuid)$|(_id|Id|ID)$/;
 const isObj = (v: unknown): v is Obj => !!v && typeof v === 'object' && !Array.isArray(v);
 const scalar = (v: unknown) => v === null || ['string', 'number', 'boolean'].includes(typeof v);
 
@@ -33,6 +34,11 @@ function objects(v: unknown, at: (string | number)[] = [], out: { path: (string 
     for (const [k, x] of Object.entries(v)) objects(x, [...at, k], out);
   }
   return out;
+}
+
+/** The value at `path` in `v`. */
+function at(v: unknown, path: (string | number)[]): unknown {
+  return path.reduce<unknown>((o, k) => (o && typeof o === 'object' ? (o as Record<string, unknown>)[k] : undefined), v);
 }
 
 /** How many trailing path segments two paths share. */
@@ -67,8 +73,30 @@ export function mirroredLeaves(x: Exchange, earlier: Exchange[]): Map<string, Mi
         .map((o) => ({ o, equal: pairs.filter(([k, v]) => o.obj[k] === v).map(([k]) => k), tail: sameTail(o.path, path) }))
         .sort((a, b) => b.equal.length - a.equal.length || b.tail - a.tail || Object.keys(a.o.obj).length - Object.keys(b.o.obj).length)[0];
       if (!best || best.equal.length < MIN_SHARED || best.equal.length < SHARED * pairs.length) continue;
-      for (const k of best.equal)
-        out.set([...path, k].join('.'), { producer: y, path: jp([...best.o.path, k]), json: typeof obj[k] !== 'string' });
+      const copy = (at: (string | number)[], from: (string | number)[], keys: string[], o: Obj) => {
+        for (const k of keys) {
+          const key = [...at, k].join('.');
+          if (!out.has(key)) out.set(key, { producer: y, path: jp([...from, k]), json: typeof o[k] !== 'string' });
+        }
+      };
+      copy(path, best.o.path, best.equal, obj);
+      // The objects holding the copied one under the same keys in both (`input` and `product`, for
+      // `input.translations[0]` and `product.translations[0]`): their equal scalar fields are copies
+      // too (`enabled`, which the person left alone), however few.
+      const tail = best.tail;
+      if (tail > 0 && tail < path.length && tail < best.o.path.length) {
+        const [up, from] = [path.slice(0, -tail), best.o.path.slice(0, -tail)];
+        const mine = objs.find((o) => o.path.length === from.length && o.path.every((g, i) => g === from[i]))?.obj;
+        const theirs = at(body, up);
+        if (mine && isObj(theirs))
+          // (Not its id: what the write is addressed by, which an argument names.)
+          copy(
+            up,
+            from,
+            Object.keys(theirs).filter((k) => !ID.test(k) && scalar(theirs[k]) && theirs[k] === mine[k]),
+            theirs,
+          );
+      }
       break;
     }
   }

@@ -80,6 +80,23 @@ describe("a write's object copied from a record read before", () => {
       expect(JSON.stringify(steps.at(-1).body)).not.toContain('Laptop');
     });
 
+  it("a rename: the typed name is the argument, the rest of the translation and the product's untouched state are read", () => {
+    const rec = recording('7');
+    const write = JSON.parse((rec.log.entries[1] as any).request.postData.text);
+    write.variables.input.enabled = true;
+    write.variables.input.translations[0].name = 'Travel Laptop';
+    (rec.log.entries[1] as any).request.postData.text = JSON.stringify(write);
+    const r = synthesize({ recording: rec, hints: { arguments: { id: '1', name: 'Travel Laptop' } } });
+    const input = (r.definition as any).steps.at(-1).body.json.variables.input;
+    expect(input.id).toBe('{{args.id}}');
+    expect(input.translations[0].name).toBe('{{args.name}}');
+    expect(input.translations[0].slug).toMatch(/^\{\{vars\.\w+\}\}$/);
+    // (The product's own `enabled`, equal to the record's: read, so a disabled product stays so.)
+    expect(input.enabled).toMatch(/^\{\{vars\.\w+\}\}$/);
+    const read = (r.definition as any).steps.at(-2);
+    expect(Object.values(read.extract).some((x: any) => x.path === '$.data.product.enabled' && x.type === 'json')).toBe(true);
+  });
+
   it('a create whose typed values no read holds copies nothing', () => {
     const r = synthesize({
       recording: har(
