@@ -37,6 +37,11 @@ command -v monit >/dev/null || need+=(monit)
 [ -d /usr/share/shaarli ] || need+=(shaarli)
 command -v znc >/dev/null || need+=(znc)
 [ -d /usr/share/zabbix ] || need+=(zabbix-frontend-php php-pgsql php-bcmath php-gd php-mbstring php-xml)
+if [ ! -d /usr/share/postfixadmin ]; then
+  need+=(postfixadmin php-imap php-sqlite3 sqlite3)
+  # (PostfixAdmin's database is our own SQLite file per run: no dbconfig-common database.)
+  echo 'postfixadmin postfixadmin/dbconfig-install boolean false' | debconf-set-selections
+fi
 if [ ! -d /usr/share/roundcube ]; then
   need+=(roundcube-core roundcube-sqlite3 dovecot-imapd)
   # (Roundcube's database is our own SQLite file per run: no dbconfig-common database.)
@@ -1465,4 +1470,64 @@ SERVE
   touch "$VN_DIR/.seeded"
 fi
 
-echo "acceptance apps ready: dokuwiki (/usr/share/dokuwiki), phpmyadmin (/usr/share/phpmyadmin), mariadb db acme, adminer (/usr/share/adminer, mariadb db orchard), mediawiki (/var/lib/mediawiki, sqlite $MWDB), wordpress (/usr/share/wordpress, mariadb db wordpress), fossil ($FSL_DIR/repo.fossil), redmine (/usr/share/redmine, sqlite), django admin ($DJ_DIR), directus ($DX_DIR, postgresql db directus_acc), request tracker 5 (/usr/share/request-tracker5, sqlite), ghost ($GH_DIR, sqlite), transmission ($TR_DIR), jupyter ($JN_DIR), qbittorrent ($QB_DIR), verdaccio ($VD_DIR), radicale ($RD_DIR), rabbitmq ($RQ_DIR), syncthing ($ST_DIR), prometheus ($PM_DIR), tomcat ($TC_DIR), roundcube ($RC_DIR), monit ($MN_DIR), shaarli ($SH_DIR), znc ($ZN_DIR), zabbix ($ZB_DIR, postgresql db zabbix_seed), vendure ($VN_DIR, postgresql db vendure_seed)"
+# ---- PostfixAdmin 3.3 (PHP: the admin UI of a Postfix/Dovecot mail server's virtual domains,
+# mailboxes and aliases; server-rendered Bootstrap pages, every form and action link carrying a
+# `token`, a mailbox's password typed twice). Its database is SQLite: the seed (made by its own
+# upgrade.php and postfixadmin-cli: a super admin, two domains, five mailboxes, an alias) is copied
+# per start (serve.sh). No DNS here: addresses are checked for their form only.
+PF_DIR=/var/lib/cs-acceptance/postfixadmin
+if [ ! -f "$PF_DIR/.seeded" ]; then
+  rm -rf "$PF_DIR" && mkdir -p "$PF_DIR"
+  cat > /etc/postfixadmin/config.local.php <<'PHP'
+<?php
+// The acceptance suite's PostfixAdmin (scripts/acceptance-setup.sh): SQLite, its file named by the
+// environment of the `php -S` serving it (serve.sh), one copy of the seed per instance.
+$CONF['configured'] = true;
+$CONF['database_type'] = 'sqlite';
+$CONF['database_name'] = getenv('PFA_DB') ?: '/var/lib/cs-acceptance/postfixadmin/seed.db';
+$CONF['setup_password'] = 'not-used-setup-is-done-by-the-cli';
+$CONF['encrypt'] = 'php_crypt:SHA512';
+$CONF['default_language'] = 'en';
+$CONF['admin_email'] = 'postmaster@orchard.test';
+$CONF['show_footer_text'] = 'NO';
+$CONF['fetchmail'] = 'NO';
+$CONF['sendmail'] = 'NO';
+$CONF['vacation'] = 'NO';
+$CONF['quota'] = 'NO';
+$CONF['domain_quota'] = 'NO';
+$CONF['password_validation'] = ['/.{8}/' => 'password_too_short 8'];
+// (No DNS here: addresses are checked for their form only; no SMTP for welcome mails.)
+$CONF['emailcheck_resolve_domain'] = 'NO';
+$CONF['smtp_server'] = '127.0.0.1';
+$CONF['smtp_port'] = '1';
+PHP
+  export PFA_DB="$PF_DIR/seed.db"
+  touch "$PFA_DB"
+  (cd /usr/share/postfixadmin/public && php upgrade.php >/dev/null)
+  PFC=/usr/share/postfixadmin/scripts/postfixadmin-cli
+  $PFC admin add seed@orchard.test --password 'pf-pass-1!' --password2 'pf-pass-1!' --superadmin 1 --active 1 >/dev/null
+  $PFC domain add orchard.test --description Orchard --aliases 50 --mailboxes 50 --active 1 >/dev/null
+  $PFC domain add cellar.test --description Cellar --aliases 50 --mailboxes 50 --active 1 >/dev/null
+  for m in "ann@orchard.test:Ann Baker" "bob@orchard.test:Bob Miller" "cora@orchard.test:Cora Reed" "dan@orchard.test:Dan Fields" "eve@cellar.test:Eve Stone"; do
+    $PFC mailbox add "${m%%:*}" --password 'Mail-pass-12' --password2 'Mail-pass-12' --name "${m#*:}" --active 1 >/dev/null 2>&1
+  done
+  $PFC alias add sales@orchard.test --goto ann@orchard.test,bob@orchard.test --active 1 >/dev/null 2>&1
+  unset PFA_DB
+  [ "$(sqlite3 "$PF_DIR/seed.db" 'select count(*) from mailbox')" = 5 ]
+  cat > "$PF_DIR/serve.sh" <<'SERVE'
+#!/bin/sh
+# serve.sh PORT: PostfixAdmin on PORT over a fresh copy of the seed database (see
+# scripts/acceptance-setup.sh).
+set -e
+DIR=/tmp/cs-acceptance-postfixadmin-$1
+find /tmp -maxdepth 1 -name 'cs-acceptance-postfixadmin-*' -mmin +60 -exec rm -rf {} + 2>/dev/null || true
+rm -rf "$DIR" && mkdir -p "$DIR"
+cp /var/lib/cs-acceptance/postfixadmin/seed.db "$DIR/pfa.db"
+export PFA_DB="$DIR/pfa.db"
+exec php -S "127.0.0.1:$1" -t /usr/share/postfixadmin/public
+SERVE
+  chmod +x "$PF_DIR/serve.sh"
+  touch "$PF_DIR/.seeded"
+fi
+
+echo "acceptance apps ready: dokuwiki (/usr/share/dokuwiki), phpmyadmin (/usr/share/phpmyadmin), mariadb db acme, adminer (/usr/share/adminer, mariadb db orchard), mediawiki (/var/lib/mediawiki, sqlite $MWDB), wordpress (/usr/share/wordpress, mariadb db wordpress), fossil ($FSL_DIR/repo.fossil), redmine (/usr/share/redmine, sqlite), django admin ($DJ_DIR), directus ($DX_DIR, postgresql db directus_acc), request tracker 5 (/usr/share/request-tracker5, sqlite), ghost ($GH_DIR, sqlite), transmission ($TR_DIR), jupyter ($JN_DIR), qbittorrent ($QB_DIR), verdaccio ($VD_DIR), radicale ($RD_DIR), rabbitmq ($RQ_DIR), syncthing ($ST_DIR), prometheus ($PM_DIR), tomcat ($TC_DIR), roundcube ($RC_DIR), monit ($MN_DIR), shaarli ($SH_DIR), znc ($ZN_DIR), zabbix ($ZB_DIR, postgresql db zabbix_seed), vendure ($VN_DIR, postgresql db vendure_seed), postfixadmin ($PF_DIR, sqlite)"

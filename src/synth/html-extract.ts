@@ -237,8 +237,23 @@ export function loginPageMarkers(html: string): string[] {
   $('form').each((_, f) => {
     const form = $(f);
     if (!form.find('input[type=password], input[autocomplete=one-time-code]').length) return;
+    // (As specific as the form allows: an admin page's own password form — a new mailbox's — is no
+    // sign-in form. PostfixAdmin's has no id and an empty action, but a name.)
     const id = form.attr('id');
-    out.push(id ? `#${id}` : form.attr('action') ? `form[action=${cssq(form.attr('action')!)}]` : 'form input[type=password]');
+    const name = form.attr('name');
+    const action = form.attr('action');
+    const pw = form.find('input[type=password]').first().attr('name');
+    out.push(
+      id
+        ? `#${id}`
+        : name
+          ? `form[name=${cssq(name)}]`
+          : action
+            ? `form[action=${cssq(action)}]`
+            : pw
+              ? `form input[type=password][name=${cssq(pw)}]`
+              : 'form input[type=password]',
+    );
   });
   return out;
 }

@@ -79,18 +79,23 @@ export function substitute(
     }
   }
   // 3. arguments: exact case-folded, then substrings (longest first)
+  // (A browser sends a textarea's line breaks as CRLF: an example typed with `\n` matches either.)
+  const lines = (v: string) => v.replace(/\r\n/g, '\n').toLowerCase();
   const plain = t.replace(/\u0000/g, '');
-  const exact = args.find((a) => a.example.length >= 1 && a.example.toLowerCase() === plain.toLowerCase());
-  if (exact && !used.secrets.length) return { template: `{{args.${exact.name}}}`, args: [exact.name], secrets: [], whole: true };
+  const exact = args.find((a) => a.example.length >= 1 && lines(a.example) === lines(plain));
+  // (Sent with CRLF line breaks, as a browser sends a textarea: the run sends the argument so too.)
+  const crlf = (sent: string) => (/\r\n/.test(sent) ? ' | crlf' : '');
+  if (exact && !used.secrets.length)
+    return { template: `{{args.${exact.name}${crlf(plain)}}}`, args: [exact.name], secrets: [], whole: true };
   for (const a of [...args].sort((x, y) => y.example.length - x.example.length)) {
     if (a.example.length < 2) continue;
     const parts = t.split('\u0000');
     let hit = false;
     for (let i = 0; i < parts.length; i += 2) {
-      const re = new RegExp(esc(a.example), 'gi');
+      const re = new RegExp(esc(a.example).replace(/\r?\n/g, '\r?\n'), 'gi');
       if (re.test(parts[i])) {
         hit = true;
-        parts[i] = parts[i].replace(re, `\u0000{{args.${a.name}}}\u0000`);
+        parts[i] = parts[i].replace(re, (m) => `\u0000{{args.${a.name}${crlf(m)}}}\u0000`);
       }
     }
     if (hit) {

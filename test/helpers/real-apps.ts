@@ -1,6 +1,6 @@
 // Real open-source web applications for the synthesis acceptance suite (installed and seeded by
 // scripts/acceptance-setup.sh from Debian packages): each is served on 127.0.0.1 by `php -S` (Fossil
-// by `fossil server`, Redmine by rackup, Django by `manage.py runserver`, Directus by `directus start`, Request Tracker by `rt-server`, Ghost by its own `node index.js`, Transmission by `transmission-daemon`, Jupyter by `jupyter-notebook`, qBittorrent by `qbittorrent-nox`, Verdaccio by its own bin, Radicale by `python3 -m radicale`, RabbitMQ, Syncthing, Prometheus, Tomcat, Roundcube, Monit, Shaarli, ZNC, Zabbix and Vendure by their setup's `serve.sh`) and stopped by its PID. Recorded HARs are rebased onto the
+// by `fossil server`, Redmine by rackup, Django by `manage.py runserver`, Directus by `directus start`, Request Tracker by `rt-server`, Ghost by its own `node index.js`, Transmission by `transmission-daemon`, Jupyter by `jupyter-notebook`, qBittorrent by `qbittorrent-nox`, Verdaccio by its own bin, Radicale by `python3 -m radicale`, RabbitMQ, Syncthing, Prometheus, Tomcat, Roundcube, Monit, Shaarli, ZNC, Zabbix, Vendure and PostfixAdmin by their setup's `serve.sh`) and stopped by its PID. Recorded HARs are rebased onto the
 // port a test started the app on.
 import { type ChildProcess, execFileSync, spawn } from 'node:child_process';
 import crypto from 'node:crypto';
@@ -35,7 +35,8 @@ export interface RealApp {
     | 'shaarli'
     | 'znc'
     | 'zabbix'
-    | 'vendure';
+    | 'vendure'
+    | 'postfixadmin';
   /** The PHP document root (Fossil: the repository file; Redmine: the Rails application). */
   docroot: string;
   /** Port the fixtures were recorded on. */
@@ -342,6 +343,15 @@ export const APPS: Record<RealApp['name'], RealApp> = {
     server: (port) => ({ cmd: '/bin/sh', args: ['/var/lib/cs-acceptance/vendure/serve.sh', String(port)] }),
     readyPath: '/admin/',
     bootMs: 60_000,
+  },
+  postfixadmin: {
+    name: 'postfixadmin',
+    docroot: '/usr/share/postfixadmin/public',
+    recordedPort: 8997,
+    needs: ['/var/lib/cs-acceptance/postfixadmin/.seeded', '/usr/share/postfixadmin/public/index.php'],
+    // (A fresh copy of the seeded SQLite database per start, under /tmp/cs-acceptance-postfixadmin-PORT.)
+    server: (port) => ({ cmd: '/bin/sh', args: ['/var/lib/cs-acceptance/postfixadmin/serve.sh', String(port)] }),
+    readyPath: '/login.php',
   },
 };
 
@@ -738,4 +748,17 @@ export async function vendureApi(base: string, query: string, variables: Record<
     p: VENDURE_USER.password,
   });
   return (await gql(query, variables, token)).data;
+}
+
+/** PostfixAdmin's seeded super admin (scripts/acceptance-setup.sh). */
+export const POSTFIXADMIN_USER = { username: 'seed@orchard.test', password: 'pf-pass-1!' };
+
+/** Rows of the PostfixAdmin instance serving on `port` (its SQLite copy). */
+export function postfixadminRows(port: number, sql: string): Record<string, unknown>[] {
+  const db = new Database(`/tmp/cs-acceptance-postfixadmin-${port}/pfa.db`, { readonly: true });
+  try {
+    return db.prepare(sql).all() as Record<string, unknown>[];
+  } finally {
+    db.close();
+  }
 }

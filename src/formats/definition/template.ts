@@ -43,6 +43,7 @@ export const FILTERS = [
   'first',
   'length',
   'add',
+  'crlf',
 ] as const;
 
 export class TemplateError extends Error {}
@@ -120,6 +121,9 @@ function applyFilter(v: unknown, f: { name: string; arg?: unknown }): unknown {
       return jsUnescape(toText(v));
     case 'htmlunescape':
       return htmlUnescape(toText(v));
+    case 'crlf':
+      // Line breaks as a browser submits a form's field (CRLF): some sites split on `\r\n` only.
+      return toText(v).replace(/\r?\n/g, '\r\n');
     case 'replace': {
       // replace:["from","to"] — every occurrence (e.g. spaces → "_" for page names).
       const [from, to] = Array.isArray(f.arg) ? f.arg : [];

@@ -3,6 +3,7 @@
 // what the person typed for the task is the task, not an identifier-first sign-in step; and a new
 // user's password given as an argument appears nowhere in what synthesis returns.
 import { describe, expect, it } from 'vitest';
+import { render } from '../../../src/formats/definition/template.js';
 import { synthesize } from '../../../src/synth/index.js';
 import { har } from '../../helpers/har-fragment.js';
 
@@ -165,5 +166,26 @@ describe("an admin's forms after a typed sign-in", () => {
     // (Without the typed value as an argument, the group is the recorded one.)
     const plain = synthesize({ recording: rec, hints: { arguments: { host: 'plum-press-03' } } });
     expect((plain.definition as any).steps.at(-1).body.form['groups[0]']).toBe('20');
+  });
+
+  it("a textarea's lines, sent as a browser sends them (CRLF), are the argument, and the run sends it so", () => {
+    const r = synthesize({
+      recording: har(
+        ...signIn,
+        { url: `${O}/alias.edit`, at: 300, html: page('<input name="alias"><textarea name="goto"></textarea>') },
+        {
+          method: 'POST',
+          url: `${O}/alias.create`,
+          at: 400,
+          form: { _CSRF_Check: 'c5f1a9e0b7d24c63a8e1f0b9d2c47e15', alias: 'harvest', goto: 'cora@orchard.test\r\ndan@orchard.test' },
+          html: '<html><body><main><p>Alias added.</p></main></body></html>',
+        },
+      ),
+      hints: { arguments: { alias: 'harvest', targets: 'cora@orchard.test\ndan@orchard.test' } },
+    });
+    expect((r.definition as any).steps.at(-1).body.form.goto).toBe('{{args.targets | crlf}}');
+    expect(render('{{args.targets | crlf}}', (p) => (p[1] === 'targets' ? 'ann@orchard.test\neve@cellar.test' : undefined))).toBe(
+      'ann@orchard.test\r\neve@cellar.test',
+    );
   });
 });

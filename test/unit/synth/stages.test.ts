@@ -255,6 +255,14 @@ describe('output schema and HTML extraction', () => {
       fields: { sku: { attr: 'data-sku' }, name: { selector: 'a' } },
     });
     expect(loginPageMarkers('<form id="signin"><input type="password"></form><form id="q"><input name="q"></form>')).toEqual(['#signin']);
+    // (PostfixAdmin's sign-in form has no id and an empty action: its name, not every password form —
+    // a new mailbox's on the admin pages.)
+    expect(loginPageMarkers('<form name="frmLogin" method="post" action=""><input type="password" name="fPassword"></form>')).toEqual([
+      'form[name="frmLogin"]',
+    ]);
+    expect(loginPageMarkers('<form method="post"><input type="password" name="fPassword"></form>')).toEqual([
+      'form input[type=password][name="fPassword"]',
+    ]);
   });
 });
 
