@@ -161,7 +161,7 @@ export function tables($: cheerio.CheerioAPI, template: Set<unknown>): Structura
     // (A table holding tables lays out a page; one whose only inner tables are hidden — a row's
     // hint box or popup, Zabbix's host list — is a data table, and the hidden ones are no candidates.)
     const hidden = table.find(HIDDEN_TEXT);
-    if (table.closest(HIDDEN_TEXT).length || table.parents(HIDDEN_TEXT).length) return;
+    if (table.closest(HIDDEN_TEXT).length) return;
     if (inChrome(table) || inTemplate(template, table) || table.find('table').not(hidden.find('table')).not(hidden.filter('table')).length)
       return;
     const rows = dataRows($, table);

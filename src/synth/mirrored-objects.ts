@@ -73,9 +73,9 @@ export function mirroredLeaves(x: Exchange, earlier: Exchange[]): Map<string, Mi
         .map((o) => ({ o, equal: pairs.filter(([k, v]) => o.obj[k] === v).map(([k]) => k), tail: sameTail(o.path, path) }))
         .sort((a, b) => b.equal.length - a.equal.length || b.tail - a.tail || Object.keys(a.o.obj).length - Object.keys(b.o.obj).length)[0];
       if (!best || best.equal.length < MIN_SHARED || best.equal.length < SHARED * pairs.length) continue;
-      const copy = (at: (string | number)[], from: (string | number)[], keys: string[], o: Obj) => {
+      const copy = (into: (string | number)[], from: (string | number)[], keys: string[], o: Obj) => {
         for (const k of keys) {
-          const key = [...at, k].join('.');
+          const key = [...into, k].join('.');
           if (!out.has(key)) out.set(key, { producer: y, path: jp([...from, k]), json: typeof o[k] !== 'string' });
         }
       };
