@@ -136,30 +136,33 @@ export function scoreTargets(xs: Exchange[], f: TargetFacts): Candidate[] {
   const n = xs.length;
   // The typed values some request carries: a request carrying all of them (the PATCH of the id and
   // the new year) is more the point than one carrying a part (the record's GET by its id).
-  const carried = new Set(xs.flatMap((x) => typedIn(x, f.argValues))).size;
+  // (The typed values each request carries, found once: every rule below asks.)
+  const typedOf = new Map(xs.map((x) => [x.id, typedIn(x, f.argValues)]));
+  const typedBy = (x: Exchange) => typedOf.get(x.id)!;
+  const carried = new Set(xs.flatMap(typedBy)).size;
   // How many requests send each typed value: one sent by a single request went there.
   const senders = new Map<string, number>();
-  for (const x of xs) for (const v of typedIn(x, f.argValues)) senders.set(v, (senders.get(v) ?? 0) + 1);
+  for (const x of xs) for (const v of typedBy(x)) senders.set(v, (senders.get(v) ?? 0) + 1);
   const evidenceOf = new Map(xs.map((x) => [x.id, jsonEvidence(x, f.argValues)]));
   // Typed values a read request searched with and found records for: a background write carrying
   // only those (a saved view, a remembered filter) is the app keeping its state, not the point.
-  const searched = new Set(xs.filter((x) => isRead(x) && typedIn(x, f.argValues).length).flatMap((x) => evidenceOf.get(x.id)!.found));
+  const searched = new Set(xs.filter((x) => isRead(x) && typedBy(x).length).flatMap((x) => evidenceOf.get(x.id)!.found));
   // Pages the person opened (full HTML documents) with typed values in their request: an HTML
   // fragment a script of that page then fetched with the same values (a ticket's history, a
   // comments panel) is a part of the page, not the page.
   const opened = xs
     .filter((x) => isRead(x) && isNavigationRequest(x) && isHtml(x) && fullPage(x))
-    .map((d) => ({ index: d.index, typed: new Set(typedIn(d, f.argValues)) }));
+    .map((d) => ({ index: d.index, typed: new Set(typedBy(d)) }));
   // Form submits that carry typed values: a background XHR with the same values (autosave,
   // preview, live validation) is not the point of the flow.
   const submits = xs
     .filter((x) => x.method !== 'GET' && !f.secretCarriers.has(x.id) && isNavigationRequest(x))
-    .map((x) => new Set(typedIn(x, f.argValues)));
+    .map((x) => new Set(typedBy(x)));
   // Writes that carry typed values: a read before one, carrying only some of them, looked
   // something up for it (a typeahead's search for the group typed into a create form).
   const writes = xs
     .filter((x) => !isRead(x) && !f.secretCarriers.has(x.id))
-    .map((x) => ({ index: x.index, typed: typedIn(x, f.argValues) }))
+    .map((x) => ({ index: x.index, typed: typedBy(x) }))
     .filter((w) => w.typed.length);
   // JSON reads by the typed values they carry, with the size of their answers (named fields: bare
   // numbers are data for a widget): of two calls a page polls about the same record (a folder's
@@ -168,7 +171,7 @@ export function scoreTargets(xs: Exchange[], f: TargetFacts): Candidate[] {
     .filter((x) => isRead(x) && isJson(x) && !f.secretCarriers.has(x.id))
     .map((x) => ({
       x,
-      typed: typedIn(x, f.argValues).sort().join('\n'),
+      typed: [...typedBy(x)].sort().join('\n'),
       leaves: jsonLeaves(parseJson(x.text)).filter((l) => typeof l.path.at(-1) === 'string').length,
     }))
     .filter((r) => r.typed);
@@ -191,7 +194,7 @@ export function scoreTargets(xs: Exchange[], f: TargetFacts): Candidate[] {
       if (nothingToRead(x)) add(-2, 'an answer with nothing to read (empty, or bare numbers: data for a widget)');
       if (isHtml(x) && /<input[^>]+(type=["']?password|autocomplete=["']?one-time-code)/i.test(x.text ?? '')) add(-3, 'a sign-in form');
       if (x.id.endsWith('~final')) reasons.push('the page a login landed on (fetched again after the login chain)');
-      const typed = typedIn(x, f.argValues);
+      const typed = typedBy(x);
       if (typed.length)
         add(
           Math.round((40 * typed.length) / carried) / 10,

@@ -109,6 +109,12 @@ export function traceChain(inp: TraceInput): Chain {
   while (queue.length) {
     const x = queue.shift()!;
     if (chain.steps.has(x.id)) continue;
+    /** `def` read from `producer` before `x`: a var of the chain, the producer a step too. */
+    const readVar = (def: VarDef, producer: Exchange) => {
+      chain.vars.push(def);
+      dep(x.id, producer.id);
+      queue.push(producer);
+    };
     // Landings (synthetic re-fetches) are never producers: the exchange that landed there is.
     const earlier = inp.all.filter((y) => y.index < x.index && y.id !== x.id && !y.after).sort((a, b) => b.index - a.index);
     if (x.after) {
@@ -137,10 +143,8 @@ export function traceChain(inp: TraceInput): Chain {
         how: 'the whole document, which the write sends back changed',
         value: '',
       };
-      chain.vars.push(def);
+      readVar(def, rb.producer);
       chain.readBacks.set(x.id, { var: def.name, rb });
-      dep(x.id, rb.producer.id);
-      queue.push(rb.producer);
     }
     // Objects of the body copied from a record read before (not the whole document: that is `rb`).
     const mirrored = rb ? new Map<string, MirroredLeaf>() : mirroredLeaves(x, earlier);
@@ -184,9 +188,7 @@ export function traceChain(inp: TraceInput): Chain {
             value: slot.value,
           };
           mirrorVars.set(key, def);
-          chain.vars.push(def);
-          dep(x.id, mirror.producer.id);
-          queue.push(mirror.producer);
+          readVar(def, mirror.producer);
         }
         resolved.push({ slot, res: { kind: 'var', template: varTpl(def), var: def.name } });
         continue;
@@ -249,12 +251,10 @@ export function traceChain(inp: TraceInput): Chain {
           how: control.f.how,
           value: v,
         };
-        chain.vars.push(def);
+        readVar(def, control.x);
         // (A low-entropy value — an author's id "3" — speaks for this field only, not for every "3".)
         if (!lowEntropy(v)) byValue.set(v, def);
         resolved.push({ slot, res: { kind: 'var', template: varTpl(def), var: def.name } });
-        dep(x.id, control.x.id);
-        queue.push(control.x);
         if (slot.where === 'form') formPage = control.x;
         continue;
       }
@@ -270,10 +270,8 @@ export function traceChain(inp: TraceInput): Chain {
           how: `${lookup.f.how}: the record a lookup with the typed value answered`,
           value: v,
         };
-        chain.vars.push(def);
+        readVar(def, lookup.x);
         resolved.push({ slot, res: { kind: 'var', template: varTpl(def), var: def.name } });
-        dep(x.id, lookup.x.id);
-        queue.push(lookup.x);
         continue;
       }
       // Short values only follow strong, id-like evidence (a JSON "id" key, a data-*-id attribute).
@@ -306,11 +304,9 @@ export function traceChain(inp: TraceInput): Chain {
           value: v,
           ...(found.f.decode ? { decode: found.f.decode } : {}),
         };
-        chain.vars.push(def);
+        readVar(def, found.x);
         byValue.set(v, def);
         resolved.push({ slot, res: { kind: 'var', template: varTpl(def), var: name } });
-        dep(x.id, found.x.id);
-        queue.push(found.x);
         continue;
       }
       // A token inside a longer literal ("Bearer <token>", "a=<token>"): trace the token, keep the
