@@ -42,6 +42,8 @@ if [ ! -d /usr/share/postfixadmin ]; then
   # (PostfixAdmin's database is our own SQLite file per run: no dbconfig-common database.)
   echo 'postfixadmin postfixadmin/dbconfig-install boolean false' | debconf-set-selections
 fi
+# (Nagios: its CGIs served by Apache, with PHP for its frame pages; check_dummy for fixed states.)
+[ -x /usr/sbin/nagios4 ] && [ -x /usr/lib/cgi-bin/nagios4/cmd.cgi ] || need+=(nagios4 nagios4-cgi monitoring-plugins-basic apache2 libapache2-mod-php)
 if [ ! -d /usr/share/roundcube ]; then
   need+=(roundcube-core roundcube-sqlite3 dovecot-imapd)
   # (Roundcube's database is our own SQLite file per run: no dbconfig-common database.)
@@ -1530,4 +1532,285 @@ SERVE
   touch "$PF_DIR/.seeded"
 fi
 
-echo "acceptance apps ready: dokuwiki (/usr/share/dokuwiki), phpmyadmin (/usr/share/phpmyadmin), mariadb db acme, adminer (/usr/share/adminer, mariadb db orchard), mediawiki (/var/lib/mediawiki, sqlite $MWDB), wordpress (/usr/share/wordpress, mariadb db wordpress), fossil ($FSL_DIR/repo.fossil), redmine (/usr/share/redmine, sqlite), django admin ($DJ_DIR), directus ($DX_DIR, postgresql db directus_acc), request tracker 5 (/usr/share/request-tracker5, sqlite), ghost ($GH_DIR, sqlite), transmission ($TR_DIR), jupyter ($JN_DIR), qbittorrent ($QB_DIR), verdaccio ($VD_DIR), radicale ($RD_DIR), rabbitmq ($RQ_DIR), syncthing ($ST_DIR), prometheus ($PM_DIR), tomcat ($TC_DIR), roundcube ($RC_DIR), monit ($MN_DIR), shaarli ($SH_DIR), znc ($ZN_DIR), zabbix ($ZB_DIR, postgresql db zabbix_seed), vendure ($VN_DIR, postgresql db vendure_seed), postfixadmin ($PF_DIR, sqlite)"
+# ---- Nagios Core 4.4 (C CGIs behind Apache, as Debian ships them with authentication turned on the
+# way its README.Debian points to: HTTP Digest auth (realm "Nagios4", Debian's choice) on every
+# page and use_authentication=1, so the CGIs know the user; cmd.cgi takes a command only with the
+# NagFormId CSRF cookie it handed out itself). Each start gets its own daemon and state under /tmp (serve.sh): hosts and
+# services whose checks are check_dummy with fixed states (OK, WARNING, CRITICAL, UNKNOWN), so the
+# status pages are the same every run; commands reach the daemon through its command pipe and
+# show in its status.dat.
+NG_DIR=/var/lib/cs-acceptance/nagios
+if [ ! -f "$NG_DIR/.seeded" ]; then
+  rm -rf "$NG_DIR" && mkdir -p "$NG_DIR"
+  # Debian's realm for cmd.cgi is "Nagios4"; htdigest's file is "user:realm:md5(user:realm:password)".
+  printf 'nagiosadmin:Nagios4:%s\n' "$(printf 'nagiosadmin:Nagios4:ng-pass-1' | md5sum | cut -d' ' -f1)" > "$NG_DIR/htdigest.users"
+  # Debian's apache2.conf with Digest auth required everywhere (it ships it configured but granted to all).
+  cat > "$NG_DIR/apache2.conf" <<'CONF'
+ScriptAlias /cgi-bin/nagios4 /usr/lib/cgi-bin/nagios4
+ScriptAlias /nagios4/cgi-bin /usr/lib/cgi-bin/nagios4
+Alias /nagios4/stylesheets /etc/nagios4/stylesheets
+Alias /nagios4 /usr/share/nagios4/htdocs
+<DirectoryMatch (/usr/share/nagios4/htdocs|/usr/lib/cgi-bin/nagios4|/etc/nagios4/stylesheets)>
+    Options FollowSymLinks
+    DirectoryIndex index.php index.html
+    AuthDigestDomain "/nagios4/" "/cgi-bin/nagios4/"
+    AuthDigestProvider file
+    AuthUserFile "/var/lib/cs-acceptance/nagios/htdigest.users"
+    AuthName "Nagios4"
+    AuthType Digest
+    Require valid-user
+</DirectoryMatch>
+<Directory /usr/share/nagios4/htdocs>
+    Options +ExecCGI
+</Directory>
+CONF
+  cat > "$NG_DIR/objects.cfg" <<'CFG'
+define command {
+  command_name check_fixed
+  command_line /usr/lib/nagios/plugins/check_dummy $ARG1$ "$ARG2$"
+}
+define command {
+  command_name notify_none
+  command_line /bin/true
+}
+define timeperiod {
+  timeperiod_name always
+  alias Always
+  sunday 00:00-24:00
+  monday 00:00-24:00
+  tuesday 00:00-24:00
+  wednesday 00:00-24:00
+  thursday 00:00-24:00
+  friday 00:00-24:00
+  saturday 00:00-24:00
+}
+define contact {
+  contact_name nagiosadmin
+  alias Nagios Admin
+  host_notifications_enabled 0
+  service_notifications_enabled 0
+  host_notification_period always
+  service_notification_period always
+  host_notification_options n
+  service_notification_options n
+  host_notification_commands notify_none
+  service_notification_commands notify_none
+}
+define contactgroup {
+  contactgroup_name admins
+  alias Admins
+  members nagiosadmin
+}
+define host {
+  name fixed-host
+  register 0
+  check_command check_fixed!0!Packet loss = 0%
+  max_check_attempts 1
+  check_interval 60
+  retry_interval 60
+  check_period always
+  notification_period always
+  notification_interval 0
+  contact_groups admins
+}
+define service {
+  name fixed-service
+  register 0
+  max_check_attempts 1
+  check_interval 60
+  retry_interval 60
+  check_period always
+  notification_period always
+  notification_interval 0
+  contact_groups admins
+}
+define host {
+  use fixed-host
+  host_name orchard-web
+  alias Orchard web front
+  address 10.20.0.11
+}
+define host {
+  use fixed-host
+  host_name orchard-db
+  alias Orchard database
+  address 10.20.0.12
+}
+define host {
+  use fixed-host
+  host_name cellar-mail
+  alias Cellar mail relay
+  address 10.30.0.21
+}
+define host {
+  use fixed-host
+  host_name cellar-dns
+  alias Cellar name server
+  address 10.30.0.22
+}
+define hostgroup {
+  hostgroup_name orchard
+  alias Orchard servers
+  members orchard-web,orchard-db
+}
+define hostgroup {
+  hostgroup_name cellar
+  alias Cellar servers
+  members cellar-mail,cellar-dns
+}
+define service {
+  use fixed-service
+  host_name orchard-web
+  service_description HTTP
+  check_command check_fixed!0!HTTP/1.1 200 OK - 5120 bytes in 0.021 second response time
+}
+define service {
+  use fixed-service
+  host_name orchard-web
+  service_description TLS certificate
+  check_command check_fixed!1!Certificate 'orchard.test' expires in 12 day(s)
+}
+define service {
+  use fixed-service
+  host_name orchard-web
+  service_description Disk /var
+  check_command check_fixed!2!free space: /var 310 MB (3% inode=71%)
+}
+define service {
+  use fixed-service
+  host_name orchard-db
+  service_description PostgreSQL
+  check_command check_fixed!0!42 connections
+}
+define service {
+  use fixed-service
+  host_name orchard-db
+  service_description Replication lag
+  check_command check_fixed!2!replica is 340 seconds behind
+}
+define service {
+  use fixed-service
+  host_name orchard-db
+  service_description Disk /
+  check_command check_fixed!0!free space: / 18200 MB (61% inode=88%)
+}
+define service {
+  use fixed-service
+  host_name cellar-mail
+  service_description SMTP
+  check_command check_fixed!2!Socket timeout after 10 seconds
+}
+define service {
+  use fixed-service
+  host_name cellar-mail
+  service_description IMAP
+  check_command check_fixed!0!0.012 second response time on port 143
+}
+define service {
+  use fixed-service
+  host_name cellar-mail
+  service_description Mail queue
+  check_command check_fixed!1!212 messages in the queue
+}
+define service {
+  use fixed-service
+  host_name cellar-dns
+  service_description DNS
+  check_command check_fixed!0!0.004 seconds response time
+}
+define service {
+  use fixed-service
+  host_name cellar-dns
+  service_description NTP
+  check_command check_fixed!3!No response from NTP server
+}
+CFG
+  cat > "$NG_DIR/serve.sh" <<'SERVE'
+#!/bin/sh
+# serve.sh PORT: Nagios (its daemon and state under /tmp/cs-acceptance-nagios-PORT) and Apache on
+# PORT serving its CGIs and pages behind Digest auth (see scripts/acceptance-setup.sh).
+set -e
+DIR=/tmp/cs-acceptance-nagios-$1
+find /tmp -maxdepth 1 -name 'cs-acceptance-nagios-*' -mmin +120 -exec rm -rf {} + 2>/dev/null || true
+rm -rf "$DIR" && mkdir -p "$DIR/rw" "$DIR/spool" "$DIR/run"
+cat > "$DIR/nagios.cfg" <<CFG
+cfg_file=/var/lib/cs-acceptance/nagios/objects.cfg
+log_file=$DIR/nagios.log
+object_cache_file=$DIR/objects.cache
+precached_object_file=$DIR/objects.precache
+status_file=$DIR/status.dat
+status_update_interval=1
+nagios_user=www-data
+nagios_group=www-data
+check_external_commands=1
+command_file=$DIR/rw/nagios.cmd
+query_socket=$DIR/rw/nagios.qh
+lock_file=$DIR/run/nagios.pid
+temp_file=$DIR/nagios.tmp
+temp_path=$DIR
+check_result_path=$DIR/spool
+check_result_reaper_frequency=1
+retain_state_information=0
+state_retention_file=$DIR/retention.dat
+use_syslog=0
+log_external_commands=1
+log_initial_states=1
+interval_length=1
+service_inter_check_delay_method=n
+host_inter_check_delay_method=n
+enable_notifications=0
+check_for_updates=0
+illegal_macro_output_chars=\`~\$&|'"<>
+date_format=iso8601
+CFG
+sed -e "s#^main_config_file=.*#main_config_file=$DIR/nagios.cfg#" -e 's#^use_authentication=.*#use_authentication=1#' /etc/nagios4/cgi.cfg > "$DIR/cgi.cfg"
+cat > "$DIR/httpd.conf" <<CONF
+ServerRoot /etc/apache2
+ServerName 127.0.0.1
+Listen 127.0.0.1:$1
+PidFile $DIR/run/httpd.pid
+DefaultRuntimeDir $DIR/run
+Mutex file:$DIR/run
+User www-data
+Group www-data
+ErrorLog $DIR/error.log
+LogLevel warn
+LoadModule mpm_prefork_module /usr/lib/apache2/modules/mod_mpm_prefork.so
+LoadModule authz_core_module /usr/lib/apache2/modules/mod_authz_core.so
+LoadModule authz_host_module /usr/lib/apache2/modules/mod_authz_host.so
+LoadModule authz_user_module /usr/lib/apache2/modules/mod_authz_user.so
+LoadModule authz_groupfile_module /usr/lib/apache2/modules/mod_authz_groupfile.so
+LoadModule authn_core_module /usr/lib/apache2/modules/mod_authn_core.so
+LoadModule authn_file_module /usr/lib/apache2/modules/mod_authn_file.so
+LoadModule auth_digest_module /usr/lib/apache2/modules/mod_auth_digest.so
+LoadModule alias_module /usr/lib/apache2/modules/mod_alias.so
+LoadModule cgi_module /usr/lib/apache2/modules/mod_cgi.so
+LoadModule dir_module /usr/lib/apache2/modules/mod_dir.so
+LoadModule env_module /usr/lib/apache2/modules/mod_env.so
+LoadModule mime_module /usr/lib/apache2/modules/mod_mime.so
+LoadModule php_module /usr/lib/apache2/modules/libphp8.2.so
+TypesConfig /etc/mime.types
+AddType application/x-httpd-php .php
+SetEnv NAGIOS_CGI_CONFIG $DIR/cgi.cfg
+Include /var/lib/cs-acceptance/nagios/apache2.conf
+CONF
+chown -R www-data:www-data "$DIR"
+/usr/sbin/nagios4 -d "$DIR/nagios.cfg"
+# (The pages are served once every host and service has been checked: the same states each run.)
+for _ in $(seq 1 100); do
+  [ "$(grep -c 'has_been_checked=1' "$DIR/status.dat" 2>/dev/null || true)" -ge 15 ] && break
+  sleep 0.2
+done
+# (Its own session: Apache's prefork MPM ends its whole process group when it stops, and that
+# group would be the test runner's.)
+setsid /usr/sbin/apache2 -f "$DIR/httpd.conf" -DFOREGROUND &
+WEB=$!
+stop() { kill $WEB 2>/dev/null || true; kill "$(cat "$DIR/run/nagios.pid" 2>/dev/null)" 2>/dev/null || true; wait $WEB 2>/dev/null || true; }
+trap 'stop; exit 0' INT TERM
+wait $WEB
+SERVE
+  chmod +x "$NG_DIR/serve.sh"
+  touch "$NG_DIR/.seeded"
+fi
+
+echo "acceptance apps ready: dokuwiki (/usr/share/dokuwiki), phpmyadmin (/usr/share/phpmyadmin), mariadb db acme, adminer (/usr/share/adminer, mariadb db orchard), mediawiki (/var/lib/mediawiki, sqlite $MWDB), wordpress (/usr/share/wordpress, mariadb db wordpress), fossil ($FSL_DIR/repo.fossil), redmine (/usr/share/redmine, sqlite), django admin ($DJ_DIR), directus ($DX_DIR, postgresql db directus_acc), request tracker 5 (/usr/share/request-tracker5, sqlite), ghost ($GH_DIR, sqlite), transmission ($TR_DIR), jupyter ($JN_DIR), qbittorrent ($QB_DIR), verdaccio ($VD_DIR), radicale ($RD_DIR), rabbitmq ($RQ_DIR), syncthing ($ST_DIR), prometheus ($PM_DIR), tomcat ($TC_DIR), roundcube ($RC_DIR), monit ($MN_DIR), shaarli ($SH_DIR), znc ($ZN_DIR), zabbix ($ZB_DIR, postgresql db zabbix_seed), vendure ($VN_DIR, postgresql db vendure_seed), postfixadmin ($PF_DIR, sqlite), nagios ($NG_DIR, apache2 on the test's port)"

@@ -174,8 +174,11 @@ export function extractHtml(
     const inside = hints.filter((h) => !exact.includes(h) && values.some((v) => v.includes(h.toLowerCase())));
     const missing = hints.filter((h) => !exact.includes(h) && !inside.includes(h));
     // Words only, in text only: a typed number (an id) echoes everywhere, in the page's own links
-    // ("/issues/31.atom"), dates and times.
-    const texts = values.filter((v) => !/^(https?:\/\/|\/|\?|#)/.test(v.trim()));
+    // ("/issues/31.atom"), dates and times. A link field is no text at all: every command link of
+    // a record's page names the record (`cmd.cgi?host=orchard-db`), whatever list it is in.
+    const texts = flatValues(sample, true)
+      .map((v) => v.toLowerCase())
+      .filter((v) => !/^(https?:\/\/|\/|\?|#)/.test(v.trim()));
     // (A slug typed into the URL — "the-broken-fence", "Main_Page" — reads as the words it stands for.)
     const words = texts.map(unslug);
     const seen = typed.filter(
@@ -221,13 +224,14 @@ const unslug = (t: string) =>
     .replace(/[-_+\s]+/g, ' ')
     .trim();
 
-const flatValues = (v: unknown): string[] =>
+/** Every leaf value of a sample; `textOnly` leaves out link fields (`x_url`, `url`). */
+const flatValues = (v: unknown, textOnly = false): string[] =>
   v === null || v === undefined
     ? []
     : Array.isArray(v)
-      ? v.flatMap(flatValues)
+      ? v.flatMap((x) => flatValues(x, textOnly))
       : typeof v === 'object'
-        ? Object.values(v as object).flatMap(flatValues)
+        ? Object.entries(v as object).flatMap(([k, x]) => (textOnly && /(^|_)url$/i.test(k) ? [] : flatValues(x, textOnly)))
         : [String(v)];
 
 /** The element that marks a login page (a form with a password or one-time-code input). */

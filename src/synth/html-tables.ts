@@ -154,16 +154,29 @@ export function pairFields(
   return { fields, props };
 }
 
+/**
+ * Whether `inner` only lays out one cell of `table`'s rows: it sits in a cell of a row of `table`
+ * itself (not of an inner table) under a header row, and it and every table in it are a few rows
+ * of short text with no header — a link and its icons, side by side.
+ */
+function inCellDecoration($: cheerio.CheerioAPI, table: El, inner: El): boolean {
+  if (!headerCells($, table)) return false;
+  let top = inner;
+  for (let up = inner.parent().closest('table'); up.length && !up.is(table); up = up.parent().closest('table')) top = up;
+  return top.find('tr').length <= 4 && !top.find('th').length && clean(visibleText(top)).length <= 120;
+}
+
 export function tables($: cheerio.CheerioAPI, template: Set<unknown>): StructuralCandidate[] {
   const out: StructuralCandidate[] = [];
   $('table').each((_, t) => {
     const table = $(t);
     // (A table holding tables lays out a page; one whose only inner tables are hidden — a row's
-    // hint box or popup, Zabbix's host list — is a data table, and the hidden ones are no candidates.)
+    // hint box or popup, Zabbix's host list — or lay out one cell's link and icons — Nagios's
+    // status lists — is a data table, and the hidden ones are no candidates.)
     const hidden = table.find(HIDDEN_TEXT);
     if (table.closest(HIDDEN_TEXT).length) return;
-    if (inChrome(table) || inTemplate(template, table) || table.find('table').not(hidden.find('table')).not(hidden.filter('table')).length)
-      return;
+    const inner = table.find('table').not(hidden.find('table')).not(hidden.filter('table'));
+    if (inChrome(table) || inTemplate(template, table) || inner.toArray().some((t) => !inCellDecoration($, table, $(t)))) return;
     const rows = dataRows($, table);
     if (!rows.length) return;
     const head = headerCells($, table);
@@ -286,22 +299,42 @@ function columnFields(columns: Column[], byHeaders: boolean, records: number) {
     const cell: CssField = byHeader
       ? { column: col.header, ...(linkOnly ? { selector: 'a[href]' } : {}) }
       : { selector: `${col.at}${linkOnly ? ' a[href]' : ''}` };
+    // The first data column, named once for the rows under it (a host on its first service's row,
+    // blank on the next): each blank takes the value above.
+    const down = !Object.keys(fields).length && groupsRows(vals, cells) ? { fill_down: true } : {};
     if (vals.some(Boolean)) {
-      fields[name] = { ...cell, ...(ty.type ? { type: ty.type } : {}), ...(present ? {} : { required: false }) };
+      fields[name] = { ...cell, ...(ty.type ? { type: ty.type } : {}), ...(present ? {} : { required: false }), ...down };
       // (A typed cell may hold no number next time — a service not monitored shows "-" for its UID —
       // and reads as null: as a JSON read's fields, it is nullable. Text is text either way.)
-      props[name] = present && vals.every(Boolean) && !ty.type ? ty.schema : nullable(ty.schema);
+      props[name] = present && (vals.every(Boolean) || down.fill_down) && !ty.type ? ty.schema : nullable(ty.schema);
     }
     // A link that is the same in every row (an action) is not data.
     if (hrefs.some(Boolean) && !(records >= 3 && new Set(hrefs).size === 1)) {
       const u = argName(`${name}_url`, taken);
       fields[u] = byHeader
-        ? { column: col.header, selector: 'a[href]', attr: 'href', required: false }
-        : { selector: `${col.at} a[href]`, attr: 'href', required: false };
+        ? { column: col.header, selector: 'a[href]', attr: 'href', required: false, ...down }
+        : { selector: `${col.at} a[href]`, attr: 'href', required: false, ...down };
       props[u] = nullable({ type: 'string' });
     }
   }
   return { fields, props };
+}
+
+/**
+ * Whether a column's values head groups of rows: the first row has one, some later rows are empty
+ * cells (no text, no element), and no value comes twice — each names the rows down to the next.
+ */
+function groupsRows(vals: string[], cells: El[]): boolean {
+  const named = vals.filter(Boolean);
+  const blank = cells.filter((c, i) => !vals[i] && c.length > 0 && !c.children().length);
+  // (As many blanks as names at least: a sparse first column — an assignee here and there — is no grouping.)
+  return (
+    vals.length >= 3 &&
+    !!vals[0] &&
+    blank.length >= Math.max(1, named.length) &&
+    named.length + blank.length === vals.length &&
+    new Set(named).size === named.length
+  );
 }
 
 /** The header rows of a table: <thead> rows with <th> cells, else its leading rows of <th> only. */

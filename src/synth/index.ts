@@ -405,14 +405,24 @@ export function synthesize(inp: SynthInput): SynthResult {
     ...(picks.length ? { picks: pickDecision(picks) } : {}),
   };
   // A login the person named (hints.secrets) that no recorded request carries, with no sign-in in
-  // the recording: a browser answers an HTTP Basic challenge out of the recording's sight (its
-  // sign-in dialog, Playwright's httpCredentials). The run answers it the same way, if the site asks.
+  // the recording: a browser answers an HTTP Basic or Digest challenge out of the recording's sight
+  // (its sign-in dialog, Playwright's httpCredentials). The run answers it the same way, if the site asks.
   const basicAuth =
     !loginSteps.length && !chain.usedSecrets.size
       ? secrets.slots.find((s) => s.type === 'login' && hints.secrets?.[s.name] !== undefined)?.name
       : undefined;
+  // (A Digest answer holds a hash, never the password: the login must be one the person names.)
+  if (!basicAuth && rec.digestUsers.length && !loginSteps.length)
+    throw new SynthError([
+      {
+        stage: 'secrets',
+        message: `the site asks for HTTP Digest credentials (user '${rec.digestUsers[0]}'), which a recording holds only as hashes: name the stored login in hints.secrets`,
+      },
+    ]);
   if (basicAuth)
-    warnings.push(`no recorded request carries login '${basicAuth}': it answers the site's HTTP Basic challenge, if the site asks`);
+    warnings.push(
+      `no recorded request carries login '${basicAuth}': it answers the site's HTTP Basic or Digest challenge, if the site asks`,
+    );
   const def: HttpDefinition = {
     format: 'connector-definition/v1',
     engine: 'http',

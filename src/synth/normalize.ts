@@ -177,12 +177,31 @@ function basicAuthEverywhere(xs: Exchange[]): Exchange[] {
   });
 }
 
+/**
+ * A browser's answers to an HTTP Digest challenge (`Authorization: Digest username=…, response=…`)
+ * hold a hash for one method, URI and nonce count, never the password: a replay of one is a replay
+ * of a nonce. They are taken off the requests (the run computes its own, `basic_auth`), and the
+ * users they named are kept.
+ */
+function withoutDigestAnswers(xs: Exchange[]): { exchanges: Exchange[]; users: string[] } {
+  const users = new Set<string>();
+  const exchanges = xs.map((x) => {
+    const h = x.reqHeaders.find((h) => h.name.toLowerCase() === 'authorization' && /^\s*digest\s/i.test(h.value));
+    if (!h) return x;
+    const user = /\busername="((?:[^"\\]|\\.)*)"/.exec(h.value)?.[1];
+    if (user !== undefined) users.add(user.replace(/\\(.)/g, '$1'));
+    return { ...x, reqHeaders: x.reqHeaders.filter((y) => y !== h) };
+  });
+  return { exchanges, users: [...users] };
+}
+
 export function normalize(har: Har): Recording {
   if (!har?.log || !Array.isArray(har.log.entries)) throw new Error('not a HAR 1.2 document: log.entries is missing');
   const entries = [...har.log.entries].sort((a, b) => Date.parse(a.startedDateTime) - Date.parse(b.startedDateTime));
   const raw = entries.map(toExchange).map(userinfoAsBasic);
   // Capture-format hops name their predecessor; plain HARs are matched by URL in foldRedirects.
-  const exchanges = basicAuthEverywhere(foldRedirects(raw));
+  const digest = withoutDigestAnswers(basicAuthEverywhere(foldRedirects(raw)));
+  const exchanges = digest.exchanges;
   const cap = har.log._capture;
   const pasted =
     cap?.secrets?.map((s) => ({
@@ -197,6 +216,7 @@ export function normalize(har: Har): Recording {
     actions: (cap?.actions ?? []) as Action[],
     pasted,
     sessionId: cap?.session_id ?? null,
+    digestUsers: digest.users,
   };
 }
 

@@ -43,6 +43,8 @@ export interface Recording {
   /** Pasted secrets (capture sessions only). */
   pasted: { secret_id: string; field: SecretField; placeholder: string; field_name: string | null }[];
   sessionId: string | null;
+  /** Users whose HTTP Digest answers the browser sent (taken off the requests: see normalize.ts). */
+  digestUsers: string[];
 }
 
 /** Hints from the caller (all optional). */

@@ -1,6 +1,6 @@
 // Real open-source web applications for the synthesis acceptance suite (installed and seeded by
 // scripts/acceptance-setup.sh from Debian packages): each is served on 127.0.0.1 by `php -S` (Fossil
-// by `fossil server`, Redmine by rackup, Django by `manage.py runserver`, Directus by `directus start`, Request Tracker by `rt-server`, Ghost by its own `node index.js`, Transmission by `transmission-daemon`, Jupyter by `jupyter-notebook`, qBittorrent by `qbittorrent-nox`, Verdaccio by its own bin, Radicale by `python3 -m radicale`, RabbitMQ, Syncthing, Prometheus, Tomcat, Roundcube, Monit, Shaarli, ZNC, Zabbix, Vendure and PostfixAdmin by their setup's `serve.sh`) and stopped by its PID. Recorded HARs are rebased onto the
+// by `fossil server`, Redmine by rackup, Django by `manage.py runserver`, Directus by `directus start`, Request Tracker by `rt-server`, Ghost by its own `node index.js`, Transmission by `transmission-daemon`, Jupyter by `jupyter-notebook`, qBittorrent by `qbittorrent-nox`, Verdaccio by its own bin, Radicale by `python3 -m radicale`, RabbitMQ, Syncthing, Prometheus, Tomcat, Roundcube, Monit, Shaarli, ZNC, Zabbix, Vendure, PostfixAdmin and Nagios by their setup's `serve.sh`) and stopped by its PID. Recorded HARs are rebased onto the
 // port a test started the app on.
 import { type ChildProcess, execFileSync, spawn } from 'node:child_process';
 import crypto from 'node:crypto';
@@ -36,7 +36,8 @@ export interface RealApp {
     | 'znc'
     | 'zabbix'
     | 'vendure'
-    | 'postfixadmin';
+    | 'postfixadmin'
+    | 'nagios';
   /** The PHP document root (Fossil: the repository file; Redmine: the Rails application). */
   docroot: string;
   /** Port the fixtures were recorded on. */
@@ -352,6 +353,16 @@ export const APPS: Record<RealApp['name'], RealApp> = {
     // (A fresh copy of the seeded SQLite database per start, under /tmp/cs-acceptance-postfixadmin-PORT.)
     server: (port) => ({ cmd: '/bin/sh', args: ['/var/lib/cs-acceptance/postfixadmin/serve.sh', String(port)] }),
     readyPath: '/login.php',
+  },
+  nagios: {
+    name: 'nagios',
+    docroot: '/usr/share/nagios4/htdocs',
+    recordedPort: 8999,
+    needs: ['/var/lib/cs-acceptance/nagios/.seeded', '/usr/sbin/nagios4', '/usr/sbin/apache2'],
+    // (Its own daemon and state per start under /tmp/cs-acceptance-nagios-PORT; serve.sh answers
+    // once every check has run. Every page asks for Digest credentials: any answer means it is up.)
+    server: (port) => ({ cmd: '/bin/sh', args: ['/var/lib/cs-acceptance/nagios/serve.sh', String(port)] }),
+    bootMs: 30_000,
   },
 };
 
@@ -761,4 +772,31 @@ export function postfixadminRows(port: number, sql: string): Record<string, unkn
   } finally {
     db.close();
   }
+}
+
+/** Nagios's Digest-auth user (scripts/acceptance-setup.sh). */
+export const NAGIOS_USER = { username: 'nagiosadmin', password: 'ng-pass-1' };
+
+/** The blocks of the status.dat of the Nagios serving on `port` (`servicestatus`, `servicecomment`…), each as its fields. */
+export function nagiosStatus(port: number): { type: string; fields: Record<string, string> }[] {
+  const text = fs.readFileSync(`/tmp/cs-acceptance-nagios-${port}/status.dat`, 'utf8');
+  return [...text.matchAll(/^(\w+) \{\n([\s\S]*?)\n\s*\}/gm)].map((m) => ({
+    type: m[1]!,
+    fields: Object.fromEntries(
+      m[2]!
+        .split('\n')
+        .map((l) => l.trim())
+        .filter(Boolean)
+        .map((l) => [l.slice(0, l.indexOf('=')), l.slice(l.indexOf('=') + 1)]),
+    ),
+  }));
+}
+
+/** Waits (up to 10 s) until the status.dat of the Nagios on `port` has a block that `match` accepts; its fields. */
+export async function nagiosAwait(port: number, type: string, match: (f: Record<string, string>) => boolean) {
+  for (const until = Date.now() + 10_000; Date.now() < until; await new Promise((r) => setTimeout(r, 200))) {
+    const hit = nagiosStatus(port).find((b) => b.type === type && match(b.fields));
+    if (hit) return hit.fields;
+  }
+  return undefined;
 }

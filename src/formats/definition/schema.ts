@@ -55,7 +55,7 @@ const fieldsOf = (props: Record<string, unknown>, required: string[] = []) => ({
 const selectorProps = {
   selector: nonEmpty,
   attr: nonEmpty,
-  fields: fieldsOf({ column: nonEmpty, selector: nonEmpty, attr: nonEmpty, pattern: nonEmpty }),
+  fields: fieldsOf({ column: nonEmpty, selector: nonEmpty, attr: nonEmpty, pattern: nonEmpty, fill_down: { type: 'boolean' } }),
 };
 
 const matcher = {

@@ -145,6 +145,11 @@ export interface CssField extends Annotated {
   required?: boolean;
   /** Value when nothing matched and required is false (default null): `false` for an unchecked box. */
   default?: unknown;
+  /**
+   * A list's records: a cell left blank because it repeats the record above (Nagios names a host
+   * once, on its first service's row) takes the value of the closest record above that has one.
+   */
+  fill_down?: boolean;
 }
 
 /** CSS selector (cheerio) into an HTML body (or a browser page's DOM). */

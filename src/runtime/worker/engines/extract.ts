@@ -174,6 +174,19 @@ function isHeaderRow($: cheerio.CheerioAPI, el: any, fields: Record<string, CssF
   return columns.length >= 2 && columns.every((c) => headerKey(visibleText(cellOf($, el, c))) === headerKey(c));
 }
 
+/** Records whose `fill_down` fields are blank take the value of the closest record above that has one. */
+function fillDown(records: Record<string, unknown>[], fields: Record<string, CssField>): Record<string, unknown>[] {
+  const keys = Object.keys(fields).filter((k) => fields[k]!.fill_down);
+  const last: Record<string, unknown> = {};
+  for (const r of keys.length ? records : []) {
+    for (const k of keys) {
+      if (r[k] === null || r[k] === '') r[k] = last[k] ?? r[k];
+      else last[k] = r[k];
+    }
+  }
+  return records;
+}
+
 function fieldsOf($: cheerio.CheerioAPI, el: any, fields: Record<string, CssField>, where: string): Record<string, unknown> {
   const o: Record<string, unknown> = {};
   for (const [k, f] of Object.entries(fields)) {
@@ -241,11 +254,12 @@ function matchesOf(x: Extractor, view: View, where: string): unknown[] {
     case 'css':
     case 'xml': {
       const $ = x.from === 'xml' ? view.xml$() : view.$();
-      return $(x.selector)
+      const found = $(x.selector)
         .toArray()
         .filter((el) => !x.fields || !x.all || !isHeaderRow($, el, x.fields))
         .map((el) => (x.fields ? fieldsOf($, el, x.fields, where) : readEl($, el, x.attr)))
         .filter((v) => v !== undefined);
+      return x.fields ? fillDown(found as Record<string, unknown>[], x.fields) : found;
     }
     case 'calls': {
       let code = view.src.text;

@@ -6,6 +6,7 @@ import type { RunContext } from './context.js';
 import { DEFAULT_ANTI_BOT, extractValue, View } from './extract.js';
 import { RunFailure } from '../../shared/failure.js';
 import type { SessionResponse } from './http-session.js';
+import { ChallengeAnswer, parseChallenges, pickChallenge } from './http-auth.js';
 
 const truthy = (v: unknown) =>
   !(v === undefined || v === null || v === false || v === '' || v === 0 || (Array.isArray(v) && v.length === 0));
@@ -25,8 +26,10 @@ function recordsKey(items: unknown[]): string {
 
 export class HttpEngine {
   private relogged = false;
-  /** The origin whose HTTP Basic challenge `basic_auth` answered: its credentials go with every request there. */
-  private basicOrigin: string | null = null;
+  /** The HTTP challenge (Basic or Digest) `basic_auth` answered: every request to its origin carries the answer. */
+  private answer: ChallengeAnswer | null = null;
+  /** Stale Digest nonces renewed since the last answer that was no 401 (a server calling every new nonce stale is not asked forever). */
+  private renewals = 0;
   private lastLoginView: View | null = null;
   /** Progress: each login step and step is one of `total`, numbered by its place in the definition. */
   private readonly total: number;
@@ -180,7 +183,8 @@ export class HttpEngine {
     urlOverride: string | null = null,
   ): Promise<View> {
     const res = await this.send(step, queryOverride, urlOverride);
-    if (this.answersBasicChallenge(step, res)) return this.exchange(step, inLogin, queryOverride, urlOverride);
+    if (this.answersChallenge(step, res)) return this.exchange(step, inLogin, queryOverride, urlOverride);
+    if (res.status !== 401) this.renewals = 0;
     const view = new View({
       status: res.status,
       url: res.url,
@@ -210,10 +214,10 @@ export class HttpEngine {
     } else {
       const loggedOut = res.status === 401 || res.status === 403 || this.matchesAny(view, this.def.detect?.login_page);
       if (loggedOut) {
-        if (res.status === 401 && this.basicOrigin)
+        if (res.status === 401 && this.answer)
           throw new RunFailure(
             'auth_required',
-            `step ${step.id}: the site refused the HTTP Basic credentials of login '${this.def.basic_auth}'`,
+            `step ${step.id}: the site refused the HTTP ${this.answer.scheme === 'digest' ? 'Digest' : 'Basic'} credentials of login '${this.def.basic_auth}'`,
             {
               details: { step: step.id, status: res.status, url: res.url },
             },
@@ -274,17 +278,27 @@ export class HttpEngine {
   }
 
   /**
-   * A 401 asking for HTTP Basic credentials, from the site's own origin, when `basic_auth` names a
-   * bound login: from now on the request carries them (once: a second 401 is the login refused).
+   * A 401 asking for HTTP Basic or Digest credentials, from the site's own origin, when `basic_auth`
+   * names a bound login: from now on every request there carries the answer (once: a second 401 is
+   * the login refused, but for a Digest nonce the server calls stale, which is renewed).
    */
-  private answersBasicChallenge(step: HttpStep, res: SessionResponse): boolean {
+  private answersChallenge(step: HttpStep, res: SessionResponse): boolean {
     const slot = this.def.basic_auth;
-    if (res.status !== 401 || !slot || this.basicOrigin || this.ctx.job.secrets[slot]?.type !== 'login') return false;
-    if (!/(^|[\s,])basic(\s|$)/i.test(String(res.headers['www-authenticate'] ?? ''))) return false;
+    const login = slot ? this.ctx.job.secrets[slot] : undefined;
+    if (res.status !== 401 || login?.type !== 'login') return false;
+    const challenges = parseChallenges(res.headers['www-authenticate']);
+    if (this.answer) {
+      if (new URL(res.url).origin !== this.answer.origin || this.renewals >= 2 || !this.answer.renew(challenges)) return false;
+      this.renewals++;
+      this.ctx.log(`step ${step.id}: the site's Digest nonce expired; answering its new one`);
+      return true;
+    }
+    const challenge = pickChallenge(challenges);
     const site = new URL(renderText(this.def.base_url ?? this.def.steps[0]!.url, this.ctx.lookup)).origin;
-    if (new URL(res.url).origin !== site) return false;
-    this.basicOrigin = site;
-    this.ctx.log(`step ${step.id}: the site asks for HTTP Basic credentials; answering with login '${slot}'`);
+    if (!challenge || new URL(res.url).origin !== site) return false;
+    this.answer = new ChallengeAnswer(site, challenge, login);
+    const scheme = challenge.scheme === 'digest' ? `Digest (${challenge.params.algorithm ?? 'MD5'})` : 'Basic';
+    this.ctx.log(`step ${step.id}: the site asks for HTTP ${scheme} credentials; answering with login '${slot}'`);
     return true;
   }
 
@@ -309,10 +323,6 @@ export class HttpEngine {
       headers[k] = renderText(v, L);
       if (/\{\{\s*secrets\./.test(v)) credentialHeaders.push(k);
     }
-    if (this.basicOrigin && new URL(url).origin === this.basicOrigin && !Object.keys(headers).some((k) => /^authorization$/i.test(k))) {
-      headers.authorization = `Basic ${toText(L(['secrets', this.def.basic_auth!, 'basic']))}`;
-      credentialHeaders.push('authorization');
-    }
     const query: Record<string, unknown> = {};
     if (!urlOverride) for (const [k, v] of Object.entries(step.query ?? {})) query[k] = render(v, L);
     Object.assign(query, queryOverride);
@@ -335,6 +345,12 @@ export class HttpEngine {
       })),
       followRedirects: step.follow_redirects,
       credentialHeaders,
+      authorize: (method, u, body) => {
+        const a = this.answer;
+        return a && u.origin === a.origin && !Object.keys(headers).some((k) => /^authorization$/i.test(k))
+          ? a.authorization(method, u, body)
+          : undefined;
+      },
     });
   }
 }

@@ -21,6 +21,9 @@ export interface SessionRequest {
   /** Headers that carry credentials (rendered from a secret): like `authorization`, never sent on
    * to another origin by a redirect. */
   credentialHeaders?: string[];
+  /** The Authorization header an HTTP challenge's answer gives a request (each hop of a redirect:
+   * a Digest answer covers its method, URI and body), or none for another origin. */
+  authorize?: (method: string, url: URL, body?: Buffer) => string | undefined;
 }
 
 export interface SessionResponse {
@@ -92,12 +95,14 @@ export class HttpSession {
     const follow = r.followRedirects !== false;
     for (let hop = 0; ; hop++) {
       const cookie = this.cookiesStored ? this.jar.getCookieStringSync(url.href) : '';
+      const answer = headers.authorization === undefined ? r.authorize?.(method, url, body) : undefined;
       const h = {
         accept: '*/*',
         'user-agent': 'ConnectorService/1.0',
         ...browserContext(this.page, url, method),
         ...headers,
         ...(cookie ? { cookie } : {}),
+        ...(answer ? { authorization: answer } : {}),
       };
       const started = Date.now();
       let res: RawResponse;
