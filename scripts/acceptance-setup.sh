@@ -44,6 +44,11 @@ if [ ! -d /usr/share/postfixadmin ]; then
 fi
 # (Nagios: its CGIs served by Apache, with PHP for its frame pages; check_dummy for fixed states.)
 [ -x /usr/sbin/nagios4 ] && [ -x /usr/lib/cgi-bin/nagios4/cmd.cgi ] || need+=(nagios4 nagios4-cgi monitoring-plugins-basic apache2 libapache2-mod-php)
+if [ ! -d /usr/share/tt-rss ]; then
+  need+=(tt-rss php-pgsql)
+  # (tt-rss's database is ours, from its schema file: no dbconfig-common database.)
+  echo 'tt-rss tt-rss/dbconfig-install boolean false' | debconf-set-selections
+fi
 if [ ! -d /usr/share/roundcube ]; then
   need+=(roundcube-core roundcube-sqlite3 dovecot-imapd)
   # (Roundcube's database is our own SQLite file per run: no dbconfig-common database.)
@@ -1813,4 +1818,74 @@ SERVE
   touch "$NG_DIR/.seeded"
 fi
 
-echo "acceptance apps ready: dokuwiki (/usr/share/dokuwiki), phpmyadmin (/usr/share/phpmyadmin), mariadb db acme, adminer (/usr/share/adminer, mariadb db orchard), mediawiki (/var/lib/mediawiki, sqlite $MWDB), wordpress (/usr/share/wordpress, mariadb db wordpress), fossil ($FSL_DIR/repo.fossil), redmine (/usr/share/redmine, sqlite), django admin ($DJ_DIR), directus ($DX_DIR, postgresql db directus_acc), request tracker 5 (/usr/share/request-tracker5, sqlite), ghost ($GH_DIR, sqlite), transmission ($TR_DIR), jupyter ($JN_DIR), qbittorrent ($QB_DIR), verdaccio ($VD_DIR), radicale ($RD_DIR), rabbitmq ($RQ_DIR), syncthing ($ST_DIR), prometheus ($PM_DIR), tomcat ($TC_DIR), roundcube ($RC_DIR), monit ($MN_DIR), shaarli ($SH_DIR), znc ($ZN_DIR), zabbix ($ZB_DIR, postgresql db zabbix_seed), vendure ($VN_DIR, postgresql db vendure_seed), postfixadmin ($PF_DIR, sqlite), nagios ($NG_DIR, apache2 on the test's port)"
+# ---- Tiny Tiny RSS 21 (Debian's tt-rss: a PHP feed reader whose Dojo single-page UI calls
+# backend.php with form-encoded `op`/`method` requests answered in JSON, each carrying the
+# `csrf_token` the page wrote into an inline script). Over PostgreSQL: the seed (its schema, the
+# admin's password, categories, feeds and articles inserted directly: no feed is fetched here) is
+# the template of a fresh database per start (serve.sh), dropped when it stops. tt-rss refuses to
+# run as root: serve.sh serves it as www-data.
+TT_DIR=/var/lib/cs-acceptance/ttrss
+if [ ! -f "$TT_DIR/.seeded" ]; then
+  rm -rf "$TT_DIR" && mkdir -p "$TT_DIR"
+  cat > /etc/tt-rss/database.php <<'PHP'
+<?php
+// The acceptance suite's tt-rss (scripts/acceptance-setup.sh): PostgreSQL on loopback, the
+// database named by the environment of the `php -S` serving it (serve.sh).
+$dbtype = 'pgsql';
+$dbserver = '127.0.0.1';
+$dbport = '5432';
+$dbuser = 'postgres';
+$dbpass = '';
+$dbname = getenv('TTRSS_DB') ?: 'ttrss_seed';
+$basepath = '';
+PHP
+  chmod 644 /etc/tt-rss/database.php
+  sed -i -e "s#^\(\s*\)define('SELF_URL_PATH', .*#\1define('SELF_URL_PATH', getenv('TTRSS_SELF_URL') ?: 'http://127.0.0.1/');#" \
+    -e "s#^\(\s*\)define('CHECK_FOR_UPDATES', .*#\1define('CHECK_FOR_UPDATES', false);#" /etc/tt-rss/config.php
+  PGOPTIONS='--client-min-messages=warning' psql -q -h 127.0.0.1 -U postgres -d postgres -c "DROP DATABASE IF EXISTS ttrss_seed" -c "CREATE DATABASE ttrss_seed"
+  PGOPTIONS='--client-min-messages=warning' psql -q -h 127.0.0.1 -U postgres -d ttrss_seed -v ON_ERROR_STOP=1 -f /usr/share/tt-rss/schema/ttrss_schema_pgsql.sql >/dev/null
+  psql -q -h 127.0.0.1 -U postgres -d ttrss_seed -v ON_ERROR_STOP=1 >/dev/null <<SQL
+UPDATE ttrss_users SET pwd_hash = 'SHA1:$(printf 'tt-pass-1' | sha1sum | cut -d' ' -f1)' WHERE login = 'admin';
+INSERT INTO ttrss_feed_categories (id, owner_uid, title) VALUES (1, 1, 'Orchards'), (2, 1, 'Cellars');
+SELECT setval('ttrss_feed_categories_id_seq', 2);
+INSERT INTO ttrss_feeds (id, owner_uid, title, cat_id, feed_url, site_url, last_updated) VALUES
+  (1, 1, 'Pear Growers Weekly', 1, 'http://feeds.orchard.test/pears.xml', 'http://pears.orchard.test/', NOW()),
+  (2, 1, 'Apple Journal', 1, 'http://feeds.orchard.test/apples.xml', 'http://apples.orchard.test/', NOW()),
+  (3, 1, 'Cider Makers Notes', 2, 'http://feeds.cellar.test/cider.xml', 'http://cider.cellar.test/', NOW());
+SELECT setval('ttrss_feeds_id_seq', 3);
+INSERT INTO ttrss_entries (id, title, guid, link, updated, content, content_hash, date_entered, date_updated, author) VALUES
+  (1, 'Pruning pears in late winter', 'pears-1', 'http://pears.orchard.test/pruning', NOW() - interval '9 days', '<p>Cut back the leaders of young pear trees before the buds break.</p>', 'h1', NOW() - interval '9 days', NOW(), 'Ann Baker'),
+  (2, 'Fire blight on Conference pears', 'pears-2', 'http://pears.orchard.test/fire-blight', NOW() - interval '8 days', '<p>Blackened shoots mean fire blight: cut well below the damage.</p>', 'h2', NOW() - interval '8 days', NOW(), 'Bob Miller'),
+  (3, 'Harvesting Williams pears', 'pears-3', 'http://pears.orchard.test/harvest', NOW() - interval '7 days', '<p>Pick pears firm and let them ripen indoors.</p>', 'h3', NOW() - interval '7 days', NOW(), 'Ann Baker'),
+  (4, 'Apple scab in a wet spring', 'apples-1', 'http://apples.orchard.test/scab', NOW() - interval '6 days', '<p>Scab spreads in rain; rake up fallen leaves.</p>', 'h4', NOW() - interval '6 days', NOW(), 'Cora Reed'),
+  (5, 'Thinning apples for size', 'apples-2', 'http://apples.orchard.test/thinning', NOW() - interval '5 days', '<p>Leave one apple per cluster after the June drop.</p>', 'h5', NOW() - interval '5 days', NOW(), 'Dan Fields'),
+  (6, 'Storing apples through winter', 'apples-3', 'http://apples.orchard.test/storing', NOW() - interval '4 days', '<p>Wrap each apple in paper and keep it cool.</p>', 'h6', NOW() - interval '4 days', NOW(), 'Cora Reed'),
+  (7, 'Grafting heritage apple trees', 'apples-4', 'http://apples.orchard.test/grafting', NOW() - interval '3 days', '<p>Whip and tongue grafts take best in early spring.</p>', 'h7', NOW() - interval '3 days', NOW(), 'Eve Stone'),
+  (8, 'Pressing perry from pears', 'cider-1', 'http://cider.cellar.test/perry', NOW() - interval '2 days', '<p>Perry pears are tannic: blend the juice for balance.</p>', 'h8', NOW() - interval '2 days', NOW(), 'Eve Stone'),
+  (9, 'Wild yeast in farmhouse cider', 'cider-2', 'http://cider.cellar.test/wild-yeast', NOW() - interval '1 day', '<p>A slow ferment with wild yeast keeps the apple aroma.</p>', 'h9', NOW() - interval '1 day', NOW(), 'Bob Miller'),
+  (10, 'Racking cider off the lees', 'cider-3', 'http://cider.cellar.test/racking', NOW() - interval '2 hours', '<p>Rack when the gravity stops falling.</p>', 'h10', NOW() - interval '2 hours', NOW(), 'Dan Fields');
+SELECT setval('ttrss_entries_id_seq', 10);
+UPDATE ttrss_entries SET tsvector_combined = to_tsvector('simple', title || ' ' || regexp_replace(content, '<[^>]*>', ' ', 'g'));
+INSERT INTO ttrss_user_entries (ref_id, uuid, feed_id, owner_uid, tag_cache, label_cache, unread)
+  SELECT id, '', CASE WHEN guid LIKE 'pears-%' THEN 1 WHEN guid LIKE 'apples-%' THEN 2 ELSE 3 END, 1, '', '', true FROM ttrss_entries;
+SQL
+  [ "$(psql -tA -h 127.0.0.1 -U postgres -d ttrss_seed -c 'select count(*) from ttrss_user_entries')" = 10 ]
+  cat > "$TT_DIR/serve.sh" <<'SERVE'
+#!/bin/sh
+# serve.sh PORT: tt-rss on PORT (as www-data: it refuses root) over a fresh copy of the seed
+# database (see scripts/acceptance-setup.sh); the copy is dropped when the test stops this script.
+set -e
+DB=ttrss_run_$1
+psql -q -h 127.0.0.1 -U postgres -d postgres -c "DROP DATABASE IF EXISTS $DB" -c "CREATE DATABASE $DB TEMPLATE ttrss_seed"
+TTRSS_DB=$DB TTRSS_SELF_URL="http://127.0.0.1:$1/" setpriv --reuid=www-data --regid=www-data --init-groups php -S "127.0.0.1:$1" -t /usr/share/tt-rss/www &
+PHP=$!
+# (`|| true`: under set -e a failing kill or wait would end the script before the drop.)
+drop() { kill $PHP 2>/dev/null || true; wait $PHP 2>/dev/null || true; psql -q -h 127.0.0.1 -U postgres -d postgres -c "DROP DATABASE IF EXISTS $DB WITH (FORCE)" >/dev/null 2>&1 || true; }
+trap 'drop; exit 0' INT TERM
+wait $PHP
+SERVE
+  chmod +x "$TT_DIR/serve.sh"
+  touch "$TT_DIR/.seeded"
+fi
+
+echo "acceptance apps ready: dokuwiki (/usr/share/dokuwiki), phpmyadmin (/usr/share/phpmyadmin), mariadb db acme, adminer (/usr/share/adminer, mariadb db orchard), mediawiki (/var/lib/mediawiki, sqlite $MWDB), wordpress (/usr/share/wordpress, mariadb db wordpress), fossil ($FSL_DIR/repo.fossil), redmine (/usr/share/redmine, sqlite), django admin ($DJ_DIR), directus ($DX_DIR, postgresql db directus_acc), request tracker 5 (/usr/share/request-tracker5, sqlite), ghost ($GH_DIR, sqlite), transmission ($TR_DIR), jupyter ($JN_DIR), qbittorrent ($QB_DIR), verdaccio ($VD_DIR), radicale ($RD_DIR), rabbitmq ($RQ_DIR), syncthing ($ST_DIR), prometheus ($PM_DIR), tomcat ($TC_DIR), roundcube ($RC_DIR), monit ($MN_DIR), shaarli ($SH_DIR), znc ($ZN_DIR), zabbix ($ZB_DIR, postgresql db zabbix_seed), vendure ($VN_DIR, postgresql db vendure_seed), postfixadmin ($PF_DIR, sqlite), nagios ($NG_DIR, apache2 on the test's port), tt-rss ($TT_DIR, postgresql db ttrss_seed)"

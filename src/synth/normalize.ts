@@ -51,11 +51,14 @@ export function cgiQuery(url: string): string {
 
 /**
  * A JSON answer served as text (`text/plain`, `text/html`, `application/octet-stream` or no type:
- * a PHP app's `echo json_encode(…)`) is JSON: its records are the data, not the page text.
+ * a PHP app's `echo json_encode(…)`) is JSON: its records are the data, not the page text. And an
+ * answer typed JSON whose body is none (tt-rss sends every answer as `text/json`, "Created label
+ * <b>…</b>" and an empty save answer too) is the markup or text it is.
  */
 function sniffedMime(mime: string, text: string | undefined): string {
-  if (/json|xml|csv|javascript|css/.test(mime) || !/^(text\/(plain|html)|application\/octet-stream)?(;|$)/.test(mime)) return mime;
   const t = text?.trim() ?? '';
+  if (/json/.test(mime) && parseJson(t) === undefined) return /<[a-z][\w-]*(\s[^>]*)?>/i.test(t) ? 'text/html' : 'text/plain';
+  if (/json|xml|csv|javascript|css/.test(mime) || !/^(text\/(plain|html)|application\/octet-stream)?(;|$)/.test(mime)) return mime;
   if (!/^[[{]/.test(t) || parseJson(t) === undefined) return mime;
   return 'application/json';
 }

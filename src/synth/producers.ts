@@ -287,7 +287,8 @@ export function formControlProducer(
         f = { extractor: { from: 'css', selector: `${scope}input${by}`, attr: 'value' }, rank: 1, how: `the form's input ${name}` };
     }
     // (The selector's first match must be this form's control, as the run reads the first.)
-    if (f?.extractor.from === 'css' && $(f.extractor.selector).first().closest('form').is(form)) return { x: y, f };
+    const first = f?.extractor.from === 'css' ? $(f.extractor.selector).first() : null;
+    if (first?.length && (page.fragment ? !first.closest('form').length : first.closest('form').is(form))) return { x: y, f: f! };
     // (The form had the control with another value: the person changed it, so it is not read.)
     if (el.length) return null;
   }
@@ -303,7 +304,7 @@ function formPostingTo(
   y: Exchange,
   action: string,
   names: string[],
-): { $: cheerio.CheerioAPI; form: cheerio.Cheerio<any>; scope: string } | null {
+): { $: cheerio.CheerioAPI; form: cheerio.Cheerio<any>; scope: string; fragment: boolean } | null {
   const html = isHtml(y) ? y.text : undefined;
   if (!html) return null;
   const target = new URL(action);
@@ -321,9 +322,22 @@ function formPostingTo(
     const most = Math.max(...held);
     form = most > 0 && held.filter((h) => h === most).length === 1 ? $(form.get(held.indexOf(most))) : $([]);
   }
-  if (form.length !== 1) return null;
-  const scope = form.attr('id') && /^[A-Za-z][\w-]*$/.test(form.attr('id')!) ? `form#${form.attr('id')} ` : '';
-  return { $, form, scope };
+  // A dialog's form that arrives as a fragment of the same site, its controls in no <form> (the
+  // page's script wraps them: tt-rss's feed editor, beside its own icon upload form), is the form
+  // when those controls hold three of the fields sent at least, half of them are among those, and
+  // no <form> posting there holds as many.
+  const loose = $(DATA_CONTROLS)
+    .filter((_, e) => !$(e).closest('form').length)
+    .toArray()
+    .map((e) => $(e).attr('name'))
+    .filter((n): n is string => !!n);
+  const held = new Set(loose.filter((n) => names.includes(n)));
+  const fragment = new URL(y.url).origin === target.origin && held.size >= 3 && held.size * 2 >= new Set(loose).size;
+  if (form.length === 1 && !(fragment && names.filter((n) => form.find(`[name=${cssq(n)}]`).length).length < held.size)) {
+    const scope = form.attr('id') && /^[A-Za-z][\w-]*$/.test(form.attr('id')!) ? `form#${form.attr('id')} ` : '';
+    return { $, form, scope, fragment: false };
+  }
+  return fragment && form.length <= 1 ? { $, form: $('body'), scope: '', fragment: true } : null;
 }
 
 /**
@@ -337,6 +351,7 @@ export function untickedBoxes(y: Exchange, action: string, sent: Set<string>): {
   const { $, form, scope } = page;
   return form
     .find('input[type=checkbox]:not([checked])')
+    .filter((_, e) => !page.fragment || !$(e).closest('form').length)
     .toArray()
     .map((e) => $(e).attr('name') ?? '')
     .filter(
@@ -344,10 +359,11 @@ export function untickedBoxes(y: Exchange, action: string, sent: Set<string>): {
         name &&
         !sent.has(name) &&
         form.find(`[name=${cssq(name)}]`).length === 1 &&
-        $(`input[name=${cssq(name)}]`)
-          .first()
-          .closest('form')
-          .is(form),
+        (page.fragment ||
+          $(`input[name=${cssq(name)}]`)
+            .first()
+            .closest('form')
+            .is(form)),
     )
     .map((name) => ({
       name,

@@ -1,6 +1,6 @@
 // Real open-source web applications for the synthesis acceptance suite (installed and seeded by
 // scripts/acceptance-setup.sh from Debian packages): each is served on 127.0.0.1 by `php -S` (Fossil
-// by `fossil server`, Redmine by rackup, Django by `manage.py runserver`, Directus by `directus start`, Request Tracker by `rt-server`, Ghost by its own `node index.js`, Transmission by `transmission-daemon`, Jupyter by `jupyter-notebook`, qBittorrent by `qbittorrent-nox`, Verdaccio by its own bin, Radicale by `python3 -m radicale`, RabbitMQ, Syncthing, Prometheus, Tomcat, Roundcube, Monit, Shaarli, ZNC, Zabbix, Vendure, PostfixAdmin and Nagios by their setup's `serve.sh`) and stopped by its PID. Recorded HARs are rebased onto the
+// by `fossil server`, Redmine by rackup, Django by `manage.py runserver`, Directus by `directus start`, Request Tracker by `rt-server`, Ghost by its own `node index.js`, Transmission by `transmission-daemon`, Jupyter by `jupyter-notebook`, qBittorrent by `qbittorrent-nox`, Verdaccio by its own bin, Radicale by `python3 -m radicale`, RabbitMQ, Syncthing, Prometheus, Tomcat, Roundcube, Monit, Shaarli, ZNC, Zabbix, Vendure, PostfixAdmin, Nagios and tt-rss by their setup's `serve.sh`) and stopped by its PID. Recorded HARs are rebased onto the
 // port a test started the app on.
 import { type ChildProcess, execFileSync, spawn } from 'node:child_process';
 import crypto from 'node:crypto';
@@ -37,7 +37,8 @@ export interface RealApp {
     | 'zabbix'
     | 'vendure'
     | 'postfixadmin'
-    | 'nagios';
+    | 'nagios'
+    | 'ttrss';
   /** The PHP document root (Fossil: the repository file; Redmine: the Rails application). */
   docroot: string;
   /** Port the fixtures were recorded on. */
@@ -363,6 +364,16 @@ export const APPS: Record<RealApp['name'], RealApp> = {
     // once every check has run. Every page asks for Digest credentials: any answer means it is up.)
     server: (port) => ({ cmd: '/bin/sh', args: ['/var/lib/cs-acceptance/nagios/serve.sh', String(port)] }),
     bootMs: 30_000,
+  },
+  ttrss: {
+    name: 'ttrss',
+    docroot: '/usr/share/tt-rss/www',
+    recordedPort: 9001,
+    needs: ['/var/lib/cs-acceptance/ttrss/.seeded', '/usr/share/tt-rss/www/index.php'],
+    // (A fresh PostgreSQL database from the seed's template per start, dropped when it stops.)
+    server: (port) => ({ cmd: '/bin/sh', args: ['/var/lib/cs-acceptance/ttrss/serve.sh', String(port)] }),
+    readyPath: '/',
+    bootMs: 15_000,
   },
 };
 
@@ -799,4 +810,18 @@ export async function nagiosAwait(port: number, type: string, match: (f: Record<
     if (hit) return hit.fields;
   }
   return undefined;
+}
+
+/** tt-rss's seeded admin (scripts/acceptance-setup.sh). */
+export const TTRSS_USER = { username: 'admin', password: 'tt-pass-1' };
+
+/** Rows of the tt-rss instance serving on `port` (its database, `ttrss_run_<port>`), each as its columns' text. */
+export function ttrssRows(port: number, sql: string): string[][] {
+  const out = execFileSync('psql', ['-h', '127.0.0.1', '-U', 'postgres', '-d', `ttrss_run_${port}`, '-tA', '-F', '\t', '-c', sql], {
+    encoding: 'utf8',
+  });
+  return out
+    .split('\n')
+    .filter(Boolean)
+    .map((l) => l.split('\t'));
 }
