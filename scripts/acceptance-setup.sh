@@ -44,6 +44,7 @@ if [ ! -d /usr/share/postfixadmin ]; then
 fi
 # (Nagios: its CGIs served by Apache, with PHP for its frame pages; check_dummy for fixed states.)
 [ -x /usr/sbin/nagios4 ] && [ -x /usr/lib/cgi-bin/nagios4/cmd.cgi ] || need+=(nagios4 nagios4-cgi monitoring-plugins-basic apache2 libapache2-mod-php)
+[ -d /usr/share/icingaweb2 ] || need+=(icingaweb2 icingacli php-pgsql)
 if [ ! -d /usr/share/tt-rss ]; then
   need+=(tt-rss php-pgsql)
   # (tt-rss's database is ours, from its schema file: no dbconfig-common database.)
@@ -1888,4 +1889,72 @@ SERVE
   touch "$TT_DIR/.seeded"
 fi
 
-echo "acceptance apps ready: dokuwiki (/usr/share/dokuwiki), phpmyadmin (/usr/share/phpmyadmin), mariadb db acme, adminer (/usr/share/adminer, mariadb db orchard), mediawiki (/var/lib/mediawiki, sqlite $MWDB), wordpress (/usr/share/wordpress, mariadb db wordpress), fossil ($FSL_DIR/repo.fossil), redmine (/usr/share/redmine, sqlite), django admin ($DJ_DIR), directus ($DX_DIR, postgresql db directus_acc), request tracker 5 (/usr/share/request-tracker5, sqlite), ghost ($GH_DIR, sqlite), transmission ($TR_DIR), jupyter ($JN_DIR), qbittorrent ($QB_DIR), verdaccio ($VD_DIR), radicale ($RD_DIR), rabbitmq ($RQ_DIR), syncthing ($ST_DIR), prometheus ($PM_DIR), tomcat ($TC_DIR), roundcube ($RC_DIR), monit ($MN_DIR), shaarli ($SH_DIR), znc ($ZN_DIR), zabbix ($ZB_DIR, postgresql db zabbix_seed), vendure ($VN_DIR, postgresql db vendure_seed), postfixadmin ($PF_DIR, sqlite), nagios ($NG_DIR, apache2 on the test's port), tt-rss ($TT_DIR, postgresql db ttrss_seed)"
+# ---- Icinga Web 2.11 (Debian's icingaweb2: a PHP admin UI whose own JavaScript loads every link
+# and form answer into a column by XHR — `X-Icinga-Container`, `X-Icinga-WindowId` — and answers a
+# saved form with an `X-Icinga-Redirect` header; every form carries a CSRF token and a form UID).
+# Its users and groups in PostgreSQL (`backend = db`), its roles in INI files. The seed database is
+# the template of a fresh one per start, with a config directory of its own (serve.sh).
+IW_DIR=/var/lib/cs-acceptance/icingaweb
+if [ ! -f "$IW_DIR/.seeded" ]; then
+  rm -rf "$IW_DIR" && mkdir -p "$IW_DIR/config"
+  cat > "$IW_DIR/config/config.ini" <<'INI'
+[global]
+show_stacktraces = "0"
+config_resource = "icingaweb_db"
+
+[logging]
+log = "none"
+INI
+  cat > "$IW_DIR/config/resources.ini" <<'INI'
+[icingaweb_db]
+type = "db"
+db = "pgsql"
+host = "127.0.0.1"
+port = "5432"
+dbname = "icingaweb_seed"
+username = "postgres"
+password = ""
+charset = "utf8"
+INI
+  printf '[icingaweb2]\nbackend = "db"\nresource = "icingaweb_db"\n' > "$IW_DIR/config/authentication.ini"
+  printf '[icingaweb2]\nbackend = "db"\nresource = "icingaweb_db"\n' > "$IW_DIR/config/groups.ini"
+  printf '[Administrators]\nusers = "admin"\npermissions = "*"\ngroups = "Administrators"\n' > "$IW_DIR/config/roles.ini"
+  mkdir -p "$IW_DIR/config/enabledModules"
+  PGOPTIONS='--client-min-messages=warning' psql -q -h 127.0.0.1 -U postgres -d postgres -c "DROP DATABASE IF EXISTS icingaweb_seed" -c "CREATE DATABASE icingaweb_seed"
+  psql -q -h 127.0.0.1 -U postgres -d icingaweb_seed -v ON_ERROR_STOP=1 -f /usr/share/icingaweb2/schema/pgsql.schema.sql >/dev/null
+  for u in "admin:iw-pass-1:1" "ann:Ann-pass-31:1" "bob:Bob-pass-47:1" "cora:Cora-pass-59:1" "dan:Dan-pass-61:0"; do
+    IFS=: read -r name pass active <<EOF
+$u
+EOF
+    hash=$(php -r 'echo password_hash($argv[1], PASSWORD_DEFAULT);' "$pass")
+    psql -q -h 127.0.0.1 -U postgres -d icingaweb_seed -v ON_ERROR_STOP=1 \
+      -c "INSERT INTO icingaweb_user (name, active, password_hash, ctime) VALUES ('$name', $active, convert_to('$hash', 'UTF8'), NOW())" >/dev/null
+  done
+  psql -q -h 127.0.0.1 -U postgres -d icingaweb_seed -v ON_ERROR_STOP=1 >/dev/null <<'SQL'
+INSERT INTO icingaweb_group (id, name, ctime) VALUES (1, 'Administrators', NOW()), (2, 'Orchard operators', NOW()), (3, 'Cellar viewers', NOW());
+SELECT setval('icingaweb_group_id_seq', 3);
+INSERT INTO icingaweb_group_membership (group_id, username, ctime) VALUES (1, 'admin', NOW()), (2, 'ann', NOW()), (2, 'bob', NOW()), (3, 'cora', NOW());
+SQL
+  cat > "$IW_DIR/serve.sh" <<'SERVE'
+#!/bin/sh
+# serve.sh PORT: Icinga Web 2 on PORT over a fresh copy of the seed database and its own config
+# directory (see scripts/acceptance-setup.sh); the copy is dropped when the test stops this script.
+set -e
+DB=icingaweb_run_$1
+DIR=/tmp/cs-acceptance-icingaweb-$1
+find /tmp -maxdepth 1 -name 'cs-acceptance-icingaweb-*' -mmin +120 -exec rm -rf {} + 2>/dev/null || true
+rm -rf "$DIR" && cp -r /var/lib/cs-acceptance/icingaweb/config "$DIR"
+sed -i "s/^dbname = .*/dbname = \"$DB\"/" "$DIR/resources.ini"
+psql -q -h 127.0.0.1 -U postgres -d postgres -c "DROP DATABASE IF EXISTS $DB" -c "CREATE DATABASE $DB TEMPLATE icingaweb_seed" 2>/dev/null
+ICINGAWEB_CONFIGDIR=$DIR php -S "127.0.0.1:$1" -t /usr/share/icingaweb2/public /usr/share/icingaweb2/public/index.php &
+PHP=$!
+# (`|| true`: under set -e a failing kill or wait would end the script before the drop.)
+drop() { kill $PHP 2>/dev/null || true; wait $PHP 2>/dev/null || true; psql -q -h 127.0.0.1 -U postgres -d postgres -c "DROP DATABASE IF EXISTS $DB WITH (FORCE)" >/dev/null 2>&1 || true; }
+trap 'drop; exit 0' INT TERM
+wait $PHP
+SERVE
+  chmod +x "$IW_DIR/serve.sh"
+  touch "$IW_DIR/.seeded"
+fi
+
+echo "acceptance apps ready: dokuwiki (/usr/share/dokuwiki), phpmyadmin (/usr/share/phpmyadmin), mariadb db acme, adminer (/usr/share/adminer, mariadb db orchard), mediawiki (/var/lib/mediawiki, sqlite $MWDB), wordpress (/usr/share/wordpress, mariadb db wordpress), fossil ($FSL_DIR/repo.fossil), redmine (/usr/share/redmine, sqlite), django admin ($DJ_DIR), directus ($DX_DIR, postgresql db directus_acc), request tracker 5 (/usr/share/request-tracker5, sqlite), ghost ($GH_DIR, sqlite), transmission ($TR_DIR), jupyter ($JN_DIR), qbittorrent ($QB_DIR), verdaccio ($VD_DIR), radicale ($RD_DIR), rabbitmq ($RQ_DIR), syncthing ($ST_DIR), prometheus ($PM_DIR), tomcat ($TC_DIR), roundcube ($RC_DIR), monit ($MN_DIR), shaarli ($SH_DIR), znc ($ZN_DIR), zabbix ($ZB_DIR, postgresql db zabbix_seed), vendure ($VN_DIR, postgresql db vendure_seed), postfixadmin ($PF_DIR, sqlite), nagios ($NG_DIR, apache2 on the test's port), tt-rss ($TT_DIR, postgresql db ttrss_seed), icinga web 2 ($IW_DIR, postgresql db icingaweb_seed)"

@@ -5,7 +5,7 @@ import type * as cheerio from 'cheerio';
 import type { CssExtractor, ValueType } from '../formats/definition/types.js';
 import type { Schema } from './schema-infer.js';
 import { argName, stringFormat, typeOf } from './values.js';
-import { HIDDEN_TEXT } from '../runtime/worker/engines/extract.js';
+import { HIDDEN_TEXT, visibleText } from '../runtime/worker/engines/extract.js';
 import { clean, tagOf } from './dom-text.js';
 
 export interface StructuralCandidate {
@@ -34,6 +34,35 @@ export const stableId = (id: string | undefined) =>
   !/\d{3,}|[0-9a-f]{8,}/i.test(id) &&
   !/[-_:.]\d+([-_]|$)/.test(id) && // a record's own number (post-6, comment_12): data, not template
   !/^(ember|react|ng|vue|svelte|radix|headlessui|mui|rc)[-_]/i.test(id);
+/**
+ * Whether an id holds a token the page renders anew on every load (Icinga Web's
+ * `form_login_username-kiepmntsqhfx`): a segment of 6 characters or more, after the first, shared
+ * by three of the page's ids at least and found in none of its classes or text. Such an id is no
+ * selector.
+ */
+export function renderedAnew($: cheerio.CheerioAPI, id: string | undefined): boolean {
+  if (!id) return false;
+  let tokens = RENDER_TOKENS.get($);
+  if (!tokens) {
+    const seen = new Map<string, number>();
+    for (const i of new Set(
+      $('[id]')
+        .toArray()
+        .map((e) => $(e).attr('id') ?? ''),
+    ))
+      for (const seg of new Set(i.split(/[-_:.]/).slice(1))) seen.set(seg, (seen.get(seg) ?? 0) + 1);
+    // (A word the page also uses in its classes or text — `wrapper`, `section` — is its own.)
+    const words = `${$('[class]')
+      .toArray()
+      .map((e) => $(e).attr('class'))
+      .join(' ')} ${visibleText($('body'))}`.toLowerCase();
+    tokens = new Set([...seen].filter(([t, n]) => n >= 3 && t.length >= 6 && !words.includes(t.toLowerCase())).map(([t]) => t));
+    RENDER_TOKENS.set($, tokens);
+  }
+  return id.split(/[-_:.]/).some((seg) => tokens.has(seg));
+}
+const RENDER_TOKENS = new WeakMap<cheerio.CheerioAPI, Set<string>>();
+
 /** The element's own text nodes (not its children's). */
 export const ownText = (e: El) =>
   clean(

@@ -10,6 +10,7 @@ import { nextPageLink, structuralCandidates } from './html-structure.js';
 import { formRecords } from './html-form-record.js';
 import { singleHits } from './html-single-hit.js';
 import { cssq } from './dom-text.js';
+import { renderedAnew } from './html-dom.js';
 
 export interface HtmlExtraction {
   kind: 'detail' | 'list';
@@ -243,7 +244,8 @@ export function loginPageMarkers(html: string): string[] {
     if (!form.find('input[type=password], input[autocomplete=one-time-code]').length) return;
     // (As specific as the form allows: an admin page's own password form — a new mailbox's — is no
     // sign-in form. PostfixAdmin's has no id and an empty action, but a name.)
-    const id = form.attr('id');
+    // (Not an id the page renders anew on each load: Icinga Web's `form_login-kiepmntsqhfx`.)
+    const id = renderedAnew($, form.attr('id')) ? undefined : form.attr('id');
     const name = form.attr('name');
     const action = form.attr('action');
     const pw = form.find('input[type=password]').first().attr('name');

@@ -315,7 +315,7 @@ export function synthesize(inp: SynthInput): SynthResult {
     const extract = { ...(extractsFor.get(id) ?? {}), ...(targetExtract.get(id) ?? {}) };
     const cookies = chain.cookieProducers.get(id);
     const reasons = [role, ...(cookies ? [`sets cookie(s) ${cookies.join(', ')} for later requests (the jar carries them)`] : [])];
-    const step = buildStep(x, chain.steps.get(id)!, {
+    const step: HttpStep = buildStep(x, chain.steps.get(id)!, {
       id: sid,
       baseOrigin: origin,
       extract,
@@ -328,6 +328,8 @@ export function synthesize(inp: SynthInput): SynthResult {
         ...(isTarget ? { confidence: Math.min(1, Math.max(0.1, best!.score / 15)) } : {}),
       },
     });
+    // (A bodiless answer whose header named the next page, which the recording went on to.)
+    if (x.redirectHeader) step.follow_header = x.redirectHeader;
     // (Pages of a list whose page the extraction did not read as a list — its main block — are
     // not paged: there are no records to collect.)
     if (isTarget && paging && step.extract?.items) {

@@ -98,15 +98,24 @@ export function foldRedirects(all: Exchange[]): Exchange[] {
     if (consumed.has(x.id)) continue;
     let cur = x;
     const merged: Exchange = { ...x };
-    while (cur.status >= 300 && cur.status < 400 && cur.redirectURL) {
-      const target = cgiQuery(new URL(cur.redirectURL, cur.url).href);
-      const next = all.find(
-        (y) =>
-          y.index > cur.index &&
-          !consumed.has(y.id) &&
-          y.id !== x.id &&
-          (y.redirectedFrom ? y.redirectedFrom === cur.id : y.url === target),
-      );
+    for (;;) {
+      let next: Exchange | undefined;
+      if (cur.status >= 300 && cur.status < 400 && cur.redirectURL) {
+        const target = cgiQuery(new URL(cur.redirectURL, cur.url).href);
+        next = all.find(
+          (y) =>
+            y.index > cur.index &&
+            !consumed.has(y.id) &&
+            y.id !== x.id &&
+            (y.redirectedFrom ? y.redirectedFrom === cur.id : y.url === target),
+        );
+      } else {
+        const hop = headerRedirect(cur, all, consumed);
+        if (hop) {
+          next = hop.next;
+          merged.redirectHeader = hop.header;
+        }
+      }
       if (!next) break;
       consumed.add(next.id);
       merged.hops.push(next.id);
@@ -125,6 +134,43 @@ export function foldRedirects(all: Exchange[]): Exchange[] {
     out.push(merged);
   }
   return out;
+}
+
+/**
+ * A 2xx answer with no body whose header (`X-Icinga-Redirect`, htmx's `HX-Redirect`: a name that
+ * says redirect) holds the URL of the GET the page made next, on the same origin: the page's script
+ * followed it as a browser follows a 303. The value may be percent-encoded once (Icinga's is).
+ */
+function headerRedirect(cur: Exchange, all: Exchange[], consumed: Set<string>): { next: Exchange; header: string } | null {
+  if (cur.status < 200 || cur.status >= 300 || (cur.text ?? '').trim()) return null;
+  // (Among the next few GETs: a page's polling may come in between.)
+  const gets = all.filter((y) => y.index > cur.index && !consumed.has(y.id) && y.method === 'GET' && !y.redirectedFrom).slice(0, 5);
+  for (const h of cur.resHeaders) {
+    if (!/redirect/i.test(h.name) || /^location$/i.test(h.name)) continue;
+    const url = headerUrl(h.value, cur.url);
+    const next = url && new URL(url).origin === new URL(cur.url).origin ? gets.find((y) => y.url === url) : undefined;
+    if (next) return { next, header: h.name.toLowerCase() };
+  }
+  return null;
+}
+
+/** The URL a redirect header names, against `base`: as written, or percent-decoded once. */
+export function headerUrl(value: string, base: string): string | null {
+  for (const v of [value.trim(), safeDecode(value.trim())]) {
+    if (!v || !/^(\/|https?:\/\/)/i.test(v)) continue;
+    try {
+      return cgiQuery(new URL(v, base).href);
+    } catch {}
+  }
+  return null;
+}
+
+function safeDecode(v: string): string {
+  try {
+    return decodeURIComponent(v);
+  } catch {
+    return '';
+  }
 }
 
 /** A URL without its user and password, and those (decoded); null when it has none. */

@@ -7,6 +7,7 @@ import { isHtml, isJson } from './normalize.js';
 import { jsonLeaves, parseJson } from './slots.js';
 import type { Exchange } from './types.js';
 import { clean, cssq } from './dom-text.js';
+import { renderedAnew } from './html-dom.js';
 
 export interface Found {
   extractor: Extractor;
@@ -110,11 +111,12 @@ function uniqueSelector($: cheerio.CheerioAPI, el: cheerio.Cheerio<any>): string
   const attrs = ['id', 'name', 'data-testid', 'itemprop', 'property', 'data-field'];
   for (const a of attrs) {
     const v = el.attr(a);
-    if (!v) continue;
+    // (An id the page renders anew on each load is found on no other load.)
+    if (!v || (a === 'id' && renderedAnew($, v))) continue;
     const sel = a === 'id' && /^[A-Za-z][\w-]*$/.test(v) ? `#${v}` : `${tag}[${a}=${cssq(v)}]`;
     if ($(sel).first().is(el)) return sel;
     const form = el.closest('form').attr('id');
-    if (form && $(`#${form} ${sel}`).first().is(el)) return `#${form} ${sel}`;
+    if (form && !renderedAnew($, form) && $(`#${form} ${sel}`).first().is(el)) return `#${form} ${sel}`;
   }
   const parent = el.parent();
   const pt = parent.attr('data-testid');
@@ -334,7 +336,8 @@ function formPostingTo(
   const held = new Set(loose.filter((n) => names.includes(n)));
   const fragment = new URL(y.url).origin === target.origin && held.size >= 3 && held.size * 2 >= new Set(loose).size;
   if (form.length === 1 && !(fragment && names.filter((n) => form.find(`[name=${cssq(n)}]`).length).length < held.size)) {
-    const scope = form.attr('id') && /^[A-Za-z][\w-]*$/.test(form.attr('id')!) ? `form#${form.attr('id')} ` : '';
+    const id = form.attr('id');
+    const scope = id && /^[A-Za-z][\w-]*$/.test(id) && !renderedAnew($, id) ? `form#${id} ` : '';
     return { $, form, scope, fragment: false };
   }
   return fragment && form.length <= 1 ? { $, form: $('body'), scope: '', fragment: true } : null;

@@ -30,6 +30,9 @@ export interface Exchange {
   hops: string[];
   /** URL of the final response after redirects. */
   finalUrl: string;
+  /** A 2xx answer with no body named the next page in this header, and the page's script went
+   * there (Icinga Web's `X-Icinga-Redirect`): folded as a redirect hop. */
+  redirectHeader?: string;
   /** Capture recordings: the entry this one is a redirect hop of. */
   redirectedFrom?: string | null;
   /** A synthetic GET of the page an exchange landed on: the id of that exchange (it must run first). */

@@ -1,6 +1,6 @@
 // Real open-source web applications for the synthesis acceptance suite (installed and seeded by
 // scripts/acceptance-setup.sh from Debian packages): each is served on 127.0.0.1 by `php -S` (Fossil
-// by `fossil server`, Redmine by rackup, Django by `manage.py runserver`, Directus by `directus start`, Request Tracker by `rt-server`, Ghost by its own `node index.js`, Transmission by `transmission-daemon`, Jupyter by `jupyter-notebook`, qBittorrent by `qbittorrent-nox`, Verdaccio by its own bin, Radicale by `python3 -m radicale`, RabbitMQ, Syncthing, Prometheus, Tomcat, Roundcube, Monit, Shaarli, ZNC, Zabbix, Vendure, PostfixAdmin, Nagios and tt-rss by their setup's `serve.sh`) and stopped by its PID. Recorded HARs are rebased onto the
+// by `fossil server`, Redmine by rackup, Django by `manage.py runserver`, Directus by `directus start`, Request Tracker by `rt-server`, Ghost by its own `node index.js`, Transmission by `transmission-daemon`, Jupyter by `jupyter-notebook`, qBittorrent by `qbittorrent-nox`, Verdaccio by its own bin, Radicale by `python3 -m radicale`, RabbitMQ, Syncthing, Prometheus, Tomcat, Roundcube, Monit, Shaarli, ZNC, Zabbix, Vendure, PostfixAdmin, Nagios, tt-rss and Icinga Web by their setup's `serve.sh`) and stopped by its PID. Recorded HARs are rebased onto the
 // port a test started the app on.
 import { type ChildProcess, execFileSync, spawn } from 'node:child_process';
 import crypto from 'node:crypto';
@@ -38,7 +38,8 @@ export interface RealApp {
     | 'vendure'
     | 'postfixadmin'
     | 'nagios'
-    | 'ttrss';
+    | 'ttrss'
+    | 'icingaweb';
   /** The PHP document root (Fossil: the repository file; Redmine: the Rails application). */
   docroot: string;
   /** Port the fixtures were recorded on. */
@@ -373,6 +374,16 @@ export const APPS: Record<RealApp['name'], RealApp> = {
     // (A fresh PostgreSQL database from the seed's template per start, dropped when it stops.)
     server: (port) => ({ cmd: '/bin/sh', args: ['/var/lib/cs-acceptance/ttrss/serve.sh', String(port)] }),
     readyPath: '/',
+    bootMs: 15_000,
+  },
+  icingaweb: {
+    name: 'icingaweb',
+    docroot: '/usr/share/icingaweb2/public',
+    recordedPort: 9003,
+    needs: ['/var/lib/cs-acceptance/icingaweb/.seeded', '/usr/share/icingaweb2/public/index.php'],
+    // (A fresh PostgreSQL database from the seed's template and a config directory per start.)
+    server: (port) => ({ cmd: '/bin/sh', args: ['/var/lib/cs-acceptance/icingaweb/serve.sh', String(port)] }),
+    readyPath: '/authentication/login',
     bootMs: 15_000,
   },
 };
@@ -815,13 +826,16 @@ export async function nagiosAwait(port: number, type: string, match: (f: Record<
 /** tt-rss's seeded admin (scripts/acceptance-setup.sh). */
 export const TTRSS_USER = { username: 'admin', password: 'tt-pass-1' };
 
-/** Rows of the tt-rss instance serving on `port` (its database, `ttrss_run_<port>`), each as its columns' text. */
-export function ttrssRows(port: number, sql: string): string[][] {
-  const out = execFileSync('psql', ['-h', '127.0.0.1', '-U', 'postgres', '-d', `ttrss_run_${port}`, '-tA', '-F', '\t', '-c', sql], {
-    encoding: 'utf8',
-  });
-  return out
+/** Icinga Web 2's seeded administrator (scripts/acceptance-setup.sh). */
+export const ICINGAWEB_USER = { username: 'admin', password: 'iw-pass-1' };
+
+/** Rows of a database of the PostgreSQL on loopback (`db`), each as its columns' text. */
+export function pgRows(db: string, sql: string): string[][] {
+  return execFileSync('psql', ['-h', '127.0.0.1', '-U', 'postgres', '-d', db, '-tA', '-F', '\t', '-c', sql], { encoding: 'utf8' })
     .split('\n')
     .filter(Boolean)
     .map((l) => l.split('\t'));
 }
+
+/** Rows of the tt-rss instance serving on `port` (its database, `ttrss_run_<port>`). */
+export const ttrssRows = (port: number, sql: string) => pgRows(`ttrss_run_${port}`, sql);

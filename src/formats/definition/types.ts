@@ -320,6 +320,12 @@ export interface HttpStep extends Annotated {
   body?: HttpBody;
   /** Default true (up to 10 redirects; cookies are stored on every hop). */
   follow_redirects?: boolean;
+  /**
+   * A response header that names the next page when a 2xx answer has no body (Icinga Web's
+   * `x-icinga-redirect`, htmx's `hx-redirect`): the page's script goes there, and so does the run,
+   * as a GET on the same origin (the value may be percent-encoded once), like a 303.
+   */
+  follow_header?: string;
   /** Accepted statuses; default any 2xx (after redirects). */
   expect_status?: number[];
   error_rules?: ErrorRule[];

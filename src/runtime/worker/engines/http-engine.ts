@@ -344,6 +344,7 @@ export class HttpEngine {
         contentType: m.content_type,
       })),
       followRedirects: step.follow_redirects,
+      followHeader: step.follow_header,
       credentialHeaders,
       authorize: (method, u, body) => {
         const a = this.answer;

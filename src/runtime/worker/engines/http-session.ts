@@ -24,6 +24,8 @@ export interface SessionRequest {
   /** The Authorization header an HTTP challenge's answer gives a request (each hop of a redirect:
    * a Digest answer covers its method, URI and body), or none for another origin. */
   authorize?: (method: string, url: URL, body?: Buffer) => string | undefined;
+  /** A header that names the next page when a 2xx answer has no body (the step's `follow_header`). */
+  followHeader?: string;
 }
 
 export interface SessionResponse {
@@ -68,6 +70,10 @@ export class HttpSession {
       if (v === undefined || v === null || v === '') continue;
       url.searchParams.set(k, typeof v === 'string' ? v : typeof v === 'object' ? JSON.stringify(v) : String(v));
     }
+    // A space as %20, as a page's encodeURIComponent writes it: every server reads that as a space,
+    // while '+' (URLSearchParams' form encoding) is one only to form decoders — Icinga Web reads
+    // `group=Orchard+operators` as a group named with a '+'. ('+' itself is %2B either way.)
+    if (r.query && Object.keys(r.query).length) url.search = url.search.replace(/\+/g, '%20');
     let method = (r.method ?? 'GET').toUpperCase();
     const headers: Record<string, string> = {};
     for (const [k, v] of Object.entries(r.headers ?? {})) headers[k.toLowerCase()] = v;
@@ -151,11 +157,42 @@ export class HttpSession {
         }
         continue;
       }
+      // A page's script going where a bodiless answer's header says (Icinga Web's X-Icinga-Redirect):
+      // a GET there, on this origin only, as for a 303.
+      const named = r.followHeader && res.status < 300 && !res.body.length ? res.headers[r.followHeader.toLowerCase()] : undefined;
+      const next = typeof named === 'string' && follow && hop < 10 ? headerTarget(named, url) : null;
+      if (next) {
+        url = next;
+        method = 'GET';
+        body = undefined;
+        delete headers['content-type'];
+        continue;
+      }
       const ct = res.headers['content-type'];
       if (/^\s*(text\/html|application\/xhtml\+xml)/i.test(Array.isArray(ct) ? (ct[0] ?? '') : (ct ?? ''))) this.page = url;
       const text = res.body.toString('utf8');
       return { status: res.status, url: url.href, headers: res.headers, text, bytes: res.body, json: () => JSON.parse(text) };
     }
+  }
+}
+
+/** The same-origin URL a redirect header names (as written, or percent-encoded once), else null. */
+function headerTarget(value: string, from: URL): URL | null {
+  for (const v of [value.trim(), decodeOnce(value.trim())]) {
+    if (!/^(\/|https?:\/\/)/i.test(v)) continue;
+    try {
+      const u = new URL(v, from);
+      return u.origin === from.origin ? u : null;
+    } catch {}
+  }
+  return null;
+}
+
+function decodeOnce(v: string): string {
+  try {
+    return decodeURIComponent(v);
+  } catch {
+    return '';
   }
 }
 
