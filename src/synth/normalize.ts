@@ -1,6 +1,7 @@
 // Stage 0: read a HAR (ours or anyone's) into Exchanges. Redirect hops are folded into the request
 // that started them: an engine following redirects sees exactly that (request, final response).
 import type { Action, Har, HarEntry } from '../formats/recording/types.js';
+import { redirectTarget } from '../lib/redirect-header.js';
 import { basicToken } from '../lib/secret-forms.js';
 import { parseMultipart } from './multipart.js';
 import { parseJson } from './slots.js';
@@ -147,30 +148,11 @@ function headerRedirect(cur: Exchange, all: Exchange[], consumed: Set<string>): 
   const gets = all.filter((y) => y.index > cur.index && !consumed.has(y.id) && y.method === 'GET' && !y.redirectedFrom).slice(0, 5);
   for (const h of cur.resHeaders) {
     if (!/redirect/i.test(h.name) || /^location$/i.test(h.name)) continue;
-    const url = headerUrl(h.value, cur.url);
-    const next = url && new URL(url).origin === new URL(cur.url).origin ? gets.find((y) => y.url === url) : undefined;
+    const to = redirectTarget(h.value, cur.url);
+    const next = to && to.origin === new URL(cur.url).origin ? gets.find((y) => y.url === cgiQuery(to.href)) : undefined;
     if (next) return { next, header: h.name.toLowerCase() };
   }
   return null;
-}
-
-/** The URL a redirect header names, against `base`: as written, or percent-decoded once. */
-export function headerUrl(value: string, base: string): string | null {
-  for (const v of [value.trim(), safeDecode(value.trim())]) {
-    if (!v || !/^(\/|https?:\/\/)/i.test(v)) continue;
-    try {
-      return cgiQuery(new URL(v, base).href);
-    } catch {}
-  }
-  return null;
-}
-
-function safeDecode(v: string): string {
-  try {
-    return decodeURIComponent(v);
-  } catch {
-    return '';
-  }
 }
 
 /** A URL without its user and password, and those (decoded); null when it has none. */

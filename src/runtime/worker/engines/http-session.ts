@@ -5,6 +5,7 @@ import { CookieJar } from 'tough-cookie';
 import { RunFailure } from '../../shared/failure.js';
 import { send, type RawResponse } from './http-client.js';
 import type { EgressPolicy } from '../../../egress/policy.js';
+import { redirectTarget } from '../../../lib/redirect-header.js';
 
 export interface SessionRequest {
   method?: string;
@@ -160,8 +161,8 @@ export class HttpSession {
       // A page's script going where a bodiless answer's header says (Icinga Web's X-Icinga-Redirect):
       // a GET there, on this origin only, as for a 303.
       const named = r.followHeader && res.status < 300 && !res.body.length ? res.headers[r.followHeader.toLowerCase()] : undefined;
-      const next = typeof named === 'string' && follow && hop < 10 ? headerTarget(named, url) : null;
-      if (next) {
+      const next = typeof named === 'string' && follow && hop < 10 ? redirectTarget(named, url) : null;
+      if (next && next.origin === url.origin) {
         url = next;
         method = 'GET';
         body = undefined;
@@ -173,26 +174,6 @@ export class HttpSession {
       const text = res.body.toString('utf8');
       return { status: res.status, url: url.href, headers: res.headers, text, bytes: res.body, json: () => JSON.parse(text) };
     }
-  }
-}
-
-/** The same-origin URL a redirect header names (as written, or percent-encoded once), else null. */
-function headerTarget(value: string, from: URL): URL | null {
-  for (const v of [value.trim(), decodeOnce(value.trim())]) {
-    if (!/^(\/|https?:\/\/)/i.test(v)) continue;
-    try {
-      const u = new URL(v, from);
-      return u.origin === from.origin ? u : null;
-    } catch {}
-  }
-  return null;
-}
-
-function decodeOnce(v: string): string {
-  try {
-    return decodeURIComponent(v);
-  } catch {
-    return '';
   }
 }
 
