@@ -60,6 +60,29 @@ if [ ${#need[@]} -gt 0 ]; then
   apt-get install -y -qq --no-install-recommends "${need[@]}"
 fi
 
+# One lifecycle for the apps whose database is a PostgreSQL template (Zabbix, Vendure, tt-rss, Icinga
+# Web): their serve.sh ends with `exec pg-copy.sh SEED RUN_DB command…`. Written on every run.
+mkdir -p /var/lib/cs-acceptance/lib
+cat > /var/lib/cs-acceptance/lib/pg-copy.sh <<'SERVE'
+#!/bin/sh
+# pg-copy.sh SEED DB COMMAND...: runs COMMAND over DB, a fresh copy of the template database SEED,
+# and drops DB when it is stopped (INT, TERM) or COMMAND ends.
+set -e
+SEED=$1
+DB=$2
+shift 2
+PGOPTIONS='--client-min-messages=warning' psql -q -h 127.0.0.1 -U postgres -d postgres \
+  -c "DROP DATABASE IF EXISTS $DB" -c "CREATE DATABASE $DB TEMPLATE $SEED"
+"$@" &
+CHILD=$!
+# (`|| true`: under set -e a failing kill or wait would end the script before the drop.)
+drop() { kill $CHILD 2>/dev/null || true; wait $CHILD 2>/dev/null || true; psql -q -h 127.0.0.1 -U postgres -d postgres -c "DROP DATABASE IF EXISTS $DB WITH (FORCE)" >/dev/null 2>&1 || true; }
+trap 'drop; exit 0' INT TERM
+wait $CHILD || true
+drop
+SERVE
+chmod +x /var/lib/cs-acceptance/lib/pg-copy.sh
+
 # ---- DokuWiki: an admin account, public read, seeded pages (a table, a definition list, many hits)
 DW=/var/lib/dokuwiki/data/pages
 HASH=$(php -r 'echo password_hash("dw-admin-pass-1", PASSWORD_BCRYPT);')
@@ -1380,15 +1403,8 @@ PY
 #!/bin/sh
 # serve.sh PORT: Zabbix's frontend on PORT over a fresh copy of the seed database (see
 # scripts/acceptance-setup.sh); the copy is dropped when the test stops this script.
-set -e
-DB=zabbix_run_$1
-psql -q -h 127.0.0.1 -U postgres -d postgres -c "DROP DATABASE IF EXISTS $DB" -c "CREATE DATABASE $DB TEMPLATE zabbix_seed"
-ZBX_DB=$DB php -S "127.0.0.1:$1" -t /usr/share/zabbix &
-PHP=$!
-# (`|| true`: under set -e a failing kill or wait would end the script before the drop.)
-drop() { kill $PHP 2>/dev/null || true; wait $PHP 2>/dev/null || true; psql -q -h 127.0.0.1 -U postgres -d postgres -c "DROP DATABASE IF EXISTS $DB WITH (FORCE)" >/dev/null 2>&1 || true; }
-trap 'drop; exit 0' INT TERM
-wait $PHP
+exec /var/lib/cs-acceptance/lib/pg-copy.sh zabbix_seed "zabbix_run_$1" \
+  env ZBX_DB="zabbix_run_$1" php -S "127.0.0.1:$1" -t /usr/share/zabbix
 SERVE
   chmod +x "$ZB_DIR/serve.sh"
   touch "$ZB_DIR/.seeded"
@@ -1463,16 +1479,9 @@ JS
 #!/bin/sh
 # serve.sh PORT: Vendure (admin app at /admin) on PORT over a fresh copy of the seed database (see
 # scripts/acceptance-setup.sh); the copy is dropped when the test stops this script.
-set -e
-DB=vendure_run_$1
-psql -q -h 127.0.0.1 -U postgres -d postgres -c "DROP DATABASE IF EXISTS $DB" -c "CREATE DATABASE $DB TEMPLATE vendure_seed"
 cd /var/lib/cs-acceptance/vendure
-VENDURE_DISABLE_TELEMETRY=true PORT=$1 VENDURE_DB=$DB node vendure.js &
-NODE=$!
-# (`|| true`: under set -e a failing kill or wait would end the script before the drop.)
-drop() { kill $NODE 2>/dev/null || true; wait $NODE 2>/dev/null || true; psql -q -h 127.0.0.1 -U postgres -d postgres -c "DROP DATABASE IF EXISTS $DB WITH (FORCE)" >/dev/null 2>&1 || true; }
-trap 'drop; exit 0' INT TERM
-wait $NODE
+exec /var/lib/cs-acceptance/lib/pg-copy.sh vendure_seed "vendure_run_$1" \
+  env VENDURE_DISABLE_TELEMETRY=true PORT="$1" VENDURE_DB="vendure_run_$1" node vendure.js
 SERVE
   chmod +x "$VN_DIR/serve.sh"
   touch "$VN_DIR/.seeded"
@@ -1875,15 +1884,9 @@ SQL
 #!/bin/sh
 # serve.sh PORT: tt-rss on PORT (as www-data: it refuses root) over a fresh copy of the seed
 # database (see scripts/acceptance-setup.sh); the copy is dropped when the test stops this script.
-set -e
-DB=ttrss_run_$1
-psql -q -h 127.0.0.1 -U postgres -d postgres -c "DROP DATABASE IF EXISTS $DB" -c "CREATE DATABASE $DB TEMPLATE ttrss_seed"
-TTRSS_DB=$DB TTRSS_SELF_URL="http://127.0.0.1:$1/" setpriv --reuid=www-data --regid=www-data --init-groups php -S "127.0.0.1:$1" -t /usr/share/tt-rss/www &
-PHP=$!
-# (`|| true`: under set -e a failing kill or wait would end the script before the drop.)
-drop() { kill $PHP 2>/dev/null || true; wait $PHP 2>/dev/null || true; psql -q -h 127.0.0.1 -U postgres -d postgres -c "DROP DATABASE IF EXISTS $DB WITH (FORCE)" >/dev/null 2>&1 || true; }
-trap 'drop; exit 0' INT TERM
-wait $PHP
+exec /var/lib/cs-acceptance/lib/pg-copy.sh ttrss_seed "ttrss_run_$1" \
+  env TTRSS_DB="ttrss_run_$1" TTRSS_SELF_URL="http://127.0.0.1:$1/" \
+  setpriv --reuid=www-data --regid=www-data --init-groups php -S "127.0.0.1:$1" -t /usr/share/tt-rss/www
 SERVE
   chmod +x "$TT_DIR/serve.sh"
   touch "$TT_DIR/.seeded"
@@ -1940,18 +1943,12 @@ SQL
 # serve.sh PORT: Icinga Web 2 on PORT over a fresh copy of the seed database and its own config
 # directory (see scripts/acceptance-setup.sh); the copy is dropped when the test stops this script.
 set -e
-DB=icingaweb_run_$1
 DIR=/tmp/cs-acceptance-icingaweb-$1
 find /tmp -maxdepth 1 -name 'cs-acceptance-icingaweb-*' -mmin +120 -exec rm -rf {} + 2>/dev/null || true
 rm -rf "$DIR" && cp -r /var/lib/cs-acceptance/icingaweb/config "$DIR"
-sed -i "s/^dbname = .*/dbname = \"$DB\"/" "$DIR/resources.ini"
-psql -q -h 127.0.0.1 -U postgres -d postgres -c "DROP DATABASE IF EXISTS $DB" -c "CREATE DATABASE $DB TEMPLATE icingaweb_seed" 2>/dev/null
-ICINGAWEB_CONFIGDIR=$DIR php -S "127.0.0.1:$1" -t /usr/share/icingaweb2/public /usr/share/icingaweb2/public/index.php &
-PHP=$!
-# (`|| true`: under set -e a failing kill or wait would end the script before the drop.)
-drop() { kill $PHP 2>/dev/null || true; wait $PHP 2>/dev/null || true; psql -q -h 127.0.0.1 -U postgres -d postgres -c "DROP DATABASE IF EXISTS $DB WITH (FORCE)" >/dev/null 2>&1 || true; }
-trap 'drop; exit 0' INT TERM
-wait $PHP
+sed -i "s/^dbname = .*/dbname = \"icingaweb_run_$1\"/" "$DIR/resources.ini"
+exec /var/lib/cs-acceptance/lib/pg-copy.sh icingaweb_seed "icingaweb_run_$1" \
+  env ICINGAWEB_CONFIGDIR="$DIR" php -S "127.0.0.1:$1" -t /usr/share/icingaweb2/public /usr/share/icingaweb2/public/index.php
 SERVE
   chmod +x "$IW_DIR/serve.sh"
   touch "$IW_DIR/.seeded"

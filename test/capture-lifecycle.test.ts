@@ -156,8 +156,9 @@ describe('live view input and new tabs (sqlite)', () => {
     expect(v.msgs.some((m) => m.t === 'tabs' && m.count === 2)).toBe(true);
     const framesBefore = v.frames();
     v.send({ t: 'resize', width: 640, height: 480 });
-    await expect.poll(() => v.msgs.some((m) => m.t === 'viewport' && m.viewport.width === 640)).toBe(true);
-    await expect.poll(() => v.frames() > framesBefore).toBe(true);
+    // (A frame of the new size comes once Chromium repaints: under a loaded machine, after a second.)
+    await expect.poll(() => v.msgs.some((m) => m.t === 'viewport' && m.viewport.width === 640), { timeout: 5000 }).toBe(true);
+    await expect.poll(() => v.frames() > framesBefore, { timeout: 5000 }).toBe(true);
     expect((await h.api('POST', `${S}/${s.id}/complete`)).status).toBe(202);
     await expect.poll(async () => (await h.api('GET', `${S}/${s.id}`)).json.state, { timeout: 10_000 }).toBe('completed');
     const log = (await h.api('GET', `${S}/${s.id}/recording`)).json.log;

@@ -47,6 +47,14 @@ describe.skipIf(!ready).each(ready ? (await backends()).slice(0, 1) : ['sqlite' 
     const text = JSON.stringify(result);
     for (const s of ['Mail queue', 'SMTP', 'NTP', '212 messages in the queue']) expect(text).toContain(s);
     expect(text).not.toContain('Replication lag');
+    // One record per service, each with its host (named once per host on the page: filled down).
+    expect(result.items.map((r: any) => `${r.host} ${r.service} ${r.status}`)).toEqual([
+      'cellar-dns DNS OK',
+      'cellar-dns NTP UNKNOWN',
+      'cellar-mail IMAP OK',
+      'cellar-mail Mail queue WARNING',
+      'cellar-mail SMTP CRITICAL',
+    ]);
   });
 
   it("a service's details, run on ANOTHER service", async () => {
