@@ -83,6 +83,11 @@ function digestSite(opts: { algorithms: string[]; usesPerNonce: number }) {
       return challenge(res, verdict === 'stale');
     }
     const u = new URL(req.url!, 'http://x');
+    // (A redirect on the same origin: the next request needs an answer for its own URI.)
+    if (u.pathname === '/go') {
+      res.writeHead(302, { location: `/api/plants?q=${encodeURIComponent(u.searchParams.get('q') ?? '')}` }).end();
+      return;
+    }
     if (u.pathname === '/api/plants') {
       const q = (u.searchParams.get('q') ?? '').toLowerCase();
       const plants = PLANTS.filter((p) => p.toLowerCase().includes(q)).map((name, i) => ({ id: i + 1, name }));
@@ -166,6 +171,27 @@ describe.each(await backends())('a site behind HTTP Digest authentication (%s)',
     expect(bad.status).toBe('connector_error');
     expect(bad.error).toMatchObject({ type: 'auth_required', message: expect.stringContaining('refused the HTTP Digest credentials') });
     expect(leaks(JSON.stringify(bad) + (await logsOf(h, bad.id)))).toEqual([]);
+  });
+
+  it('a redirect on the same origin gets an answer of its own (the URI it asks for), not the one before', async () => {
+    const site = await start({ algorithms: ['SHA-256'], usesPerNonce: 100 });
+    const c = await publish(h, {
+      definition: {
+        format: 'connector-definition/v1',
+        engine: 'http',
+        base_url: site.base,
+        basic_auth: 'acct',
+        steps: [{ id: 'go', url: '/go', query: { q: 'pear' }, extract: { plants: { from: 'json', path: '$.plants[*].name', all: true } } }],
+        result: { plants: '{{vars.plants}}' },
+      },
+      required_secrets: [{ name: 'acct', type: 'login' }],
+    });
+    const out = await run(h, { connector_id: c.id, arguments: {}, secret_values: { acct: { username: USER, password: PASS } } });
+    expect(out.status, JSON.stringify(out.error)).toBe('success');
+    expect(out.result).toEqual({ plants: ['Pear tree'] });
+    // (The site checks each answer's `uri` against the request's: the redirect's was its own.)
+    expect(site.log.refused).toEqual([]);
+    expect(site.log.accepted.map((a) => a.nc)).toEqual(['00000001', '00000002']);
   });
 
   it('a nonce the site calls stale is renewed, and the run goes on (MD5, the only algorithm offered)', async () => {
