@@ -94,6 +94,29 @@ describe('live view at the limits (sqlite)', () => {
     await h.api('POST', `${S}/${s.id}/abandon`);
   });
 
+  it('a viewer of a cast gone silent gets a frame anyway: a screenshot and a fresh cast', async () => {
+    const s = (await h.api('POST', S, { start_url: `${base}/` })).json;
+    const lv = lookup(s.iframe_url);
+    await expect.poll(() => !!lv.lastFrame, { timeout: 15_000 }).toBe(true);
+    // The fault seen on a loaded machine: the cast counts as running but sends nothing, and no
+    // frame is kept. The page is still, so only the watchdog can give the viewer a frame.
+    const silent = lv.cdp;
+    await silent.send('Page.stopScreencast');
+    lv.lastFrame = null;
+    const v = await open(s.iframe_url);
+    await expect.poll(() => v.frames().length > 0, { timeout: 15_000 }).toBe(true);
+    expect(jpegSize(v.frames()[0])).toEqual({ width: 1280, height: 800 });
+    // And the cast is a new one that sends frames again (a resize paints anew).
+    expect(lv.cdp).toBeTruthy();
+    expect(lv.cdp).not.toBe(silent);
+    v.ws.send(JSON.stringify({ t: 'resize', width: 640, height: 480 }));
+    await expect
+      .poll(() => v.frames().some((f) => jpegSize(f).width === 640 && jpegSize(f).height === 480), { timeout: 15_000 })
+      .toBe(true);
+    v.ws.terminate();
+    await h.api('POST', `${S}/${s.id}/abandon`);
+  });
+
   it('merges wheel input that arrives faster than the page takes it: same total scroll, fewer dispatches', async () => {
     const s = (await h.api('POST', S, { start_url: `${base}/long` })).json;
     const v = await open(s.iframe_url);

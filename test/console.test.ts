@@ -84,9 +84,10 @@ describe.skipIf(!sqlite)('console (sqlite, real Chromium)', () => {
           visible: await lv.shown.evaluate(() => document.visibilityState).catch(String),
           lastFrame: !!lv.lastFrame,
         };
-        console.log('live view without a frame', JSON.stringify(st), JSON.stringify(srv), JSON.stringify(sessions).slice(0, 300));
+        const why = `live view without a frame: ${JSON.stringify(st)} ${JSON.stringify(srv)} ${JSON.stringify(sessions).slice(0, 300)}`;
         await page.screenshot({ path: path.join(ARTIFACTS, 'no-frame.png') });
-        throw e;
+        // In the error's message, so the failure summary at the end of a CI log carries it.
+        throw new Error(`${why}\n${(e as Error).message}`);
       });
     // No layout shift: the box had its size before the live view came.
     expect(await place()).toEqual(before);

@@ -54,11 +54,22 @@ const MAX_SIZE = 3840;
  * so a viewer that connects gets a current frame at once instead of waiting for a cast to start.
  */
 const LINGER_MS = 30_000;
+/**
+ * A viewer that got no frame this long after it connected gets a screenshot and a fresh cast.
+ * Chromium sends frames only when pixels change, and a cast can go silent (seen on a loaded
+ * machine, right after the page's first navigation): a still page would leave the viewer blank.
+ */
+const FIRST_FRAME_MS = 2_000;
+const FIRST_FRAME_TRIES = 3;
+/** A CDP call of the cast that takes longer is given up, so one stuck call can't wedge the cast for good. */
+const CAST_OP_MS = 10_000;
 
 /** One viewer's frame delivery: one frame in its socket at a time, only the newest one waiting. */
 interface ViewerState {
   sending: boolean;
   next: Buffer | null;
+  /** Whether any frame was sent to it (the first-frame watchdog's question). */
+  gotFrame: boolean;
 }
 
 export class LiveView {
@@ -73,6 +84,8 @@ export class LiveView {
    * new session: two screencasts, the shown one's frames dropped unacknowledged, a blank viewer.
    */
   private castOps: Promise<void> = Promise.resolve();
+  /** Bumped by every stop: a start whose CDP calls return after a stop (or a timeout) gives up its session. */
+  private castGen = 0;
   private lastFrame: Buffer | null = null;
   /** The newest frame (JPEG) of the shown page, if the cast has produced one. */
   get latestFrame(): Buffer | null {
@@ -173,7 +186,7 @@ export class LiveView {
       ws.close(4001, 'session ended');
       return;
     }
-    const state: ViewerState = { sending: false, next: null };
+    const state: ViewerState = { sending: false, next: null, gotFrame: false };
     this.viewers.set(ws, state);
     // Enforced here, not by the page: a read-only socket's messages never reach the dispatcher.
     ws.on('message', (data, isBinary) => {
@@ -193,22 +206,57 @@ export class LiveView {
     });
     if (this.lastFrame) this.deliver(ws, state, this.lastFrame);
     if (!this.casting) void this.startCast();
+    this.watchFirstFrame(ws, state, 0);
+  }
+
+  /**
+   * Makes sure a new viewer sees the page: with no frame after FIRST_FRAME_MS, the cast is started
+   * anew and a screenshot of the shown page is sent (a few times at most, while the viewer stays).
+   */
+  private watchFirstFrame(ws: WebSocket, state: ViewerState, tries: number) {
+    const timer = setTimeout(async () => {
+      if (state.gotFrame || this.ended || !this.viewers.has(ws)) return;
+      await this.stopCast();
+      await this.startCast();
+      const shot = await this.screenshot();
+      if (shot && !state.gotFrame && this.viewers.has(ws)) {
+        this.lastFrame ??= shot;
+        this.deliver(ws, state, shot);
+      }
+      if (tries + 1 < FIRST_FRAME_TRIES) this.watchFirstFrame(ws, state, tries + 1);
+    }, FIRST_FRAME_MS);
+    timer.unref();
+  }
+
+  /** A JPEG of the shown page as it is now, or null (page closed, or no answer within CAST_OP_MS). */
+  private async screenshot(): Promise<Buffer | null> {
+    const p = this.shown;
+    if (p.isClosed()) return null;
+    return p
+      .screenshot({ type: 'jpeg', quality: this.quality, timeout: CAST_OP_MS, animations: 'allow', caret: 'initial' })
+      .catch(() => null);
   }
 
   private startCast(): Promise<void> {
-    return (this.castOps = this.castOps.then(() => this.startCastNow()));
+    return (this.castOps = this.castOps.then(() => bounded(this.startCastNow())));
   }
 
   private stopCast(): Promise<void> {
-    return (this.castOps = this.castOps.then(() => this.stopCastNow()));
+    return (this.castOps = this.castOps.then(() => bounded(this.stopCastNow())));
   }
 
   private async startCastNow(attempt = 0): Promise<void> {
     if (this.casting || this.ended || this.shown.isClosed()) return;
     this.casting = true;
+    const gen = this.castGen;
     let cdp: CDPSession | null = null;
     try {
       cdp = await this.shown.context().newCDPSession(this.shown);
+      if (gen !== this.castGen) {
+        // Stopped (or given up on) while the session was being made: this start is void.
+        await cdp.detach().catch(() => {});
+        return;
+      }
       this.cdp = cdp;
       const mine = cdp;
       (cdp as any).on('Page.screencastFrame', (e: { data: string; sessionId: number }) => this.onFrame(mine, e));
@@ -222,6 +270,7 @@ export class LiveView {
         everyNthFrame: 1,
       });
     } catch {
+      if (gen !== this.castGen) return;
       this.casting = false;
       if (cdp && this.cdp === cdp) this.cdp = null;
       await cdp?.detach().catch(() => {});
@@ -235,6 +284,7 @@ export class LiveView {
   }
 
   private async stopCastNow() {
+    this.castGen++;
     const cdp = this.cdp;
     this.cdp = null;
     this.casting = false;
@@ -260,6 +310,7 @@ export class LiveView {
       return;
     }
     state.sending = true;
+    state.gotFrame = true;
     this.framesSent++;
     this.bytesSent += frame.length;
     ws.send(frame, { binary: true }, () => {
@@ -440,6 +491,15 @@ export class LiveView {
     this.viewers.clear();
     await this.stopCast();
   }
+}
+
+/** Waits for a cast operation at most CAST_OP_MS (it carries on alone; its generation voids it). */
+function bounded(op: Promise<void>): Promise<void> {
+  let timer: NodeJS.Timeout | undefined;
+  const limit = new Promise<void>((r) => {
+    timer = setTimeout(r, CAST_OP_MS);
+  });
+  return Promise.race([op.catch(() => {}), limit]).finally(() => clearTimeout(timer));
 }
 
 function num(v: unknown, d = 0): number {
