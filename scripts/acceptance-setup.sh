@@ -1954,4 +1954,55 @@ SERVE
   touch "$IW_DIR/.seeded"
 fi
 
-echo "acceptance apps ready: dokuwiki (/usr/share/dokuwiki), phpmyadmin (/usr/share/phpmyadmin), mariadb db acme, adminer (/usr/share/adminer, mariadb db orchard), mediawiki (/var/lib/mediawiki, sqlite $MWDB), wordpress (/usr/share/wordpress, mariadb db wordpress), fossil ($FSL_DIR/repo.fossil), redmine (/usr/share/redmine, sqlite), django admin ($DJ_DIR), directus ($DX_DIR, postgresql db directus_acc), request tracker 5 (/usr/share/request-tracker5, sqlite), ghost ($GH_DIR, sqlite), transmission ($TR_DIR), jupyter ($JN_DIR), qbittorrent ($QB_DIR), verdaccio ($VD_DIR), radicale ($RD_DIR), rabbitmq ($RQ_DIR), syncthing ($ST_DIR), prometheus ($PM_DIR), tomcat ($TC_DIR), roundcube ($RC_DIR), monit ($MN_DIR), shaarli ($SH_DIR), znc ($ZN_DIR), zabbix ($ZB_DIR, postgresql db zabbix_seed), vendure ($VN_DIR, postgresql db vendure_seed), postfixadmin ($PF_DIR, sqlite), nagios ($NG_DIR, apache2 on the test's port), tt-rss ($TT_DIR, postgresql db ttrss_seed), icinga web 2 ($IW_DIR, postgresql db icingaweb_seed)"
+# ---- TiddlyWiki 5.4 (npm `tiddlywiki`: a single-page wiki whose Node.js server keeps each tiddler
+# in a file; the page loads every tiddler's fields as JSON, fetches a tiddler's text when it is
+# opened, and syncs edits with JSON PUT and DELETE to /recipes/default/tiddlers/<title> (the title
+# in the path), every write with `X-Requested-With: TiddlyWiki`; behind HTTP Basic auth). A user and
+# seeded tiddlers (tags, custom fields); serve.sh serves a fresh copy of the wiki per port.
+TW_DIR=/var/lib/cs-acceptance/tiddlywiki
+if [ ! -f "$TW_DIR/.seeded" ]; then
+  rm -rf "$TW_DIR" && mkdir -p "$TW_DIR"
+  echo '{ "name": "cs-acceptance-tiddlywiki", "private": true }' > "$TW_DIR/package.json"
+  (cd "$TW_DIR" && npm install --no-audit --no-fund --loglevel=error tiddlywiki@5.4.1 >/dev/null)
+  node "$TW_DIR/node_modules/tiddlywiki/tiddlywiki.js" "$TW_DIR/wiki" --init server >/dev/null
+  printf 'username,password\nseed,tw-pass-1\n' > "$TW_DIR/users.csv"
+  mkdir -p "$TW_DIR/wiki/tiddlers"
+  twtid() { # file title tags fields(;-separated) text
+    {
+      printf 'created: 20261101090000000\nmodified: 20261102100000000\ncreator: seed\nmodifier: seed\n'
+      printf 'tags: %s\ntitle: %s\ntype: text/vnd.tiddlywiki\n' "$3" "$2"
+      [ -n "$4" ] && printf '%s\n' "$4" | tr ';' '\n'
+      printf '\n%s\n' "$5"
+    } > "$TW_DIR/wiki/tiddlers/$1.tid"
+  }
+  twtid codling 'Codling Moth' 'Pests [[Apple trees]]' 'severity: high;season: May to August' \
+    'Larvae tunnel into the fruit. Hang pheromone traps in May and band the trunks in June.'
+  twtid blight 'Fire Blight' 'Diseases [[Pear trees]]' 'severity: high;season: Spring' \
+    'Shoots wilt and blacken as if scorched. Cut out infected wood 30 cm below the canker.'
+  twtid scab 'Apple Scab' 'Diseases [[Apple trees]]' 'severity: medium;season: Spring' \
+    'Olive-green spots on leaves and fruit. Rake up fallen leaves in autumn.'
+  twtid bramley 'Bramley Seedling' 'Varieties [[Apple trees]]' 'row: 4;harvest: October' \
+    'A cooking apple, large and sharp. Stores until March.'
+  twtid conference 'Conference Pear' 'Varieties [[Pear trees]]' 'row: 7;harvest: September' \
+    'A long pear, sweet when ripe. Pick firm and ripen indoors.'
+  twtid pruning 'Winter Pruning' 'Tasks' 'due: 2027-01-15' \
+    'Prune the apple rows before the buds break. Leave the stone fruit until summer.'
+  twtid harvest 'Harvest Log' 'Tasks [[Apple trees]]' '' \
+    "|!Row |!Variety |!Crates |
+|4 |Bramley Seedling |31 |
+|7 |Conference Pear |18 |"
+  cat > "$TW_DIR/serve.sh" <<'SERVE'
+#!/bin/sh
+# serve.sh PORT: TiddlyWiki on PORT over a fresh copy of the seeded wiki (see scripts/acceptance-setup.sh).
+set -e
+W="/tmp/cs-acceptance-tiddlywiki-$1"
+rm -rf "$W" && cp -r /var/lib/cs-acceptance/tiddlywiki/wiki "$W"
+exec node /var/lib/cs-acceptance/tiddlywiki/node_modules/tiddlywiki/tiddlywiki.js "$W" --listen host=127.0.0.1 "port=$1" \
+  credentials=/var/lib/cs-acceptance/tiddlywiki/users.csv 'readers=(authenticated)' 'writers=(authenticated)'
+SERVE
+  chmod +x "$TW_DIR/serve.sh"
+  touch "$TW_DIR/.seeded"
+fi
+find /tmp -maxdepth 1 -name 'cs-acceptance-tiddlywiki-*' -mmin +120 -exec rm -rf {} + 2>/dev/null || true
+
+echo "acceptance apps ready: dokuwiki (/usr/share/dokuwiki), phpmyadmin (/usr/share/phpmyadmin), mariadb db acme, adminer (/usr/share/adminer, mariadb db orchard), mediawiki (/var/lib/mediawiki, sqlite $MWDB), wordpress (/usr/share/wordpress, mariadb db wordpress), fossil ($FSL_DIR/repo.fossil), redmine (/usr/share/redmine, sqlite), django admin ($DJ_DIR), directus ($DX_DIR, postgresql db directus_acc), request tracker 5 (/usr/share/request-tracker5, sqlite), ghost ($GH_DIR, sqlite), transmission ($TR_DIR), jupyter ($JN_DIR), qbittorrent ($QB_DIR), verdaccio ($VD_DIR), radicale ($RD_DIR), rabbitmq ($RQ_DIR), syncthing ($ST_DIR), prometheus ($PM_DIR), tomcat ($TC_DIR), roundcube ($RC_DIR), monit ($MN_DIR), shaarli ($SH_DIR), znc ($ZN_DIR), zabbix ($ZB_DIR, postgresql db zabbix_seed), vendure ($VN_DIR, postgresql db vendure_seed), postfixadmin ($PF_DIR, sqlite), nagios ($NG_DIR, apache2 on the test's port), tt-rss ($TT_DIR, postgresql db ttrss_seed), icinga web 2 ($IW_DIR, postgresql db icingaweb_seed), tiddlywiki ($TW_DIR)"

@@ -114,14 +114,26 @@ export function synthesize(inp: SynthInput): SynthResult {
     requestSlots(x).some((s) => s.value === name && s.where !== 'path' && !(s.where === 'json' && s.key.includes('.')));
   const typedForTask = args.map((a) => a.example).filter((v) => v.length >= 2);
   const sendsTyped = (x: Exchange) => requestSlots(x).some((s) => typedForTask.includes(s.value));
+  const carried = new Map(xs.map((x) => [x.id, secrets.needlesFor(x).filter((n) => carries(x, n))]));
+  // Slots whose password (or other credential) some request sends: the recording holds a sign-in.
+  const signedIn = new Set(
+    xs.flatMap((x) =>
+      carried
+        .get(x.id)!
+        .filter((n) => n.field !== 'username')
+        .map((n) => n.slot),
+    ),
+  );
   const carriers = new Set(
     xs
       .filter((x) => {
-        const carried = secrets.needlesFor(x).filter((n) => carries(x, n));
-        if (carried.some((n) => n.field !== 'username') || /\{\{secret:/.test(sent(x))) return true;
+        const mine = carried.get(x.id)!;
+        if (mine.some((n) => n.field !== 'username') || /\{\{secret:/.test(sent(x))) return true;
         // (A form that sends the account's name beside what the person typed for the task — an
-        // admin form's `user=seed` — is the task, not an identifier-first sign-in.)
-        return carried.some((n) => ownField(x, n.needle)) && !sendsTyped(x);
+        // admin form's `user=seed` — is the task, not an identifier-first sign-in. Nor is a
+        // username in a recording where no request sends that login's password: the browser
+        // signed in out of sight, HTTP Basic, and `creator: seed` is data about the person.)
+        return mine.some((n) => signedIn.has(n.slot) && ownField(x, n.needle)) && !sendsTyped(x);
       })
       .map((x) => x.id),
   );
@@ -410,7 +422,7 @@ export function synthesize(inp: SynthInput): SynthResult {
   // the recording: a browser answers an HTTP Basic or Digest challenge out of the recording's sight
   // (its sign-in dialog, Playwright's httpCredentials). The run answers it the same way, if the site asks.
   const basicAuth =
-    !loginSteps.length && !chain.usedSecrets.size
+    !loginSteps.length && [...chain.usedSecretFields].every((f) => f.endsWith('.username'))
       ? secrets.slots.find((s) => s.type === 'login' && hints.secrets?.[s.name] !== undefined)?.name
       : undefined;
   // (A Digest answer holds a hash, never the password: the login must be one the person names.)

@@ -5,7 +5,7 @@
 import * as cheerio from 'cheerio';
 import { nextLinkOf } from './html-structure.js';
 import { cgiQuery, isHtml, isJson, isRead, isXml, reqHeader, resHeader } from './normalize.js';
-import { jsonLeaves, parseJson, recordsPath } from './slots.js';
+import { jsonLeaves, parseJson, recordsPath, requestSlots } from './slots.js';
 import type { Exchange } from './types.js';
 import { lowEntropy } from './values.js';
 
@@ -81,6 +81,12 @@ const typedIn = (x: Exchange, argValues: string[]) => {
         ? wholeIn(rt, v)
         : rt.includes(v) || (/ /.test(v.trim()) && ['_', '-'].some((sep) => rt.includes(v.trim().split(/\s+/).join(sep))))),
   );
+};
+
+/** The typed values a request sends as whole values of their own: a path segment, a parameter, a field. */
+const wholeTyped = (x: Exchange, typed: string[]) => {
+  const values = new Set(requestSlots(x).map((s) => s.value.trim().toLowerCase()));
+  return typed.filter((v) => values.has(v.trim()));
 };
 
 /** A number or a short value ("2", "en") is typed where it stands alone: a uid of 2 is in `uid=2&`,
@@ -162,7 +168,7 @@ export function scoreTargets(xs: Exchange[], f: TargetFacts): Candidate[] {
   // something up for it (a typeahead's search for the group typed into a create form).
   const writes = xs
     .filter((x) => !isRead(x) && !f.secretCarriers.has(x.id))
-    .map((x) => ({ index: x.index, typed: typedBy(x) }))
+    .map((x) => ({ x, index: x.index, typed: typedBy(x), whole: wholeTyped(x, typedBy(x)) }))
     .filter((w) => w.typed.length);
   // JSON reads by the typed values they carry, with the size of their answers (named fields: bare
   // numbers are data for a widget): of two calls a page polls about the same record (a folder's
@@ -212,6 +218,11 @@ export function scoreTargets(xs: Exchange[], f: TargetFacts): Candidate[] {
         else if (typed.every((v) => searched.has(v)))
           add(-4, 'a background write of only what a search request searched with (the app saving its view)');
       }
+      // (TiddlyWiki deletes "Draft of 'Apple Scab' by seed" beside "Apple Scab": the write about
+      // the record sends the typed value as a value of its own, a path segment or a field.)
+      const me = writes.find((w) => w.x === x);
+      if (me && me.whole.length < typed.length && writes.some((w) => w !== me && typed.every((v) => w.whole.includes(v))))
+        add(-2, "a write that sends typed value(s) only inside a longer value (a draft's name), beside one that sends them whole");
       if (
         typed.length &&
         isRead(x) &&

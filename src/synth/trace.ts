@@ -46,6 +46,8 @@ export interface Chain {
   warnings: string[];
   usedArgs: Set<string>;
   usedSecrets: Set<string>;
+  /** What of each used secret the plan sends: `slot.field` (`account.username`, `account.password`). */
+  usedSecretFields: Set<string>;
   /** Exchange id → ids of the exchanges it needs (value producers and cookie setters). */
   deps: Map<string, Set<string>>;
   /** Writes that send back a document read before, changed (read-modify-write): the var it is read into. */
@@ -87,6 +89,9 @@ export function pageMadeId(all: Exchange[]): string | null {
   return null;
 }
 
+/** A media type (`text/vnd.tiddlywiki`, `application/json`): a name a program uses, never a token. */
+const MEDIA_TYPE = /^(?:text|application|image|audio|video|font|multipart|model)\/[a-z0-9][\w.+-]*$/i;
+
 export function traceChain(inp: TraceInput): Chain {
   const chain: Chain = {
     steps: new Map(),
@@ -96,6 +101,7 @@ export function traceChain(inp: TraceInput): Chain {
     warnings: [],
     usedArgs: new Set(),
     usedSecrets: new Set(),
+    usedSecretFields: new Set(),
     deps: new Map(),
     readBacks: new Map(),
   };
@@ -200,7 +206,10 @@ export function traceChain(inp: TraceInput): Chain {
         continue;
       }
       sub.args.forEach((a) => chain.usedArgs.add(a));
-      sub.secrets.forEach((s) => chain.usedSecrets.add(s.slot));
+      for (const s of sub.secrets) {
+        chain.usedSecrets.add(s.slot);
+        chain.usedSecretFields.add(`${s.slot}.${s.field}`);
+      }
       if (sub.args.length || sub.secrets.length) {
         resolved.push({ slot, res: { kind: 'template', template: sub.template, args: sub.args, secrets: sub.secrets } });
         if (sub.whole) continue;
@@ -276,9 +285,10 @@ export function traceChain(inp: TraceInput): Chain {
       }
       // Short values only follow strong, id-like evidence (a JSON "id" key, a data-*-id attribute).
       // A plain word or identifier without digits ("search", "login", a GraphQL operation name
-      // "SearchBooks") is a name the code uses, not a token.
+      // "SearchBooks") is a name the code uses, not a token; so is a media type ("text/vnd.tiddlywiki").
       const weak =
         lowEntropy(v) ||
+        MEDIA_TYPE.test(v) ||
         (slot.where !== 'path' &&
           v.length <= 24 &&
           /^[a-z]+(?:[_-][a-z]+)*$/i.test(v) &&

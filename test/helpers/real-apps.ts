@@ -1,6 +1,6 @@
 // Real open-source web applications for the synthesis acceptance suite (installed and seeded by
 // scripts/acceptance-setup.sh from Debian packages): each is served on 127.0.0.1 by `php -S` (Fossil
-// by `fossil server`, Redmine by rackup, Django by `manage.py runserver`, Directus by `directus start`, Request Tracker by `rt-server`, Ghost by its own `node index.js`, Transmission by `transmission-daemon`, Jupyter by `jupyter-notebook`, qBittorrent by `qbittorrent-nox`, Verdaccio by its own bin, Radicale by `python3 -m radicale`, RabbitMQ, Syncthing, Prometheus, Tomcat, Roundcube, Monit, Shaarli, ZNC, Zabbix, Vendure, PostfixAdmin, Nagios, tt-rss and Icinga Web by their setup's `serve.sh`) and stopped by its PID. Recorded HARs are rebased onto the
+// by `fossil server`, Redmine by rackup, Django by `manage.py runserver`, Directus by `directus start`, Request Tracker by `rt-server`, Ghost by its own `node index.js`, Transmission by `transmission-daemon`, Jupyter by `jupyter-notebook`, qBittorrent by `qbittorrent-nox`, Verdaccio by its own bin, Radicale by `python3 -m radicale`, RabbitMQ, Syncthing, Prometheus, Tomcat, Roundcube, Monit, Shaarli, ZNC, Zabbix, Vendure, PostfixAdmin, Nagios, tt-rss, Icinga Web and TiddlyWiki by their setup's `serve.sh`) and stopped by its PID. Recorded HARs are rebased onto the
 // port a test started the app on.
 import { type ChildProcess, execFileSync, spawn } from 'node:child_process';
 import crypto from 'node:crypto';
@@ -39,7 +39,8 @@ export interface RealApp {
     | 'postfixadmin'
     | 'nagios'
     | 'ttrss'
-    | 'icingaweb';
+    | 'icingaweb'
+    | 'tiddlywiki';
   /** The PHP document root (Fossil: the repository file; Redmine: the Rails application). */
   docroot: string;
   /** Port the fixtures were recorded on. */
@@ -384,6 +385,15 @@ export const APPS: Record<RealApp['name'], RealApp> = {
     // (A fresh PostgreSQL database from the seed's template and a config directory per start.)
     server: (port) => ({ cmd: '/bin/sh', args: ['/var/lib/cs-acceptance/icingaweb/serve.sh', String(port)] }),
     readyPath: '/authentication/login',
+    bootMs: 15_000,
+  },
+  tiddlywiki: {
+    name: 'tiddlywiki',
+    docroot: '/var/lib/cs-acceptance/tiddlywiki',
+    recordedPort: 8991,
+    needs: ['/var/lib/cs-acceptance/tiddlywiki/.seeded'],
+    // (A fresh copy of the seeded wiki per start, under /tmp.)
+    server: (port) => ({ cmd: '/bin/sh', args: ['/var/lib/cs-acceptance/tiddlywiki/serve.sh', String(port)] }),
     bootMs: 15_000,
   },
 };
@@ -839,3 +849,15 @@ export function pgRows(db: string, sql: string): string[][] {
 
 /** Rows of the tt-rss instance serving on `port` (its database, `ttrss_run_<port>`). */
 export const ttrssRows = (port: number, sql: string) => pgRows(`ttrss_run_${port}`, sql);
+
+/** TiddlyWiki's user (HTTP Basic; scripts/acceptance-setup.sh). */
+export const TIDDLYWIKI_USER = { username: 'seed', password: 'tw-pass-1' };
+
+/** A tiddler as TiddlyWiki's server at `base` holds it (its JSON), or null when there is none. */
+export async function tiddler(base: string, title: string): Promise<Record<string, any> | null> {
+  const auth = `Basic ${Buffer.from(`${TIDDLYWIKI_USER.username}:${TIDDLYWIKI_USER.password}`).toString('base64')}`;
+  const r = await fetch(`${base}/recipes/default/tiddlers/${encodeURIComponent(title)}`, { headers: { authorization: auth } });
+  if (r.status === 404) return null;
+  if (!r.ok) throw new Error(`TiddlyWiki ${title}: ${r.status} ${await r.text()}`);
+  return r.json();
+}
