@@ -350,6 +350,33 @@ describe('a forged worker (the parent trusts no worker message)', () => {
       arguments: { mode: 'rpc', method: 'page.goto', params: { url: 'about:blank', timeout: 1000, extra: 1 } },
     });
     expect(r.error.message).toMatch(/invalid parameters for page\.goto/);
+    // browser.open names a login slot and an origin; the parent reads the login from the run's own
+    // secrets (a worker never hands it credentials), and only for an http(s) origin.
+    r = await run(h, {
+      connector_id: browserScript.id,
+      arguments: {
+        mode: 'rpc',
+        method: 'browser.open',
+        params: { credentials: { slot: 'account', origin: 'http://127.0.0.1:9', password: 'x' } },
+      },
+    });
+    expect(r.error.message).toMatch(/invalid parameters for browser\.open/);
+    r = await run(h, {
+      connector_id: browserScript.id,
+      arguments: { mode: 'rpc', method: 'browser.open', params: { credentials: { slot: 'account', origin: 'http://127.0.0.1:9' } } },
+    });
+    expect(JSON.stringify(r.result ?? r.error)).toContain("secret slot 'account' is not a login");
+    const withLogin = await publish(h, {
+      ...script(`export default async () => 1`, { browser: true }),
+      required_secrets: [{ name: 'account', type: 'login' }],
+    });
+    r = await run(h, {
+      connector_id: withLogin.id,
+      arguments: { mode: 'rpc', method: 'browser.open', params: { credentials: { slot: 'account', origin: 'file:///etc/passwd' } } },
+      secret_values: { account: { username: 'u', password: 'pw-sentinel-9' } },
+    });
+    expect(JSON.stringify(r.result ?? r.error)).toContain('basic_auth needs an http(s) origin');
+    expect(JSON.stringify(r)).not.toContain('pw-sentinel-9');
     const c = await scriptC();
     r = await run(h, {
       connector_id: c.id,

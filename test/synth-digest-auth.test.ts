@@ -222,4 +222,90 @@ describe.each(await backends())('a site behind HTTP Digest authentication (%s)',
     expect(logs).toContain("the site's Digest nonce expired; answering its new one");
     expect(leaks(JSON.stringify(out) + logs)).toEqual([]);
   });
+
+  it("a browser connector's browser answers the challenge (basic_auth), for the first page's origin only", async () => {
+    const site = await start({ algorithms: ['SHA-256'], usesPerNonce: 1000 });
+    // (Synthesis writes basic_auth into a browser plan as into an HTTP one: test/unit/synth/browser-plan.test.ts.)
+    const search = await publish(h, {
+      definition: {
+        format: 'connector-definition/v1',
+        engine: 'browser',
+        basic_auth: 'account',
+        steps: [
+          { action: 'navigate', url: site.base },
+          { action: 'type', selector: '#q', text: '{{args.query}}' },
+          { action: 'press', key: 'Enter', selector: '#q' },
+          { action: 'wait', selector: '#out li' },
+          { action: 'extract', values: { plants: { from: 'css', selector: '#out li', all: true } } },
+        ],
+        result: { plants: '{{vars.plants}}' },
+      },
+      input_schema: { type: 'object', properties: { query: { type: 'string' } }, required: ['query'] },
+      required_secrets: [{ name: 'account', type: 'login' }],
+    });
+    const account = await loginSecret(h, USER, PASS);
+    const out = await run(h, { connector_id: search.id, arguments: { query: 'plum' }, secret_bindings: { account } });
+    expect(out.status, JSON.stringify(out.error)).toBe('success');
+    expect(out.result).toEqual({ plants: ['Plum tree', 'Cherry plum'] });
+    // (Chromium's own Digest answers, checked by the site.)
+    expect(site.log.accepted.length).toBeGreaterThanOrEqual(2);
+    expect(site.log.refused).toEqual([]);
+    expect(leaks(JSON.stringify(out) + (await logsOf(h, out.id)))).toEqual([]);
+
+    const wrong = await loginSecret(h, USER, `${PASS}-old`);
+    const bad = await run(h, { connector_id: search.id, arguments: { query: 'pear' }, secret_bindings: { account: wrong } });
+    expect(bad.status).toBe('connector_error');
+    expect(bad.error).toMatchObject({
+      type: 'auth_required',
+      message: expect.stringContaining("refused the HTTP credentials of login 'account'"),
+    });
+    expect(leaks(JSON.stringify(bad) + (await logsOf(h, bad.id)))).toEqual([]);
+
+    // Another origin that asks for credentials gets none: the run ends there, refused, and that
+    // site never saw an answer.
+    const other = await start({ algorithms: ['SHA-256'], usesPerNonce: 1000 });
+    const c = await publish(h, {
+      definition: {
+        format: 'connector-definition/v1',
+        engine: 'browser',
+        basic_auth: 'acct',
+        steps: [
+          { action: 'navigate', url: site.base },
+          { action: 'navigate', url: `${other.base}/` },
+        ],
+        result: { ok: true },
+      },
+      required_secrets: [{ name: 'acct', type: 'login' }],
+    });
+    const sent: string[] = [];
+    other.server.prependListener('request', (req: http.IncomingMessage) => sent.push(req.headers.authorization ?? ''));
+    const two = await run(h, { connector_id: c.id, arguments: {}, secret_values: { acct: { username: USER, password: PASS } } });
+    expect(two.status, JSON.stringify(two.error)).toBe('connector_error');
+    expect(two.error).toMatchObject({
+      type: 'auth_required',
+      message: expect.stringContaining('HTTP credentials the connector has none for'),
+    });
+    expect(sent.length).toBeGreaterThanOrEqual(1);
+    expect(sent.filter((a) => a !== '')).toEqual([]);
+    expect(other.log.accepted).toEqual([]);
+  });
+
+  it('a browser connector with basic_auth and no page to open is refused at publish time', async () => {
+    const bad = await h.api('POST', '/v1beta/connectors', {
+      display_name: `no page ${tag}`,
+      purpose: 'test',
+      input_schema: { type: 'object' },
+      output_schema: {},
+      definition: {
+        format: 'connector-definition/v1',
+        engine: 'browser',
+        basic_auth: 'acct',
+        steps: [{ action: 'wait', ms: 10 }],
+        result: { ok: true },
+      },
+      required_secrets: [{ name: 'acct', type: 'login' }],
+    });
+    expect(bad.status).toBe(422);
+    expect(bad.text).toContain('basic_auth needs a navigate step');
+  });
 });

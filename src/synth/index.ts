@@ -505,6 +505,12 @@ export function synthesize(inp: SynthInput): SynthResult {
     const script = plan.ok || out.kind !== 'json' ? null : browserFallback(def, out, first, all, warnings, rec.actions);
     if (plan.ok) {
       [definition, fallback, usedArgs, slotsUsed] = [plan.definition, 'browser', plan.usedArgs, plan.usedSlots];
+      // (The browser answers the site's HTTP Basic or Digest challenge as the recording's did.)
+      if (basicAuth && !plan.definition.login) {
+        const { format, engine, ...rest } = plan.definition;
+        definition = { format, engine, basic_auth: basicAuth, ...rest };
+        slotsUsed = new Set([...plan.usedSlots, basicAuth]);
+      }
       if (bare) outputSchema = { type: 'object', properties: { url: { type: 'string' } }, required: ['url'] };
       decisions.arguments = args.filter((a) => usedArgs.has(a.name)).map((a) => ({ name: a.name, example: a.example }));
       decisions.login = (plan.definition.login?.steps ?? []).flatMap((st) =>

@@ -233,6 +233,7 @@ export const DEFINITION_SCHEMA = {
       properties: {
         ...base,
         engine: { const: 'browser' },
+        basic_auth: nonEmpty,
         login: {
           type: 'object',
           properties: { ...annotated, slot: nonEmpty, steps: { type: 'array', items: { $ref: '#/definitions/browserStep' }, minItems: 1 } },

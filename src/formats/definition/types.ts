@@ -430,6 +430,11 @@ export interface BrowserLogin extends Annotated {
 export interface BrowserDefinition extends DefinitionBase {
   engine: 'browser';
   login?: BrowserLogin;
+  /**
+   * A login slot the browser answers the site's HTTP Basic or Digest challenge with (its sign-in
+   * dialog), for the origin of the first `navigate` step only.
+   */
+  basic_auth?: string;
   detect?: Detection;
   steps: BrowserStep[];
   result: JsonTemplate;

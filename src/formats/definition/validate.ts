@@ -94,9 +94,16 @@ export function validateDefinition(def: unknown, ctx: DefinitionContext, prefix:
   }
   for (const m of [...(d.detect?.login_page ?? []), ...(d.detect?.anti_bot ?? [])]) if (m.css) checkSelector(m.css, ['detect'], err);
 
-  if (d.engine === 'http' && d.basic_auth !== undefined) {
+  if ((d.engine === 'http' || d.engine === 'browser') && d.basic_auth !== undefined) {
     const slot = slots.get(d.basic_auth);
     if (slot?.type !== 'login') err(['basic_auth'], `Value error, '${d.basic_auth}' is not a login slot of required_secrets`, d.basic_auth);
+    // (The browser answers for the origin of the first page it opens.)
+    if (d.engine === 'browser' && ![...(d.login?.steps ?? []), ...d.steps].some((st) => st.action === 'navigate'))
+      err(
+        ['basic_auth'],
+        'Value error, basic_auth needs a navigate step: the browser answers for the origin of the first page it opens',
+        d.basic_auth,
+      );
   }
   if (d.login) {
     const slot = slots.get(d.login.slot);

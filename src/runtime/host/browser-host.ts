@@ -4,11 +4,13 @@
 // Egress: each run's context sends all its traffic through its own policy-enforcing proxy
 // (chained to the run's upstream proxy), page.goto is checked here before the browser acts, and
 // no content leaves a page operation while a frame shows a non-web URL (src/egress/browser-guard.ts).
-import type { Browser, BrowserContext, Page } from 'playwright-core';
+import type { Browser, BrowserContext, HTTPCredentials, Page } from 'playwright-core';
 import { openChromium } from '../../browser/chromium.js';
 import type { Egress } from '../../egress/egress.js';
 import { ContextGuard } from '../../egress/browser-guard.js';
 import type { EventBus } from '../../lib/events.js';
+
+type HttpCredentials = HTTPCredentials & { origin: string };
 
 interface RunPage {
   context: BrowserContext;
@@ -43,14 +45,15 @@ export class BrowserHost {
     return this.browser;
   }
 
-  private open(runId: string, proxy: string | null): Promise<RunPage> {
+  /** `auth`: the HTTP Basic/Digest credentials of one origin (sandbox-run.ts reads them from the run's secrets). */
+  private open(runId: string, proxy: string | null, auth?: HttpCredentials): Promise<RunPage> {
     let p = this.pages.get(runId);
     if (!p) {
       p = (async () => {
         const b = await this.chromium();
         const guard = await ContextGuard.start(this.opts.egress, proxy);
         try {
-          const context = await b.newContext(guard.contextProxy);
+          const context = await b.newContext({ ...guard.contextProxy, ...(auth ? { httpCredentials: auth } : {}) });
           guard.watch(context);
           const page = await context.newPage();
           return { context, page, lastStatus: undefined, guard };
@@ -81,7 +84,7 @@ export class BrowserHost {
   /** Executes one page operation for a run. */
   async call(runId: string, proxy: string | null, method: string, a: Record<string, any>): Promise<unknown> {
     if (method === 'browser.open') {
-      await this.open(runId, proxy);
+      await this.open(runId, proxy, a.httpCredentials);
       return {};
     }
     const rp = await this.open(runId, proxy);

@@ -41,6 +41,19 @@ export function scrubberFor(secrets: Record<string, SlotValue>): Scrubber {
   return scrubber;
 }
 
+/**
+ * `browser.open`'s login slot as Playwright's httpCredentials, read from the run's own secrets and
+ * bound to one http(s) origin (Chromium sends them nowhere else).
+ */
+function httpCredentials(job: Job, params: Record<string, any>): Record<string, unknown> {
+  const { slot, origin } = params.credentials as { slot: string; origin: string };
+  const login = Object.hasOwn(job.secrets, slot) ? job.secrets[slot] : undefined;
+  if (login?.type !== 'login') throw new Error(`secret slot '${slot}' is not a login`);
+  const u = URL.parse(origin);
+  if (!u || (u.protocol !== 'http:' && u.protocol !== 'https:')) throw new Error('basic_auth needs an http(s) origin');
+  return { httpCredentials: { username: login.username, password: login.password, origin: u.origin } };
+}
+
 export async function runInSandbox(d: SandboxDeps, job: Job, o: SandboxRunOptions): Promise<Outcome> {
   const deadline = Date.now() + o.timeoutMs;
   try {
@@ -54,6 +67,8 @@ export async function runInSandbox(d: SandboxDeps, job: Job, o: SandboxRunOption
         if (method === 'files.save') return o.saveFile(params);
         if (method === 'totp.code')
           return serveTotpCode(d.totp, job.secrets, params.slot, deadline, { log: o.note, secret: (c) => o.scrubber.add(c) });
+        if (method === 'browser.open' && params.credentials)
+          return d.browser.call(job.runId, job.proxy, method, httpCredentials(job, params));
         return d.browser.call(job.runId, job.proxy, method, params);
       },
     });

@@ -21,7 +21,16 @@ const strict = { additionalProperties: false };
 
 const PARAMS = {
   'totp.code': Type.Object({ slot: Type.String({ minLength: 1, maxLength: 200 }) }, strict),
-  'browser.open': Type.Object({}, strict),
+  // `credentials`: the login slot the browser answers HTTP Basic/Digest challenges of `origin`
+  // with; the parent reads the slot's values from the run's own secrets (they never cross here).
+  'browser.open': Type.Object(
+    {
+      credentials: Type.Optional(
+        Type.Object({ slot: Type.String({ minLength: 1, maxLength: 200 }), origin: Type.String({ maxLength: 2_000 }) }, strict),
+      ),
+    },
+    strict,
+  ),
   'page.goto': Type.Object({ url: Type.String({ maxLength: 100_000 }), timeout: Timeout }, strict),
   'page.click': Type.Object({ selector: Selector, timeout: Timeout }, strict),
   'page.fill': Type.Object({ selector: Selector, text: Text, timeout: Timeout }, strict),

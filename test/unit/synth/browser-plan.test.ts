@@ -147,6 +147,31 @@ describe('browser plan from the action log', () => {
     expect(shape(d.steps)).toEqual(['navigate http://127.0.0.1:47811/items?q={{args.q | urlencode}}', 'wait', 'extract']);
   });
 
+  it("a site the browser signed in to out of the recording's sight (HTTP Basic/Digest): the plan answers with the hinted login", () => {
+    // (The same flow without its sign-in form: the items pages, behind the site's HTTP authentication.)
+    const har = capture('d-list-detail');
+    const cap = (har.log as any)._capture;
+    cap.actions = cap.actions
+      .filter((a: { seq: number }) => a.seq >= 11)
+      .map((a: { seq: number }, i: number) => ({ ...a, seq: i + 1, ...(i === 0 ? { cause: 'start' } : {}) }));
+    cap.secrets = [];
+    cap.start_url = 'http://127.0.0.1:47811/items';
+    har.log.entries = har.log.entries.filter((e) => ['e3', 'e4', 'e5'].includes(e._id!));
+    const hints: Hints = { prefer_browser: true, arguments: { q: 'delta' }, secrets: { account: 'sec_1' } };
+    const r = synthesize({
+      recording: har,
+      hints,
+      secretValues: { account: { type: 'login', username: 'alice', password: 'pw-sentinel-1', totp_secret: null } },
+    });
+    const d = r.definition as BrowserDefinition;
+    expect(d.engine).toBe('browser');
+    expect(d.login).toBeUndefined();
+    expect(d.basic_auth).toBe('account');
+    expect(r.required_secrets.map((s) => s.name)).toEqual(['account']);
+    expect(validateDefinition(d, { inputSchema: r.input_schema, requiredSecrets: r.required_secrets })).toEqual([]);
+    expect(JSON.stringify(r)).not.toContain('pw-sentinel-1');
+  });
+
   it('without prefer_browser, a page flow that replays over HTTP stays http (and meta says so)', () => {
     const r = synthesize({ recording: capture('d-list-detail') });
     expect(r.definition.engine).toBe('http');

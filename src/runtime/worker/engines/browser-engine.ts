@@ -20,6 +20,15 @@ export async function pageCall(ctx: RunContext, method: string, params: Record<s
     const msg = String(err.message ?? e).split('\n')[0];
     // The parent's egress policy refused it (src/egress/browser-guard.ts): say so, not "network error".
     if (err.name === 'EgressDenied') throw egressFailure({ rule: 'browser', message: msg });
+    // (Chromium's word for a sign-in it had nothing to answer with: no basic_auth, or another origin's.)
+    if (/net::ERR_INVALID_AUTH_CREDENTIALS/.test(msg))
+      throw new RunFailure(
+        'auth_required',
+        `${what}: the site asks for HTTP credentials the connector has none for (basic_auth answers only the first page's origin)`,
+        {
+          details: { action: what },
+        },
+      );
     if (/net::ERR_|ECONNREFUSED|NS_ERROR/.test(msg)) throw new RunFailure('site_unavailable', `${what}: ${msg}`, { retryable: true });
     const timedOut = err.name === 'TimeoutError' || /Timeout .*exceeded/.test(msg);
     if (timedOut && method === 'page.goto')
@@ -46,10 +55,24 @@ export class BrowserEngine {
   }
 
   async run(): Promise<unknown> {
-    await this.ctx.host.rpc('browser.open', {});
+    await this.ctx.host.rpc('browser.open', this.def.basic_auth ? { credentials: this.httpAuth(this.def.basic_auth) } : {});
     if (this.def.login) await this.login();
     await this.steps(this.def.steps, false);
     return renderJson(this.def.result, this.ctx.lookup);
+  }
+
+  /**
+   * The slot and origin the browser answers HTTP Basic/Digest challenges for: the origin of the
+   * first page the connector opens. The parent reads the slot's values; they never pass here.
+   */
+  private httpAuth(slot: string): { slot: string; origin: string } {
+    if (this.ctx.job.secrets[slot]?.type !== 'login')
+      throw new RunFailure('auth_required', `no login bound to slot '${slot}' (basic_auth)`);
+    const first = [...(this.def.login?.steps ?? []), ...this.def.steps].find((st) => st.action === 'navigate');
+    const url = first?.action === 'navigate' ? URL.parse(renderText(first.url, this.ctx.lookup)) : null;
+    if (!url || (url.protocol !== 'http:' && url.protocol !== 'https:'))
+      throw new RunFailure('invalid_input', 'basic_auth: the connector opens no web page first (a navigate step) to answer for');
+    return { slot, origin: url.origin };
   }
 
   private async login(): Promise<void> {
@@ -199,6 +222,11 @@ export class BrowserEngine {
         details: { step: name, status },
       });
     }
+    // (With basic_auth, Chromium answered the challenge: a 401 still is the site refusing that login.)
+    if (status === 401 && this.def.basic_auth)
+      throw new RunFailure('auth_required', `${name}: the site refused the HTTP credentials of login '${this.def.basic_auth}'`, {
+        details: { step: name, status },
+      });
     if (noRelogin || !this.matchesAny(v, this.def.detect?.login_page)) return;
     if (this.def.login && !this.relogged) {
       this.relogged = true;
