@@ -4,7 +4,7 @@
 // a later request that sent its code under the select's name, make the argument a choice. The plan
 // matches the code; the templates translate with `choose:[[label, code], …]`, so a caller gives
 // either the label (as the person did) or the code.
-import * as cheerio from 'cheerio';
+import { loadHtml } from './html-load.js';
 import { isHtml } from './normalize.js';
 import { requestSlots } from './slots.js';
 import type { ArgValue } from './substitute.js';
@@ -31,7 +31,7 @@ function dropDowns(xs: Exchange[]): { index: number; name: string; table: [strin
   return xs
     .filter((x) => isHtml(x) && x.text && /<select[\s>]|type=["']?radio/i.test(x.text))
     .flatMap((page) => {
-      const $ = cheerio.load(page.text!);
+      const $ = loadHtml(page.text!);
       const selects = $('select[name]')
         .toArray()
         .map((sel) => ({

@@ -1,7 +1,8 @@
 // Plans the http engine can't run, turned into script connectors (see script-emit.ts):
 // a download becomes "http plan + files.save"; a target whose request is computed in page JS
 // becomes "log in and submit the page's own form in a browser, capture the response".
-import * as cheerio from 'cheerio';
+import type * as cheerio from 'cheerio';
+import { loadHtml } from './html-load.js';
 import type { Action, ElementInfo } from '../formats/recording/types.js';
 import type { ConnectorDefinition, HttpDefinition, HttpStep } from '../formats/definition/types.js';
 import { csvRows, isCsv } from './csv.js';
@@ -130,7 +131,7 @@ export function browserFallback(
   const pages = all.filter((x) => x.text && /html/.test(x.mime) && x.index < target.index);
   const pageWithForm = (action: string, before: number) => {
     for (const p of [...pages].filter((x) => x.index < before).reverse()) {
-      const $ = cheerio.load(p.text!);
+      const $ = loadHtml(p.text!);
       const form = formFor($, p.finalUrl, action);
       if (form) return { page: p, $, form };
     }
@@ -156,7 +157,7 @@ export function browserFallback(
   const referer = reqHeader(target, 'referer');
   const page = [...pages].reverse().find((p) => p.finalUrl === referer) ?? [...pages].reverse().find((p) => !/login/i.test(p.finalUrl));
   if (!page) return null;
-  const $ = cheerio.load(page.text!);
+  const $ = loadHtml(page.text!);
   const step = def.steps.find((s) => s.url === new URL(target.url).pathname || s.url === target.url);
   const argSlots = Object.entries({ ...(step?.query ?? {}), ...(step?.body?.form ?? {}) }).filter(([, v]) =>
     /\{\{\s*args\./.test(String(v)),

@@ -1,7 +1,8 @@
 // Stage 6b: an HTML target becomes CSS-selector extraction: a detail block of named fields
 // (data-field / itemprop / data-prop / dd after dt), or a list of records from repeated rows.
 // Values are typed from the recorded text so the output schema is useful.
-import * as cheerio from 'cheerio';
+import type * as cheerio from 'cheerio';
+import { loadHtml } from './html-load.js';
 import type { CssExtractor, CssField, ValueType } from '../formats/definition/types.js';
 import type { Schema } from './schema-infer.js';
 import { stringFormat, typeOf } from './values.js';
@@ -158,7 +159,7 @@ export function extractHtml(
   prefer?: (kind: 'detail' | 'list', sample: unknown) => number, // the person's picks (picks.ts)
   otherPages: string[] = [], // the site's other recorded pages: what they share is template
 ): RankedExtraction | null {
-  const $ = cheerio.load(html);
+  const $ = loadHtml(html);
   const view = new View({ url: 'http://recorded.invalid/', status: 200, text: html });
   const conv = [detail($, []), list($, [])].filter((c): c is HtmlExtraction => !!c);
   const cands: { c: HtmlExtraction; score: number; missing: string[] }[] = [];
@@ -237,7 +238,7 @@ const flatValues = (v: unknown, textOnly = false): string[] =>
 
 /** The element that marks a login page (a form with a password or one-time-code input). */
 export function loginPageMarkers(html: string): string[] {
-  const $ = cheerio.load(html);
+  const $ = loadHtml(html);
   const out: string[] = [];
   $('form').each((_, f) => {
     const form = $(f);

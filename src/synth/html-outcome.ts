@@ -6,7 +6,8 @@
 // for people and assistive technology alike: role=alert/status, aria-live, or a class or id token
 // naming a message (message, notice, flash, alert, success…). Text the site's other recorded pages
 // also show (a standing banner) is no outcome. Selected structurally, like every other rule.
-import * as cheerio from 'cheerio';
+import type * as cheerio from 'cheerio';
+import { loadHtml } from './html-load.js';
 import type { Extractor } from '../formats/definition/types.js';
 import { visibleText } from '../runtime/worker/engines/extract.js';
 import { clean } from './dom-text.js';
@@ -28,8 +29,8 @@ export interface OutcomeRule {
 
 /** The status message a write's landing page shows, as a rule; null when it shows none. */
 export function outcomeMessage(html: string, otherPages: string[] = []): OutcomeRule | null {
-  const $ = cheerio.load(html);
-  const elsewhere = otherPages.map((p) => clean(cheerio.load(p)('body').text()));
+  const $ = loadHtml(html);
+  const elsewhere = otherPages.map((p) => clean(loadHtml(p)('body').text()));
   const marked = (e: cheerio.Cheerio<any>) =>
     e.is(MARKED) || [...(e.attr('class') ?? '').split(/\s+/), e.attr('id') ?? ''].some((t) => TOKEN.test(t));
   const found = $('body *')

@@ -7,7 +7,8 @@
 // based; class names are never used to select (they are hashed or utility classes on many sites).
 // This file holds repeated records and paging, and gathers every candidate; tables and detail
 // blocks are in html-tables.ts and html-detail.ts, shared helpers in html-dom.ts.
-import * as cheerio from 'cheerio';
+import type * as cheerio from 'cheerio';
+import { loadHtml } from './html-load.js';
 import type { CssField } from '../formats/definition/types.js';
 import type { Schema } from './schema-infer.js';
 import { argName } from './values.js';
@@ -338,7 +339,7 @@ export function nextPageLink($: cheerio.CheerioAPI): string | null {
 
 /** The next-page link of a recorded page: its selector and where it pointed. */
 export function nextLinkOf(html: string): { selector: string; href: string } | null {
-  const $ = cheerio.load(html);
+  const $ = loadHtml(html);
   const selector = nextPageLink($);
   const href = selector ? $(selector).first().attr('href') : undefined;
   return selector && href ? { selector, href } : null;
@@ -348,7 +349,7 @@ export function nextLinkOf(html: string): { selector: string; href: string } | n
 export type CandidateSource = ($: cheerio.CheerioAPI, template: Set<unknown>) => StructuralCandidate[];
 
 export function structuralCandidates(html: string, otherPages: string[] = [], more: CandidateSource[] = []): StructuralCandidate[] {
-  const $ = cheerio.load(html);
+  const $ = loadHtml(html);
   const site = siteTemplate($, otherPages);
   const template = site.elements;
   return [

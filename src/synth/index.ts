@@ -10,6 +10,7 @@ import { diffRecordings } from './diff.js';
 import { buildStep } from './emit.js';
 import { loginPageMarkers } from './html-extract.js';
 import { browserFallback, downloadFallback } from './fallback.js';
+import { withParsedPages } from './html-load.js';
 import { buildBrowserPlan } from './browser-plan.js';
 import { filterNoise } from './noise.js';
 import { choicesOf, withChoices } from './choices.js';
@@ -73,6 +74,10 @@ export interface SynthResult {
 }
 
 export function synthesize(inp: SynthInput): SynthResult {
+  return withParsedPages(() => synthesizeNow(inp));
+}
+
+function synthesizeNow(inp: SynthInput): SynthResult {
   const hints = inp.hints ?? {};
   const advisor = inp.advisor ?? deterministicAdvisor;
   const purpose = inp.purpose ?? '';
@@ -216,10 +221,12 @@ export function synthesize(inp: SynthInput): SynthResult {
   }
 
   // Arguments typed but not found in what the plan replays.
+  // (The recording as text once: a single-page app's first page can be megabytes.)
+  let recorded: string | undefined;
   for (const a of args) {
     if (chain.usedArgs.has(a.name)) continue;
-    const raw = JSON.stringify(inp.recording);
-    const anywhere = encodings(a.example).some((e) => raw.toLowerCase().includes(e.form.toLowerCase()));
+    recorded ??= JSON.stringify(inp.recording).toLowerCase();
+    const anywhere = encodings(a.example).some((e) => recorded!.includes(e.form.toLowerCase()));
     warnings.push(
       `argument ${a.name} (${JSON.stringify(a.example)}) ${anywhere ? 'appears in the recording but not in any request the connector replays' : 'was typed but appears in no request'}; it is not part of the connector`,
     );

@@ -3,7 +3,8 @@
 // element at the same place in the layout (same tag, id and classes, under a parent of the same tag and id)
 // with the same text, URLs and numbers masked. Classes are compared between pages of one site,
 // never used to select anything.
-import * as cheerio from 'cheerio';
+import type * as cheerio from 'cheerio';
+import { loadHtml } from './html-load.js';
 import { clean, tagOf } from './dom-text.js';
 
 type El = cheerio.Cheerio<any>;
@@ -44,7 +45,7 @@ export function siteTemplate($: cheerio.CheerioAPI, otherPages: string[]): SiteT
   if (!otherPages.length) return { pages: 0, elements, texts };
   const placed = new Set<string>();
   for (const html of otherPages) {
-    const o = cheerio.load(html);
+    const o = loadHtml(html);
     o('body *').each((_, e) => {
       const t = templateText(o(e).text());
       if (!t) return;

@@ -1,7 +1,8 @@
 // Where did a value come from? Searches one earlier response for a literal and returns the
 // extractor that reads it again on replay: cookie jar / cookie, JSON leaf, response header, HTML
 // hidden input, meta tag, element attribute or text, and a bounded regex as the last resort.
-import * as cheerio from 'cheerio';
+import type * as cheerio from 'cheerio';
+import { loadHtml } from './html-load.js';
 import type { Extractor } from '../formats/definition/types.js';
 import { isHtml, isJson } from './normalize.js';
 import { jsonLeaves, parseJson } from './slots.js';
@@ -131,7 +132,7 @@ function uniqueSelector($: cheerio.CheerioAPI, el: cheerio.Cheerio<any>): string
 const idAttr = (a: string) => /(^|[-_:.])(\w+[-_])?(id|ids|uid|uuid|pk)$/i.test(a) || /^data-\w*id$/i.test(a) || /[a-z]I[dD]$/.test(a);
 
 function findInHtml(html: string, value: string, opts: { strongOnly?: boolean }): Found | null {
-  const $ = cheerio.load(html);
+  const $ = loadHtml(html);
   if (!opts.strongOnly) {
     const input = $('input')
       .filter((_, e) => $(e).attr('value') === value)
@@ -310,7 +311,7 @@ function formPostingTo(
   const html = isHtml(y) ? y.text : undefined;
   if (!html) return null;
   const target = new URL(action);
-  const $ = cheerio.load(html);
+  const $ = loadHtml(html);
   let form = $('form').filter((_, f) => {
     try {
       const to = new URL($(f).attr('action') || y.url, y.url);

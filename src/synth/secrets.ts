@@ -3,7 +3,7 @@
 // time of each request), passwords / one-time codes typed by hand into password-like fields, and
 // HTTP Basic credentials (an `Authorization: Basic` header: a browser's sign-in dialog, curl -u),
 // and tokens or API keys in credential headers that no recorded response handed out.
-import * as cheerio from 'cheerio';
+import { loadHtml } from './html-load.js';
 import { TOTP_PERIOD_S, totpCode } from '../lib/totp.js';
 import { basicToken } from '../lib/secret-forms.js';
 import type { SecretField } from '../formats/recording/types.js';
@@ -26,7 +26,7 @@ export function pagePasswordFields(xs: Exchange[]): Map<string, string | null> {
   const out = new Map<string, string | null>();
   for (const x of xs) {
     if (!/html/.test(x.mime) || !x.text || !/type=["']?password/i.test(x.text)) continue;
-    const $ = cheerio.load(x.text);
+    const $ = loadHtml(x.text);
     $('form').each((_, f) => {
       const inputs = $(f)
         .find('input')

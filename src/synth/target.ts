@@ -2,7 +2,7 @@
 // recorded; the best one wins, and its siblings on the same templated endpoint join it when they
 // show pagination (page numbers or offsets counting up, a cursor taken from the previous response,
 // or the chain of next-page links).
-import * as cheerio from 'cheerio';
+import { loadHtml } from './html-load.js';
 import { nextLinkOf } from './html-structure.js';
 import { cgiQuery, isHtml, isJson, isRead, isXml, reqHeader, resHeader } from './normalize.js';
 import { jsonLeaves, parseJson, recordsPath, requestSlots } from './slots.js';
@@ -436,7 +436,7 @@ const pageLike = (p: string) => /^(p|pg|pn|page|paged|page_?(no|num|number))$/i.
 /** Whether an HTML page has a link to `url`. */
 function linksTo(from: Exchange, url: string): boolean {
   if (!isHtml(from) || !from.text) return false;
-  const $ = cheerio.load(from.text);
+  const $ = loadHtml(from.text);
   return $('a[href]')
     .toArray()
     .some((a) => {
