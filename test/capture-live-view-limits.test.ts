@@ -5,7 +5,9 @@
 import http from 'node:http';
 import type net from 'node:net';
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
+import type { Browser } from 'playwright-core';
 import WebSocket from 'ws';
+import { openChromium } from '../src/browser/chromium.js';
 import { startHarness, type Harness } from './helpers/harness.js';
 import { liveWsUrl } from './helpers/live-view.js';
 
@@ -115,6 +117,36 @@ describe('live view at the limits (sqlite)', () => {
       .toBe(true);
     v.ws.terminate();
     await h.api('POST', `${S}/${s.id}/abandon`);
+  });
+
+  it("a viewer page whose socket dropped opens it again and goes on showing frames; a session's end is final", async () => {
+    const s = (await h.api('POST', S, { start_url: `${base}/` })).json;
+    const lv = lookup(s.iframe_url);
+    const browser: Browser = await openChromium();
+    try {
+      const page = await browser.newPage({ viewport: { width: 900, height: 700 } });
+      await page.goto(s.iframe_url);
+      const live = <T>(expr: string) => page.evaluate(expr) as Promise<T>;
+      await expect.poll(() => live('window.__live.state'), { timeout: 15_000 }).toBe('live');
+      await expect.poll(() => live('window.__live.frames'), { timeout: 15_000 }).toBeGreaterThan(0);
+      // The network drops the socket (no close handshake): the page connects again by itself.
+      for (const ws of lv.viewers.keys()) ws.terminate();
+      await expect.poll(() => lv.viewerCount, { timeout: 15_000 }).toBe(1);
+      await expect.poll(() => live('window.__live.state'), { timeout: 15_000 }).toBe('live');
+      const before = await live<number>('window.__live.frames');
+      await lv.page.evaluate(() => {
+        document.body.style.background = '#fc8';
+      });
+      await expect.poll(() => live('window.__live.frames'), { timeout: 15_000 }).toBeGreaterThan(before);
+      // Ended: the page says so and stays so (no reconnecting to a session that is gone).
+      await h.api('POST', `${S}/${s.id}/abandon`);
+      await expect.poll(() => live('window.__live.state'), { timeout: 15_000 }).toBe('ended');
+      await new Promise((r) => setTimeout(r, 1500));
+      expect(await live('window.__live.state')).toBe('ended');
+      expect(lv.viewerCount).toBe(0);
+    } finally {
+      await browser.close();
+    }
   });
 
   it('merges wheel input that arrives faster than the page takes it: same total scroll, fewer dispatches', async () => {

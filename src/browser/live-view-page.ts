@@ -51,10 +51,9 @@ body.view #img{object-fit:contain}
     if (!PARENT || window.parent === window) return;
     try { window.parent.postMessage(Object.assign({ source: 'connector-live-view', type, session_id: SID }, data), PARENT); } catch (e) {}
   };
-  const ws = new WebSocket(wsUrl);
-  ws.binaryType = 'blob';
+  let ws = null, tries = 0, opened = false;
   let vp = { width: 1280, height: 800 }, frames = 0, lastUrl = null, picking = false, picks = 0;
-  const send = (m) => { if (!READ_ONLY && ws.readyState === 1) ws.send(JSON.stringify(m)); };
+  const send = (m) => { if (!READ_ONLY && ws && ws.readyState === 1) ws.send(JSON.stringify(m)); };
   const setState = (s, why) => {
     if (state.textContent === s) return;
     state.textContent = s; state.title = why || '';
@@ -66,8 +65,21 @@ body.view #img{object-fit:contain}
     else img.onload = () => { if (!frames) frames = 1; };
   }
   window.__live = { get frames() { return frames; }, get state() { return state.textContent; }, get viewport() { return vp; }, get picking() { return picking; }, get picks() { return picks; }, readOnly: READ_ONLY };
-  ws.onopen = () => { setState('live'); sendSize(); screen.focus(); };
-  ws.onclose = () => { if (state.textContent !== 'ended') setState('disconnected'); };
+  // A socket that drops (a proxy's idle timeout, a server restart, a network blip) is opened again,
+  // backing off to 5 s, unless the session ended (4001) or is gone (4004): the viewer never stays
+  // blank while the session lives. Each new socket is a new viewer: hello, the newest frame, on.
+  const connect = () => {
+    ws = new WebSocket(wsUrl);
+    ws.binaryType = 'blob';
+    ws.onopen = () => { tries = 0; setState('live'); sendSize(); if (!opened) screen.focus(); opened = true; };
+    ws.onclose = (e) => {
+      if (state.textContent === 'ended') return;
+      const final = e.code === 4001 || e.code === 4004 || tries >= 30;
+      setState('disconnected', final ? '' : 'reconnecting');
+      if (!final) setTimeout(connect, Math.min(250 * 2 ** tries++, 5000));
+    };
+    ws.onmessage = onMessage;
+  };
   const hl = $('hl'), hlrec = $('hlrec');
   const place = (el, b) => {
     if (!b || !picking) { el.style.display = 'none'; return; }
@@ -94,7 +106,7 @@ body.view #img{object-fit:contain}
     img.onload = () => done(true); img.onerror = () => done(false);
     img.src = u;
   };
-  ws.onmessage = (ev) => {
+  const onMessage = (ev) => {
     if (typeof ev.data !== 'string') return showFrame(ev.data);
     const m = JSON.parse(ev.data);
     if (m.viewport) vp = m.viewport;
@@ -115,6 +127,7 @@ body.view #img{object-fit:contain}
     if (!PARENT || e.origin !== PARENT || e.source !== window.parent || !e.data || typeof e.data !== 'object') return;
     if (e.data.type === 'pick') send({ t: 'pick', on: !!e.data.on });
   });
+  connect();
   if (READ_ONLY) return;
   $('pick').onclick = () => { send({ t: 'pick', on: !picking }); screen.focus(); };
   const pos = (e) => { const r = screen.getBoundingClientRect(); return { x: (e.clientX - r.left) * vp.width / r.width, y: (e.clientY - r.top) * vp.height / r.height }; };
