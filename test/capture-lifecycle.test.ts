@@ -80,7 +80,8 @@ describe('capture session timeouts (sqlite)', () => {
       expect((await life.api('GET', `${S}/${s.id}`)).json).toMatchObject({ browser_session_id: null, iframe_url: null });
       expect((await fetch(s.iframe_url)).status).toBe(404);
     }
-    expect(alive(pid)).toBe(false);
+    // (Killed, it stays a zombie until Node reaps it, a moment after its pipe closed.)
+    await expect.poll(() => alive(pid), { timeout: 10_000 }).toBe(false);
     const c = await life.api('POST', S);
     expect(c.status).toBe(200);
     expect(pool.browserPid()).not.toBe(pid);
