@@ -61,6 +61,8 @@ const LINGER_MS = 30_000;
  */
 const FIRST_FRAME_MS = 2_000;
 const FIRST_FRAME_TRIES = 3;
+/** A resize with no frame this long after it: the cast is silent (a slow frame under load takes 1–2 s). */
+const REPAINT_MS = 5_000;
 /** A CDP call of the cast that takes longer is given up, so one stuck call can't wedge the cast for good. */
 const CAST_OP_MS = 10_000;
 
@@ -109,6 +111,8 @@ export class LiveView {
   /** Pick mode: the latest pointer position waiting for a highlight (moves coalesce while one is queued). */
   private hoverAt: { x?: unknown; y?: unknown } | null = null;
   framesSent = 0;
+  /** Frames the cast produced (a repaint watchdog compares counts). */
+  private framesSeen = 0;
   bytesSent = 0;
 
   constructor(
@@ -294,8 +298,27 @@ export class LiveView {
     }
   }
 
+  /**
+   * A resize always repaints: with no frame REPAINT_MS after it, the cast went silent (seen on
+   * a loaded machine right after a restart), so it is started anew and every viewer gets a
+   * screenshot at the new size.
+   */
+  private watchRepaint(seen: number) {
+    const timer = setTimeout(async () => {
+      if (this.framesSeen !== seen || this.ended || !this.viewers.size) return;
+      await this.stopCast();
+      await this.startCast();
+      const shot = await this.screenshot();
+      if (!shot || this.framesSeen !== seen) return;
+      this.lastFrame = shot;
+      for (const [ws, state] of this.viewers) this.deliver(ws, state, shot);
+    }, REPAINT_MS);
+    timer.unref();
+  }
+
   private onFrame(cdp: CDPSession, e: { data: string; sessionId: number }) {
     if (cdp !== this.cdp) return;
+    this.framesSeen++;
     void cdp.send('Page.screencastFrameAck', { sessionId: e.sessionId }).catch(() => {});
     const buf = Buffer.from(e.data, 'base64');
     this.lastFrame = buf;
@@ -459,6 +482,7 @@ export class LiveView {
         this.viewport = { width, height };
         await Promise.all(this.pages.map((x) => x.setViewportSize(this.viewport).catch(() => {})));
         this.send({ t: 'viewport', viewport: this.viewport });
+        this.watchRepaint(this.framesSeen);
         return;
       }
     }
