@@ -111,8 +111,6 @@ export class LiveView {
   /** Pick mode: the latest pointer position waiting for a highlight (moves coalesce while one is queued). */
   private hoverAt: { x?: unknown; y?: unknown } | null = null;
   framesSent = 0;
-  /** Frames the cast produced (a repaint watchdog compares counts). */
-  private framesSeen = 0;
   bytesSent = 0;
 
   constructor(
@@ -220,9 +218,7 @@ export class LiveView {
   private watchFirstFrame(ws: WebSocket, state: ViewerState, tries: number) {
     const timer = setTimeout(async () => {
       if (state.gotFrame || this.ended || !this.viewers.has(ws)) return;
-      await this.stopCast();
-      await this.startCast();
-      const shot = await this.screenshot();
+      const shot = await this.recast();
       if (shot && !state.gotFrame && this.viewers.has(ws)) {
         this.lastFrame ??= shot;
         this.deliver(ws, state, shot);
@@ -230,6 +226,13 @@ export class LiveView {
       if (tries + 1 < FIRST_FRAME_TRIES) this.watchFirstFrame(ws, state, tries + 1);
     }, FIRST_FRAME_MS);
     timer.unref();
+  }
+
+  /** The way out of a silent cast (both watchdogs): a fresh cast, and the page as it is now. */
+  private async recast(): Promise<Buffer | null> {
+    await this.stopCast();
+    await this.startCast();
+    return this.screenshot();
   }
 
   /** A JPEG of the shown page as it is now, or null (page closed, or no answer within CAST_OP_MS). */
@@ -299,26 +302,29 @@ export class LiveView {
   }
 
   /**
-   * A resize always repaints: with no frame REPAINT_MS after it, the cast went silent (seen on
-   * a loaded machine right after a restart), so it is started anew and every viewer gets a
-   * screenshot at the new size.
+   * A resize always repaints: with no frame of the new size REPAINT_MS after it, the cast went
+   * silent (seen on a loaded machine right after a restart; a frame of the old size may still
+   * have come), so it is started anew and every viewer gets a screenshot at the new size.
    */
-  private watchRepaint(seen: number) {
+  private watchRepaint() {
     const timer = setTimeout(async () => {
-      if (this.framesSeen !== seen || this.ended || !this.viewers.size) return;
-      await this.stopCast();
-      await this.startCast();
-      const shot = await this.screenshot();
-      if (!shot || this.framesSeen !== seen) return;
+      if (this.ended || !this.viewers.size || this.showsViewport()) return;
+      const shot = await this.recast();
+      if (!shot || this.showsViewport()) return;
       this.lastFrame = shot;
       for (const [ws, state] of this.viewers) this.deliver(ws, state, shot);
     }, REPAINT_MS);
     timer.unref();
   }
 
+  /** Whether the newest frame has the viewport's size (from its JPEG frame header). */
+  private showsViewport(): boolean {
+    const size = this.lastFrame && jpegSize(this.lastFrame);
+    return !!size && size.width === this.viewport.width && size.height === this.viewport.height;
+  }
+
   private onFrame(cdp: CDPSession, e: { data: string; sessionId: number }) {
     if (cdp !== this.cdp) return;
-    this.framesSeen++;
     void cdp.send('Page.screencastFrameAck', { sessionId: e.sessionId }).catch(() => {});
     const buf = Buffer.from(e.data, 'base64');
     this.lastFrame = buf;
@@ -482,7 +488,7 @@ export class LiveView {
         this.viewport = { width, height };
         await Promise.all(this.pages.map((x) => x.setViewportSize(this.viewport).catch(() => {})));
         this.send({ t: 'viewport', viewport: this.viewport });
-        this.watchRepaint(this.framesSeen);
+        this.watchRepaint();
         return;
       }
     }
@@ -524,6 +530,17 @@ function bounded(op: Promise<void>): Promise<void> {
     timer = setTimeout(r, CAST_OP_MS);
   });
   return Promise.race([op.catch(() => {}), limit]).finally(() => clearTimeout(timer));
+}
+
+/** Width and height from a JPEG's start-of-frame marker, or null. */
+function jpegSize(b: Buffer): { width: number; height: number } | null {
+  let i = 2;
+  while (i + 9 <= b.length && b[i] === 0xff) {
+    const marker = b[i + 1]!;
+    if (marker >= 0xc0 && marker <= 0xc3) return { height: b.readUInt16BE(i + 5), width: b.readUInt16BE(i + 7) };
+    i += 2 + b.readUInt16BE(i + 2);
+  }
+  return null;
 }
 
 function num(v: unknown, d = 0): number {
