@@ -104,6 +104,8 @@ describe('live view at the limits (sqlite)', () => {
     // frame is kept. The page is still, so only the watchdog can give the viewer a frame.
     const silent = lv.cdp;
     await silent.send('Page.stopScreencast');
+    // (A frame already on its way still arrives: only then is the cast silent.)
+    await new Promise((r) => setTimeout(r, 500));
     lv.lastFrame = null;
     const v = await open(s.iframe_url);
     await expect.poll(() => v.frames().length > 0, { timeout: 15_000 }).toBe(true);
