@@ -132,8 +132,10 @@ describe('live view at the limits (sqlite)', () => {
       await expect.poll(() => live('window.__live.state'), { timeout: 15_000 }).toBe('live');
       await expect.poll(() => live('window.__live.frames'), { timeout: 15_000 }).toBeGreaterThan(0);
       // The network drops the socket (no close handshake): the page connects again by itself.
-      for (const ws of lv.viewers.keys()) ws.terminate();
-      await expect.poll(() => lv.viewerCount, { timeout: 15_000 }).toBe(1);
+      const dropped = [...lv.viewers.keys()];
+      for (const ws of dropped) ws.terminate();
+      await expect.poll(() => [...lv.viewers.keys()].filter((w) => !dropped.includes(w)).length, { timeout: 15_000 }).toBe(1);
+      expect(lv.viewerCount).toBe(1);
       await expect.poll(() => live('window.__live.state'), { timeout: 15_000 }).toBe('live');
       const before = await live<number>('window.__live.frames');
       await lv.page.evaluate(() => {
@@ -146,6 +148,25 @@ describe('live view at the limits (sqlite)', () => {
       await new Promise((r) => setTimeout(r, 1500));
       expect(await live('window.__live.state')).toBe('ended');
       expect(lv.viewerCount).toBe(0);
+    } finally {
+      await browser.close();
+    }
+  });
+
+  it('a viewer page between two sockets when the session ends says ended, not disconnected', async () => {
+    const s = (await h.api('POST', S, { start_url: `${base}/` })).json;
+    const lv = lookup(s.iframe_url);
+    const browser: Browser = await openChromium();
+    try {
+      const page = await browser.newPage({ viewport: { width: 900, height: 700 } });
+      await page.goto(s.iframe_url);
+      const live = <T>(expr: string) => page.evaluate(expr) as Promise<T>;
+      await expect.poll(() => live('window.__live.state'), { timeout: 15_000 }).toBe('live');
+      // The socket drops and the session ends before the page's next try: no 'ended' message
+      // reaches it, only the refusal of its next socket.
+      for (const ws of lv.viewers.keys()) ws.terminate();
+      await h.api('POST', `${S}/${s.id}/abandon`);
+      await expect.poll(() => live('window.__live.state'), { timeout: 15_000 }).toBe('ended');
     } finally {
       await browser.close();
     }

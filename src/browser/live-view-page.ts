@@ -68,15 +68,22 @@ body.view #img{object-fit:contain}
   // A socket that drops (a proxy's idle timeout, a server restart, a network blip) is opened again,
   // backing off to 5 s, unless the session ended (4001) or is gone (4004): the viewer never stays
   // blank while the session lives. Each new socket is a new viewer: hello, the newest frame, on.
+  const ended = (st) => { state.textContent = 'ended'; state.title = ''; post('ended', { state: st || null }); };
+  // A session that ended while no socket was open refuses the next upgrade with an HTTP 404,
+  // which a browser's WebSocket can't read (it sees 1006, like any network failure): the page
+  // itself answers 404 then (this page loaded, so the session was there), so ask it first.
+  const retry = () => fetch(location.href, { method: 'HEAD', cache: 'no-store' })
+    .then((r) => (r.status === 404 ? ended() : connect()), () => connect());
   const connect = () => {
     ws = new WebSocket(wsUrl);
     ws.binaryType = 'blob';
     ws.onopen = () => { tries = 0; setState('live'); sendSize(); if (!opened) screen.focus(); opened = true; };
     ws.onclose = (e) => {
       if (state.textContent === 'ended') return;
-      const final = e.code === 4001 || e.code === 4004 || tries >= 30;
+      if (e.code === 4001 || (e.code === 4004 && opened)) return ended();
+      const final = e.code === 4004 || tries >= 30;
       setState('disconnected', final ? '' : 'reconnecting');
-      if (!final) setTimeout(connect, Math.min(250 * 2 ** tries++, 5000));
+      if (!final) setTimeout(retry, Math.min(250 * 2 ** tries++, 5000));
     };
     ws.onmessage = onMessage;
   };
@@ -114,7 +121,7 @@ body.view #img{object-fit:contain}
     if (m.t === 'hello') { setPicking(!!m.pick); post('ready', { mode: m.mode, url: m.url || '' }); }
     if (m.t === 'url') post('navigated', { url: m.url || '', title: m.title || '' });
     if (m.t === 'denied') setState('blocked', m.detail || '');
-    if (m.t === 'ended') { state.textContent = 'ended'; post('ended', { state: m.state }); }
+    if (m.t === 'ended') ended(m.state);
     if (m.t === 'pick') setPicking(!!m.on);
     if (m.t === 'hover') { place(hl, m.box); place(hlrec, m.scope === 'value' ? m.record_box : null); }
     if (m.t === 'picked' && m.id) {
