@@ -45,7 +45,7 @@ export function escapedForms(value: string): { form: string; decode: NonNullable
   return forms.filter((f) => !seen.has(f.form) && seen.add(f.form));
 }
 
-function jsonPathOf(path: (string | number)[]): string {
+export function jsonPathOf(path: (string | number)[]): string {
   return `$${path.map((p) => (typeof p === 'number' ? `[${p}]` : /^[A-Za-z_$][\w$]*$/.test(p) ? `.${p}` : `[${JSON.stringify(p)}]`)).join('')}`;
 }
 

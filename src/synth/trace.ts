@@ -7,8 +7,9 @@ import { findIn, type Found, formControlProducer, untickedBoxes } from './produc
 import { isJson, isRead } from './normalize.js';
 import { type MirroredLeaf, mirroredLeaves } from './mirrored-objects.js';
 import { documentReadBack, type ReadBack } from './read-modify-write.js';
-import { requestSlots } from './slots.js';
+import { parseJson, requestSlots } from './slots.js';
 import { needlesForField, substitute, type ArgValue } from './substitute.js';
+import { recordByArgument } from './record-by-argument.js';
 import type { SecretPlan } from './secrets.js';
 import type { Exchange, Slot } from './types.js';
 import { argName, looksRandom, lowEntropy, nowTemplate, preview } from './values.js';
@@ -409,6 +410,18 @@ export function traceChain(inp: TraceInput): Chain {
       dep(x.id, setter.id);
       queue.push(setter);
     }
+  }
+  // A value read from a record of a JSON list is read from the record the arguments name, not
+  // from the recorded record's place in the list (record-by-argument.ts).
+  for (const v of chain.vars) {
+    const y = byId.get(v.producer);
+    if (v.extractor.from !== 'json' || !y || !isJson(y)) continue;
+    const args = inp.args.filter((a) => a.example !== v.value);
+    const by = recordByArgument(v.extractor, parseJson(y.text), args);
+    if (!by) continue;
+    v.extractor = by.extractor;
+    v.how = `${v.how}, ${by.how}`;
+    chain.usedArgs.add(by.arg);
   }
   return chain;
 }

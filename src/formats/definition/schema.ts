@@ -268,7 +268,21 @@ export const DEFINITION_SCHEMA = {
       required: ['from'],
       discriminator: { propertyName: 'from' },
       oneOf: [
-        extractorBranch('json', { path: nonEmpty }, ['path']),
+        extractorBranch(
+          'json',
+          {
+            path: nonEmpty,
+            where: {
+              type: 'object',
+              propertyNames: { minLength: 1, maxLength: 200, not: { enum: ['__proto__', 'constructor', 'prototype'] } },
+              additionalProperties: { type: 'string', maxLength: 2000 },
+              minProperties: 1,
+              maxProperties: 8,
+            },
+            select: nonEmpty,
+          },
+          ['path'],
+        ),
         extractorBranch('css', selectorProps, ['selector']),
         extractorBranch('xml', selectorProps, ['selector']),
         extractorBranch(

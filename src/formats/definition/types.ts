@@ -122,6 +122,17 @@ interface ExtractorBase extends Annotated {
 export interface JsonExtractor extends ExtractorBase {
   from: 'json';
   path: string;
+  /**
+   * The record the run's arguments name, not the one at a recorded position: each match of `path`
+   * (a list's records, `$.data[*]`) is kept only when its fields (a key, or a dotted path inside the
+   * record) equal these templates, rendered for the run (`{"title": "{{args.title}}"}`; `args` and
+   * `vars` only). Equal as text; when no record is, the one equal ignoring case and spacing. No
+   * record kept while the list has some: the run fails `invalid_input` (the caller named a record
+   * the site doesn't hold).
+   */
+  where?: Record<string, Template>;
+  /** JSONPath read inside each kept record (`$.id`); omitted = the record itself. */
+  select?: string;
 }
 
 /** Field of an object built from each element matched by a CSS extractor with `fields`. */

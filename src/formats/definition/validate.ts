@@ -18,6 +18,7 @@ const checkShape = ajv.compile(DEFINITION_SCHEMA);
 // `basic`: base64 of `username:password`, the token of an `Authorization: Basic` header (RFC 7617).
 const SLOT_FIELDS = { login: ['username', 'password', 'totp', 'basic'], string: ['value'] } as const;
 const ROOTS = ['args', 'secrets', 'vars', 'page', 'item', 'index', 'run'];
+const UNSAFE_KEYS = ['__proto__', 'constructor', 'prototype'];
 
 export interface DefinitionContext {
   inputSchema: unknown;
@@ -56,10 +57,13 @@ export function validateDefinition(def: unknown, ctx: DefinitionContext, prefix:
 
   // Pass 1: names every extract defines, step ids, extractor syntax.
   const ids = new Map<string, Loc>();
+  // A JSON extractor's `where`: templates rendered at extraction (checked in pass 2).
+  const wheres: { loc: Loc; where: Record<string, string> }[] = [];
   const visitExtractors = (ex: Record<string, Extractor> | undefined, at: Loc) => {
     for (const [name, x] of Object.entries(ex ?? {})) {
       vars.add(name);
       checkExtractor(x, [...at, name], err);
+      if (x.from === 'json' && x.where) wheres.push({ loc: [...at, name, 'where'], where: x.where });
     }
   };
   const visitHttp = (steps: HttpStep[], at: Loc) =>
@@ -121,6 +125,17 @@ export function validateDefinition(def: unknown, ctx: DefinitionContext, prefix:
     holes = [];
   }
   scanTemplates(stripNonTemplates(rest), [], err);
+  for (const w of wheres) {
+    scanTemplates(w.where, w.loc, err);
+    try {
+      // (A record is chosen by what the caller gave or a step read, never by a secret: the value
+      // would reach the run's error when no record has it.)
+      for (const h of holesOf(w.where, w.loc)) {
+        if (h.hole.path[0] === 'args' || h.hole.path[0] === 'vars') holes.push(h);
+        else err(h.loc, `Value error, {{${h.hole.path.join('.')}}}: a record is chosen by {{args.…}} or {{vars.…}} only`);
+      }
+    } catch {}
+  }
   for (const { loc, hole } of holes) {
     const [root, a, b] = hole.path;
     const where = `{{${hole.path.join('.')}}}`;
@@ -256,8 +271,12 @@ function checkExtractor(x: Extractor, loc: Loc, err: (loc: Loc, msg: string) => 
     } catch (e) {
       err([...loc, 'pattern'], `Value error, invalid regular expression: ${(e as Error).message}`);
     }
-  } else if (x.from === 'json' && !/^\$/.test(x.path)) {
-    err([...loc, 'path'], "Value error, a JSONPath starts with '$'");
+  } else if (x.from === 'json') {
+    if (!/^\$/.test(x.path)) err([...loc, 'path'], "Value error, a JSONPath starts with '$'");
+    if (x.select !== undefined && !/^\$/.test(x.select)) err([...loc, 'select'], "Value error, a JSONPath starts with '$'");
+    for (const k of Object.keys(x.where ?? {}))
+      if (k.split('.').some((g) => !g || UNSAFE_KEYS.includes(g)))
+        err([...loc, 'where', k], 'Value error, a field is a key or a dotted path of keys inside the record');
   } else if (x.from === 'calls' && x.in !== undefined && !/^\$/.test(x.in)) {
     err([...loc, 'in'], "Value error, a JSONPath starts with '$'");
   }

@@ -102,11 +102,17 @@ function outcomeText(o: Outcome): string {
  * descriptions — not codes or choices like "kitchen") with a short unique suffix; with `words`,
  * the other ones (single words: "Plum" → "Plum1a2b"), for a second try.
  */
-export function freshValues(schema: Record<string, any>, args: Record<string, unknown>, words = false): { name: string; value: string }[] {
+export function freshValues(
+  schema: Record<string, any>,
+  args: Record<string, unknown>,
+  words = false,
+  keep: ReadonlySet<string> = new Set(),
+): { name: string; value: string }[] {
   const tag = randomUUID().slice(0, 4);
   return Object.entries<any>(schema.properties ?? {})
     .filter(
       ([k, p]) =>
+        !keep.has(k) &&
         p?.type === 'string' &&
         !p.format &&
         !p.enum &&
@@ -119,6 +125,21 @@ export function freshValues(schema: Record<string, any>, args: Record<string, un
       return words ? !free : free;
     })
     .map(([k]) => ({ name: k, value: freshen(args[k] as string, tag, words) }));
+}
+
+/** Arguments a JSON extractor's `where` reads: each names a record of a list the site answers with. */
+export function recordNamingArgs(def: unknown): Set<string> {
+  const out = new Set<string>();
+  const walk = (v: unknown): void => {
+    if (Array.isArray(v)) return v.forEach(walk);
+    if (!v || typeof v !== 'object') return;
+    const o = v as Record<string, unknown>;
+    if (o.from === 'json' && o.where && typeof o.where === 'object')
+      for (const t of Object.values(o.where)) for (const m of String(t).matchAll(/\{\{\s*args\.(\w+)/g)) out.add(m[1]!);
+    Object.values(o).forEach(walk);
+  };
+  walk(def);
+  return out;
 }
 
 /** The value with a unique tag: a file name keeps its extension (`notes/grafting-3f9a.txt`). */
@@ -207,7 +228,10 @@ export async function validateByReplay(
   };
   // A flow that creates something, replayed with the recorded values, meets the object it already
   // made (a duplicate name, "already exists"): free-text arguments get a fresh suffix instead.
-  const fresh = opts.sideEffects ? freshValues(plan.input_schema, args) : [];
+  // (An argument that names the record to act on, a JSON extractor's `where`, names one the site
+  // holds: the recorded one, never a fresh name no record has.)
+  const keep = recordNamingArgs(plan.definition);
+  const fresh = opts.sideEffects ? freshValues(plan.input_schema, args, false, keep) : [];
   for (const f of fresh) args[f.name] = f.value;
   const label = () =>
     fresh.length ? `with fresh values for ${fresh.map((f) => `'${f.name}'`).join(', ')}` : 'with the recorded arguments';
@@ -218,7 +242,7 @@ export async function validateByReplay(
     // Single words are kept at first (they are often a choice the site knows: a project key, a
     // tag), but a created object's name is a single word too ("Plum", a wiki page that the
     // recording made): when the replay fails, once more with those fresh as well.
-    const words = opts.sideEffects && e instanceof ReplayFailed ? freshValues(plan.input_schema, args, true) : [];
+    const words = opts.sideEffects && e instanceof ReplayFailed ? freshValues(plan.input_schema, args, true, keep) : [];
     if (!words.length) throw e;
     for (const f of words) args[f.name] = f.value;
     fresh.push(...words);

@@ -167,7 +167,7 @@ export class BrowserEngine {
       case 'extract': {
         const v = await this.snapshot();
         for (const [k, x] of Object.entries(s.values)) {
-          const got = extractValue(x, v, `${name}.values.${k}`);
+          const got = extractValue(x, v, `${name}.values.${k}`, this.ctx.lookup);
           // Inside a loop, `all` extracts accumulate across iterations.
           this.ctx.vars[k] =
             x.all && this.loopDepth > 0 && Array.isArray(this.ctx.vars[k])

@@ -5,6 +5,8 @@ import * as cheerio from 'cheerio';
 import { JSONPath } from 'jsonpath-plus';
 import type { CallField, CssField, Extractor, Matcher, ValueType } from '../../../formats/definition/types.js';
 import { callArguments } from './js-calls.js';
+import { recordsWhere } from './json-records.js';
+import type { Lookup } from '../../../formats/definition/template.js';
 import { RunFailure } from '../../shared/failure.js';
 
 export interface Source {
@@ -241,7 +243,7 @@ function callFields(args: unknown[], fields: Record<string, CallField>, where: s
 }
 
 /** Every match of an extractor (before `all`/`required` are applied). */
-function matchesOf(x: Extractor, view: View, where: string): unknown[] {
+function matchesOf(x: Extractor, view: View, where: string, lookup?: Lookup): unknown[] {
   switch (x.from) {
     case 'json': {
       const j = view.parsedJson();
@@ -249,7 +251,8 @@ function matchesOf(x: Extractor, view: View, where: string): unknown[] {
         throw new RunFailure('site_changed', `${where}: the response is not JSON`, {
           details: { extractor: where, url: view.src.url, status: view.src.status ?? null },
         });
-      return JSONPath({ path: x.path, json: j.value as object, wrap: true }) as unknown[];
+      const found = JSONPath({ path: x.path, json: j.value as object, wrap: true }) as unknown[];
+      return x.where || x.select !== undefined ? recordsWhere(x, found, lookup, where) : found;
     }
     case 'css':
     case 'xml': {
@@ -302,9 +305,12 @@ function matchesOf(x: Extractor, view: View, where: string): unknown[] {
   }
 }
 
-/** Applies one extractor; `where` names it in errors (e.g. "search.extract.items"). */
-export function extractValue(x: Extractor, view: View, where: string): unknown {
-  const found = matchesOf(x, view, where).map((v) => coerce(v, x.type));
+/**
+ * Applies one extractor; `where` names it in errors (e.g. "search.extract.items"). `lookup`: the
+ * run's values, for a JSON extractor's `where`.
+ */
+export function extractValue(x: Extractor, view: View, where: string, lookup?: Lookup): unknown {
+  const found = matchesOf(x, view, where, lookup).map((v) => coerce(v, x.type));
   if (found.length === 0) {
     if (x.required === false) return x.default !== undefined ? x.default : x.all ? [] : null;
     throw new RunFailure('site_changed', `${where}: nothing matched ${describe(x)}`, {
@@ -317,7 +323,7 @@ export function extractValue(x: Extractor, view: View, where: string): unknown {
 function describe(x: Extractor): string {
   switch (x.from) {
     case 'json':
-      return `JSONPath ${x.path}`;
+      return `JSONPath ${x.path}${x.select ? ` then ${x.select}` : ''}`;
     case 'css':
       return `selector ${x.selector}`;
     case 'xml':

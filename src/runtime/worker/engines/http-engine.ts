@@ -171,7 +171,8 @@ export class HttpEngine {
 
   private extractAll(step: HttpStep, view: View): Record<string, unknown> {
     const out: Record<string, unknown> = {};
-    for (const [name, x] of Object.entries(step.extract ?? {})) out[name] = extractValue(x, view, `${step.id}.extract.${name}`);
+    for (const [name, x] of Object.entries(step.extract ?? {}))
+      out[name] = extractValue(x, view, `${step.id}.extract.${name}`, this.ctx.lookup);
     return out;
   }
 

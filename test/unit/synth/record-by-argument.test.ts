@@ -1,0 +1,128 @@
+// A value read from a record of a JSON list is read from the record the arguments name
+// (src/synth/record-by-argument.ts, src/runtime/worker/engines/json-records.ts): the synthesized
+// extractor, the runtime's choice of record, and the publish-time checks of `where`.
+import { describe, expect, it } from 'vitest';
+import { validateDefinition } from '../../../src/formats/definition/validate.js';
+import { extractValue, View } from '../../../src/runtime/worker/engines/extract.js';
+import { RunFailure } from '../../../src/runtime/shared/failure.js';
+import { synthesize } from '../../../src/synth/index.js';
+import { pathSegments, recordByArgument } from '../../../src/synth/record-by-argument.js';
+import { har } from '../../helpers/har-fragment.js';
+
+const O = 'http://books.test';
+const LIST = {
+  data: [
+    { id: 31, title: 'The Broken Fence', shelf: { name: 'Fences' }, tags: [{ id: 1, name: 'wood' }] },
+    { id: 7, title: 'Orchard Notes', shelf: { name: 'Trees' }, tags: [{ id: 2, name: 'apple' }] },
+    { id: 52, title: 'Quince and Medlar', shelf: { name: 'Trees' }, tags: [] },
+  ],
+};
+
+describe('synthesis', () => {
+  const recording = () =>
+    har(
+      { url: `${O}/api/books`, body: LIST },
+      { url: `${O}/api/books/7`, body: { data: { ...LIST.data[1], year: 2011 } } },
+      { method: 'PATCH', url: `${O}/api/books/7`, json: { year: 2012 }, body: { data: { id: 7, year: 2012 } } },
+    );
+
+  it('reads the id from the record whose title is the argument, and keeps the argument', () => {
+    const r = synthesize({ recording: recording(), hints: { arguments: { title: 'Orchard Notes', year: 2012 } } });
+    const steps = (r.definition as any).steps as any[];
+    const list = steps.find((s) => s.url === '/api/books' || s.url?.endsWith('/api/books'));
+    const [x] = Object.values(list.extract) as any[];
+    expect(x).toMatchObject({ from: 'json', path: '$.data[*]', where: { title: '{{args.title}}' }, select: '$.id', type: 'json' });
+    expect(Object.keys(r.input_schema.properties!).sort()).toEqual(['title', 'year']);
+    expect(validateDefinition(r.definition, { inputSchema: r.input_schema, requiredSecrets: r.required_secrets })).toEqual([]);
+  });
+
+  it('without an argument naming the record, the id is read by its place, as before (the control)', () => {
+    const r = synthesize({ recording: recording(), hints: { arguments: { year: 2012 } } });
+    expect(JSON.stringify(r.definition)).not.toContain('"where"');
+    expect(JSON.stringify(r.definition)).toContain('$.data[1].id');
+  });
+
+  const x = { from: 'json' as const, path: '$.data[1].id' };
+  it('a field another record shares names no record; a nested field or the innermost list may', () => {
+    expect(recordByArgument(x, LIST, [{ name: 'shelf', example: 'Trees' }])).toBeNull();
+    expect(recordByArgument(x, LIST, [{ name: 'shelf', example: 'Fences' }])).toBeNull();
+    const two = { data: [LIST.data[0], { ...LIST.data[1], shelf: { name: 'Orchard' } }] };
+    expect(recordByArgument(x, two, [{ name: 'shelf', example: 'Orchard' }])?.extractor).toEqual({
+      from: 'json',
+      path: '$.data[*]',
+      where: { 'shelf.name': '{{args.shelf}}' },
+      select: '$.id',
+    });
+    // The tag's id: the tag named "apple" in the book's tags, the innermost list first.
+    const tag = recordByArgument({ from: 'json', path: '$.data[1].tags[0].id' }, LIST, [{ name: 'tag', example: 'apple' }]);
+    expect(tag?.extractor).toMatchObject({ path: '$.data[1].tags[*]', where: { name: '{{args.tag}}' }, select: '$.id' });
+    // The traced field itself is no name for its record.
+    expect(recordByArgument(x, LIST, [{ name: 'book', example: '7' }])).toBeNull();
+    expect(pathSegments('$.a[2]["b c"].d')).toEqual(['a', 2, 'b c', 'd']);
+    expect(pathSegments('$..a')).toBeNull();
+  });
+});
+
+describe('the runtime', () => {
+  const view = new View({ url: `${O}/api/books`, status: 200, text: JSON.stringify(LIST) });
+  const args: Record<string, unknown> = {};
+  const lookup = (p: string[]) => (p[0] === 'args' ? args[p[1]!] : undefined);
+  const byTitle = { from: 'json' as const, path: '$.data[*]', where: { title: '{{args.title}}' }, select: '$.id' };
+
+  it('reads the record the argument names; loosely only when none is equal as text', () => {
+    args.title = 'Quince and Medlar';
+    expect(extractValue(byTitle, view, 'list.extract.id', lookup)).toBe(52);
+    args.title = '  the broken   FENCE ';
+    expect(extractValue(byTitle, view, 'list.extract.id', lookup)).toBe(31);
+    expect(extractValue({ ...byTitle, select: undefined }, view, 'x', lookup)).toMatchObject({ id: 31 });
+  });
+
+  it('no such record: invalid_input naming it (not_found), or the default when not required', () => {
+    args.title = 'Medlars of Kent';
+    let err: unknown;
+    try {
+      extractValue(byTitle, view, 'list.extract.id', lookup);
+    } catch (e) {
+      err = e;
+    }
+    expect(err).toBeInstanceOf(RunFailure);
+    expect((err as RunFailure).type).toBe('invalid_input');
+    expect((err as RunFailure).message).toBe('list.extract.id: no record with title = "Medlars of Kent" among the 3 the site listed');
+    expect((err as RunFailure).opts.details).toMatchObject({ not_found: true });
+    expect(extractValue({ ...byTitle, required: false, default: 0 }, view, 'x', lookup)).toBe(0);
+    // An empty list is the site's answer of nothing: site_changed as any extractor that finds none.
+    const empty = new View({ url: O, status: 200, text: '{"data":[]}' });
+    expect(() => extractValue(byTitle, empty, 'x', lookup)).toThrow(/nothing matched JSONPath \$\.data\[\*\] then \$\.id/);
+  });
+
+  it('publish refuses a secret in where, an unknown argument, a select that is no JSONPath and a prototype key', () => {
+    const def = {
+      format: 'connector-definition/v1',
+      engine: 'http',
+      steps: [
+        {
+          id: 's',
+          url: 'http://a.test/',
+          extract: {
+            a: { from: 'json', path: '$[*]', where: { name: '{{secrets.account.username}}' } },
+            b: { from: 'json', path: '$[*]', where: { name: '{{args.nope}}' }, select: 'id' },
+            c: { from: 'json', path: '$[*]', where: { 'x.__proto__': '{{args.title}}' } },
+          },
+        },
+      ],
+      result: null,
+    };
+    const msgs = validateDefinition(def, {
+      inputSchema: { type: 'object', properties: { title: { type: 'string' } } },
+      requiredSecrets: [{ name: 'account', type: 'login' }],
+    }).map((p) => `${p.loc.slice(2).join('.')}: ${p.msg}`);
+    expect(msgs.sort()).toEqual(
+      [
+        "steps.0.extract.b.select: Value error, a JSONPath starts with '$'",
+        'steps.0.extract.c.where.x.__proto__: Value error, a field is a key or a dotted path of keys inside the record',
+        'steps.0.extract.a.where.name: Value error, {{secrets.account.username}}: a record is chosen by {{args.…}} or {{vars.…}} only',
+        "steps.0.extract.b.where.name: Value error, {{args.nope}}: 'nope' is not a property of input_schema",
+      ].sort(),
+    );
+  });
+});
