@@ -238,7 +238,11 @@ export function traceChain(inp: TraceInput): Chain {
       let known = flag ? undefined : byValue.get(v);
       // (An equal value read under another name — `created_at` for `updated_at` — stands in only
       // when no earlier response holds this field's own; that response is then the producer below.)
-      const consumer = { key: slot.where === 'json' ? slot.key : undefined, args: ownArgs };
+      const consumer = {
+        key: slot.where === 'json' ? slot.key : undefined,
+        args: ownArgs,
+        collection: slot.where === 'path' ? collectionOf(x.url, Number(slot.key)) : undefined,
+      };
       let own: ReturnType<typeof pickProducer> | undefined;
       const lastKey = slot.key.split('.').at(-1);
       if (known && slot.where === 'json' && known.extractor.from === 'json' && !known.extractor.path.endsWith(`.${lastKey}`)) {
@@ -469,27 +473,37 @@ function pickProducer(
   earlier: Exchange[],
   v: string,
   weak: boolean,
-  consumer?: { key?: string; args: string[] },
+  consumer?: { key?: string; args: string[]; collection?: string },
 ): { x: Exchange; f: Found } | null {
-  const hits: { x: Exchange; f: Found; echo: number; own: number; deps: number; dist: number }[] = [];
+  const hits: { x: Exchange; f: Found; echo: number; own: number; list: number; deps: number; dist: number }[] = [];
   earlier.forEach((y, dist) => {
     const f = findIn(y, v, { strongOnly: weak, consumerKey: consumer?.key });
     if (!f) return;
     const slots = requestSlots(y);
     const deps = slots.filter((s) => s.where !== 'path' && !lowEntropy(s.value)).length;
     const own = slots.some((s) => consumer?.args.includes(s.value)) ? 1 : 0;
-    hits.push({ x: y, f, echo: slots.some((s) => s.value === v) ? 1 : 0, own, deps, dist });
+    // (The answer of the collection the consumer's path addresses a member of: `GET /items/books`
+    // for `/items/books/6`. Not any list that holds a 6: a field's `meta.id` in `GET /fields`.)
+    const list = consumer?.collection && collectionOf(y.url) === consumer.collection ? 1 : 0;
+    hits.push({ x: y, f, echo: slots.some((s) => s.value === v) ? 1 : 0, own, list, deps, dist });
   });
   hits.sort(
     (a, b) =>
       a.echo - b.echo ||
       b.own - a.own ||
+      b.list - a.list ||
       (b.f.keyMatch ?? 0) - (a.f.keyMatch ?? 0) ||
       a.deps - b.deps ||
       a.f.rank - b.f.rank ||
       a.dist - b.dist,
   );
   return hits[0] ?? null;
+}
+
+/** A URL's path up to segment `upTo` (all of it when omitted), without a trailing slash: `/items/books`. */
+function collectionOf(url: string, upTo?: number): string {
+  const segs = new URL(url).pathname.split('/');
+  return (upTo === undefined ? segs : segs.slice(0, upTo)).join('/').replace(/\/+$/, '');
 }
 
 /**

@@ -111,6 +111,38 @@ describe.skipIf(!ready).each(ready ? (await backends()).slice(0, 1) : ['sqlite' 
     expect(await books(`filter[id][_eq]=${other!.id}`)).toEqual([{ ...other, year }]);
   });
 
+  it("the book clicked in the list by its title: change ANOTHER book's year, named by ITS title", async () => {
+    // (The person never types an id: the PATCH's id is read from the list the page loaded, from
+    // the record whose title the run names, not from the clicked record's place in the list.)
+    const [rec] = await books('filter[title][_eq]=Orchard Notes volume 5');
+    const [other] = await books('filter[title][_eq]=Orchard Notes volume 17');
+    const har = await record('pick-edit', async (page, base) => {
+      await login(page, base);
+      await page.goto(`${base}/admin/content/books`);
+      await page.waitForSelector('text=The Broken Fence');
+      await Promise.all([answered(page, 'GET', /items\/books\/\d+/), page.getByText('Orchard Notes volume 5', { exact: true }).click()]);
+      await page.fill('input[type=number]', String(rec!.year + 1));
+      await Promise.all([answered(page, 'PATCH', /items\/books\/\d+/), page.click(saveButton)]);
+    });
+    const year = 1800 + (Date.now() % 100);
+    const { def } = await flow(
+      'dx-pick-edit',
+      har,
+      {
+        hints: {
+          arguments: { title: 'Orchard Notes volume 5', year: rec!.year + 1 },
+          secrets: { account: live.secret },
+          allow_side_effects: true,
+        },
+      },
+      { arguments: { title: 'Orchard Notes volume 17', year }, secret_bindings: { account: live.secret } },
+    );
+    expect(JSON.stringify(def)).toContain('"where":{"title":"{{args.title}}"}');
+    expect(await books(`filter[id][_eq]=${other!.id}`)).toEqual([{ ...other, year }]);
+    // The recorded book has the year its replay gave it, no other.
+    expect((await books(`filter[id][_eq]=${rec!.id}`))[0]!.year).toBe(rec!.year + 1);
+  });
+
   it('create a NEW item (a JSON POST)', async () => {
     const har = await record('create', async (page, base) => {
       await login(page, base);

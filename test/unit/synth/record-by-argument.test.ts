@@ -42,6 +42,20 @@ describe('synthesis', () => {
     expect(JSON.stringify(r.definition)).toContain('$.data[1].id');
   });
 
+  it("an id in a member's path is read from its collection's answer, not from another list that holds it", () => {
+    // (Directus loads its field definitions again as the item opens: the seventh's `meta.id` is 7 too.)
+    const fields = { data: Array.from({ length: 8 }, (_, i) => ({ field: `f${i}`, meta: { id: i + 1 } })) };
+    const rec = har(
+      { url: `${O}/api/books?limit=25&fields[]=id&fields[]=title`, body: LIST },
+      { url: `${O}/api/fields`, body: fields },
+      { method: 'PATCH', url: `${O}/api/books/7`, json: { year: 2012 }, body: { data: { id: 7, year: 2012 } } },
+    );
+    const r = synthesize({ recording: rec, hints: { arguments: { title: 'Orchard Notes', year: 2012 } } });
+    const steps = (r.definition as any).steps as any[];
+    expect(steps.map((st) => st.url.split('?')[0])).toEqual(['/api/books', '/api/books/{{vars.book_id | urlencode}}']);
+    expect(steps[0].extract.book_id).toMatchObject({ path: '$.data[*]', where: { title: '{{args.title}}' } });
+  });
+
   const x = { from: 'json' as const, path: '$.data[1].id' };
   it('a field another record shares names no record; a nested field or the innermost list may', () => {
     expect(recordByArgument(x, LIST, [{ name: 'shelf', example: 'Trees' }])).toBeNull();
