@@ -301,16 +301,30 @@ export function traceChain(inp: TraceInput): Chain {
           !/token|csrf|xsrf|nonce|state|sig|key|auth|hash|sectok/i.test(slot.key));
       // (A number in a body field named as an id — JSON `id`, a form's `post_ID` — is traced as
       // the query's are, from strong evidence only: a record the site made during the flow.)
-      const idKey = /id$/i.test(slot.key.split('.').at(-1)!) && /^\d+$/.test(v);
+      // (An element of a list named as ids counts as its list: Transmission's `"ids": [3]`.)
+      const idKey =
+        /ids?$/i.test(
+          slot.key
+            .split('.')
+            .filter((k) => !/^\d+$/.test(k))
+            .at(-1) ?? '',
+        ) && /^\d+$/.test(v);
       const idLike = slot.where === 'path' ? /\d/.test(v) || looksRandom(v) : slot.where !== 'query' || !weak || idKey;
       if (((weak && slot.where !== 'path' && slot.where !== 'query' && !idKey) || !idLike) && !inp.dynamics?.has(v)) {
         resolved.push({ slot, res: { kind: 'constant', why: 'short/low-entropy literal' } });
         continue;
       }
       // (The lookup above, when it ran with the same strength, is this one.)
-      const found = own && !weak ? own : pickProducer(earlier, v, weak, consumer);
+      const found = own && !weak ? own : pickProducer(earlier, v, weak, consumer, inp.args);
       if (found) {
-        const name = argName(slot.where === 'path' ? `${segmentName(x, slot)}` : slot.key.split('.').at(-1)!, names);
+        // (A list's element is named by its list: `ids.0` → `id`.)
+        const key =
+          slot.key
+            .split('.')
+            .filter((k) => !/^\d+$/.test(k))
+            .at(-1)
+            ?.replace(/(id)s$/i, '$1') ?? slot.key;
+        const name = argName(slot.where === 'path' ? `${segmentName(x, slot)}` : key, names);
         const def: VarDef = {
           name,
           producer: found.x.id,
@@ -474,8 +488,9 @@ function pickProducer(
   v: string,
   weak: boolean,
   consumer?: { key?: string; args: string[]; collection?: string },
+  args: ArgValue[] = [],
 ): { x: Exchange; f: Found } | null {
-  const hits: { x: Exchange; f: Found; echo: number; own: number; list: number; deps: number; dist: number }[] = [];
+  const hits: { x: Exchange; f: Found; echo: number; own: number; named: number; list: number; deps: number; dist: number }[] = [];
   earlier.forEach((y, dist) => {
     const f = findIn(y, v, { strongOnly: weak, consumerKey: consumer?.key });
     if (!f) return;
@@ -485,12 +500,22 @@ function pickProducer(
     // (The answer of the collection the consumer's path addresses a member of: `GET /items/books`
     // for `/items/books/6`. Not any list that holds a 6: a field's `meta.id` in `GET /fields`.)
     const list = consumer?.collection && collectionOf(y.url) === consumer.collection ? 1 : 0;
-    hits.push({ x: y, f, echo: slots.some((s) => s.value === v) ? 1 : 0, own, list, deps, dist });
+    // (A record of a list that an argument names: the record the person chose, read by that
+    // argument at run time — not a later refresh of the list that leaves its names out.)
+    const named =
+      args.length &&
+      f.extractor.from === 'json' &&
+      /\[\d+\]/.test(f.extractor.path) &&
+      recordByArgument(f.extractor, parseJson(y.text), args)
+        ? 1
+        : 0;
+    hits.push({ x: y, f, echo: slots.some((s) => s.value === v) ? 1 : 0, own, named, list, deps, dist });
   });
   hits.sort(
     (a, b) =>
       a.echo - b.echo ||
       b.own - a.own ||
+      b.named - a.named ||
       b.list - a.list ||
       (b.f.keyMatch ?? 0) - (a.f.keyMatch ?? 0) ||
       a.deps - b.deps ||

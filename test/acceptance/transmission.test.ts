@@ -60,6 +60,25 @@ describe.skipIf(!ready).each(ready ? (await backends()).slice(0, 1) : ['sqlite' 
     expect(got[0].fileStats).toHaveLength(2); // its two files
   });
 
+  it("a torrent's details in the inspector, for ANOTHER torrent named by ITS name (the id is read from the list)", async () => {
+    const guide = await byName('Pruning Guide');
+    const har = await live.record('tr-details-by-name', async (page, base) => {
+      await open(page, base);
+      await page.click('#torrent_list li:has-text("Orchard Survey 2026")');
+      await Promise.all([rpcCall(page, 'torrent-get'), page.click('#toolbar-inspector')]);
+    });
+    const { result, def } = await flow(
+      'tr-details-by-name',
+      har,
+      { hints: { arguments: { torrent: 'Orchard Survey 2026' }, secrets: { account: live.secret } } },
+      { arguments: { torrent: 'Pruning Guide' }, secret_bindings: { account: live.secret } },
+    );
+    expect(JSON.stringify(def)).toContain('{{args.torrent}}');
+    const got = result.arguments.torrents;
+    expect(got).toHaveLength(1);
+    expect(got[0].id).toBe(guide.id);
+  });
+
   it('every torrent the web UI lists, including one added after the recording', async () => {
     const har = await live.record('tr-list', async (page, base) => {
       await open(page, base);

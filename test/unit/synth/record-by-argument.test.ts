@@ -56,6 +56,42 @@ describe('synthesis', () => {
     expect(steps[0].extract.book_id).toMatchObject({ path: '$.data[*]', where: { title: '{{args.title}}' } });
   });
 
+  it("an element of a body's id list is traced, from the list whose records the argument names (not a refresh without names)", () => {
+    // (Transmission: the web UI lists torrents with their names, refreshes them without, and asks
+    // for the chosen one's details with `"ids": [3]`.)
+    const torrents = [
+      { id: 1, name: 'Pruning Guide', status: 0 },
+      { id: 2, name: 'Cider Press Manual', status: 0 },
+      { id: 3, name: 'Orchard Survey 2026', status: 0 },
+    ];
+    const rpc = `${O}/transmission/rpc`;
+    const rec = har(
+      {
+        method: 'POST',
+        url: rpc,
+        json: { method: 'torrent-get', arguments: { fields: ['id', 'name'] } },
+        body: { arguments: { torrents } },
+      },
+      {
+        method: 'POST',
+        url: rpc,
+        json: { method: 'torrent-get', arguments: { fields: ['id', 'status'] } },
+        body: { arguments: { torrents: torrents.map(({ id, status }) => ({ id, status })) } },
+      },
+      {
+        method: 'POST',
+        url: rpc,
+        json: { method: 'torrent-get', arguments: { fields: ['id', 'files'], ids: [3] } },
+        body: { arguments: { torrents: [{ id: 3, files: [{ name: 'data.bin' }] }] } },
+      },
+    );
+    const r = synthesize({ recording: rec, hints: { arguments: { torrent: 'Orchard Survey 2026' } } });
+    const steps = (r.definition as any).steps as any[];
+    expect(steps.at(-1).body.json.arguments.ids).toEqual(['{{vars.id | int}}']);
+    expect(steps.at(-2).extract.id).toMatchObject({ path: '$.arguments.torrents[*]', where: { name: '{{args.torrent}}' }, select: '$.id' });
+    expect(steps.at(-2).body.json.arguments.fields).toEqual(['id', 'name']);
+  });
+
   const x = { from: 'json' as const, path: '$.data[1].id' };
   it('a field another record shares names no record; a nested field or the innermost list may', () => {
     expect(recordByArgument(x, LIST, [{ name: 'shelf', example: 'Trees' }])).toBeNull();
