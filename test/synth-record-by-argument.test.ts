@@ -70,6 +70,35 @@ describe.each(await backends())('a record picked from a JSON list by its title (
         });
         return;
       }
+      // The same books as server-rendered pages: a table whose titles link to each book's form.
+      if (u.pathname === '/admin/books')
+        return void res
+          .writeHead(200, { 'content-type': 'text/html' })
+          .end(
+            `<!doctype html><title>Books</title><table id=books><tr><th>Title</th><th>Year</th></tr>${books
+              .map((b) => `<tr><td><a href="/admin/books/${b.id}/edit">${b.title}</a></td><td>${b.year}</td></tr>`)
+              .join('')}</table>`,
+          );
+      const edit = u.pathname.match(/^\/admin\/books\/(\d+)\/edit$/);
+      const one = edit ? books.find((b) => b.id === Number(edit[1])) : undefined;
+      if (edit && !one) return void res.writeHead(404).end('no such book');
+      if (one && req.method === 'GET')
+        return void res
+          .writeHead(200, { 'content-type': 'text/html' })
+          .end(
+            `<!doctype html><title>${one.title}</title><form method=post><input name=title value="${one.title}"><input name=year type=number value=${one.year}><button>Save</button></form>`,
+          );
+      if (one && req.method === 'POST') {
+        let body = '';
+        req.on('data', (c) => (body += c));
+        req.on('end', () => {
+          const f = new URLSearchParams(body);
+          one.title = f.get('title') ?? one.title;
+          one.year = Number(f.get('year'));
+          res.writeHead(303, { location: '/admin/books' }).end();
+        });
+        return;
+      }
       res.writeHead(200, { 'content-type': 'text/html' }).end(PAGE);
     });
     await new Promise<void>((r) => site.listen(0, '127.0.0.1', r));
@@ -115,5 +144,27 @@ describe.each(await backends())('a record picked from a JSON list by its title (
     expect(miss.error).toMatchObject({ type: 'invalid_input', retryable: false });
     expect(miss.error.message).toContain('no record with title = "Medlars of Kent"');
     expect(books).toEqual(before);
+  });
+
+  it('the same on server-rendered pages: the form of the book whose row the title names (the link the person clicked)', async () => {
+    books = structuredClone(SEED);
+    const har = await recordLive(browser, h.dataDir, 'html-books', base, async (page, b) => {
+      await page.goto(`${b}/admin/books`);
+      await Promise.all([page.waitForURL(/\/7\/edit$/), page.click('text=Orchard Notes')]);
+      await page.fill('[name=year]', '2012');
+      await Promise.all([page.waitForURL(/\/admin\/books$/), page.click('text=Save')]);
+    });
+    books = structuredClone(SEED);
+    const r = await synthesizeFrom(h, har, { hints: { arguments: { title: 'Orchard Notes', year: 2012 }, allow_side_effects: true } });
+    expect(r.status, r.text).toBe(200);
+    expect(Object.keys(r.json.input_schema.properties).sort()).toEqual(['title', 'year']);
+    books = structuredClone(SEED);
+    const out = await run(h, { connector_id: r.json.id, arguments: { title: 'Quince and Medlar', year: 1999 } });
+    expect(out.status, JSON.stringify(out.error)).toBe('success');
+    // That book, with its own title; no other book changed.
+    expect(books).toEqual(SEED.map((b) => (b.id === 52 ? { ...b, year: 1999 } : b)));
+    const miss = await run(h, { connector_id: r.json.id, arguments: { title: 'Medlars of Kent', year: 1900 } });
+    expect(miss.error).toMatchObject({ type: 'invalid_input', retryable: false });
+    expect(books).toEqual(SEED.map((b) => (b.id === 52 ? { ...b, year: 1999 } : b)));
   });
 });

@@ -3,7 +3,7 @@
 // the site was sent its id; run with "The Broken Fence", the connector must send that book's id.
 // When the recorded record has a field equal to an argument's example, and no other record of the
 // list has that value there, the extractor becomes `{path: "$.data[*]", where: {title:
-// "{{args.title}}"}, select: "$.id"}` (src/runtime/worker/engines/json-records.ts reads it).
+// "{{args.title}}"}, select: "$.id"}` (src/runtime/worker/engines/record-where.ts reads it).
 import type { JsonExtractor } from '../formats/definition/types.js';
 import { jsonPathOf } from './producers.js';
 import { jsonLeaves } from './slots.js';

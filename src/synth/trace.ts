@@ -10,6 +10,7 @@ import { documentReadBack, type ReadBack } from './read-modify-write.js';
 import { parseJson, requestSlots } from './slots.js';
 import { needlesForField, substitute, type ArgValue } from './substitute.js';
 import { recordByArgument } from './record-by-argument.js';
+import { linkedRecord } from './html-record-link.js';
 import type { SecretPlan } from './secrets.js';
 import type { Exchange, Slot } from './types.js';
 import { argName, looksRandom, lowEntropy, nowTemplate, preview } from './values.js';
@@ -312,6 +313,24 @@ export function traceChain(inp: TraceInput): Chain {
       const idLike = slot.where === 'path' ? /\d/.test(v) || looksRandom(v) : slot.where !== 'query' || !weak || idKey;
       if (((weak && slot.where !== 'path' && slot.where !== 'query' && !idKey) || !idLike) && !inp.dynamics?.has(v)) {
         resolved.push({ slot, res: { kind: 'constant', why: 'short/low-entropy literal' } });
+        continue;
+      }
+      // An id in a URL that a list page linked to from the row an argument names: the row the
+      // person clicked, read by the run's argument (html-record-link.ts).
+      const linked =
+        (slot.where === 'path' || slot.where === 'query') && (/\d/.test(v) || looksRandom(v)) ? linkedRecord(earlier, v, inp.args) : null;
+      if (linked) {
+        const def: VarDef = {
+          name: argName(slot.where === 'path' ? segmentName(x, slot) : slot.key, names),
+          producer: linked.x.id,
+          extractor: linked.f.extractor,
+          how: linked.f.how,
+          value: v,
+        };
+        readVar(def, linked.x);
+        byValue.set(v, def);
+        chain.usedArgs.add(linked.arg);
+        resolved.push({ slot, res: { kind: 'var', template: varTpl(def), var: def.name } });
         continue;
       }
       // (The lookup above, when it ran with the same strength, is this one.)

@@ -161,6 +161,41 @@ describe.skipIf(!ready).each(ready ? (await backends()).slice(0, 1) : ['sqlite' 
     await editYear('dj-edit-unticked', 'Orchard Notes volume 13', 'Orchard Notes volume 14', [0, 1]);
   });
 
+  it("the book found by its title and clicked in the change list: change ANOTHER book's year, named by ITS title", async () => {
+    // (The person never sees an id: the form's URL carries the one the list linked to from the
+    // row the title names. Run on another title, the connector reads that book's row.)
+    const [rec] = books('b.title = ?', 'Orchard Notes volume 5');
+    const [other] = books('b.title = ?', 'Orchard Notes volume 17');
+    const har = await record('pick-edit', async (page, base) => {
+      await login(page, base);
+      await page.goto(`${base}/admin/library/book/`);
+      await page.fill('#searchbar', 'Orchard Notes volume 5');
+      await Promise.all([page.waitForURL(/\?q=/), page.press('#searchbar', 'Enter')]);
+      await Promise.all([
+        page.waitForURL(/\/book\/\d+\/change\//),
+        page.getByRole('link', { name: 'Orchard Notes volume 5', exact: true }).click(),
+      ]);
+      await page.fill('#id_year', String(rec!.year + 1));
+      await Promise.all([page.waitForURL(/\/book\/(\?.*)?$/), page.click('input[name=_save]')]);
+    });
+    const year = 1800 + (Date.now() % 100);
+    const { def } = await flow(
+      'dj-pick-edit',
+      har,
+      {
+        hints: {
+          arguments: { title: 'Orchard Notes volume 5', year: rec!.year + 1 },
+          secrets: { account: live.secret },
+          allow_side_effects: true,
+        },
+      },
+      { arguments: { title: 'Orchard Notes volume 17', year }, secret_bindings: { account: live.secret } },
+    );
+    expect(JSON.stringify(def)).toContain('"where":{"name":"{{args.title}}"}');
+    expect(books('b.id = ?', other!.id)).toEqual([{ ...other, year }]);
+    expect(books('b.id = ?', rec!.id)).toEqual([{ ...rec, year: rec!.year + 1 }]);
+  });
+
   it('add a NEW book through the change form (CSRF token in the cookie and the form)', async () => {
     const har = await record('add', async (page, base) => {
       await login(page, base);

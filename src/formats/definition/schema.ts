@@ -51,11 +51,24 @@ const fieldsOf = (props: Record<string, unknown>, required: string[] = []) => ({
   minProperties: 1,
 });
 
+/** `where` and `select`: the record of a list the run's arguments name, then a value inside it. */
+const recordWhere = {
+  where: {
+    type: 'object',
+    propertyNames: { minLength: 1, maxLength: 200, not: { enum: ['__proto__', 'constructor', 'prototype'] } },
+    additionalProperties: { type: 'string', maxLength: 2000 },
+    minProperties: 1,
+    maxProperties: 8,
+  },
+  select: nonEmpty,
+};
+
 /** A CSS or XML extractor's own properties: a selector, an attribute, or fields per matched element. */
 const selectorProps = {
   selector: nonEmpty,
   attr: nonEmpty,
   fields: fieldsOf({ column: nonEmpty, selector: nonEmpty, attr: nonEmpty, pattern: nonEmpty, fill_down: { type: 'boolean' } }),
+  ...recordWhere,
 };
 
 const matcher = {
@@ -272,14 +285,7 @@ export const DEFINITION_SCHEMA = {
           'json',
           {
             path: nonEmpty,
-            where: {
-              type: 'object',
-              propertyNames: { minLength: 1, maxLength: 200, not: { enum: ['__proto__', 'constructor', 'prototype'] } },
-              additionalProperties: { type: 'string', maxLength: 2000 },
-              minProperties: 1,
-              maxProperties: 8,
-            },
-            select: nonEmpty,
+            ...recordWhere,
           },
           ['path'],
         ),

@@ -118,21 +118,25 @@ interface ExtractorBase extends Annotated {
   type?: ValueType;
 }
 
-/** JSONPath (jsonpath-plus) into a JSON body. */
-export interface JsonExtractor extends ExtractorBase {
-  from: 'json';
-  path: string;
+/** The record of a list that the run's arguments name (json, and css/xml with `fields`). */
+export interface RecordWhere {
   /**
-   * The record the run's arguments name, not the one at a recorded position: each match of `path`
-   * (a list's records, `$.data[*]`) is kept only when its fields (a key, or a dotted path inside the
-   * record) equal these templates, rendered for the run (`{"title": "{{args.title}}"}`; `args` and
-   * `vars` only). Equal as text; when no record is, the one equal ignoring case and spacing. No
-   * record kept while the list has some: the run fails `invalid_input` (the caller named a record
-   * the site doesn't hold).
+   * The record the run's arguments name, not the one at a recorded position: each match (a JSON
+   * list's records, `$.data[*]`; the objects `fields` builds from a table's rows) is kept only when
+   * its fields (a key, or a dotted path inside the record) equal these templates, rendered for the
+   * run (`{"title": "{{args.title}}"}`; `args` and `vars` only). Equal as text; when no record is,
+   * the one equal ignoring case and spacing. No record kept while the list has some: the run fails
+   * `invalid_input` (the caller named a record the site doesn't hold).
    */
   where?: Record<string, Template>;
   /** JSONPath read inside each kept record (`$.id`); omitted = the record itself. */
   select?: string;
+}
+
+/** JSONPath (jsonpath-plus) into a JSON body. */
+export interface JsonExtractor extends ExtractorBase, RecordWhere {
+  from: 'json';
+  path: string;
 }
 
 /** Field of an object built from each element matched by a CSS extractor with `fields`. */
@@ -164,7 +168,7 @@ export interface CssField extends Annotated {
 }
 
 /** CSS selector (cheerio) into an HTML body (or a browser page's DOM). */
-export interface CssExtractor extends ExtractorBase {
+export interface CssExtractor extends ExtractorBase, RecordWhere {
   from: 'css';
   selector: string;
   attr?: string;
@@ -174,7 +178,7 @@ export interface CssExtractor extends ExtractorBase {
 
 /** The same selectors and fields over an XML document (parsed as XML: names are case-sensitive and
  * keep their prefix, written `d\\:href` in a selector). A feed, a WebDAV multistatus, a SOAP answer. */
-export interface XmlExtractor extends ExtractorBase {
+export interface XmlExtractor extends ExtractorBase, RecordWhere {
   from: 'xml';
   selector: string;
   attr?: string;

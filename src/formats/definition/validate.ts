@@ -63,7 +63,8 @@ export function validateDefinition(def: unknown, ctx: DefinitionContext, prefix:
     for (const [name, x] of Object.entries(ex ?? {})) {
       vars.add(name);
       checkExtractor(x, [...at, name], err);
-      if (x.from === 'json' && x.where) wheres.push({ loc: [...at, name, 'where'], where: x.where });
+      if ((x.from === 'json' || x.from === 'css' || x.from === 'xml') && x.where)
+        wheres.push({ loc: [...at, name, 'where'], where: x.where });
     }
   };
   const visitHttp = (steps: HttpStep[], at: Loc) =>
@@ -252,6 +253,14 @@ function checkSelector(selector: string, loc: Loc, err: (loc: Loc, msg: string) 
 }
 
 function checkExtractor(x: Extractor, loc: Loc, err: (loc: Loc, msg: string) => void): void {
+  if ((x.from === 'css' || x.from === 'xml' || x.from === 'json') && (x.where || x.select !== undefined)) {
+    if (x.select !== undefined && !/^\$/.test(x.select)) err([...loc, 'select'], "Value error, a JSONPath starts with '$'");
+    for (const k of Object.keys(x.where ?? {}))
+      if (k.split('.').some((g) => !g || UNSAFE_KEYS.includes(g)))
+        err([...loc, 'where', k], 'Value error, a field is a key or a dotted path of keys inside the record');
+    // (A css/xml record is the object its `fields` build: without them there is no field to compare.)
+    if (x.from !== 'json' && !x.fields) err([...loc, 'where'], 'Value error, where and select need fields: the records they read');
+  }
   if (x.from === 'css' || x.from === 'xml') {
     const xml = x.from === 'xml';
     checkSelector(x.selector, [...loc, 'selector'], err, xml);
@@ -273,10 +282,6 @@ function checkExtractor(x: Extractor, loc: Loc, err: (loc: Loc, msg: string) => 
     }
   } else if (x.from === 'json') {
     if (!/^\$/.test(x.path)) err([...loc, 'path'], "Value error, a JSONPath starts with '$'");
-    if (x.select !== undefined && !/^\$/.test(x.select)) err([...loc, 'select'], "Value error, a JSONPath starts with '$'");
-    for (const k of Object.keys(x.where ?? {}))
-      if (k.split('.').some((g) => !g || UNSAFE_KEYS.includes(g)))
-        err([...loc, 'where', k], 'Value error, a field is a key or a dotted path of keys inside the record');
   } else if (x.from === 'calls' && x.in !== undefined && !/^\$/.test(x.in)) {
     err([...loc, 'in'], "Value error, a JSONPath starts with '$'");
   }

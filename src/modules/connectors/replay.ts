@@ -127,14 +127,14 @@ export function freshValues(
     .map(([k]) => ({ name: k, value: freshen(args[k] as string, tag, words) }));
 }
 
-/** Arguments a JSON extractor's `where` reads: each names a record of a list the site answers with. */
+/** Arguments an extractor's `where` reads: each names a record of a list the site answers with. */
 export function recordNamingArgs(def: unknown): Set<string> {
   const out = new Set<string>();
   const walk = (v: unknown): void => {
     if (Array.isArray(v)) return v.forEach(walk);
     if (!v || typeof v !== 'object') return;
     const o = v as Record<string, unknown>;
-    if (o.from === 'json' && o.where && typeof o.where === 'object')
+    if (typeof o.from === 'string' && o.where && typeof o.where === 'object')
       for (const t of Object.values(o.where)) for (const m of String(t).matchAll(/\{\{\s*args\.(\w+)/g)) out.add(m[1]!);
     Object.values(o).forEach(walk);
   };
@@ -228,7 +228,7 @@ export async function validateByReplay(
   };
   // A flow that creates something, replayed with the recorded values, meets the object it already
   // made (a duplicate name, "already exists"): free-text arguments get a fresh suffix instead.
-  // (An argument that names the record to act on, a JSON extractor's `where`, names one the site
+  // (An argument that names the record to act on, an extractor's `where`, names one the site
   // holds: the recorded one, never a fresh name no record has.)
   const keep = recordNamingArgs(plan.definition);
   const fresh = opts.sideEffects ? freshValues(plan.input_schema, args, false, keep) : [];

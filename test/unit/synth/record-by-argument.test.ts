@@ -1,11 +1,12 @@
 // A value read from a record of a JSON list is read from the record the arguments name
-// (src/synth/record-by-argument.ts, src/runtime/worker/engines/json-records.ts): the synthesized
+// (src/synth/record-by-argument.ts, src/runtime/worker/engines/record-where.ts): the synthesized
 // extractor, the runtime's choice of record, and the publish-time checks of `where`.
 import { describe, expect, it } from 'vitest';
 import { validateDefinition } from '../../../src/formats/definition/validate.js';
 import { extractValue, View } from '../../../src/runtime/worker/engines/extract.js';
 import { RunFailure } from '../../../src/runtime/shared/failure.js';
 import { synthesize } from '../../../src/synth/index.js';
+import { hrefPattern, linkedRecord } from '../../../src/synth/html-record-link.js';
 import { pathSegments, recordByArgument } from '../../../src/synth/record-by-argument.js';
 import { har } from '../../helpers/har-fragment.js';
 
@@ -174,5 +175,64 @@ describe('the runtime', () => {
         "steps.0.extract.b.where.name: Value error, {{args.nope}}: 'nope' is not a property of input_schema",
       ].sort(),
     );
+  });
+});
+
+describe('a row of an HTML list, by the link the person clicked', () => {
+  const row = (id: number, title: string, year: number) =>
+    `<tr><td><input type=checkbox name=_selected value="${id}"></td><th><a href="/admin/book/${id}/change/?_f=q%3D1">${title}</a></th><td>${year}</td></tr>`;
+  const list = (rows: string) =>
+    `<html><body><div id=content><table id=result_list><thead><tr><th>Title</th><th>Year</th></tr></thead><tbody>${rows}</tbody></table></div></body></html>`;
+  const page = list(row(31, 'The Broken Fence', 1988) + row(7, 'Orchard Notes', 2011) + row(52, 'Quince and Medlar', 1975));
+  const form = `<html><body><form method=post action="/admin/book/7/change/"><input name=title value="Orchard Notes"><input name=year value="2011"><input type=submit name=_save value=Save></form></body></html>`;
+  const recording = (listHtml = page) =>
+    har(
+      { url: `${O}/admin/book/`, html: listHtml },
+      { url: `${O}/admin/book/7/change/`, html: form },
+      {
+        method: 'POST',
+        url: `${O}/admin/book/7/change/`,
+        form: { title: 'Orchard Notes', year: '2012', _save: 'Save' },
+        status: 302,
+        location: '/admin/book/',
+      },
+    );
+
+  it('the id in the form URL is read from the row the title names, at run time', () => {
+    const r = synthesize({
+      recording: recording(),
+      hints: { arguments: { title: 'Orchard Notes', year: 2012 }, allow_side_effects: true },
+    });
+    const steps = (r.definition as any).steps as any[];
+    const x = steps.find((s) => s.url === '/admin/book/').extract.book_id;
+    expect(x).toMatchObject({
+      from: 'css',
+      selector: '#result_list tbody > tr',
+      fields: { name: { selector: '> th > a' }, link: { selector: '> th > a', attr: 'href', pattern: '^/admin/book/([^/?#]+)' } },
+      where: { name: '{{args.title}}' },
+      select: '$.link',
+    });
+    expect(steps.at(-1).url).toBe('/admin/book/{{vars.book_id | urlencode}}/change/');
+    expect(validateDefinition(r.definition, { inputSchema: r.input_schema, requiredSecrets: r.required_secrets })).toEqual([]);
+    // The runtime reads the row the run names.
+    const args: Record<string, unknown> = { title: 'quince and medlar' };
+    const view = new View({ url: `${O}/admin/book/`, status: 200, text: page });
+    expect(extractValue(x, view, 'x', (p) => (p[0] === 'args' ? args[p[1]!] : undefined))).toBe('52');
+  });
+
+  it('no link from the row, two rows of that title, or a value that holds the argument: not this rule (controls)', () => {
+    const twice = list(row(31, 'Orchard Notes', 1988) + row(7, 'Orchard Notes', 2011));
+    const unlinked = page.replace(/<a href="[^"]*">|<\/a>/g, '');
+    for (const rec of [twice, unlinked]) {
+      const r = synthesize({
+        recording: recording(rec),
+        hints: { arguments: { title: 'Orchard Notes', year: 2012 }, allow_side_effects: true },
+      });
+      expect(JSON.stringify(r.definition)).not.toContain('"where"');
+    }
+    expect(linkedRecord([], '7', [{ name: 'title', example: 'Orchard Notes' }])).toBeNull();
+    expect(hrefPattern('/admin/book/7/change/', '7')).toBe('^/admin/book/([^/?#]+)');
+    expect(hrefPattern('list.php?table=mailbox&id=7&token=abc', '7')).toBe('[?&;]id=([^&;#]+)');
+    expect(hrefPattern('/admin/book/17/', '7')).toBeNull();
   });
 });

@@ -5,7 +5,7 @@ import * as cheerio from 'cheerio';
 import { JSONPath } from 'jsonpath-plus';
 import type { CallField, CssField, Extractor, Matcher, ValueType } from '../../../formats/definition/types.js';
 import { callArguments } from './js-calls.js';
-import { recordsWhere } from './json-records.js';
+import { recordsWhere } from './record-where.js';
 import type { Lookup } from '../../../formats/definition/template.js';
 import { RunFailure } from '../../shared/failure.js';
 
@@ -262,7 +262,8 @@ function matchesOf(x: Extractor, view: View, where: string, lookup?: Lookup): un
         .filter((el) => !x.fields || !x.all || !isHeaderRow($, el, x.fields))
         .map((el) => (x.fields ? fieldsOf($, el, x.fields, where) : readEl($, el, x.attr)))
         .filter((v) => v !== undefined);
-      return x.fields ? fillDown(found as Record<string, unknown>[], x.fields) : found;
+      const records = x.fields ? fillDown(found as Record<string, unknown>[], x.fields) : found;
+      return x.where || x.select !== undefined ? recordsWhere(x, records, lookup, where) : records;
     }
     case 'calls': {
       let code = view.src.text;

@@ -1,8 +1,8 @@
-// A JSON extractor's `where` and `select`: the record of a list that the run's arguments name
+// An extractor's `where` and `select`: the record of a list that the run's arguments name
 // (`{"title": "{{args.title}}"}`), then a value inside it. A connector recorded on one record and
 // run on another must read the other's id, not the id at the recorded record's place in the list.
 import { JSONPath } from 'jsonpath-plus';
-import type { JsonExtractor } from '../../../formats/definition/types.js';
+import type { RecordWhere } from '../../../formats/definition/types.js';
 import { dig, type Lookup, renderText, toText } from '../../../formats/definition/template.js';
 import { RunFailure } from '../../shared/failure.js';
 
@@ -13,10 +13,15 @@ const fieldOf = (record: unknown, key: string): unknown =>
   record !== null && typeof record === 'object' ? dig(record, key.split('.')) : undefined;
 
 /**
- * The matches of `x.path` kept by `x.where` (equal as text; else equal loosely), each read by
+ * The matches (a JSON list's records, or the objects a css/xml extractor's `fields` built) kept by `x.where` (equal as text; else equal loosely), each read by
  * `x.select`. `where` names the extractor in errors.
  */
-export function recordsWhere(x: JsonExtractor, matches: unknown[], lookup: Lookup | undefined, where: string): unknown[] {
+export function recordsWhere(
+  x: RecordWhere & { required?: boolean },
+  matches: unknown[],
+  lookup: Lookup | undefined,
+  where: string,
+): unknown[] {
   let kept = matches;
   if (x.where) {
     if (!lookup) throw new Error(`${where}: where needs the run's values`);

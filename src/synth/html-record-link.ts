@@ -1,0 +1,130 @@
+// A record's id in a URL (`/admin/library/book/6/change/`, `?id=6`) that a list page linked to from
+// the row an argument names ("Orchard Notes volume 5"): the person clicked that row's link. At run
+// time the id is read from the row the run's argument names — `{from: "css", selector: rows,
+// fields: {name, link}, where: {name: "{{args.title}}"}, select: "$.link"}` — never the recorded
+// one (the connector would act on the recorded record whatever it was asked).
+import type * as cheerio from 'cheerio';
+import type { CssExtractor } from '../formats/definition/types.js';
+import { clean, cssq, tagOf } from './dom-text.js';
+import { pathOf, relPath } from './html-dom.js';
+import { loadHtml } from './html-load.js';
+import { isHtml } from './normalize.js';
+import type { Found } from './producers.js';
+import type { ArgValue } from './substitute.js';
+import type { Exchange } from './types.js';
+
+type El = cheerio.Cheerio<any>;
+
+const esc = (s: string) => s.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
+
+/** The pattern that reads `v` back from `href` (a path segment, or a query value), or null. */
+export function hrefPattern(href: string, v: string): string | null {
+  for (const form of new Set([v, encodeURIComponent(v)])) {
+    const seg = new RegExp(`^([^?#]*/)${esc(form)}(?=[/?#]|$)`).exec(href);
+    if (seg) return `^${esc(seg[1]!)}([^/?#]+)`;
+    // (A query value by its parameter's name alone: the other parameters may differ per row.)
+    const q = new RegExp(`[?&;]([^=&;#]+)=${esc(form)}(?=[&;#]|$)`).exec(href);
+    if (q) return `[?&;]${esc(q[1]!)}=([^&;#]+)`;
+  }
+  return null;
+}
+
+// Elements that are records of a list when repeated (a row, an item, a card); not cells or inline text.
+const RECORD_TAGS = new Set(['tr', 'li', 'article', 'section', 'div', 'dt', 'dd', 'p', 'tbody']);
+
+/** The nearest ancestor of `a` that is one of several siblings alike (same tag, same class). */
+function recordOf($: cheerio.CheerioAPI, a: El): El | null {
+  let cur = a.parent();
+  for (let i = 0; i < 8 && cur.length && tagOf(cur) !== 'body'; i++, cur = cur.parent()) {
+    if (!RECORD_TAGS.has(tagOf(cur))) continue;
+    const alike = siblingsAlike($, cur);
+    if (alike.length >= 2) return cur;
+  }
+  return null;
+}
+
+function siblingsAlike($: cheerio.CheerioAPI, rec: El): El[] {
+  const cls = rec.attr('class') ?? '';
+  return rec
+    .parent()
+    .children(tagOf(rec))
+    .toArray()
+    .filter((e) => tagOf(rec) === 'tr' || ($(e).attr('class') ?? '') === cls)
+    .map((e) => $(e));
+}
+
+/** The deepest element of `rec` whose whole text is `text`. */
+function textElement($: cheerio.CheerioAPI, rec: El, text: string): El | null {
+  const hits = rec
+    .find('*')
+    .toArray()
+    .filter((e) => clean($(e).text()) === text);
+  const deepest = hits.filter((e) => !hits.some((o) => o !== e && $(o).parents().toArray().includes(e)));
+  return deepest.length === 1 ? $(deepest[0]) : null;
+}
+
+export interface LinkedRecord {
+  x: Exchange;
+  f: Found;
+  arg: string;
+}
+
+/**
+ * The list page (nearest first) with a link carrying `v` in the row whose text an argument's
+ * example is, held by no other row: that row's link, read by the argument.
+ */
+export function linkedRecord(earlier: Exchange[], v: string, args: ArgValue[]): LinkedRecord | null {
+  const named = args.filter((a) => clean(a.example).length >= 2);
+  // (A value that holds an argument is that argument's template, not a record's id: Django's
+  // `_changelist_filters=q=Orchard…` that remembers the search.)
+  const flat = (t: string) => t.replace(/[+\s]+/g, ' ').toLowerCase();
+  if (!named.length || !v || args.some((a) => a.example.length >= 2 && flat(v).includes(flat(a.example)))) return null;
+  for (const y of earlier) {
+    const t = isHtml(y) ? y.text : undefined;
+    if (!t || !(t.includes(v) || t.includes(encodeURIComponent(v)))) continue;
+    const $ = loadHtml(t);
+    for (const link of $('a[href]').toArray()) {
+      const a = $(link);
+      const href = a.attr('href') ?? '';
+      const pattern = hrefPattern(href, v);
+      if (!pattern) continue;
+      const rec = recordOf($, a);
+      if (!rec) continue;
+      for (const arg of named) {
+        const text = clean(arg.example);
+        const el = textElement($, rec, text);
+        if (!el) continue;
+        const others = siblingsAlike($, rec).filter((r) => !r.is(rec) && textElement($, r, text));
+        if (others.length) continue;
+        const parent = rec.parent();
+        const cls =
+          tagOf(rec) === 'tr'
+            ? ''
+            : (rec.attr('class') ?? '')
+                .trim()
+                .split(/\s+/)
+                .filter(Boolean)
+                .map((c) => `.${cssEsc(c)}`)
+                .join('');
+        const extractor: CssExtractor = {
+          from: 'css',
+          selector: `${pathOf($, parent)} > ${tagOf(rec)}${cls}`,
+          fields: {
+            name: { selector: relPath(rec, el), required: false },
+            link: { selector: relPath(rec, a), attr: 'href', pattern, required: false },
+          },
+          where: { name: `{{args.${arg.name}}}` },
+          select: '$.link',
+        };
+        return {
+          x: y,
+          f: { extractor, rank: 1, how: `the link of the row whose text is the argument ${arg.name} (${cssq(href)})` },
+          arg: arg.name,
+        };
+      }
+    }
+  }
+  return null;
+}
+
+const cssEsc = (c: string) => c.replace(/[^\w-]/g, (ch) => `\\${ch}`);
