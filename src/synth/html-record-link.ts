@@ -94,8 +94,14 @@ export function linkedRecord(earlier: Exchange[], v: string, args: ArgValue[]): 
         const text = clean(arg.example);
         const el = textElement($, rec, text);
         if (!el) continue;
-        const others = siblingsAlike($, rec).filter((r) => !r.is(rec) && textElement($, r, text));
-        if (others.length) continue;
+        const siblings = siblingsAlike($, rec).filter((r) => !r.is(rec));
+        if (siblings.some((r) => textElement($, r, text))) continue;
+        // (The record's own id: another row's link there reads another value. A value every row's
+        // link shares — Icinga Web's `backend=icingaweb2` — names no row.)
+        const re = new RegExp(pattern);
+        const theirs = siblings.map((r) => re.exec(r.find(relPath(rec, a)).first().attr('href') ?? '')?.[1]);
+        if (!theirs.some((t) => t !== undefined && t !== v && t !== encodeURIComponent(v))) continue;
+        if (theirs.includes(v)) continue;
         const parent = rec.parent();
         const cls =
           tagOf(rec) === 'tr'

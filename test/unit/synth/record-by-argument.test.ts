@@ -6,6 +6,7 @@ import { validateDefinition } from '../../../src/formats/definition/validate.js'
 import { extractValue, View } from '../../../src/runtime/worker/engines/extract.js';
 import { RunFailure } from '../../../src/runtime/shared/failure.js';
 import { synthesize } from '../../../src/synth/index.js';
+import { normalize } from '../../../src/synth/normalize.js';
 import { hrefPattern, linkedRecord } from '../../../src/synth/html-record-link.js';
 import { pathSegments, recordByArgument } from '../../../src/synth/record-by-argument.js';
 import { har } from '../../helpers/har-fragment.js';
@@ -231,6 +232,12 @@ describe('a row of an HTML list, by the link the person clicked', () => {
       expect(JSON.stringify(r.definition)).not.toContain('"where"');
     }
     expect(linkedRecord([], '7', [{ name: 'title', example: 'Orchard Notes' }])).toBeNull();
+    // A value every row's link shares (the users' backend) names no row.
+    const users = `<ul>${['alice', 'bob', 'cora'].map((u) => `<li><a href="/user/show?backend=db2&user=${u}">${u}</a></li>`).join('')}</ul>`;
+    const y = har({ url: `${O}/user/list`, html: `<html><body>${users}</body></html>` });
+    const [x] = normalize(y).exchanges;
+    expect(linkedRecord([x!], 'db2', [{ name: 'user', example: 'bob' }])).toBeNull();
+    expect(linkedRecord([x!], 'bob', [{ name: 'name', example: 'bob' }])).toBeNull(); // (the value holds the argument)
     expect(hrefPattern('/admin/book/7/change/', '7')).toBe('^/admin/book/([^/?#]+)');
     expect(hrefPattern('list.php?table=mailbox&id=7&token=abc', '7')).toBe('[?&;]id=([^&;#]+)');
     expect(hrefPattern('/admin/book/17/', '7')).toBeNull();
