@@ -20,6 +20,7 @@ import { looseWriteAnswer, type Schema } from './schema-infer.js';
 import { allNeedles, PASSWORD_FIELD, pagePasswordFields, planSecrets } from './secrets.js';
 import { detectPaging, scoreTargets, type Candidate } from './target.js';
 import { traceChain } from './trace.js';
+import { recordsNamed } from './named-records.js';
 import { isManagedHeader, parseJson, requestSlots } from './slots.js';
 import { needlesForField, type SecretNeedle } from './substitute.js';
 import { secretsPattern } from '../lib/secret-forms.js';
@@ -153,6 +154,7 @@ function synthesizeNow(inp: SynthInput): SynthResult {
     secretCarriers: carriers,
     lastActionTime: lastActionTime(rec),
     pickedUrls: picks.map((p) => p.url),
+    namedBy: recordsNamed(all, args),
   });
   cands = advisor.rankTargets(cands, { purpose });
   const best: Candidate | undefined = cands[0];

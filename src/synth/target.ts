@@ -28,6 +28,9 @@ export interface TargetFacts {
   lastActionTime: number | null;
   /** URLs of the pages the person picked the result on in the live view (picks.ts). */
   pickedUrls?: string[];
+  /** Writes addressed by the record an argument names (an id a list linked to from its row): the
+   * argument examples (lower case) they carry that way (named-records.ts). */
+  namedBy?: Map<string, string[]>;
 }
 
 export const isDownload = (x: Exchange) =>
@@ -143,7 +146,7 @@ export function scoreTargets(xs: Exchange[], f: TargetFacts): Candidate[] {
   // The typed values some request carries: a request carrying all of them (the PATCH of the id and
   // the new year) is more the point than one carrying a part (the record's GET by its id).
   // (The typed values each request carries, found once: every rule below asks.)
-  const typedOf = new Map(xs.map((x) => [x.id, typedIn(x, f.argValues)]));
+  const typedOf = new Map(xs.map((x) => [x.id, [...new Set([...typedIn(x, f.argValues), ...(f.namedBy?.get(x.id) ?? [])])]]));
   const typedBy = (x: Exchange) => typedOf.get(x.id)!;
   const carried = new Set(xs.flatMap(typedBy)).size;
   // How many requests send each typed value: one sent by a single request went there.

@@ -302,14 +302,9 @@ export function traceChain(inp: TraceInput): Chain {
           !/token|csrf|xsrf|nonce|state|sig|key|auth|hash|sectok/i.test(slot.key));
       // (A number in a body field named as an id — JSON `id`, a form's `post_ID` — is traced as
       // the query's are, from strong evidence only: a record the site made during the flow.)
-      // (An element of a list named as ids counts as its list: Transmission's `"ids": [3]`.)
-      const idKey =
-        /ids?$/i.test(
-          slot.key
-            .split('.')
-            .filter((k) => !/^\d+$/.test(k))
-            .at(-1) ?? '',
-        ) && /^\d+$/.test(v);
+      // (An element of a list named as ids counts as its list: Transmission's `"ids": [3]`, a
+      // PHP form's `hostids[0]=10561`.)
+      const idKey = /ids?$/i.test(listKey(slot.key)) && /^\d+$/.test(v);
       const idLike = slot.where === 'path' ? /\d/.test(v) || looksRandom(v) : slot.where !== 'query' || !weak || idKey;
       if (((weak && slot.where !== 'path' && slot.where !== 'query' && !idKey) || !idLike) && !inp.dynamics?.has(v)) {
         resolved.push({ slot, res: { kind: 'constant', why: 'short/low-entropy literal' } });
@@ -321,7 +316,7 @@ export function traceChain(inp: TraceInput): Chain {
         (slot.where === 'path' || slot.where === 'query') && (/\d/.test(v) || looksRandom(v)) ? linkedRecord(earlier, v, inp.args) : null;
       if (linked) {
         const def: VarDef = {
-          name: argName(slot.where === 'path' ? segmentName(x, slot) : slot.key, names),
+          name: argName(slot.where === 'path' ? segmentName(x, slot) : fieldVarName(slot.key), names),
           producer: linked.x.id,
           extractor: linked.f.extractor,
           how: linked.f.how,
@@ -336,14 +331,7 @@ export function traceChain(inp: TraceInput): Chain {
       // (The lookup above, when it ran with the same strength, is this one.)
       const found = own && !weak ? own : pickProducer(earlier, v, weak, consumer, inp.args);
       if (found) {
-        // (A list's element is named by its list: `ids.0` → `id`.)
-        const key =
-          slot.key
-            .split('.')
-            .filter((k) => !/^\d+$/.test(k))
-            .at(-1)
-            ?.replace(/(id)s$/i, '$1') ?? slot.key;
-        const name = argName(slot.where === 'path' ? `${segmentName(x, slot)}` : key, names);
+        const name = argName(slot.where === 'path' ? `${segmentName(x, slot)}` : fieldVarName(slot.key), names);
         const def: VarDef = {
           name,
           producer: found.x.id,
@@ -543,6 +531,17 @@ function pickProducer(
   );
   return hits[0] ?? null;
 }
+
+/** A field's name without its list places: `arguments.ids.0` → `ids`, `hostids[0]` → `hostids`. */
+const listKey = (key: string) =>
+  key
+    .replace(/(\[\d*\])+$/, '')
+    .split('.')
+    .filter((k) => !/^\d+$/.test(k))
+    .at(-1) ?? '';
+
+/** A var for a field's value; a list's element is named by its list (`ids.0`, `hostids[0]` → `id`, `hostid`). */
+const fieldVarName = (key: string) => listKey(key).replace(/(id)s$/i, '$1') || key;
 
 /** A URL's path up to segment `upTo` (all of it when omitted), without a trailing slash: `/items/books`. */
 function collectionOf(url: string, upTo?: number): string {

@@ -72,6 +72,23 @@ describe.skipIf(!ready).each(ready ? (await backends()).slice(0, 1) : ['sqlite' 
     expect((await hostNamed('pear-press-01')).status).toBe('0');
   });
 
+  it("a host disabled from the list, named by its NAME (the id is in its row's link), run on ANOTHER host named by its name", async () => {
+    // (No id is typed or hinted: the POST's `hostids[0]` is read from the row the name names.)
+    const south = await hostNamed('cold-store-south');
+    const har = await record('disable-by-name', async (p, base) => {
+      await p.goto(`${base}/zabbix.php?action=host.list&filter_rst=1`);
+      p.once('dialog', (d) => void d.accept());
+      const row = p.locator('tr', { has: p.locator('a', { hasText: 'Cold store north' }) });
+      await row.locator('a.link-action', { hasText: /^Enabled$/ }).click();
+      await p.waitForSelector('text=Host disabled');
+    });
+    expect((await hostNamed('cold-store-north')).status).toBe('1');
+    const { def } = await flow('zb-disable-by-name', har, hinted({ host: 'Cold store north' }), bound({ host: south.name }));
+    expect(JSON.stringify(def)).toContain('"where":{"name":"{{args.host}}"}');
+    expect((await hostNamed('cold-store-south')).status).toBe('1');
+    expect((await hostNamed('apple-press-02')).status).toBe('0');
+  });
+
   it('a host created in the modal form (its group from a typeahead, an agent interface), run with ANOTHER host and group', async () => {
     const har = await record('create', async (p, base) => {
       await p.goto(`${base}/zabbix.php?action=host.list`);

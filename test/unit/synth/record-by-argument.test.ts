@@ -243,3 +243,33 @@ describe('a row of an HTML list, by the link the person clicked', () => {
     expect(hrefPattern('/admin/book/17/', '7')).toBeNull();
   });
 });
+
+describe('a write that sends only the id of the row an argument names', () => {
+  // (Zabbix: "Disable" in the row of the host "Cold store north" posts `hostids[0]=10561`; the
+  // page then polls its notifications. The name is never sent.)
+  const hosts = [
+    [10560, 'Apple press 2'],
+    [10561, 'Cold store north'],
+    [10562, 'Cold store south'],
+  ] as const;
+  const page = `<html><body><main><form><table><tbody>${hosts
+    .map(
+      ([id, n]) =>
+        `<tr><td><input type=checkbox name="hostids[${id}]" value="${id}"></td><td><a href="zabbix.php?action=host.edit&hostid=${id}">${n}</a></td><td><a href="#">Enabled</a></td></tr>`,
+    )
+    .join('')}</tbody></table></form></main></body></html>`;
+  const rec = har(
+    { url: `${O}/zabbix.php?action=host.list`, html: page },
+    { method: 'POST', url: `${O}/zabbix.php?action=host.massupdate&hostids[0]=10561&status=1`, form: { sid: 'abc' }, html: page },
+    { method: 'POST', url: `${O}/zabbix.php?action=notifications.get&output=ajax`, form: { sid: 'abc' }, body: { notifications: [] } },
+  );
+
+  it('is the target, and its id is read from the row the run names', () => {
+    const r = synthesize({ recording: rec, hints: { arguments: { host: 'Cold store north' }, allow_side_effects: true } });
+    const steps = (r.definition as any).steps as any[];
+    const target = steps.at(-1);
+    expect(target.query).toMatchObject({ action: 'host.massupdate', 'hostids[0]': '{{vars.hostid}}' });
+    expect(steps.at(-2).extract.hostid).toMatchObject({ where: { name: '{{args.host}}' }, select: '$.link' });
+    expect(Object.keys(r.input_schema.properties!)).toEqual(['host']);
+  });
+});

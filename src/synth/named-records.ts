@@ -1,0 +1,48 @@
+// Writes addressed by a record an argument names, though they send none of the typed values: the
+// person clicked "Disable" in the row of the host "Cider cellar", and the POST carries only its id
+// (`hostids[0]=10563`), which the list page linked to from that row (html-record-link.ts) or a JSON
+// list held in the record of that name (record-by-argument.ts). For the target's choice, such a
+// write carries the argument (target.ts); the trace then reads the id by the argument.
+import { linkedRecord } from './html-record-link.js';
+import { isJson, isRead } from './normalize.js';
+import { findIn } from './producers.js';
+import { recordByArgument } from './record-by-argument.js';
+import { parseJson, requestSlots } from './slots.js';
+import type { ArgValue } from './substitute.js';
+import type { Exchange } from './types.js';
+import { looksRandom } from './values.js';
+
+/** Exchange id → the argument examples (lower case) naming the record a write addresses. */
+export function recordsNamed(all: Exchange[], args: ArgValue[]): Map<string, string[]> {
+  const out = new Map<string, string[]>();
+  const named = args.filter((a) => a.example.trim().length >= 2);
+  if (!named.length) return out;
+  const byName = new Map(named.map((a) => [a.name, a.example.toLowerCase()]));
+  const parsed = new Map<string, unknown>();
+  const json = (y: Exchange) => (parsed.has(y.id) ? parsed.get(y.id) : parsed.set(y.id, parseJson(y.text)).get(y.id));
+  for (const x of all) {
+    if (isRead(x)) continue;
+    const ids = requestSlots(x)
+      .filter((s) => s.where !== 'header' && s.value.length >= 2 && ((/\d/.test(s.value) && s.value.length <= 40) || looksRandom(s.value)))
+      .map((s) => s.value)
+      .filter((v) => !named.some((a) => v.toLowerCase().includes(a.example.toLowerCase())));
+    if (!ids.length) continue;
+    const earlier = all.filter((y) => y.index < x.index).sort((a, b) => b.index - a.index);
+    const found = new Set<string>();
+    for (const v of new Set(ids)) {
+      const linked = linkedRecord(earlier, v, named);
+      if (linked) found.add(byName.get(linked.arg)!);
+      for (const y of earlier) {
+        if (linked || !isJson(y) || !y.text?.includes(v)) continue;
+        const f = findIn(y, v, { strongOnly: true });
+        const by = f?.extractor.from === 'json' ? recordByArgument(f.extractor, json(y), named) : null;
+        if (by) {
+          found.add(byName.get(by.arg)!);
+          break;
+        }
+      }
+    }
+    if (found.size) out.set(x.id, [...found]);
+  }
+  return out;
+}
