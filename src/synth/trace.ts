@@ -314,7 +314,7 @@ export function traceChain(inp: TraceInput): Chain {
       // person clicked, read by the run's argument (html-record-link.ts).
       const linked =
         (slot.where === 'path' || slot.where === 'query') && (/\d/.test(v) || looksRandom(v)) ? linkedRecord(earlier, v, inp.args) : null;
-      if (linked) {
+      if (linked && !(isRead(x) && searchedFor(linked.x, inp.args, linked.arg))) {
         const def: VarDef = {
           name: argName(slot.where === 'path' ? segmentName(x, slot) : fieldVarName(slot.key), names),
           producer: linked.x.id,
@@ -444,6 +444,10 @@ export function traceChain(inp: TraceInput): Chain {
     const args = inp.args.filter((a) => a.example !== v.value);
     const by = recordByArgument(v.extractor, parseJson(y.text), args);
     if (!by) continue;
+    const readers = [...chain.steps]
+      .filter(([, rs]) => rs.some((r) => r.res.kind === 'var' && r.res.template.includes(`vars.${v.name}`)))
+      .map(([id]) => byId.get(id));
+    if (searchedFor(y, inp.args, by.arg) && readers.every((r) => r && isRead(r))) continue;
     v.extractor = by.extractor;
     v.how = `${v.how}, ${by.how}`;
     chain.usedArgs.add(by.arg);
@@ -530,6 +534,16 @@ function pickProducer(
       a.dist - b.dist,
   );
   return hits[0] ?? null;
+}
+
+/**
+ * The list `y` answered is a search for the argument (its request sends it): a read of the record
+ * the person opened from it stays the list-then-detail hop — the first hit of the run's search —
+ * rather than the hit whose name is exactly the query. (A write names its record exactly.)
+ */
+function searchedFor(y: Exchange, args: ArgValue[], arg: string): boolean {
+  const example = args.find((a) => a.name === arg)?.example.toLowerCase();
+  return !!example && requestSlots(y).some((s) => s.value.toLowerCase().includes(example));
 }
 
 /** A field's name without its list places: `arguments.ids.0` → `ids`, `hostids[0]` → `hostids`. */

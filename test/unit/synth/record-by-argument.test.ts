@@ -273,3 +273,20 @@ describe('a write that sends only the id of the row an argument names', () => {
     expect(Object.keys(r.input_schema.properties!)).toEqual(['host']);
   });
 });
+
+describe('a search, then the hit the person opened (read)', () => {
+  it("stays the list-then-detail hop: the run's first hit, not only a hit whose title is exactly the query", () => {
+    const hits = `<html><body><ul class=hits>${[
+      [7, 'Orchard Notes'],
+      [8, 'Orchard Notes 2'],
+    ]
+      .map(([id, t]) => `<li class=hit><a href="/books/${id}">${t}</a></li>`)
+      .join('')}</ul></body></html>`;
+    const rec = har(
+      { url: `${O}/search?q=Orchard+Notes`, html: hits },
+      { url: `${O}/books/7`, html: '<html><body><h1>Orchard Notes</h1><p class=year>2011</p></body></html>' },
+    );
+    const r = synthesize({ recording: rec, hints: { arguments: { q: 'Orchard Notes' }, result: ['2011'] } });
+    expect(JSON.stringify(r.definition)).not.toContain('"where"');
+  });
+});
