@@ -70,14 +70,28 @@ describe.each(await backends())('a record picked from a JSON list by its title (
         });
         return;
       }
-      // The same books as server-rendered pages: a table whose titles link to each book's form.
+      // The same books as server-rendered pages: a table whose titles link to each book's form,
+      // and whose boxes select books for a bulk action (archive: the year becomes 0).
+      if (u.pathname === '/admin/books' && req.method === 'POST') {
+        let body = '';
+        req.on('data', (c) => (body += c));
+        req.on('end', () => {
+          const f = new URLSearchParams(body);
+          for (const b of books) if (f.get('action') === 'archive' && f.getAll('selected').includes(String(b.id))) b.year = 0;
+          res.writeHead(303, { location: '/admin/books' }).end();
+        });
+        return;
+      }
       if (u.pathname === '/admin/books')
         return void res
           .writeHead(200, { 'content-type': 'text/html' })
           .end(
-            `<!doctype html><title>Books</title><table id=books><tr><th>Title</th><th>Year</th></tr>${books
-              .map((b) => `<tr><td><a href="/admin/books/${b.id}/edit">${b.title}</a></td><td>${b.year}</td></tr>`)
-              .join('')}</table>`,
+            `<!doctype html><title>Books</title><form method=post><select name=action><option value=archive>Archive</option></select><table id=books><tr><th></th><th>Title</th><th>Year</th></tr>${books
+              .map(
+                (b) =>
+                  `<tr><td><input type=checkbox name=selected value=${b.id} aria-label="select ${b.id}"></td><td><a href="/admin/books/${b.id}/edit">${b.title}</a></td><td>${b.year}</td></tr>`,
+              )
+              .join('')}</table><button>Go</button></form>`,
           );
       const edit = u.pathname.match(/^\/admin\/books\/(\d+)\/edit$/);
       const one = edit ? books.find((b) => b.id === Number(edit[1])) : undefined;
@@ -166,5 +180,26 @@ describe.each(await backends())('a record picked from a JSON list by its title (
     const miss = await run(h, { connector_id: r.json.id, arguments: { title: 'Medlars of Kent', year: 1900 } });
     expect(miss.error).toMatchObject({ type: 'invalid_input', retryable: false });
     expect(books).toEqual(SEED.map((b) => (b.id === 52 ? { ...b, year: 1999 } : b)));
+  });
+
+  it('a bulk action on the box ticked in the row of the title: run on another title, only that book', async () => {
+    books = structuredClone(SEED);
+    const har = await recordLive(browser, h.dataDir, 'html-bulk', base, async (page, b) => {
+      await page.goto(`${b}/admin/books`);
+      await page.check('[aria-label="select 7"]');
+      await Promise.all([
+        page.waitForURL(/\/admin\/books$/),
+        page.waitForResponse((r) => r.request().method() === 'POST'),
+        page.click('text=Go'),
+      ]);
+    });
+    books = structuredClone(SEED);
+    const r = await synthesizeFrom(h, har, { hints: { arguments: { title: 'Orchard Notes' }, allow_side_effects: true } });
+    expect(r.status, r.text).toBe(200);
+    expect(Object.keys(r.json.input_schema.properties)).toEqual(['title']);
+    books = structuredClone(SEED);
+    const out = await run(h, { connector_id: r.json.id, arguments: { title: 'Pruning in Winter' } });
+    expect(out.status, JSON.stringify(out.error)).toBe('success');
+    expect(books).toEqual(SEED.map((b) => (b.id === 18 ? { ...b, year: 0 } : b)));
   });
 });

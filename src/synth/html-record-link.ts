@@ -34,7 +34,7 @@ const RECORD_TAGS = new Set(['tr', 'li', 'article', 'section', 'div', 'dt', 'dd'
 
 /** The nearest ancestor of `a` that is one of several siblings alike (same tag, same class). */
 function recordOf($: cheerio.CheerioAPI, a: El): El | null {
-  let cur = a.parent();
+  let cur = a;
   for (let i = 0; i < 8 && cur.length && tagOf(cur) !== 'body'; i++, cur = cur.parent()) {
     if (!RECORD_TAGS.has(tagOf(cur))) continue;
     const alike = siblingsAlike($, cur);
@@ -69,11 +69,42 @@ export interface LinkedRecord {
   arg: string;
 }
 
+/** An element of a row that carries `v`, and how to read it back from the other rows. */
+interface Carrier {
+  el: El;
+  attr: string;
+  /** Reads the id out of the attribute (a link's href); omitted = the whole value. */
+  pattern?: string;
+}
+
 /**
- * The list page (nearest first) with a link carrying `v` in the row whose text an argument's
- * example is, held by no other row: that row's link, read by the argument.
+ * What carries `v` on a page: for a form field (`field`), the inputs of that name whose value is
+ * `v` (the box ticked in a row: a bulk action's `_selected_action=6`); otherwise links whose URL
+ * holds it and `data-…` attributes equal to it (`<tr data-id="6">`).
  */
-export function linkedRecord(earlier: Exchange[], v: string, args: ArgValue[]): LinkedRecord | null {
+function carriers($: cheerio.CheerioAPI, v: string, field?: string): Carrier[] {
+  if (field !== undefined)
+    return $('input[value], button[value]')
+      .toArray()
+      .filter((e) => $(e).attr('name') === field && $(e).attr('value') === v)
+      .map((e) => ({ el: $(e), attr: 'value' }));
+  const out: Carrier[] = [];
+  for (const e of $('a[href]').toArray()) {
+    const pattern = hrefPattern($(e).attr('href') ?? '', v);
+    if (pattern) out.push({ el: $(e), attr: 'href', pattern });
+  }
+  for (const e of $('*').toArray())
+    for (const [a, val] of Object.entries((e as { attribs?: Record<string, string> }).attribs ?? {}))
+      if (val === v && /^data-[\w-]+$/.test(a) && a !== 'data-testid') out.push({ el: $(e), attr: a });
+  return out;
+}
+
+/**
+ * The list page (nearest first) with a link (or a box, a `data-…` attribute) carrying `v` in the
+ * row whose text an argument's example is, held by no other row: that row's carrier, read by the
+ * argument. `field`: `v` is a form field's value (only inputs of that name carry it then).
+ */
+export function linkedRecord(earlier: Exchange[], v: string, args: ArgValue[], field?: string): LinkedRecord | null {
   const named = args.filter((a) => clean(a.example).length >= 2);
   // (A value that holds an argument is that argument's template, not a record's id: Django's
   // `_changelist_filters=q=Orchard…` that remembers the search.)
@@ -83,12 +114,8 @@ export function linkedRecord(earlier: Exchange[], v: string, args: ArgValue[]): 
     const t = isHtml(y) ? y.text : undefined;
     if (!t || !(t.includes(v) || t.includes(encodeURIComponent(v)))) continue;
     const $ = loadHtml(t);
-    for (const link of $('a[href]').toArray()) {
-      const a = $(link);
-      const href = a.attr('href') ?? '';
-      const pattern = hrefPattern(href, v);
-      if (!pattern) continue;
-      const rec = recordOf($, a);
+    for (const c of carriers($, v, field)) {
+      const rec = recordOf($, c.el);
       if (!rec) continue;
       for (const arg of named) {
         const text = clean(arg.example);
@@ -96,11 +123,12 @@ export function linkedRecord(earlier: Exchange[], v: string, args: ArgValue[]): 
         if (!el) continue;
         const siblings = siblingsAlike($, rec).filter((r) => !r.is(rec));
         if (siblings.some((r) => textElement($, r, text))) continue;
-        // (The record's own id: another row's link there reads another value. A value every row's
-        // link shares — Icinga Web's `backend=icingaweb2` — names no row.)
-        const re = new RegExp(pattern);
-        const theirs = siblings.map((r) => re.exec(r.find(relPath(rec, a)).first().attr('href') ?? '')?.[1]);
-        if (!theirs.some((t) => t !== undefined && t !== v && t !== encodeURIComponent(v))) continue;
+        // (The record's own id: another row's carrier there reads another value. A value every
+        // row's link shares — Icinga Web's `backend=icingaweb2` — names no row.)
+        const at = rec.is(c.el) ? null : relPath(rec, c.el);
+        const read = (raw: string | undefined) => (raw === undefined || !c.pattern ? raw : new RegExp(c.pattern).exec(raw)?.[1]);
+        const theirs = siblings.map((r) => read((at ? r.find(at).first() : r).attr(c.attr)));
+        if (!theirs.some((o) => o !== undefined && o !== v && o !== encodeURIComponent(v))) continue;
         if (theirs.includes(v)) continue;
         const parent = rec.parent();
         const cls =
@@ -110,21 +138,26 @@ export function linkedRecord(earlier: Exchange[], v: string, args: ArgValue[]): 
                 .trim()
                 .split(/\s+/)
                 .filter(Boolean)
-                .map((c) => `.${cssEsc(c)}`)
+                .map((k) => `.${cssEsc(k)}`)
                 .join('');
+        const key = c.attr === 'href' ? 'link' : 'ref';
         const extractor: CssExtractor = {
           from: 'css',
           selector: `${pathOf($, parent)} > ${tagOf(rec)}${cls}`,
           fields: {
             name: { selector: relPath(rec, el), required: false },
-            link: { selector: relPath(rec, a), attr: 'href', pattern, required: false },
+            [key]: { ...(at ? { selector: at } : {}), attr: c.attr, ...(c.pattern ? { pattern: c.pattern } : {}), required: false },
           },
           where: { name: `{{args.${arg.name}}}` },
-          select: '$.link',
+          select: `$.${key}`,
         };
         return {
           x: y,
-          f: { extractor, rank: 1, how: `the link of the row whose text is the argument ${arg.name} (${cssq(href)})` },
+          f: {
+            extractor,
+            rank: 1,
+            how: `the ${c.attr === 'href' ? 'link' : c.attr} of the row whose text is the argument ${arg.name} (${cssq(c.el.attr(c.attr) ?? '')})`,
+          },
           arg: arg.name,
         };
       }

@@ -22,15 +22,19 @@ export function recordsNamed(all: Exchange[], args: ArgValue[]): Map<string, str
   const json = (y: Exchange) => (parsed.has(y.id) ? parsed.get(y.id) : parsed.set(y.id, parseJson(y.text)).get(y.id));
   for (const x of all) {
     if (isRead(x)) continue;
-    const ids = requestSlots(x)
-      .filter((s) => s.where !== 'header' && s.value.length >= 2 && ((/\d/.test(s.value) && s.value.length <= 40) || looksRandom(s.value)))
-      .map((s) => s.value)
-      .filter((v) => !named.some((a) => v.toLowerCase().includes(a.example.toLowerCase())));
+    const ids = requestSlots(x).filter(
+      (s) =>
+        s.where !== 'header' &&
+        (/\d/.test(s.value) || looksRandom(s.value)) &&
+        s.value.length <= 40 &&
+        !named.some((a) => s.value.toLowerCase().includes(a.example.toLowerCase())),
+    );
     if (!ids.length) continue;
     const earlier = all.filter((y) => y.index < x.index).sort((a, b) => b.index - a.index);
     const found = new Set<string>();
-    for (const v of new Set(ids)) {
-      const linked = linkedRecord(earlier, v, named);
+    for (const s of ids) {
+      const v = s.value;
+      const linked = linkedRecord(earlier, v, named, s.where === 'form' || s.where === 'multipart' ? s.key : undefined);
       if (linked) found.add(byName.get(linked.arg)!);
       for (const y of earlier) {
         if (linked || !isJson(y) || !y.text?.includes(v)) continue;

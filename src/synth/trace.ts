@@ -289,6 +289,29 @@ export function traceChain(inp: TraceInput): Chain {
         resolved.push({ slot, res: { kind: 'var', template: varTpl(def), var: def.name } });
         continue;
       }
+      // An id in a URL that a list page linked to from the row an argument names (or a box of that
+      // row the form sent): the row the person clicked, read by the run's argument
+      // (html-record-link.ts).
+      const byRow =
+        (/\d/.test(v) || looksRandom(v)) &&
+        (slot.where === 'path' || slot.where === 'query' || slot.where === 'form' || slot.where === 'multipart');
+      const linked = byRow
+        ? linkedRecord(earlier, v, inp.args, slot.where === 'form' || slot.where === 'multipart' ? slot.key : undefined)
+        : null;
+      if (linked && !(isRead(x) && searchedFor(linked.x, inp.args, linked.arg))) {
+        const def: VarDef = {
+          name: argName(slot.where === 'path' ? segmentName(x, slot) : fieldVarName(slot.key), names),
+          producer: linked.x.id,
+          extractor: linked.f.extractor,
+          how: linked.f.how,
+          value: v,
+        };
+        readVar(def, linked.x);
+        byValue.set(v, def);
+        chain.usedArgs.add(linked.arg);
+        resolved.push({ slot, res: { kind: 'var', template: varTpl(def), var: def.name } });
+        continue;
+      }
       // Short values only follow strong, id-like evidence (a JSON "id" key, a data-*-id attribute).
       // A plain word or identifier without digits ("search", "login", a GraphQL operation name
       // "SearchBooks") is a name the code uses, not a token; so is a media type ("text/vnd.tiddlywiki").
@@ -308,24 +331,6 @@ export function traceChain(inp: TraceInput): Chain {
       const idLike = slot.where === 'path' ? /\d/.test(v) || looksRandom(v) : slot.where !== 'query' || !weak || idKey;
       if (((weak && slot.where !== 'path' && slot.where !== 'query' && !idKey) || !idLike) && !inp.dynamics?.has(v)) {
         resolved.push({ slot, res: { kind: 'constant', why: 'short/low-entropy literal' } });
-        continue;
-      }
-      // An id in a URL that a list page linked to from the row an argument names: the row the
-      // person clicked, read by the run's argument (html-record-link.ts).
-      const linked =
-        (slot.where === 'path' || slot.where === 'query') && (/\d/.test(v) || looksRandom(v)) ? linkedRecord(earlier, v, inp.args) : null;
-      if (linked && !(isRead(x) && searchedFor(linked.x, inp.args, linked.arg))) {
-        const def: VarDef = {
-          name: argName(slot.where === 'path' ? segmentName(x, slot) : fieldVarName(slot.key), names),
-          producer: linked.x.id,
-          extractor: linked.f.extractor,
-          how: linked.f.how,
-          value: v,
-        };
-        readVar(def, linked.x);
-        byValue.set(v, def);
-        chain.usedArgs.add(linked.arg);
-        resolved.push({ slot, res: { kind: 'var', template: varTpl(def), var: def.name } });
         continue;
       }
       // (The lookup above, when it ran with the same strength, is this one.)

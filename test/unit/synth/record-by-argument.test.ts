@@ -290,3 +290,54 @@ describe('a search, then the hit the person opened (read)', () => {
     expect(JSON.stringify(r.definition)).not.toContain('"where"');
   });
 });
+
+describe('other carriers of a row id', () => {
+  const books = [
+    [31, 'The Broken Fence'],
+    [7, 'Orchard Notes'],
+    [52, 'Quince and Medlar'],
+  ] as const;
+
+  it("a bulk action: the box ticked in the row the title names (Django's _selected_action)", () => {
+    const list = `<html><body><form id=changelist-form method=post><select name=action><option value="">---</option><option value=archive_selected>Archive</option></select><table id=result_list><tbody>${books
+      .map(
+        ([id, t]) =>
+          `<tr><td><input type=checkbox name=_selected_action value="${id}"></td><th><a href="/admin/book/${id}/change/">${t}</a></th></tr>`,
+      )
+      .join('')}</tbody></table><button name=index value=0>Go</button></form></body></html>`;
+    const rec = har(
+      { url: `${O}/admin/book/`, html: list },
+      {
+        method: 'POST',
+        url: `${O}/admin/book/`,
+        form: { action: 'archive_selected', _selected_action: '7', index: '0' },
+        status: 302,
+        location: '/admin/book/',
+      },
+    );
+    const r = synthesize({ recording: rec, hints: { arguments: { title: 'Orchard Notes' }, allow_side_effects: true } });
+    const steps = (r.definition as any).steps as any[];
+    expect(steps.at(-1).body.form._selected_action).toBe('{{vars.selected_action}}');
+    const x = steps[0].extract.selected_action;
+    expect(x).toMatchObject({
+      fields: { ref: { selector: '> td > input', attr: 'value' } },
+      where: { name: '{{args.title}}' },
+      select: '$.ref',
+    });
+    const view = new View({ url: `${O}/admin/book/`, status: 200, text: list });
+    expect(extractValue(x, view, 'x', (p) => (p[1] === 'title' ? 'Quince and Medlar' : undefined))).toBe('52');
+  });
+
+  it('a card whose data-id the write addresses', () => {
+    const board = `<html><body><ul class=cards>${books.map(([id, t]) => `<li class=card data-id="${id}"><h3>${t}</h3><button>Archive</button></li>`).join('')}</ul></body></html>`;
+    const rec = har({ url: `${O}/board`, html: board }, { method: 'POST', url: `${O}/api/cards/7/archive`, json: {}, body: { ok: true } });
+    const r = synthesize({ recording: rec, hints: { arguments: { title: 'Orchard Notes' }, allow_side_effects: true } });
+    const steps = (r.definition as any).steps as any[];
+    expect(steps.at(-1).url).toBe('/api/cards/{{vars.card_id | urlencode}}/archive');
+    expect(steps[0].extract.card_id).toMatchObject({
+      selector: 'body ul > li.card',
+      fields: { name: { selector: '> h3' }, ref: { attr: 'data-id' } },
+      where: { name: '{{args.title}}' },
+    });
+  });
+});
