@@ -43,14 +43,18 @@ function recordOf($: cheerio.CheerioAPI, a: El): El | null {
   return null;
 }
 
+const classesOf = (e: El) => (e.attr('class') ?? '').trim().split(/\s+/).filter(Boolean);
+
+/** `rec` and its siblings of the same tag that share a class with it (all of them for table rows
+ * or a classless record): striped rows (`odd`, `even`) are one list. */
 function siblingsAlike($: cheerio.CheerioAPI, rec: El): El[] {
-  const cls = rec.attr('class') ?? '';
+  const mine = classesOf(rec);
   return rec
     .parent()
     .children(tagOf(rec))
     .toArray()
-    .filter((e) => tagOf(rec) === 'tr' || ($(e).attr('class') ?? '') === cls)
-    .map((e) => $(e));
+    .map((e) => $(e))
+    .filter((e) => tagOf(rec) === 'tr' || !mine.length || classesOf(e).some((c) => mine.includes(c)));
 }
 
 /** The deepest element of `rec` whose whole text is `text`. */
@@ -131,15 +135,9 @@ export function linkedRecord(earlier: Exchange[], v: string, args: ArgValue[], f
         if (!theirs.some((o) => o !== undefined && o !== v && o !== encodeURIComponent(v))) continue;
         if (theirs.includes(v)) continue;
         const parent = rec.parent();
-        const cls =
-          tagOf(rec) === 'tr'
-            ? ''
-            : (rec.attr('class') ?? '')
-                .trim()
-                .split(/\s+/)
-                .filter(Boolean)
-                .map((k) => `.${cssEsc(k)}`)
-                .join('');
+        // (The classes every row has: not a stripe's or the recorded row's own `selected`.)
+        const shared = tagOf(rec) === 'tr' ? [] : classesOf(rec).filter((k) => siblings.every((r) => classesOf(r).includes(k)));
+        const cls = shared.map((k) => `.${cssEsc(k)}`).join('');
         const key = c.attr === 'href' ? 'link' : 'ref';
         const extractor: CssExtractor = {
           from: 'css',

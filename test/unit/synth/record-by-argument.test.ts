@@ -341,3 +341,19 @@ describe('other carriers of a row id', () => {
     });
   });
 });
+
+describe('striped rows', () => {
+  it('are one list: the selector keeps the classes every row has', () => {
+    const items = [
+      [31, 'The Broken Fence', 'odd'],
+      [7, 'Orchard Notes', 'even selected'],
+      [52, 'Quince and Medlar', 'odd'],
+    ] as const;
+    const page = `<html><body><ul id=books>${items.map(([id, t, c]) => `<li class="book ${c}"><a href="/books/${id}/edit">${t}</a></li>`).join('')}</ul></body></html>`;
+    const [x] = normalize(har({ url: `${O}/books`, html: page })).exchanges;
+    const got = linkedRecord([x!], '7', [{ name: 'title', example: 'Orchard Notes' }]);
+    expect(got?.f.extractor).toMatchObject({ selector: '#books > li.book' });
+    const view = new View({ url: `${O}/books`, status: 200, text: page });
+    expect(extractValue(got!.f.extractor, view, 'x', (p) => (p[1] === 'title' ? 'Quince and Medlar' : undefined))).toBe('52');
+  });
+});
