@@ -57,7 +57,7 @@ export function validateDefinition(def: unknown, ctx: DefinitionContext, prefix:
 
   // Pass 1: names every extract defines, step ids, extractor syntax.
   const ids = new Map<string, Loc>();
-  // A JSON extractor's `where`: templates rendered at extraction (checked in pass 2).
+  // An extractor's `where`: templates rendered at extraction (checked in pass 2).
   const wheres: { loc: Loc; where: Record<string, string> }[] = [];
   const visitExtractors = (ex: Record<string, Extractor> | undefined, at: Loc) => {
     for (const [name, x] of Object.entries(ex ?? {})) {

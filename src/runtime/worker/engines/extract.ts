@@ -308,7 +308,7 @@ function matchesOf(x: Extractor, view: View, where: string, lookup?: Lookup): un
 
 /**
  * Applies one extractor; `where` names it in errors (e.g. "search.extract.items"). `lookup`: the
- * run's values, for a JSON extractor's `where`.
+ * run's values, for an extractor's `where`.
  */
 export function extractValue(x: Extractor, view: View, where: string, lookup?: Lookup): unknown {
   const found = matchesOf(x, view, where, lookup).map((v) => coerce(v, x.type));
