@@ -41,6 +41,19 @@ describe('live view at the limits (sqlite)', () => {
     await new Promise((r) => ws.once('open', r));
     return { ws, msgs, frames: () => msgs.filter((m) => Buffer.isBuffer(m)) as Buffer[] };
   };
+  /** The live-view page of `iframeUrl` in a real Chromium, live, while `fn` runs; `live` evaluates in it. */
+  const inViewerPage = async (iframeUrl: string, fn: (live: <T>(expr: string) => Promise<T>) => Promise<void>) => {
+    const browser: Browser = await openChromium();
+    try {
+      const page = await browser.newPage({ viewport: { width: 900, height: 700 } });
+      await page.goto(iframeUrl);
+      const live = <T>(expr: string) => page.evaluate(expr) as Promise<T>;
+      await expect.poll(() => live('window.__live.state'), { timeout: 15_000 }).toBe('live');
+      await fn(live);
+    } finally {
+      await browser.close();
+    }
+  };
 
   beforeAll(async () => {
     site = http.createServer((req, res) => {
@@ -124,12 +137,7 @@ describe('live view at the limits (sqlite)', () => {
   it("a viewer page whose socket dropped opens it again and goes on showing frames; a session's end is final", async () => {
     const s = (await h.api('POST', S, { start_url: `${base}/` })).json;
     const lv = lookup(s.iframe_url);
-    const browser: Browser = await openChromium();
-    try {
-      const page = await browser.newPage({ viewport: { width: 900, height: 700 } });
-      await page.goto(s.iframe_url);
-      const live = <T>(expr: string) => page.evaluate(expr) as Promise<T>;
-      await expect.poll(() => live('window.__live.state'), { timeout: 15_000 }).toBe('live');
+    await inViewerPage(s.iframe_url, async (live) => {
       await expect.poll(() => live('window.__live.frames'), { timeout: 15_000 }).toBeGreaterThan(0);
       // The network drops the socket (no close handshake): the page connects again by itself.
       const dropped = [...lv.viewers.keys()];
@@ -148,28 +156,19 @@ describe('live view at the limits (sqlite)', () => {
       await new Promise((r) => setTimeout(r, 1500));
       expect(await live('window.__live.state')).toBe('ended');
       expect(lv.viewerCount).toBe(0);
-    } finally {
-      await browser.close();
-    }
+    });
   });
 
   it('a viewer page between two sockets when the session ends says ended, not disconnected', async () => {
     const s = (await h.api('POST', S, { start_url: `${base}/` })).json;
     const lv = lookup(s.iframe_url);
-    const browser: Browser = await openChromium();
-    try {
-      const page = await browser.newPage({ viewport: { width: 900, height: 700 } });
-      await page.goto(s.iframe_url);
-      const live = <T>(expr: string) => page.evaluate(expr) as Promise<T>;
-      await expect.poll(() => live('window.__live.state'), { timeout: 15_000 }).toBe('live');
+    await inViewerPage(s.iframe_url, async (live) => {
       // The socket drops and the session ends before the page's next try: no 'ended' message
       // reaches it, only the refusal of its next socket.
       for (const ws of lv.viewers.keys()) ws.terminate();
       await h.api('POST', `${S}/${s.id}/abandon`);
       await expect.poll(() => live('window.__live.state'), { timeout: 15_000 }).toBe('ended');
-    } finally {
-      await browser.close();
-    }
+    });
   });
 
   it('merges wheel input that arrives faster than the page takes it: same total scroll, fewer dispatches', async () => {
