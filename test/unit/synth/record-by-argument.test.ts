@@ -238,6 +238,10 @@ describe('a row of an HTML list, by the link the person clicked', () => {
     const [x] = normalize(y).exchanges;
     expect(linkedRecord([x!], 'db2', [{ name: 'user', example: 'bob' }])).toBeNull();
     expect(linkedRecord([x!], 'bob', [{ name: 'name', example: 'bob' }])).toBeNull(); // (the value holds the argument)
+    // Only the recorded row links anywhere: nothing shows the value is a row's own.
+    const lone = `<ul><li><a href="/user/7">alice</a></li><li>bob</li><li>cora</li></ul>`;
+    const [z] = normalize(har({ url: `${O}/user/list`, html: `<html><body>${lone}</body></html>` })).exchanges;
+    expect(linkedRecord([z!], '7', [{ name: 'user', example: 'alice' }])).toBeNull();
     expect(hrefPattern('/admin/book/7/change/', '7')).toBe('^/admin/book/([^/?#]+)');
     expect(hrefPattern('list.php?table=mailbox&id=7&token=abc', '7')).toBe('[?&;]id=([^&;#]+)');
     expect(hrefPattern('/admin/book/17/', '7')).toBeNull();
