@@ -5,9 +5,12 @@
 // list has that value there, the extractor becomes `{path: "$.data[*]", where: {title:
 // "{{args.title}}"}, select: "$.id"}` (src/runtime/worker/engines/record-where.ts reads it).
 import type { JsonExtractor } from '../formats/definition/types.js';
-import { jsonPathOf } from './producers.js';
-import { jsonLeaves } from './slots.js';
+import { type Found, jsonPathOf } from './producers.js';
+import { isJson } from './normalize.js';
+import { jsonLeaves, parseJson } from './slots.js';
 import type { ArgValue } from './substitute.js';
+import type { Exchange } from './types.js';
+import { looksRandom } from './values.js';
 
 type Seg = string | number;
 
@@ -45,39 +48,51 @@ export interface ByArgument {
   how: string;
 }
 
+/** An object whose values are the records of a list keyed by id: two or more, each an object, each key with a digit or random-looking. */
+function keyedList(v: unknown): v is Record<string, unknown> {
+  if (!v || typeof v !== 'object' || Array.isArray(v)) return false;
+  const entries = Object.entries(v);
+  return (
+    entries.length >= 2 &&
+    entries.every(([k, r]) => (/\d/.test(k) || looksRandom(k)) && r !== null && typeof r === 'object' && !Array.isArray(r))
+  );
+}
+
 /**
  * The argument-named form of `x` read from `doc` (the producer's parsed body), or null: `x`'s path
- * goes through a list (innermost first) whose recorded record has exactly one field equal to an
- * argument's example (at least 2 characters), held by no other record of that list at that field,
- * and the traced value is not that field itself.
+ * goes through a list (innermost first) — an array, or an object keyed by id — whose recorded record
+ * has exactly one field equal to an argument's example (at least 2 characters), held by no other
+ * record of that list at that field, and the traced value is not that field itself. A path ending in
+ * `~` (`$.torrents["<hash>"]~`) traces the record's own key: it is read by `select: "~"`.
  */
 export function recordByArgument(x: JsonExtractor, doc: unknown, args: ArgValue[]): ByArgument | null {
   if (x.where || x.select !== undefined) return null;
-  const segs = pathSegments(x.path);
+  const ownKey = x.path.endsWith('~');
+  const segs = pathSegments(ownKey ? x.path.slice(0, -1) : x.path);
   if (!segs) return null;
   const named = args.filter((a) => a.example.trim().length >= 2);
   if (!named.length) return null;
-  for (let i = segs.length - 1; i >= 0; i--) {
-    if (typeof segs[i] !== 'number') continue;
+  for (let i = segs.length - 1; i >= (ownKey ? segs.length - 1 : 0); i--) {
     const list = at(doc, segs.slice(0, i));
     const record = at(doc, segs.slice(0, i + 1));
-    if (!Array.isArray(list) || !record || typeof record !== 'object' || Array.isArray(record)) continue;
+    const keyed = typeof segs[i] === 'string' && keyedList(list);
+    if (!keyed && (ownKey || typeof segs[i] !== 'number' || !Array.isArray(list))) continue;
+    if (!record || typeof record !== 'object' || Array.isArray(record)) continue;
     const rest = segs.slice(i + 1);
     const fields = fieldsOf(record as Record<string, unknown>);
+    const siblings = Object.entries(list as object).filter(([k]) => k !== String(segs[i]));
     for (const a of named) {
       const hits = fields.filter((f) => f.value === a.example && f.key !== rest.join('.'));
       if (hits.length !== 1) continue;
       const key = hits[0]!.key;
-      const others = list.filter(
-        (r, j) => j !== segs[i] && r && typeof r === 'object' && String(at(r, key.split('.')) ?? '') === a.example,
-      );
+      const others = siblings.filter(([, r]) => r && typeof r === 'object' && String(at(r, key.split('.')) ?? '') === a.example);
       if (others.length) continue;
       return {
         extractor: {
           ...x,
           path: `${pathOf(segs.slice(0, i))}[*]`,
           where: { [key]: `{{args.${a.name}}}` },
-          ...(rest.length ? { select: pathOf(rest) } : {}),
+          ...(ownKey ? { select: '~' } : rest.length ? { select: pathOf(rest) } : {}),
         },
         arg: a.name,
         how: `the record of ${pathOf(segs.slice(0, i))} whose ${key} is the argument ${a.name}`,
@@ -85,4 +100,33 @@ export function recordByArgument(x: JsonExtractor, doc: unknown, args: ArgValue[
     }
   }
   return null;
+}
+
+/**
+ * An id that is only the KEY of a record in an earlier JSON answer (`{"torrents": {"<hash>":
+ * {"name": …}}}`, no field of the record holds it), read from the record an argument names: the
+ * nearest answer where that holds.
+ */
+export function keyedRecord(earlier: Exchange[], v: string, args: ArgValue[]): { x: Exchange; f: Found; arg: string } | null {
+  if (!args.some((a) => a.example.trim().length >= 2)) return null;
+  for (const y of earlier) {
+    if (!isJson(y) || !y.text?.includes(JSON.stringify(v))) continue;
+    const doc = parseJson(y.text);
+    for (const path of keyPaths(doc, v)) {
+      const by = recordByArgument({ from: 'json', path: `${pathOf(path)}~` }, doc, args);
+      if (by) return { x: y, f: { extractor: by.extractor, rank: 0, how: `JSON key ${pathOf(path)}, ${by.how}` }, arg: by.arg };
+    }
+  }
+  return null;
+}
+
+/** Paths of the object values stored under key `k` anywhere in `doc`. */
+function keyPaths(doc: unknown, k: string, at: Seg[] = [], out: Seg[][] = []): Seg[][] {
+  if (Array.isArray(doc)) doc.forEach((d, i) => keyPaths(d, k, [...at, i], out));
+  else if (doc && typeof doc === 'object')
+    for (const [key, d] of Object.entries(doc)) {
+      if (key === k && d && typeof d === 'object' && !Array.isArray(d)) out.push([...at, key]);
+      keyPaths(d, k, [...at, key], out);
+    }
+  return out;
 }

@@ -9,7 +9,7 @@ import { type MirroredLeaf, mirroredLeaves } from './mirrored-objects.js';
 import { documentReadBack, type ReadBack } from './read-modify-write.js';
 import { parseJson, requestSlots } from './slots.js';
 import { needlesForField, substitute, type ArgValue } from './substitute.js';
-import { recordByArgument } from './record-by-argument.js';
+import { keyedRecord, recordByArgument } from './record-by-argument.js';
 import { linkedRecord } from './html-record-link.js';
 import type { SecretPlan } from './secrets.js';
 import type { Exchange, Slot } from './types.js';
@@ -295,9 +295,10 @@ export function traceChain(inp: TraceInput): Chain {
       const byRow =
         (/\d/.test(v) || looksRandom(v)) &&
         (slot.where === 'path' || slot.where === 'query' || slot.where === 'form' || slot.where === 'multipart');
-      const linked = byRow
-        ? linkedRecord(earlier, v, inp.args, slot.where === 'form' || slot.where === 'multipart' ? slot.key : undefined)
-        : null;
+      // (Or the key of a record in an earlier JSON answer's list keyed by id: record-by-argument.ts.)
+      const linked =
+        (byRow ? linkedRecord(earlier, v, inp.args, slot.where === 'form' || slot.where === 'multipart' ? slot.key : undefined) : null) ??
+        (slot.where !== 'header' && (/\d/.test(v) || looksRandom(v)) ? keyedRecord(earlier, v, inp.args) : null);
       if (linked && !(isRead(x) && searchedFor(linked.x, inp.args, linked.arg))) {
         const def: VarDef = {
           name: argName(slot.where === 'path' ? segmentName(x, slot) : fieldVarName(slot.key), names),

@@ -129,7 +129,11 @@ export interface RecordWhere {
    * `invalid_input` (the caller named a record the site doesn't hold).
    */
   where?: Record<string, Template>;
-  /** JSONPath read inside each kept record (`$.id`); omitted = the record itself. */
+  /**
+   * JSONPath read inside each kept record (`$.id`); omitted = the record itself. `~` (JSONPath-plus's
+   * property-name operator), json only: the record's own key in the object that holds it — a list
+   * keyed by id (`{"torrents": {"<hash>": {"name": …}}}`, `path: "$.torrents[*]"`).
+   */
   select?: string;
 }
 

@@ -254,7 +254,8 @@ function checkSelector(selector: string, loc: Loc, err: (loc: Loc, msg: string) 
 
 function checkExtractor(x: Extractor, loc: Loc, err: (loc: Loc, msg: string) => void): void {
   if ((x.from === 'css' || x.from === 'xml' || x.from === 'json') && (x.where || x.select !== undefined)) {
-    if (x.select !== undefined && !/^\$/.test(x.select)) err([...loc, 'select'], "Value error, a JSONPath starts with '$'");
+    if (x.select !== undefined && !/^\$/.test(x.select) && !(x.select === '~' && x.from === 'json'))
+      err([...loc, 'select'], "Value error, a JSONPath starts with '$' (or, for json, '~': the record's key)");
     for (const k of Object.keys(x.where ?? {}))
       if (k.split('.').some((g) => !g || UNSAFE_KEYS.includes(g)))
         err([...loc, 'where', k], 'Value error, a field is a key or a dotted path of keys inside the record');

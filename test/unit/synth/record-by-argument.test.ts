@@ -1,6 +1,7 @@
 // A value read from a record of a JSON list is read from the record the arguments name
 // (src/synth/record-by-argument.ts, src/runtime/worker/engines/record-where.ts): the synthesized
 // extractor, the runtime's choice of record, and the publish-time checks of `where`.
+import { createHash } from 'node:crypto';
 import { describe, expect, it } from 'vitest';
 import { validateDefinition } from '../../../src/formats/definition/validate.js';
 import { extractValue, View } from '../../../src/runtime/worker/engines/extract.js';
@@ -115,6 +116,116 @@ describe('synthesis', () => {
   });
 });
 
+describe("a list keyed by id (an object whose keys are the records' ids)", () => {
+  // (qBittorrent's and Deluge's torrent lists: `{"torrents": {"<info-hash>": {"name": …}}}`; the
+  // write sends the hash of the torrent the person chose by its name.)
+  const h = (c: string) => createHash('sha1').update(c).digest('hex');
+  const maindata = {
+    rid: 1,
+    full_update: true,
+    torrents: {
+      [h('a')]: { name: 'Pruning Guide', progress: 1 },
+      [h('b')]: { name: 'Orchard Survey 2026', progress: 1 },
+      [h('c')]: { name: 'Cider Press Manual', progress: 0.5 },
+    },
+  };
+  const rec = (write: Parameters<typeof har>[0]) =>
+    har(
+      { url: `${O}/api/v2/sync/maindata?rid=0`, body: maindata },
+      // (A later poll holds only what changed: the key, without the name.)
+      { url: `${O}/api/v2/sync/maindata?rid=1`, body: { rid: 2, torrents: { [h('b')]: { progress: 1 } } } },
+      write,
+    );
+
+  it("a form write's id is read from the record the argument names, by its key (select ~)", () => {
+    const r = synthesize({
+      recording: rec({ method: 'POST', url: `${O}/api/v2/torrents/rename`, form: { hash: h('b'), name: 'Survey (read)' } }),
+      hints: { arguments: { torrent: 'Orchard Survey 2026', name: 'Survey (read)' } },
+    });
+    const steps = (r.definition as any).steps as any[];
+    const [x] = Object.values(steps[0].extract) as any[];
+    expect(x).toMatchObject({ from: 'json', path: '$.torrents[*]', where: { name: '{{args.torrent}}' }, select: '~' });
+    expect(steps[0].query).toEqual({ rid: '0' });
+    expect(JSON.stringify(steps.at(-1))).not.toContain(h('b'));
+    expect(Object.keys(r.input_schema.properties!).sort()).toEqual(['name', 'torrent']);
+    expect(validateDefinition(r.definition, { inputSchema: r.input_schema, requiredSecrets: r.required_secrets })).toEqual([]);
+  });
+
+  it("a JSON-RPC body's id too, and a field of the record that holds the key is read as a field", () => {
+    const rpc = {
+      method: 'POST' as const,
+      url: `${O}/json`,
+      json: { method: 'core.pause_torrent', params: [[h('b')]], id: 7 },
+      body: { result: null, error: null, id: 7 },
+    };
+    const r = synthesize({ recording: rec(rpc), hints: { arguments: { torrent: 'Orchard Survey 2026' } } });
+    const steps = (r.definition as any).steps as any[];
+    expect(Object.values(steps[0].extract)).toContainEqual(expect.objectContaining({ path: '$.torrents[*]', select: '~' }));
+    expect(JSON.stringify(steps.at(-1).body)).not.toContain(h('b'));
+    // (qBittorrent 4.5's records carry their hash as `infohash_v1` as well: the key is still read;
+    // a field path through a keyed list, when one is traced, is rewritten the same way.)
+    const withField = structuredClone(maindata) as any;
+    for (const [k, t] of Object.entries(withField.torrents)) (t as any).infohash_v1 = k;
+    const r2 = synthesize({
+      recording: har({ url: `${O}/api/v2/sync/maindata?rid=0`, body: withField }, rpc),
+      hints: { arguments: { torrent: 'Orchard Survey 2026' } },
+    });
+    const [x2] = Object.values(((r2.definition as any).steps as any[])[0].extract) as any[];
+    expect(x2).toMatchObject({ path: '$.torrents[*]', where: { name: '{{args.torrent}}' }, select: '~' });
+    const field = { from: 'json' as const, path: `$.torrents["${h('b')}"].infohash_v1` };
+    expect(recordByArgument(field, withField, [{ name: 'torrent', example: 'Orchard Survey 2026' }])?.extractor).toMatchObject({
+      path: '$.torrents[*]',
+      where: { name: '{{args.torrent}}' },
+      select: '$.infohash_v1',
+    });
+  });
+
+  it('controls: no argument names it, two records share the name, keys that are words, one record only', () => {
+    const write = { method: 'POST' as const, url: `${O}/api/v2/torrents/rename`, form: { hash: h('b'), name: 'Survey (read)' } };
+    const none = synthesize({ recording: rec(write), hints: { arguments: { name: 'Survey (read)' } } });
+    expect(JSON.stringify(none.definition)).not.toContain('"select"');
+    const doc = (torrents: object) => ({ torrents });
+    const key = { from: 'json' as const, path: `$.torrents["${h('b')}"]~` };
+    const args = [{ name: 'torrent', example: 'Orchard Survey 2026' }];
+    expect(recordByArgument(key, maindata, args)?.extractor).toEqual({
+      from: 'json',
+      path: '$.torrents[*]',
+      where: { name: '{{args.torrent}}' },
+      select: '~',
+    });
+    const twice = doc({ ...maindata.torrents, [h('d')]: { name: 'Orchard Survey 2026' } });
+    expect(recordByArgument(key, twice, args)).toBeNull();
+    expect(recordByArgument(key, doc({ [h('b')]: maindata.torrents[h('b')] }), args)).toBeNull();
+    // Sections of a settings document are named, not keyed by id: no record list.
+    const settings = { general: { title: 'Orchard Survey 2026', token: 'k7Qx9' }, mail: { title: 'Mail', token: 'z1' } };
+    expect(recordByArgument({ from: 'json', path: '$.general.token' }, settings, args)).toBeNull();
+  });
+
+  it('the runtime reads the key of the record the argument names (exactly, then loosely), and refuses ~ outside json', () => {
+    const view = new View({ url: O, status: 200, text: JSON.stringify(maindata) });
+    const x = { from: 'json' as const, path: '$.torrents[*]', where: { name: '{{args.torrent}}' }, select: '~' };
+    const lookup = (t: string) => (p: string[]) => (p[0] === 'args' ? t : undefined);
+    expect(extractValue(x, view, 'x', lookup('Cider Press Manual'))).toBe(h('c'));
+    expect(extractValue(x, view, 'x', lookup('  pruning GUIDE'))).toBe(h('a'));
+    expect(() => extractValue(x, view, 'x', lookup('Walnut Harvest'))).toThrow(/no record with name = "Walnut Harvest" among the 3/);
+    // (Over an array, ~ is the record's place.)
+    const arr = new View({ url: O, status: 200, text: JSON.stringify(LIST) });
+    expect(extractValue({ ...x, path: '$.data[*]', where: { title: '{{args.torrent}}' } }, arr, 'x', lookup('Orchard Notes'))).toBe(1);
+    const def = (extractor: object) => ({
+      format: 'connector-definition/v1',
+      engine: 'http',
+      steps: [{ id: 's', url: 'http://a.test/', extract: { a: extractor } }],
+      result: null,
+    });
+    const opts = { inputSchema: { type: 'object', properties: { t: { type: 'string' } } }, requiredSecrets: [] };
+    expect(validateDefinition(def({ from: 'json', path: '$[*]', where: { name: '{{args.t}}' }, select: '~' }), opts)).toEqual([]);
+    const css = { from: 'css', selector: 'tr', fields: { name: { selector: 'td' } }, where: { name: '{{args.t}}' }, select: '~' };
+    expect(validateDefinition(def(css), opts).map((p) => p.msg)).toEqual([
+      "Value error, a JSONPath starts with '$' (or, for json, '~': the record's key)",
+    ]);
+  });
+});
+
 describe('the runtime', () => {
   const view = new View({ url: `${O}/api/books`, status: 200, text: JSON.stringify(LIST) });
   const args: Record<string, unknown> = {};
@@ -170,7 +281,7 @@ describe('the runtime', () => {
     }).map((p) => `${p.loc.slice(2).join('.')}: ${p.msg}`);
     expect(msgs.sort()).toEqual(
       [
-        "steps.0.extract.b.select: Value error, a JSONPath starts with '$'",
+        "steps.0.extract.b.select: Value error, a JSONPath starts with '$' (or, for json, '~': the record's key)",
         'steps.0.extract.c.where.x.__proto__: Value error, a field is a key or a dotted path of keys inside the record',
         'steps.0.extract.a.where.name: Value error, {{secrets.account.username}}: a record is chosen by {{args.…}} or {{vars.…}} only',
         "steps.0.extract.b.where.name: Value error, {{args.nope}}: 'nope' is not a property of input_schema",

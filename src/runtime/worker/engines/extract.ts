@@ -251,6 +251,21 @@ function matchesOf(x: Extractor, view: View, where: string, lookup?: Lookup): un
         throw new RunFailure('site_changed', `${where}: the response is not JSON`, {
           details: { extractor: where, url: view.src.url, status: view.src.status ?? null },
         });
+      if (x.select === '~') {
+        // (The records' own keys too: a list keyed by id names each record by its key.)
+        const all = JSONPath({ path: x.path, json: j.value as object, wrap: true, resultType: 'all' }) as {
+          value: unknown;
+          parentProperty: string | number;
+        }[];
+        const values = all.map((m) => m.value);
+        return recordsWhere(
+          x,
+          values,
+          lookup,
+          where,
+          all.map((m) => m.parentProperty),
+        );
+      }
       const found = JSONPath({ path: x.path, json: j.value as object, wrap: true }) as unknown[];
       return x.where || x.select !== undefined ? recordsWhere(x, found, lookup, where) : found;
     }

@@ -13,23 +13,26 @@ const fieldOf = (record: unknown, key: string): unknown =>
   record !== null && typeof record === 'object' ? dig(record, key.split('.')) : undefined;
 
 /**
- * The matches (a JSON list's records, or the objects a css/xml extractor's `fields` built) kept by `x.where` (equal as text; else equal loosely), each read by
- * `x.select`. `where` names the extractor in errors.
+ * The matches (a JSON list's records, or the objects a css/xml extractor's `fields` built) kept by
+ * `x.where` (equal as text; else equal loosely), each read by `x.select`. `keys`: each match's own
+ * key in the object or list that holds it, for `select: "~"`. `where` names the extractor in errors.
  */
 export function recordsWhere(
   x: RecordWhere & { required?: boolean },
   matches: unknown[],
   lookup: Lookup | undefined,
   where: string,
+  keys?: (string | number)[],
 ): unknown[] {
-  let kept = matches;
+  // (Indexes into `matches`, so that a kept record's key is its own.)
+  let kept = matches.map((_, i) => i);
   if (x.where) {
     if (!lookup) throw new Error(`${where}: where needs the run's values`);
     const want = Object.entries(x.where).map(([k, t]) => [k, renderText(t, lookup)] as const);
-    const exact = matches.filter((r) => want.every(([k, v]) => isValue(fieldOf(r, k)) && toText(fieldOf(r, k)) === v));
-    kept = exact.length
-      ? exact
-      : matches.filter((r) => want.every(([k, v]) => isValue(fieldOf(r, k)) && loose(toText(fieldOf(r, k))) === loose(v)));
+    const equal = (same: (a: string, b: string) => boolean) =>
+      kept.filter((i) => want.every(([k, v]) => isValue(fieldOf(matches[i], k)) && same(toText(fieldOf(matches[i], k)), v)));
+    const exact = equal((a, b) => a === b);
+    kept = exact.length ? exact : equal((a, b) => loose(a) === loose(b));
     if (!kept.length && matches.length && x.required !== false) {
       const which = want.map(([k, v]) => `${k} = ${JSON.stringify(v.length > 200 ? `${v.slice(0, 200)}…` : v)}`).join(', ');
       throw new RunFailure('invalid_input', `${where}: no record with ${which} among the ${matches.length} the site listed`, {
@@ -39,8 +42,10 @@ export function recordsWhere(
       });
     }
   }
-  if (x.select === undefined) return kept;
-  return kept.flatMap((r) =>
+  if (x.select === '~') return kept.map((i) => keys?.[i]).filter((k) => k !== undefined);
+  const records = kept.map((i) => matches[i]);
+  if (x.select === undefined) return records;
+  return records.flatMap((r) =>
     r !== null && typeof r === 'object' ? (JSONPath({ path: x.select!, json: r, wrap: true }) as unknown[]) : [],
   );
 }
