@@ -28,6 +28,7 @@ fi
 command -v transmission-daemon >/dev/null || need+=(transmission-daemon transmission-cli)
 [ -x /usr/bin/jupyter-notebook ] || need+=(jupyter-notebook)
 command -v qbittorrent-nox >/dev/null || need+=(qbittorrent-nox)
+command -v deluge-web >/dev/null || need+=(deluged deluge-web)
 [ -d /usr/lib/python3/dist-packages/radicale ] || need+=(radicale)
 [ -x /usr/lib/rabbitmq/bin/rabbitmq-server ] || need+=(rabbitmq-server)
 command -v syncthing >/dev/null || need+=(syncthing)
@@ -2005,4 +2006,96 @@ SERVE
 fi
 find /tmp -maxdepth 1 -name 'cs-acceptance-tiddlywiki-*' -mmin +120 -exec rm -rf {} + 2>/dev/null || true
 
-echo "acceptance apps ready: dokuwiki (/usr/share/dokuwiki), phpmyadmin (/usr/share/phpmyadmin), mariadb db acme, adminer (/usr/share/adminer, mariadb db orchard), mediawiki (/var/lib/mediawiki, sqlite $MWDB), wordpress (/usr/share/wordpress, mariadb db wordpress), fossil ($FSL_DIR/repo.fossil), redmine (/usr/share/redmine, sqlite), django admin ($DJ_DIR), directus ($DX_DIR, postgresql db directus_acc), request tracker 5 (/usr/share/request-tracker5, sqlite), ghost ($GH_DIR, sqlite), transmission ($TR_DIR), jupyter ($JN_DIR), qbittorrent ($QB_DIR), verdaccio ($VD_DIR), radicale ($RD_DIR), rabbitmq ($RQ_DIR), syncthing ($ST_DIR), prometheus ($PM_DIR), tomcat ($TC_DIR), roundcube ($RC_DIR), monit ($MN_DIR), shaarli ($SH_DIR), znc ($ZN_DIR), zabbix ($ZB_DIR, postgresql db zabbix_seed), vendure ($VN_DIR, postgresql db vendure_seed), postfixadmin ($PF_DIR, sqlite), nagios ($NG_DIR, apache2 on the test's port), tt-rss ($TT_DIR, postgresql db ttrss_seed), icinga web 2 ($IW_DIR, postgresql db icingaweb_seed), tiddlywiki ($TW_DIR)"
+# ---- Deluge 2.0 (deluged, a BitTorrent daemon, and deluge-web: an ExtJS web UI over one JSON-RPC
+# endpoint, /json, signed in with a password only, by a session cookie; its torrent list,
+# web.update_ui, keys each torrent's record by its info-hash and holds no hash field). Four complete
+# torrents made here from local files of distinct sizes (no trackers), seeding. No DHT, LSD, uTP-PEX,
+# UPnP or NAT-PMP, every socket on loopback: nothing leaves the machine. serve.sh runs both
+# processes over a fresh copy of the configuration (the torrents' state) per start.
+DL_DIR=/var/lib/cs-acceptance/deluge
+DL_HOST=a1b2c3d4e5f60718293a4b5c6d7e8f90
+if [ ! -f "$DL_DIR/.seeded" ]; then
+  rm -rf "$DL_DIR" && mkdir -p "$DL_DIR/config" "$DL_DIR/downloads" "$DL_DIR/torrents"
+  SALT=$(head -c 12 /dev/urandom | od -An -tx1 | tr -d ' \n')
+  SHA=$(printf '%s%s' "$SALT" 'dl-pass-1' | sha1sum | cut -d' ' -f1)
+  cat > "$DL_DIR/config/web.conf" <<JSON
+{"file": 2, "format": 1}{"port": 9005, "interface": "127.0.0.1", "pwd_salt": "$SALT", "pwd_sha1": "$SHA", "session_timeout": 3600, "sessions": {}, "base": "/", "https": false, "default_daemon": "$DL_HOST", "first_login": false, "show_session_speed": false, "show_sidebar": true, "sidebar_show_zero": false, "sidebar_multiple_filters": true, "language": "", "enabled_plugins": []}
+JSON
+  printf 'localclient:%s:10\nseed:dl-daemon-pass-1:10\n' "$(head -c 12 /dev/urandom | od -An -tx1 | tr -d ' \n')" > "$DL_DIR/config/auth"
+  chmod 600 "$DL_DIR/config/auth"
+  cat > "$DL_DIR/config/core.conf" <<JSON
+{"file": 1, "format": 1}{"dht": false, "upnp": false, "natpmp": false, "utpex": false, "lsd": false, "new_release_check": false, "send_info": false, "allow_remote": false, "random_port": false, "listen_ports": [9007, 9007], "listen_interface": "127.0.0.1", "outgoing_interface": "", "download_location": "$DL_DIR/downloads", "move_completed": false, "copy_torrent_file": false, "add_paused": true, "enabled_plugins": [], "geoip_db_location": ""}
+JSON
+  i=0
+  for n in "Cider Recipes" "Grafting Handbook" "Orchard Survey 2026" "Pruning Guide"; do
+    i=$((i + 1))
+    mkdir -p "$DL_DIR/downloads/$n"
+    head -c $((200000 + i * 37000)) /dev/urandom > "$DL_DIR/downloads/$n/data.bin"
+    echo "$n: notes from the orchard" > "$DL_DIR/downloads/$n/README.txt"
+    transmission-create -o "$DL_DIR/torrents/$n.torrent" -c "$n, made for the acceptance suite" "$DL_DIR/downloads/$n" >/dev/null
+  done
+  printf '{"file": 3, "format": 1}{"hosts": [["%s", "127.0.0.1", 9006, "seed", "dl-daemon-pass-1"]]}\n' "$DL_HOST" > "$DL_DIR/config/hostlist.conf"
+  cat > "$DL_DIR/wait-port.sh" <<'WAIT'
+#!/bin/sh
+# wait-port.sh PORT: returns once 127.0.0.1:PORT accepts a connection (at most 30 s).
+exec python3 -c "
+import socket, sys, time
+for _ in range(300):
+    try:
+        socket.create_connection(('127.0.0.1', int(sys.argv[1])), 0.5).close()
+        sys.exit(0)
+    except OSError:
+        time.sleep(0.1)
+sys.exit(1)" "$1"
+WAIT
+  chmod +x "$DL_DIR/wait-port.sh"
+  deluged -c "$DL_DIR/config" -d -p 9006 -u 127.0.0.1 -i 127.0.0.1 -L error >/dev/null 2>&1 &
+  DLD_PID=$!
+  "$DL_DIR/wait-port.sh" 9006
+  deluge-web -c "$DL_DIR/config" -d -p 9005 -i 127.0.0.1 -L error >/dev/null 2>&1 &
+  DLW_PID=$!
+  DLJ=$(mktemp)
+  # (deluge-web connects to its default daemon once, as it starts: the daemon listens first.)
+  dlj() { curl -s -c "$DLJ" -b "$DLJ" -H 'Content-Type: application/json' -d "$1" http://127.0.0.1:9005/json; }
+  for _ in $(seq 1 60); do dlj '{"method":"auth.login","params":["dl-pass-1"],"id":1}' | grep -q '"result": true' && break; sleep 0.5; done
+  for _ in $(seq 1 60); do dlj '{"method":"web.connected","params":[],"id":2}' | grep -q '"result": true' && break; sleep 0.5; done
+  for f in "$DL_DIR"/torrents/*.torrent; do
+    dlj "{\"method\":\"web.add_torrents\",\"params\":[[{\"path\":\"$f\",\"options\":{\"download_location\":\"$DL_DIR/downloads\"}}]],\"id\":3}" >/dev/null
+  done
+  IDS=$(dlj '{"method":"web.update_ui","params":[["name"],{}],"id":4}' | python3 -c 'import json,sys; print(json.dumps(list(json.load(sys.stdin)["result"]["torrents"])))')
+  dlj "{\"method\":\"core.force_recheck\",\"params\":[$IDS],\"id\":5}" >/dev/null
+  for _ in $(seq 1 60); do
+    dlj '{"method":"web.update_ui","params":[["progress"],{}],"id":6}' | python3 -c 'import json,sys; t=json.load(sys.stdin)["result"]["torrents"]; sys.exit(0 if len(t)==4 and all(v["progress"]==100 for v in t.values()) else 1)' && break
+    sleep 0.5
+  done
+  dlj "{\"method\":\"core.resume_torrent\",\"params\":[$IDS],\"id\":7}" >/dev/null
+  sleep 2
+  kill "$DLW_PID" "$DLD_PID" 2>/dev/null || true
+  wait "$DLW_PID" "$DLD_PID" 2>/dev/null || true
+  rm -f "$DLJ"
+  cat > "$DL_DIR/serve.sh" <<'SERVE'
+#!/bin/sh
+# serve.sh PORT: deluge-web on PORT and its deluged on PORT+1 (peers on PORT+2), over a fresh copy
+# of the seeded configuration (see scripts/acceptance-setup.sh); both stopped with this script.
+W="/tmp/cs-acceptance-deluge-$1"
+rm -rf "$W" && cp -r /var/lib/cs-acceptance/deluge/config "$W"
+D=$(($1 + 1))
+T=$(($1 + 2))
+sed -i "s/\"listen_ports\": \[[0-9]*, [0-9]*\]/\"listen_ports\": [$T, $T]/" "$W/core.conf"
+sed -i "s/\"127.0.0.1\", [0-9]*, \"seed\"/\"127.0.0.1\", $D, \"seed\"/" "$W/hostlist.conf"
+deluged -c "$W" -d -p "$D" -u 127.0.0.1 -i 127.0.0.1 -L error &
+DPID=$!
+# (deluge-web connects to its default daemon once, as it starts: the daemon listens first.)
+/var/lib/cs-acceptance/deluge/wait-port.sh "$D" || true
+deluge-web -c "$W" -d -p "$1" -i 127.0.0.1 -L error &
+WPID=$!
+stop() { kill $WPID $DPID 2>/dev/null || true; wait $WPID $DPID 2>/dev/null || true; rm -rf "$W"; }
+trap 'stop; exit 0' INT TERM
+wait $WPID || true
+stop
+SERVE
+  chmod +x "$DL_DIR/serve.sh"
+  touch "$DL_DIR/.seeded"
+fi
+
+echo "acceptance apps ready: dokuwiki (/usr/share/dokuwiki), phpmyadmin (/usr/share/phpmyadmin), mariadb db acme, adminer (/usr/share/adminer, mariadb db orchard), mediawiki (/var/lib/mediawiki, sqlite $MWDB), wordpress (/usr/share/wordpress, mariadb db wordpress), fossil ($FSL_DIR/repo.fossil), redmine (/usr/share/redmine, sqlite), django admin ($DJ_DIR), directus ($DX_DIR, postgresql db directus_acc), request tracker 5 (/usr/share/request-tracker5, sqlite), ghost ($GH_DIR, sqlite), transmission ($TR_DIR), jupyter ($JN_DIR), qbittorrent ($QB_DIR), verdaccio ($VD_DIR), radicale ($RD_DIR), rabbitmq ($RQ_DIR), syncthing ($ST_DIR), prometheus ($PM_DIR), tomcat ($TC_DIR), roundcube ($RC_DIR), monit ($MN_DIR), shaarli ($SH_DIR), znc ($ZN_DIR), zabbix ($ZB_DIR, postgresql db zabbix_seed), vendure ($VN_DIR, postgresql db vendure_seed), postfixadmin ($PF_DIR, sqlite), nagios ($NG_DIR, apache2 on the test's port), tt-rss ($TT_DIR, postgresql db ttrss_seed), icinga web 2 ($IW_DIR, postgresql db icingaweb_seed), tiddlywiki ($TW_DIR), deluge ($DL_DIR)"

@@ -107,14 +107,20 @@ export function recordByArgument(x: JsonExtractor, doc: unknown, args: ArgValue[
  * {"name": …}}}`, no field of the record holds it), read from the record an argument names: the
  * nearest answer where that holds.
  */
-export function keyedRecord(earlier: Exchange[], v: string, args: ArgValue[]): { x: Exchange; f: Found; arg: string } | null {
+export function keyedRecord(earlier: Exchange[], v: string, args: ArgValue[]): { x: Exchange; f: Found; arg: string; name: string } | null {
   if (!args.some((a) => a.example.trim().length >= 2)) return null;
   for (const y of earlier) {
     if (!isJson(y) || !y.text?.includes(JSON.stringify(v))) continue;
     const doc = parseJson(y.text);
     for (const path of keyPaths(doc, v)) {
       const by = recordByArgument({ from: 'json', path: `${pathOf(path)}~` }, doc, args);
-      if (by) return { x: y, f: { extractor: by.extractor, rank: 0, how: `JSON key ${pathOf(path)}, ${by.how}` }, arg: by.arg };
+      // (Named by its list: `torrents` → `torrent_id`.)
+      const list = path
+        .slice(0, -1)
+        .filter((g): g is string => typeof g === 'string')
+        .at(-1);
+      const name = list && /^[a-z]\w*$/i.test(list) ? `${list.replace(/s$/, '')}_id` : 'record_id';
+      if (by) return { x: y, f: { extractor: by.extractor, rank: 0, how: `JSON key ${pathOf(path)}, ${by.how}` }, arg: by.arg, name };
     }
   }
   return null;

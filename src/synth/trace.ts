@@ -296,12 +296,14 @@ export function traceChain(inp: TraceInput): Chain {
         (/\d/.test(v) || looksRandom(v)) &&
         (slot.where === 'path' || slot.where === 'query' || slot.where === 'form' || slot.where === 'multipart');
       // (Or the key of a record in an earlier JSON answer's list keyed by id: record-by-argument.ts.)
-      const linked =
-        (byRow ? linkedRecord(earlier, v, inp.args, slot.where === 'form' || slot.where === 'multipart' ? slot.key : undefined) : null) ??
-        (slot.where !== 'header' && (/\d/.test(v) || looksRandom(v)) ? keyedRecord(earlier, v, inp.args) : null);
+      const byLink = byRow
+        ? linkedRecord(earlier, v, inp.args, slot.where === 'form' || slot.where === 'multipart' ? slot.key : undefined)
+        : null;
+      const keyed = !byLink && slot.where !== 'header' && (/\d/.test(v) || looksRandom(v)) ? keyedRecord(earlier, v, inp.args) : null;
+      const linked = byLink ?? keyed;
       if (linked && !(isRead(x) && searchedFor(linked.x, inp.args, linked.arg))) {
         const def: VarDef = {
-          name: argName(slot.where === 'path' ? segmentName(x, slot) : fieldVarName(slot.key), names),
+          name: argName(keyed?.name ?? (slot.where === 'path' ? segmentName(x, slot) : fieldVarName(slot.key)), names),
           producer: linked.x.id,
           extractor: linked.f.extractor,
           how: linked.f.how,
@@ -315,13 +317,13 @@ export function traceChain(inp: TraceInput): Chain {
       }
       // Short values only follow strong, id-like evidence (a JSON "id" key, a data-*-id attribute).
       // A plain word or identifier without digits ("search", "login", a GraphQL operation name
-      // "SearchBooks") is a name the code uses, not a token; so is a media type ("text/vnd.tiddlywiki").
+      // "SearchBooks", a JSON-RPC method "core.pause_torrent") is a name the code uses, not a token;
+      // so is a media type ("text/vnd.tiddlywiki").
       const weak =
         lowEntropy(v) ||
         MEDIA_TYPE.test(v) ||
         (slot.where !== 'path' &&
-          v.length <= 24 &&
-          /^[a-z]+(?:[_-][a-z]+)*$/i.test(v) &&
+          codeName(v) &&
           !/id$/i.test(slot.key) &&
           !/token|csrf|xsrf|nonce|state|sig|key|auth|hash|sectok/i.test(slot.key));
       // (A number in a body field named as an id — JSON `id`, a form's `post_ID` — is traced as
@@ -551,6 +553,16 @@ function searchedFor(y: Exchange, args: ArgValue[], arg: string): boolean {
   const example = args.find((a) => a.name === arg)?.example.toLowerCase();
   return !!example && requestSlots(y).some((s) => s.value.toLowerCase().includes(example));
 }
+
+/**
+ * A name code uses, not a value the site hands out: a word or identifier without digits
+ * (`search`, `torrent-get`, `SearchBooks`), or such names joined by dots — a JSON-RPC method
+ * (`core.set_torrent_options`, `host.get`), which an API's own method list (Deluge's
+ * `system.listMethods`) holds too, at a place that moves between starts.
+ */
+const codeName = (v: string) =>
+  (v.length <= 24 && /^[a-z]+(?:[_-][a-z]+)*$/i.test(v)) ||
+  (v.length <= 48 && /^[a-z]+(?:[_-][a-z]+)*(?:\.[a-z]+(?:[_-][a-z]+)*)+$/i.test(v));
 
 /** A field's name without its list places: `arguments.ids.0` → `ids`, `hostids[0]` → `hostids`. */
 const listKey = (key: string) =>

@@ -1,6 +1,6 @@
 // Real open-source web applications for the synthesis acceptance suite (installed and seeded by
 // scripts/acceptance-setup.sh from Debian packages): each is served on 127.0.0.1 by `php -S` (Fossil
-// by `fossil server`, Redmine by rackup, Django by `manage.py runserver`, Directus by `directus start`, Request Tracker by `rt-server`, Ghost by its own `node index.js`, Transmission by `transmission-daemon`, Jupyter by `jupyter-notebook`, qBittorrent by `qbittorrent-nox`, Verdaccio by its own bin, Radicale by `python3 -m radicale`, RabbitMQ, Syncthing, Prometheus, Tomcat, Roundcube, Monit, Shaarli, ZNC, Zabbix, Vendure, PostfixAdmin, Nagios, tt-rss, Icinga Web and TiddlyWiki by their setup's `serve.sh`) and stopped by its PID. Recorded HARs are rebased onto the
+// by `fossil server`, Redmine by rackup, Django by `manage.py runserver`, Directus by `directus start`, Request Tracker by `rt-server`, Ghost by its own `node index.js`, Transmission by `transmission-daemon`, Jupyter by `jupyter-notebook`, qBittorrent by `qbittorrent-nox`, Verdaccio by its own bin, Radicale by `python3 -m radicale`, RabbitMQ, Syncthing, Prometheus, Tomcat, Roundcube, Monit, Shaarli, ZNC, Zabbix, Vendure, PostfixAdmin, Nagios, tt-rss, Icinga Web, TiddlyWiki and Deluge by their setup's `serve.sh`) and stopped by its PID. Recorded HARs are rebased onto the
 // port a test started the app on.
 import { type ChildProcess, execFileSync, spawn } from 'node:child_process';
 import crypto from 'node:crypto';
@@ -24,6 +24,7 @@ export interface RealApp {
     | 'transmission'
     | 'jupyter'
     | 'qbittorrent'
+    | 'deluge'
     | 'verdaccio'
     | 'radicale'
     | 'rabbitmq'
@@ -221,6 +222,16 @@ export const APPS: Record<RealApp['name'], RealApp> = {
       cmd: 'qbittorrent-nox',
       args: ['--profile=/var/lib/cs-acceptance/qbittorrent/profile', `--webui-port=${port}`, `--torrenting-port=${port + 1}`],
     }),
+  },
+  deluge: {
+    name: 'deluge',
+    docroot: '/var/lib/cs-acceptance/deluge',
+    recordedPort: 9005,
+    needs: ['/var/lib/cs-acceptance/deluge/.seeded', '/usr/bin/deluge-web', '/usr/bin/deluged'],
+    // (deluge-web on the port, its daemon on the next one, peers on the one after, all on loopback;
+    // a fresh copy of the seeded configuration per start.)
+    server: (port) => ({ cmd: '/bin/sh', args: ['/var/lib/cs-acceptance/deluge/serve.sh', String(port)] }),
+    bootMs: 15_000,
   },
   verdaccio: {
     name: 'verdaccio',
@@ -521,6 +532,30 @@ export async function qbittorrentApi(base: string, path: string, form?: Record<s
   return (r.headers.get('content-type') ?? '').includes('json') ? JSON.parse(text) : text;
 }
 const qbittorrentSessions = new Map<string, string>();
+
+/** Deluge's web UI password (it has no user name; scripts/acceptance-setup.sh). */
+export const DELUGE_PASSWORD = 'dl-pass-1';
+
+/** Deluge's JSON-RPC at `base` (`/json`) with a session cookie of its own sign-in, kept per base: the call's result. */
+export async function delugeRpc(base: string, method: string, params: unknown[] = []): Promise<any> {
+  const call = (cookie: string, m: string, p: unknown[]) =>
+    fetch(`${base}/json`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json', cookie },
+      body: JSON.stringify({ method: m, params: p, id: 1 }),
+    });
+  let cookie = delugeSessions.get(base);
+  if (!cookie) {
+    const login = await call('', 'auth.login', [DELUGE_PASSWORD]);
+    cookie = (login.headers.get('set-cookie') ?? '').split(';')[0]!;
+    if (!cookie.startsWith('_session_id=')) throw new Error(`Deluge sign-in: ${login.status} ${await login.text()}`);
+    delugeSessions.set(base, cookie);
+  }
+  const body = (await (await call(cookie, method, params)).json()) as { result: unknown; error: { message: string } | null };
+  if (body.error) throw new Error(`Deluge ${method}: ${body.error.message}`);
+  return body.result;
+}
+const delugeSessions = new Map<string, string>();
 
 /** Verdaccio's user (scripts/acceptance-setup.sh). */
 export const VERDACCIO_USER = { username: 'seed', password: 'vd-pass-1' };

@@ -151,17 +151,34 @@ describe("a list keyed by id (an object whose keys are the records' ids)", () =>
     expect(validateDefinition(r.definition, { inputSchema: r.input_schema, requiredSecrets: r.required_secrets })).toEqual([]);
   });
 
-  it("a JSON-RPC body's id too, and a field of the record that holds the key is read as a field", () => {
+  it("a JSON-RPC body's id too (its method name stays a literal, though a method list held it), and a field path through the list is rewritten", () => {
     const rpc = {
       method: 'POST' as const,
       url: `${O}/json`,
       json: { method: 'core.pause_torrent', params: [[h('b')]], id: 7 },
       body: { result: null, error: null, id: 7 },
     };
-    const r = synthesize({ recording: rec(rpc), hints: { arguments: { torrent: 'Orchard Survey 2026' } } });
+    // (Deluge's page first asks for the API's method names: a list whose order moves between starts.)
+    const methods = ['auth.login', 'core.resume_torrent', 'core.pause_torrent', 'web.update_ui'];
+    const listed = {
+      method: 'POST' as const,
+      url: `${O}/json`,
+      json: { method: 'system.listMethods', params: [], id: 0 },
+      body: { result: methods, error: null, id: 0 },
+    };
+    const r = synthesize({
+      recording: har(
+        listed,
+        { method: 'POST', url: `${O}/json`, json: { method: 'web.update_ui', params: [['name'], {}], id: 3 }, body: { result: maindata } },
+        rpc,
+      ),
+      hints: { arguments: { torrent: 'Orchard Survey 2026' } },
+    });
     const steps = (r.definition as any).steps as any[];
-    expect(Object.values(steps[0].extract)).toContainEqual(expect.objectContaining({ path: '$.torrents[*]', select: '~' }));
-    expect(JSON.stringify(steps.at(-1).body)).not.toContain(h('b'));
+    expect(steps[0].body.json.method).toBe('web.update_ui');
+    expect(steps[0].extract).toEqual({ torrent_id: expect.objectContaining({ path: '$.result.torrents[*]', select: '~' }) });
+    expect(steps.at(-1).body.json).toEqual({ method: 'core.pause_torrent', params: [['{{vars.torrent_id}}']], id: 7 });
+    expect(steps).toHaveLength(2);
     // (qBittorrent 4.5's records carry their hash as `infohash_v1` as well: the key is still read;
     // a field path through a keyed list, when one is traced, is rewritten the same way.)
     const withField = structuredClone(maindata) as any;
