@@ -5,7 +5,7 @@ import type * as cheerio from 'cheerio';
 import { loadHtml } from './html-load.js';
 import type { Extractor } from '../formats/definition/types.js';
 import { isHtml, isJson } from './normalize.js';
-import { jsonLeaves, parseJson } from './slots.js';
+import { jsonLeaves, parseJson, recordKeyPaths } from './slots.js';
 import type { Exchange } from './types.js';
 import { clean, cssq } from './dom-text.js';
 import { renderedAnew } from './html-dom.js';
@@ -57,7 +57,8 @@ export function findIn(x: Exchange, value: string, opts: { strongOnly?: boolean;
   const ce = value !== '' && !opts.strongOnly ? x.setCookies.find((k) => k.value !== value && safeDecode(k.value) === value) : undefined;
   if (ce) return { extractor: { from: 'cookie', name: ce.name }, rank: 1, how: `Set-Cookie ${ce.name} (URL-encoded)`, decode: 'urldecode' };
   if (isJson(x)) {
-    const hits = jsonLeaves(parseJson(x.text)).filter(
+    const doc = parseJson(x.text);
+    const hits = jsonLeaves(doc).filter(
       (l) =>
         l.value !== null &&
         typeof l.value !== 'object' &&
@@ -78,6 +79,10 @@ export function findIn(x: Exchange, value: string, opts: { strongOnly?: boolean;
         how: `JSON ${jsonPathOf(hit.path)}`,
         keyMatch: match(hit.path),
       };
+    // The key of a record in a list keyed by id (`{"torrents": {"<hash>": {…}}}`): JSONPath-plus's
+    // `~` reads it back (record-by-argument.ts reads it from the record an argument names).
+    const keyAt = recordKeyPaths(doc, value)[0];
+    if (keyAt) return { extractor: { from: 'json', path: `${jsonPathOf(keyAt)}~` }, rank: 1, how: `JSON key ${jsonPathOf(keyAt)}` };
   }
   if (!opts.strongOnly) {
     for (const h of x.resHeaders) {

@@ -7,10 +7,9 @@
 import type { JsonExtractor } from '../formats/definition/types.js';
 import { type Found, jsonPathOf } from './producers.js';
 import { isJson } from './normalize.js';
-import { jsonLeaves, parseJson } from './slots.js';
+import { jsonLeaves, keyedList, parseJson, recordKeyPaths } from './slots.js';
 import type { ArgValue } from './substitute.js';
 import type { Exchange } from './types.js';
-import { looksRandom } from './values.js';
 
 type Seg = string | number;
 
@@ -46,16 +45,6 @@ export interface ByArgument {
   extractor: JsonExtractor;
   arg: string;
   how: string;
-}
-
-/** An object whose values are the records of a list keyed by id: two or more, each an object, each key with a digit or random-looking. */
-function keyedList(v: unknown): v is Record<string, unknown> {
-  if (!v || typeof v !== 'object' || Array.isArray(v)) return false;
-  const entries = Object.entries(v);
-  return (
-    entries.length >= 2 &&
-    entries.every(([k, r]) => (/\d/.test(k) || looksRandom(k)) && r !== null && typeof r === 'object' && !Array.isArray(r))
-  );
 }
 
 /**
@@ -112,7 +101,7 @@ export function keyedRecord(earlier: Exchange[], v: string, args: ArgValue[]): {
   for (const y of earlier) {
     if (!isJson(y) || !y.text?.includes(JSON.stringify(v))) continue;
     const doc = parseJson(y.text);
-    for (const path of keyPaths(doc, v)) {
+    for (const path of recordKeyPaths(doc, v)) {
       const by = recordByArgument({ from: 'json', path: `${pathOf(path)}~` }, doc, args);
       // (Named by its list: `torrents` → `torrent_id`.)
       const list = path
@@ -124,15 +113,4 @@ export function keyedRecord(earlier: Exchange[], v: string, args: ArgValue[]): {
     }
   }
   return null;
-}
-
-/** Paths of the object values stored under key `k` anywhere in `doc`. */
-function keyPaths(doc: unknown, k: string, at: Seg[] = [], out: Seg[][] = []): Seg[][] {
-  if (Array.isArray(doc)) doc.forEach((d, i) => keyPaths(d, k, [...at, i], out));
-  else if (doc && typeof doc === 'object')
-    for (const [key, d] of Object.entries(doc)) {
-      if (key === k && d && typeof d === 'object' && !Array.isArray(d)) out.push([...at, key]);
-      keyPaths(d, k, [...at, key], out);
-    }
-  return out;
 }

@@ -2,7 +2,7 @@
 // and multipart fields, JSON leaves and the headers a site reads (browser-managed headers and
 // cookies are left to the engine and its cookie jar).
 import type { Exchange, Slot } from './types.js';
-import { formDecode } from './values.js';
+import { formDecode, looksRandom } from './values.js';
 
 /** A path into a JSON value as JSONPath: `$.a[0]["b c"]`. */
 export const jp = (path: (string | number)[]) =>
@@ -18,6 +18,31 @@ export function jsonLeaves(v: unknown, at: (string | number)[] = []): { path: (s
   if (Array.isArray(v)) return v.flatMap((x, i) => jsonLeaves(x, [...at, i]));
   if (v && typeof v === 'object') return Object.entries(v).flatMap(([k, x]) => jsonLeaves(x, [...at, k]));
   return [{ path: at, value: v }];
+}
+
+/** An object whose values are the records of a list keyed by id: two or more, each an object, each key with a digit or random-looking. */
+export function keyedList(v: unknown): v is Record<string, unknown> {
+  if (!v || typeof v !== 'object' || Array.isArray(v)) return false;
+  const entries = Object.entries(v);
+  return (
+    entries.length >= 2 &&
+    entries.every(([k, r]) => (/\d/.test(k) || looksRandom(k)) && r !== null && typeof r === 'object' && !Array.isArray(r))
+  );
+}
+
+/** Paths of the records that a list keyed by id (`keyedList`) anywhere in `doc` holds under key `k`. */
+export function recordKeyPaths(
+  doc: unknown,
+  k: string,
+  at: (string | number)[] = [],
+  out: (string | number)[][] = [],
+): (string | number)[][] {
+  if (Array.isArray(doc)) doc.forEach((d, i) => recordKeyPaths(d, k, [...at, i], out));
+  else if (doc && typeof doc === 'object') {
+    if (Object.hasOwn(doc, k) && keyedList(doc)) out.push([...at, k]);
+    for (const [key, d] of Object.entries(doc)) recordKeyPaths(d, k, [...at, key], out);
+  }
+  return out;
 }
 
 export function parseJson(text: string | undefined): unknown {

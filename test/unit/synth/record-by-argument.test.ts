@@ -201,6 +201,11 @@ describe("a list keyed by id (an object whose keys are the records' ids)", () =>
     const write = { method: 'POST' as const, url: `${O}/api/v2/torrents/rename`, form: { hash: h('b'), name: 'Survey (read)' } };
     const none = synthesize({ recording: rec(write), hints: { arguments: { name: 'Survey (read)' } } });
     expect(JSON.stringify(none.definition)).not.toContain('"select"');
+    // (Still read from the answer, by its key: before, no earlier response "contained" it, and the
+    // synthesis of a write sending a random-looking id failed.)
+    const noneSteps = (none.definition as any).steps as any[];
+    expect(noneSteps.at(-1).body.form.hash).toMatch(/^\{\{vars\./);
+    expect(Object.values(noneSteps[0].extract)).toContainEqual(expect.objectContaining({ path: `$.torrents.${h('b')}~` }));
     const doc = (torrents: object) => ({ torrents });
     const key = { from: 'json' as const, path: `$.torrents["${h('b')}"]~` };
     const args = [{ name: 'torrent', example: 'Orchard Survey 2026' }];
