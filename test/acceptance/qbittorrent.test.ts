@@ -16,7 +16,7 @@ import { backends } from '../helpers/harness.js';
 import { APPS, appInstalled, QBITTORRENT_USER, qbittorrentApi } from '../helpers/real-apps.js';
 
 const ready = process.env.ACCEPTANCE === '1' && appInstalled(APPS.qbittorrent);
-type Torrent = { hash: string; name: string; comment?: string };
+type Torrent = { hash: string; name: string; state: string; comment?: string };
 const infoHash = (name: string) => crypto.createHash('sha1').update(name).digest('hex');
 const magnet = (name: string) => `magnet:?xt=urn:btih:${infoHash(name)}&dn=${encodeURIComponent(name)}`;
 
@@ -104,6 +104,31 @@ describe.skipIf(!ready).each(ready ? (await backends()).slice(0, 1) : ['sqlite' 
     );
     const [t] = (await api(`/torrents/info?hashes=${h2}`)) as Torrent[];
     expect(t!.name).toBe(`${second} (kept)`);
+  });
+
+  it('a torrent resumed from its context menu, named by its NAME (its hash is a key of the sync answer), run on ANOTHER torrent', async () => {
+    await api('/torrents/pause', { hashes: 'all' });
+    try {
+      const har = await record('resume', async (page) => {
+        await page.click(row('Apple Atlas'), { button: 'right' });
+        await Promise.all([apiCall(page, 'torrents/resume'), page.click('#torrentsTableMenu a:has-text("Resume")')]);
+      });
+      const { def } = await flow(
+        'qb-resume',
+        har,
+        { hints: { arguments: { torrent: 'Apple Atlas' }, secrets: { account: live.secret }, allow_side_effects: true } },
+        { arguments: { torrent: 'Beekeeping Basics' }, secret_bindings: { account: live.secret } },
+      );
+      // (Read from the sync answer by the name: the recorded hash is in no request of the plan.)
+      const sent = def.steps.map((st: any) => [st.url, st.query ?? null, st.body ?? null]);
+      expect(JSON.stringify(sent)).not.toContain((await byName('Apple Atlas')).hash);
+      const paused = async (name: string) => (await byName(name)).state.startsWith('paused');
+      for (let i = 0; i < 50 && (await paused('Beekeeping Basics')); i++) await new Promise((r) => setTimeout(r, 100));
+      expect(await paused('Beekeeping Basics')).toBe(false);
+      expect(await paused('Walnut Harvest')).toBe(true);
+    } finally {
+      await api('/torrents/pause', { hashes: 'all' });
+    }
   });
 
   it('a magnet link added through the Download-from-URLs dialog, run with ANOTHER link', async () => {
