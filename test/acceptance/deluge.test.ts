@@ -123,6 +123,23 @@ describe.skipIf(!ready).each(ready ? (await backends()).slice(0, 1) : ['sqlite' 
     expect(all[second]?.name).toBe('Medlar Notes');
   });
 
+  it('the global connection limit set in the Preferences dialog, run with ANOTHER number', async () => {
+    const har = await record('prefs', async (page) => {
+      await page.click('button:has-text("Preferences")');
+      await page.click('.x-window .x-list-body dl:has-text("Bandwidth")');
+      await page.fill('input[name=max_connections_global]', '250');
+      await Promise.all([call(page, 'core.set_config'), page.click('.x-window:has-text("Preferences") button:has-text("OK")')]);
+    });
+    await flow(
+      'dl-prefs',
+      har,
+      { hints: { arguments: { connections: 250 }, secrets: { account: live.secret }, allow_side_effects: true } },
+      { arguments: { connections: 321 }, secret_bindings: { account: live.secret } },
+    );
+    expect(await rpc('core.get_config_value', ['max_connections_global'])).toBe(321);
+    expect(await rpc('core.get_config_value', ['max_upload_slots_global'])).toBe(4);
+  });
+
   it('a torrent paused from its context menu, run on ANOTHER torrent named by its name', async () => {
     const har = await record('pause', async (page) => {
       await page.click(row('Grafting Handbook'), { button: 'right' });
