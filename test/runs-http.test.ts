@@ -253,6 +253,63 @@ describe.each(await backends())('http connector runs (%s)', (backend) => {
     }
   });
 
+  it('until_found pages a list until the record the run names, and no further; past the end it is invalid_input', async () => {
+    // (Seven books, three a page; a page past the end is empty. The run names one, then reads it.)
+    const books = Array.from({ length: 7 }, (_, i) => ({ id: 101 + i, title: `Volume ${i + 1}` }));
+    const seen: string[] = [];
+    const srv = http.createServer((req, res) => {
+      const u = new URL(req.url!, 'http://x');
+      seen.push(u.pathname + u.search);
+      if (u.pathname.startsWith('/api/books/'))
+        return res.writeHead(200, { 'content-type': 'application/json' }).end(JSON.stringify({ id: Number(u.pathname.split('/')[3]) }));
+      const page = Number(u.searchParams.get('page'));
+      res.writeHead(200, { 'content-type': 'application/json' }).end(JSON.stringify({ data: books.slice((page - 1) * 3, page * 3) }));
+    });
+    await new Promise<void>((r) => srv.listen(0, '127.0.0.1', r));
+    try {
+      const c = await publish(h, {
+        definition: {
+          format: 'connector-definition/v1',
+          engine: 'http',
+          base_url: `http://127.0.0.1:${(srv.address() as AddressInfo).port}`,
+          steps: [
+            {
+              id: 'list',
+              url: '/api/books',
+              query: { limit: '3', page: '1' },
+              extract: { book_id: { from: 'json', path: '$.data[*]', where: { title: '{{args.title}}' }, select: '$.id' } },
+              paginate: { mode: 'page', param: 'page', start: 1, until_found: true, max_pages: 20 },
+            },
+            { id: 'book', url: '/api/books/{{vars.book_id}}', extract: { book: { from: 'json', path: '$' } } },
+          ],
+          result: '{{vars.book}}',
+        },
+        input_schema: { type: 'object', properties: { title: { type: 'string' } }, required: ['title'] },
+      });
+      const r = await run(h, { connector_id: c.id, arguments: { title: 'Volume 5' } });
+      expect(r.status, JSON.stringify(r.error)).toBe('success');
+      expect(r.result).toEqual({ id: 105 });
+      expect(seen).toEqual(['/api/books?limit=3&page=1', '/api/books?limit=3&page=2', '/api/books/105']);
+      seen.length = 0;
+      const first = await run(h, { connector_id: c.id, arguments: { title: 'volume 2' } });
+      expect(first.result).toEqual({ id: 102 });
+      expect(seen).toEqual(['/api/books?limit=3&page=1', '/api/books/102']);
+      seen.length = 0;
+      const none = await run(h, { connector_id: c.id, arguments: { title: 'Volume 9' } });
+      expect(none.status).toBe('connector_error');
+      expect(none.error).toMatchObject({ type: 'invalid_input', details: { not_found: true } });
+      expect(none.error.message).toContain('no record with title = "Volume 9"');
+      expect(seen).toEqual([
+        '/api/books?limit=3&page=1',
+        '/api/books?limit=3&page=2',
+        '/api/books?limit=3&page=3',
+        '/api/books?limit=3&page=4',
+      ]);
+    } finally {
+      srv.close();
+    }
+  });
+
   it('a kept-alive connection the server closes as the next request arrives is sent again on a new one; a fresh reset fails', async () => {
     // The server answers the first request of each connection and drops the connection on the
     // second, unanswered: what a server whose idle timeout just ran out does to a reused socket.

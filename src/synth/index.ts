@@ -21,6 +21,7 @@ import { allNeedles, PASSWORD_FIELD, pagePasswordFields, planSecrets } from './s
 import { detectPaging, scoreTargets, type Candidate } from './target.js';
 import { traceChain } from './trace.js';
 import { recordsNamed } from './named-records.js';
+import { namedListPaging } from './named-list-paging.js';
 import { isManagedHeader, parseJson, requestSlots } from './slots.js';
 import { needlesForField, type SecretNeedle } from './substitute.js';
 import { secretsPattern } from '../lib/secret-forms.js';
@@ -351,6 +352,9 @@ function synthesizeNow(inp: SynthInput): SynthResult {
     });
     // (A bodiless answer whose header named the next page, which the recording went on to.)
     if (x.redirectHeader) step.follow_header = x.redirectHeader;
+    // (A list whose record an argument names, read one page at a time until the record is found.)
+    const namedPaging = !isTarget && step.extract ? namedListPaging(x, step.extract) : null;
+    if (namedPaging) step.paginate = namedPaging;
     // (Pages of a list whose page the extraction did not read as a list — its main block — are
     // not paged: there are no records to collect.)
     if (isTarget && paging && step.extract?.items) {

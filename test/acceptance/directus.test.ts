@@ -111,11 +111,13 @@ describe.skipIf(!ready).each(ready ? (await backends()).slice(0, 1) : ['sqlite' 
     expect(await books(`filter[id][_eq]=${other!.id}`)).toEqual([{ ...other, year }]);
   });
 
-  it("the book clicked in the list by its title: change ANOTHER book's year, named by ITS title", async () => {
+  it("the book clicked in the list by its title: change ANOTHER book's year, named by ITS title, on the list's SECOND page", async () => {
     // (The person never types an id: the PATCH's id is read from the list the page loaded, from
-    // the record whose title the run names, not from the clicked record's place in the list.)
+    // the record whose title the run names, not from the clicked record's place in the list. The
+    // list shows 25 books a page, sorted by id; volume 28 is the 29th book: page 2.)
     const [rec] = await books('filter[title][_eq]=Orchard Notes volume 5');
-    const [other] = await books('filter[title][_eq]=Orchard Notes volume 17');
+    const [other] = await books('filter[title][_eq]=Orchard Notes volume 28');
+    expect((await books()).findIndex((b) => b.id === other!.id)).toBeGreaterThanOrEqual(25);
     const har = await record('pick-edit', async (page, base) => {
       await login(page, base);
       await page.goto(`${base}/admin/content/books`);
@@ -135,9 +137,10 @@ describe.skipIf(!ready).each(ready ? (await backends()).slice(0, 1) : ['sqlite' 
           allow_side_effects: true,
         },
       },
-      { arguments: { title: 'Orchard Notes volume 17', year }, secret_bindings: { account: live.secret } },
+      { arguments: { title: 'Orchard Notes volume 28', year }, secret_bindings: { account: live.secret } },
     );
     expect(JSON.stringify(def)).toContain('"where":{"title":"{{args.title}}"}');
+    expect(JSON.stringify(def)).toContain('"until_found":true');
     expect(await books(`filter[id][_eq]=${other!.id}`)).toEqual([{ ...other, year }]);
     // The recorded book has the year its replay gave it, no other.
     expect((await books(`filter[id][_eq]=${rec!.id}`))[0]!.year).toBe(rec!.year + 1);

@@ -155,6 +155,7 @@ const httpStep = {
         stop_when_false: nonEmpty,
         max_pages: { type: 'integer', minimum: 1, maximum: 10000 },
         max_items: { type: ['string', 'integer'] },
+        until_found: { type: 'boolean' },
       },
       required: ['mode'],
       additionalProperties: false,

@@ -324,6 +324,13 @@ export interface Pagination extends Annotated {
   max_pages?: number;
   /** Stop once this many items were collected in `stop_when_empty`'s extract (template, e.g. "{{args.max_results}}"). */
   max_items?: Template | number;
+  /**
+   * Pages are read until the step's `where` extractors find the record the run names, and no
+   * further: a list whose named record may sit on a later page. Nothing is collected across pages;
+   * a page past the end (an empty list, or a page already read) ends the search, and then the
+   * record is `invalid_input` (`not_found`) as on one page.
+   */
+  until_found?: boolean;
 }
 
 export interface HttpStep extends Annotated {

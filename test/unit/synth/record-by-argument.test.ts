@@ -248,6 +248,58 @@ describe("a list keyed by id (an object whose keys are the records' ids)", () =>
   });
 });
 
+describe('a named record on a later page of its list', () => {
+  const books = (n: number) => ({ data: Array.from({ length: n }, (_, i) => ({ id: i + 1, title: `Volume ${i + 1}` })) });
+  const rec = (listUrl: string, n: number) =>
+    har(
+      { url: listUrl, body: books(n) },
+      { method: 'PATCH', url: `${O}/api/books/2`, json: { year: 2012 }, body: { data: { id: 2, year: 2012 } } },
+    );
+  const stepsOf = (listUrl: string, n: number) =>
+    (synthesize({ recording: rec(listUrl, n), hints: { arguments: { title: 'Volume 2', year: 2012 } } }).definition as any).steps as any[];
+
+  it("a full page of a JSON list pages by its own parameter until the record is found (the target doesn't)", () => {
+    const [list, write] = stepsOf(`${O}/api/books?limit=3&page=1`, 3);
+    expect(list.extract.book_id).toMatchObject({ where: { title: '{{args.title}}' } });
+    expect(list.paginate).toMatchObject({ mode: 'page', param: 'page', start: 1, until_found: true, max_pages: 20 });
+    expect(write.paginate).toBeUndefined();
+    // An offset with the page size beside it.
+    expect(stepsOf(`${O}/api/books?offset=0&per_page=3`, 3)[0].paginate).toMatchObject({
+      mode: 'page',
+      param: 'offset',
+      start: 0,
+      step: 3,
+    });
+  });
+
+  it('controls: a list shorter than its page size, a list without a page parameter, an offset without a size', () => {
+    expect(stepsOf(`${O}/api/books?limit=25&page=1`, 3)[0].paginate).toBeUndefined();
+    expect(stepsOf(`${O}/api/books`, 3)[0].paginate).toBeUndefined();
+    expect(stepsOf(`${O}/api/books?offset=0`, 3)[0].paginate).toBeUndefined();
+  });
+
+  it('an HTML list follows its next-page link', () => {
+    const row = (id: number) => `<tr><td><a href="/books/${id}/edit">Volume ${id}</a></td><td>${1990 + id}</td></tr>`;
+    const page = `<html><body><table><tbody>${[1, 2, 3].map(row).join('')}</tbody></table><a rel="next" href="/books/?p=2">Next</a></body></html>`;
+    const form = '<html><body><form method=post action="/books/2/edit"><input name=year value="1992"></form></body></html>';
+    const r = synthesize({
+      recording: har(
+        { url: `${O}/books/`, html: page },
+        { url: `${O}/books/2/edit`, html: form },
+        { method: 'POST', url: `${O}/books/2/edit`, form: { year: '2012' }, status: 302, location: '/books/' },
+      ),
+      hints: { arguments: { title: 'Volume 2', year: 2012 } },
+    });
+    const list = ((r.definition as any).steps as any[]).find((st) => st.url === '/books/');
+    expect(Object.values(list.extract)).toContainEqual(expect.objectContaining({ from: 'css', where: { name: '{{args.title}}' } }));
+    expect(list.paginate).toMatchObject({
+      mode: 'next_url',
+      next: { from: 'css', selector: 'a[rel~=next][href]', attr: 'href' },
+      until_found: true,
+    });
+  });
+});
+
 describe('the runtime', () => {
   const view = new View({ url: `${O}/api/books`, status: 200, text: JSON.stringify(LIST) });
   const args: Record<string, unknown> = {};

@@ -102,6 +102,9 @@ export class HttpEngine {
     let nextUrl: string | null = null;
     const seen = new Set<string>();
     const pagesRead = new Set<string>();
+    // (until_found: the pages searched for the named record, and its last "not found".)
+    const searched = new Set<string>();
+    let missed: RunFailure | null = null;
     for (let i = 0; i < maxPages; i++) {
       this.ctx.page = { number: pageNo, index: i, cursor };
       if (i > 0) this.progress(step, inLogin, i + 1);
@@ -118,7 +121,26 @@ export class HttpEngine {
         if (i > 0 && p.mode === 'page' && e instanceof RunFailure && [404, 410].includes(e.opts.details?.status as number)) break;
         throw e;
       }
-      const got = this.extractAll(step, view);
+      // (until_found: a page without the named record moves on; the one that holds it ends here.)
+      let got: Record<string, unknown>;
+      try {
+        got = this.extractAll(step, view);
+        if (p.until_found) {
+          Object.assign(this.ctx.vars, got);
+          missed = null;
+          break;
+        }
+      } catch (e) {
+        const pastEnd = i > 0 && e instanceof RunFailure && e.type === 'site_changed';
+        const notHere = e instanceof RunFailure && e.type === 'invalid_input' && e.opts.details?.not_found === true;
+        if (!p.until_found || !(notHere || pastEnd)) throw e;
+        if (pastEnd) break;
+        missed = e as RunFailure;
+        // (A page number past the end that the site clamps to a page already read.)
+        if (searched.has(view.src.text)) break;
+        searched.add(view.src.text);
+        got = {};
+      }
       // A page number past the end that the site answers with a page already read (clamped to the
       // last page, or redirected to the first): the list ends there, without those items again.
       const items = counted && Array.isArray(got[counted]) ? (got[counted] as unknown[]) : null;
@@ -155,8 +177,9 @@ export class HttpEngine {
       }
       pageNo += p.step ?? 1;
     }
-    Object.assign(this.ctx.vars, acc);
     this.ctx.page = {};
+    if (missed) throw missed;
+    if (!p.until_found) Object.assign(this.ctx.vars, acc);
   }
 
   /** A step's JSON body; a `$patch` that finds no record the arguments name is the caller's input. */
