@@ -25,8 +25,9 @@ export function namedListPaging(x: Exchange, extract: Record<string, Extractor>)
     const size = [...q.keys()].filter((k) => SIZE.test(k) && num(k)).map((k) => num(k)!)[0] ?? null;
     // (A list shorter than its page size is the whole list.)
     const doc = parseJson(x.text);
+    if (doc === null || typeof doc !== 'object') return null;
     const records = Math.max(
-      ...named.map((e) => (JSONPath({ path: (e as { path: string }).path, json: doc as object, wrap: true }) as unknown[]).length),
+      ...named.map((e) => (JSONPath({ path: (e as { path: string }).path, json: doc, wrap: true }) as unknown[]).length),
     );
     if (size !== null && records < size) return null;
     const page = [...q.keys()].find((k) => PAGE.test(k) && num(k) !== null);
