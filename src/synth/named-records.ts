@@ -6,7 +6,7 @@
 import { linkedRecord } from './html-record-link.js';
 import { isJson, isRead } from './normalize.js';
 import { findIn } from './producers.js';
-import { keyedRecord, recordByArgument } from './record-by-argument.js';
+import { recordByArgument } from './record-by-argument.js';
 import { parseJson, requestSlots } from './slots.js';
 import type { ArgValue } from './substitute.js';
 import type { Exchange } from './types.js';
@@ -34,10 +34,9 @@ export function recordsNamed(all: Exchange[], args: ArgValue[]): Map<string, str
     const found = new Set<string>();
     for (const s of ids) {
       const v = s.value;
-      const linked =
-        linkedRecord(earlier, v, named, s.where === 'form' || s.where === 'multipart' ? s.key : undefined) ??
-        keyedRecord(earlier, v, named);
+      const linked = linkedRecord(earlier, v, named, s.where === 'form' || s.where === 'multipart' ? s.key : undefined);
       if (linked) found.add(byName.get(linked.arg)!);
+      // (A record's key in a list keyed by id comes back from findIn as `$.torrents.<hash>~`.)
       for (const y of earlier) {
         if (linked || !isJson(y) || !y.text?.includes(v)) continue;
         const f = findIn(y, v, { strongOnly: true });

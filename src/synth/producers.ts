@@ -81,7 +81,8 @@ export function findIn(x: Exchange, value: string, opts: { strongOnly?: boolean;
       };
     // The key of a record in a list keyed by id (`{"torrents": {"<hash>": {…}}}`): JSONPath-plus's
     // `~` reads it back (record-by-argument.ts reads it from the record an argument names).
-    const keyAt = recordKeyPaths(doc, value)[0];
+    // (Only when the text holds the value quoted, as a key is: no second walk of every answer.)
+    const keyAt = x.text?.includes(JSON.stringify(value)) ? recordKeyPaths(doc, value)[0] : undefined;
     if (keyAt) return { extractor: { from: 'json', path: `${jsonPathOf(keyAt)}~` }, rank: 1, how: `JSON key ${jsonPathOf(keyAt)}` };
   }
   if (!opts.strongOnly) {
