@@ -67,6 +67,9 @@ describe.skipIf(!ready).each(ready ? (await backends()).slice(0, 1) : ['sqlite' 
       { hints: { arguments: { torrent: 'Orchard Survey 2026' }, secrets: { account: live.secret } } },
       { arguments: { torrent: 'Pruning Guide' }, secret_bindings: { account: live.secret } },
     );
+    // (Its password-only sign-in is a secret slot: the typed password is nowhere in the plan.)
+    expect(JSON.stringify(def)).not.toContain(DELUGE_PASSWORD);
+    expect(JSON.stringify(def.login)).toContain('{{secrets.account.password}}');
     // (The hash is read from the list by the name; the recorded one is in no request of the plan.)
     expect(JSON.stringify(def.steps.map((s: any) => s.body ?? null))).not.toContain(await hashOf('Orchard Survey 2026'));
     const guide = (await torrents())[await hashOf('Pruning Guide')]!;
