@@ -2,9 +2,12 @@
 // "Orchard Notes volume 5" on page 1 of 25 books, but a run may name the 29th, which only page 2
 // holds. Such a producer step pages on until its record is found (`paginate.until_found`): by the
 // request's own page parameter (`page=1`, or an offset with the page size beside it) for a JSON
-// list that came back full, or by the page's next-page link for an HTML list.
+// list that came back full, or by the page's next-page link for an HTML list (or, with no such
+// link, its pager's numbered links: Django's admin prints "1 2 3" and nothing else).
 import { JSONPath } from 'jsonpath-plus';
 import type { Extractor, Pagination } from '../formats/definition/types.js';
+import { clean } from './dom-text.js';
+import { loadHtml } from './html-load.js';
 import { nextLinkOf } from './html-structure.js';
 import { isHtml, isJson } from './normalize.js';
 import { parseJson } from './slots.js';
@@ -53,6 +56,67 @@ export function namedListPaging(x: Exchange, extract: Record<string, Extractor>)
         ...base,
         note: `a page of the list (its next-page link ${next.selector})`,
       };
+    const pager = x.method === 'GET' ? numberedPager(x.text, x.url) : null;
+    if (pager)
+      return {
+        mode: 'page',
+        param: pager.param,
+        start: pager.start,
+        ...(pager.step !== 1 ? { step: pager.step } : {}),
+        ...base,
+        note: `a page of the list (its pager's numbered links, ${pager.param}=${pager.start}${pager.step !== 1 ? ` by ${pager.step}` : ''})`,
+      };
   }
   return null;
+}
+
+/**
+ * The page parameter of an HTML page's numbered pager: links labelled "2", "3", … to the same path
+ * whose one changing query parameter is linear in the label (`?p=2`; 0-based `?p=1`; an offset
+ * `?start=25`). The parameter is named like a page or an offset, or the links sit in a pager
+ * (an element whose class, id or label says so): a table of records linked by their ids ("2" →
+ * `?id=2`) is no pager. `start` is page 1's value.
+ */
+export function numberedPager(html: string, pageUrl: string): { param: string; start: number; step: number } | null {
+  const $ = loadHtml(html);
+  let here: URL;
+  try {
+    here = new URL(pageUrl);
+  } catch {
+    return null;
+  }
+  const links: { label: number; param: string; value: number; inPager: boolean }[] = [];
+  $('a[href]').each((_, e) => {
+    const label = clean($(e).text());
+    if (!/^\d{1,4}$/.test(label)) return;
+    let to: URL;
+    try {
+      to = new URL($(e).attr('href')!, here);
+    } catch {
+      return;
+    }
+    if (to.origin !== here.origin || to.pathname !== here.pathname) return;
+    const changed = [...new Set([...to.searchParams.keys(), ...here.searchParams.keys()])].filter(
+      (k) => to.searchParams.get(k) !== here.searchParams.get(k),
+    );
+    const value = changed.length === 1 ? to.searchParams.get(changed[0]!) : null;
+    if (value === null || !/^\d{1,7}$/.test(value)) return;
+    const inPager = $(e)
+      .parents()
+      .toArray()
+      .some((p) => /pag(e|in)|pager/i.test(`${$(p).attr('class') ?? ''} ${$(p).attr('id') ?? ''} ${$(p).attr('aria-label') ?? ''}`));
+    links.push({ label: Number(label), param: changed[0]!, value: Number(value), inPager });
+  });
+  // (The parameter most numbered links change; the recorded page's own number is often no link.)
+  const count = (k: string) => links.filter((l) => l.param === k).length;
+  const param = links.map((l) => l.param).sort((x, y) => count(y) - count(x))[0];
+  if (param === undefined) return null;
+  const same = links.filter((l) => l.param === param);
+  if (!(PAGE.test(param) || OFFSET.test(param) || same.some((l) => l.inPager))) return null;
+  const [a, b] = [...new Map(same.map((l) => [l.label, l])).values()].sort((x, y) => x.label - y.label);
+  // (One link only, "2": page 2 is 2 (1-based) or 1 (0-based), else an offset from 0.)
+  const step = b ? (b.value - a!.value) / (b.label - a!.label) : a!.label === 2 ? (a!.value <= 2 ? 1 : a!.value) : 0;
+  const start = a!.value - (a!.label - 1) * step;
+  if (!Number.isInteger(step) || step < 1 || start < 0 || !same.every((l) => l.value === start + (l.label - 1) * step)) return null;
+  return { param, start, step };
 }

@@ -196,6 +196,39 @@ describe.skipIf(!ready).each(ready ? (await backends()).slice(0, 1) : ['sqlite' 
     expect(books('b.id = ?', rec!.id)).toEqual([{ ...rec, year: rec!.year + 1 }]);
   });
 
+  it("the book clicked on the change list's first page by its title: change the year of a book on its THIRD page, named by its title", async () => {
+    // (Django's pager is numbered links only, "1 2 3": the connector reads page after page by
+    // their `?p=` until the named row is there.)
+    const [rec] = books('b.title = ?', 'Orchard Notes volume 20');
+    const [other] = books('b.title = ?', 'Orchard Notes volume 3');
+    const har = await record('pick-edit-paged', async (page, base) => {
+      await login(page, base);
+      await page.goto(`${base}/admin/library/book/`);
+      await Promise.all([
+        page.waitForURL(/\/book\/\d+\/change\//),
+        page.getByRole('link', { name: 'Orchard Notes volume 20', exact: true }).click(),
+      ]);
+      await page.fill('#id_year', String(rec!.year + 1));
+      await Promise.all([page.waitForURL(/\/book\/(\?.*)?$/), page.click('input[name=_save]')]);
+    });
+    const year = 1700 + (Date.now() % 100);
+    const { def } = await flow(
+      'dj-pick-edit-paged',
+      har,
+      {
+        hints: {
+          arguments: { title: 'Orchard Notes volume 20', year: rec!.year + 1 },
+          secrets: { account: live.secret },
+          allow_side_effects: true,
+        },
+      },
+      { arguments: { title: 'Orchard Notes volume 3', year }, secret_bindings: { account: live.secret } },
+    );
+    expect(JSON.stringify(def)).toMatch(/"paginate":\{"mode":"page","param":"p","start":\d,[^}]*"until_found":true/);
+    expect(books('b.id = ?', other!.id)).toEqual([{ ...other, year }]);
+    expect(books('b.id = ?', rec!.id)).toEqual([{ ...rec, year: rec!.year + 1 }]);
+  });
+
   it('add a NEW book through the change form (CSRF token in the cookie and the form)', async () => {
     const har = await record('add', async (page, base) => {
       await login(page, base);

@@ -298,6 +298,58 @@ describe('a named record on a later page of its list', () => {
       until_found: true,
     });
   });
+
+  it("an HTML list with numbered page links only (Django's admin) pages by their parameter", () => {
+    const row = (id: number) => `<tr><td><a href="/books/${id}/change/">Volume ${id}</a></td><td>${1990 + id}</td></tr>`;
+    const form = '<html><body><form method=post action="/books/2/change/"><input name=year value="1992"></form></body></html>';
+    const listFor = (pager: string) => {
+      const page = `<html><body><table><tbody>${[1, 2, 3].map(row).join('')}</tbody></table>${pager}</body></html>`;
+      const r = synthesize({
+        recording: har(
+          { url: `${O}/books/`, html: page },
+          { url: `${O}/books/2/change/`, html: form },
+          { method: 'POST', url: `${O}/books/2/change/`, form: { year: '2012' }, status: 302, location: '/books/' },
+        ),
+        hints: { arguments: { title: 'Volume 2', year: 2012 } },
+      });
+      return ((r.definition as any).steps as any[]).find((st) => st.url === '/books/');
+    };
+    const django = '<p class="paginator"><span class="this-page">1</span> <a href="?p=2">2</a> <a href="?p=3">3</a></p>';
+    expect(listFor(django).paginate).toMatchObject({ mode: 'page', param: 'p', start: 1, until_found: true, max_pages: 20 });
+    expect(listFor(django).paginate.step).toBeUndefined();
+    // 0-based, and an offset counted in records; a pager element makes any parameter name a page's.
+    expect(listFor('<div class=pages><a href="?pg=1">2</a></div>').paginate).toMatchObject({ param: 'pg', start: 0 });
+    expect(listFor('<a href="?start=25">2</a><a href="?start=50">3</a>').paginate).toMatchObject({
+      param: 'start',
+      start: 0,
+      step: 25,
+    });
+    expect(listFor('<nav aria-label="Pagination"><a href="?seite=2">2</a><a href="?seite=3">3</a></nav>').paginate).toMatchObject({
+      param: 'seite',
+      start: 1,
+    });
+  });
+
+  it('controls: numbered links that are no pager (ids, out of step, another path) leave the list one page', () => {
+    const row = (id: number) =>
+      `<tr><td><a href="/books/?id=${id}">${id}</a></td><td><a href="/books/${id}/change/">Volume ${id}</a></td></tr>`;
+    const form = '<html><body><form method=post action="/books/2/change/"><input name=year value="1992"></form></body></html>';
+    const listFor = (extra: string) => {
+      const page = `<html><body><table><tbody>${[1, 2, 3].map(row).join('')}</tbody></table>${extra}</body></html>`;
+      const r = synthesize({
+        recording: har(
+          { url: `${O}/books/`, html: page },
+          { url: `${O}/books/2/change/`, html: form },
+          { method: 'POST', url: `${O}/books/2/change/`, form: { year: '2012' }, status: 302, location: '/books/' },
+        ),
+        hints: { arguments: { title: 'Volume 2', year: 2012 } },
+      });
+      return ((r.definition as any).steps as any[]).find((st) => st.url === '/books/');
+    };
+    expect(listFor('').paginate).toBeUndefined();
+    expect(listFor('<p class="paginator"><a href="?p=2">2</a><a href="?p=7">3</a></p>').paginate).toBeUndefined();
+    expect(listFor('<p class="paginator"><a href="/other/?p=2">2</a></p>').paginate).toBeUndefined();
+  });
 });
 
 describe('the runtime', () => {
