@@ -14,6 +14,7 @@ import { describe, expect, it } from 'vitest';
 import { backends } from '../helpers/harness.js';
 import { APPS, appInstalled } from '../helpers/real-apps.js';
 import { liveApp } from '../helpers/acceptance.js';
+import { run } from '../helpers/runs.js';
 
 const ready = process.env.ACCEPTANCE === '1' && appInstalled(APPS.django);
 const PASSWORD = 'dj-admin-pass-1';
@@ -227,6 +228,17 @@ describe.skipIf(!ready).each(ready ? (await backends()).slice(0, 1) : ['sqlite' 
     expect(JSON.stringify(def)).toMatch(/"paginate":\{"mode":"page","param":"p","start":\d,[^}]*"until_found":true/);
     expect(books('b.id = ?', other!.id)).toEqual([{ ...other, year }]);
     expect(books('b.id = ?', rec!.id)).toEqual([{ ...rec, year: rec!.year + 1 }]);
+    // A title on no page: every page read, then the run's input is wrong (not the site), and no book changed.
+    const before = books();
+    const [conn] = (await live.h.api('GET', '/v1beta/connectors?limit=1')).json.data;
+    const missing = await run(live.h, {
+      connector_id: conn.id,
+      arguments: { title: 'Orchard Notes volume 99', year },
+      secret_bindings: { account: live.secret },
+    });
+    expect(missing.status).toBe('connector_error');
+    expect(missing.error).toMatchObject({ type: 'invalid_input', details: { not_found: true } });
+    expect(books()).toEqual(before);
   });
 
   it('add a NEW book through the change form (CSRF token in the cookie and the form)', async () => {
