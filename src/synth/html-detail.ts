@@ -8,6 +8,7 @@ import { clean, cssq, tagOf } from './dom-text.js';
 import {
   type El,
   fieldName,
+  foldedAway,
   inChrome,
   namedMenu,
   nullable,
@@ -22,7 +23,7 @@ import {
   typed,
 } from './html-dom.js';
 import { isPairTable, pairFields } from './html-tables.js';
-import { HIDDEN_TEXT, visibleText } from '../runtime/worker/engines/extract.js';
+import { visibleText } from '../runtime/worker/engines/extract.js';
 
 const labelLine = (text: string) => /^([A-Za-z][\w .()/-]{0,38}?)\s*:\s+(\S.{0,300})$/.exec(text);
 
@@ -312,7 +313,8 @@ function proseBody($: cheerio.CheerioAPI, main: El, fields: CssField[], heading:
         own.split(/\s+/).length >= 6 &&
         !labelLine(own) &&
         !e.is(SKIP) &&
-        !e.closest(`${SKIP}, ${HIDDEN_TEXT}, form`).length &&
+        !e.closest(`${SKIP}, form`).length &&
+        !foldedAway($, e) &&
         !near(d)
       );
     });

@@ -134,6 +134,38 @@ export function hidden($: cheerio.CheerioAPI, e: El): boolean {
 }
 const hiddenSets = new WeakMap<object, Set<unknown>>();
 
+/**
+ * Whether `e` is folded away from readers: it, or an element around it, is hidden (HIDDEN_TEXT) —
+ * unless that element holds most of the page's text. Some apps keep their whole content hidden
+ * until their script has laid it out (Cacti's `<main style="display:none">`, faded in): that is
+ * the page, not a part folded away. (Walks the node's ancestors against the page's hidden set.)
+ */
+export function foldedAway($: cheerio.CheerioAPI, e: El): boolean {
+  let set = hiddenSets.get($);
+  if (!set) hiddenSets.set($, (set = new Set($(HIDDEN_TEXT).toArray())));
+  for (let n: any = e.get(0); n && n.type !== 'root'; n = n.parent) {
+    if (!set.has(n)) continue;
+    if (['script', 'style', 'template', 'noscript'].includes(n.name) || !holdsThePage($, n)) return true;
+  }
+  return false;
+}
+function holdsThePage($: cheerio.CheerioAPI, n: object): boolean {
+  let known = pageHolders.get(n);
+  if (known === undefined) {
+    let page = pageTexts.get($);
+    if (page === undefined) pageTexts.set($, (page = textLength($('body'))));
+    pageHolders.set(n, (known = textLength($(n as any)) >= 0.5 * page));
+  }
+  return known;
+}
+const textLength = (e: El) => {
+  const c = e.clone();
+  c.find('script, style, template, noscript').remove();
+  return clean(c.text()).length;
+};
+const pageTexts = new WeakMap<object, number>();
+const pageHolders = new WeakMap<object, boolean>();
+
 /** The first selector (relative to `root`, descendant) whose first match is `el`, else its tag path. */
 export function shortRel(root: El, el: El, tries: string[]): string {
   for (const t of tries) if (root.find(t).first().is(el)) return t;

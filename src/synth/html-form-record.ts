@@ -8,7 +8,7 @@ import type { CssField } from '../formats/definition/types.js';
 import { HIDDEN_TEXT } from '../runtime/worker/engines/extract.js';
 import { inTemplate } from './page-template.js';
 import type { Schema } from './schema-infer.js';
-import { fieldName, inChrome, inMain, nullable, type StructuralCandidate, typed } from './html-dom.js';
+import { fieldName, foldedAway, inChrome, inMain, nullable, type StructuralCandidate, typed } from './html-dom.js';
 import { clean, cssq } from './dom-text.js';
 
 type El = cheerio.Cheerio<any>;
@@ -18,20 +18,48 @@ const VALUE_INPUTS = ['text', 'number', 'email', 'url', 'tel', 'date', 'datetime
   .map((t) => `input[type=${t}]`)
   .concat('input:not([type])', 'textarea', 'select:not([multiple])')
   .join(', ');
+/** Boxes one types a line into (a sign-in's user name or code among them). */
+const TEXT_INPUTS = ['text', 'email', 'tel', 'number']
+  .map((t) => `input[type=${t}]`)
+  .concat('input:not([type])')
+  .join(', ');
 
-/** The text a person reads for a form control: its <label>, else its aria-label. */
+const textOf = (e: El) => {
+  const c = e.clone();
+  c.find(`input, select, textarea, ${HIDDEN_TEXT}`).remove();
+  return clean(c.text());
+};
+
+/**
+ * The text a person reads for a form control: its <label>, else its aria-label, else the text of
+ * its row — the nearest enclosing element that holds this one control and some text (a table's
+ * `<tr><th>Hostname</th><td><input>`, a grid's `<div class=row><div>Hostname</div><div><input>`,
+ * as Cacti and many admin UIs lay out their forms without <label>).
+ */
 function labelOf($: cheerio.CheerioAPI, form: El, el: El): string {
   const id = el.attr('id');
   const byFor = id ? form.find(`label[for=${cssq(id)}]`).first() : $([]);
   const wrapping = el.closest('label');
   const label = byFor.length ? byFor : wrapping;
   if (label.length) {
-    const c = label.clone();
-    c.find(`input, select, textarea, ${HIDDEN_TEXT}`).remove();
-    const t = clean(c.text());
+    const t = textOf(label);
     if (t) return t;
   }
-  return clean(el.attr('aria-label') ?? '');
+  const aria = clean(el.attr('aria-label') ?? '');
+  if (aria) return aria;
+  let row = el.parent();
+  for (let up = 0; up < 4 && row.length && !row.is('form'); up++, row = row.parent()) {
+    if (row.find(VALUE_INPUTS).length > 1) return '';
+    const t = textOf(row);
+    if (t) return t.length <= 60 ? t : '';
+  }
+  return '';
+}
+
+/** A sign-in form: a password box beside at most two other text boxes (a user name, a code). A
+ * device's or an account's settings form with a password among its many fields is a record. */
+export function isSignInForm(form: El): boolean {
+  return form.find('input[type=password]').length > 0 && form.find(TEXT_INPUTS).length <= 2;
 }
 
 /** A form control's field (relative to its form) and the value it shows on the recorded page. */
@@ -76,8 +104,8 @@ export function formRecords($: cheerio.CheerioAPI, template: Set<unknown>): Stru
     const form = $(f);
     // A GET form holds a query (search, filters), not a record; a password makes it a sign-in.
     if ((form.attr('method') ?? 'get').toLowerCase() !== 'post') return;
-    if (form.find('input[type=password]').length || inChrome(form) || inTemplate(template, form)) return;
-    if (form.closest(HIDDEN_TEXT).length) return; // an edit form the page keeps folded away
+    if (isSignInForm(form) || inChrome(form) || inTemplate(template, form)) return;
+    if (foldedAway($, form)) return; // an edit form the page keeps folded away
     const fields: Record<string, CssField> = {};
     const props: Record<string, Schema> = {};
     const taken = new Set<string>();
@@ -94,7 +122,7 @@ export function formRecords($: cheerio.CheerioAPI, template: Set<unknown>): Stru
         form.find(`[name=${cssq(name)}]`).length > 1 + form.find(`input[type=hidden][name=${cssq(name)}]`).length
       )
         return;
-      if (el.closest(HIDDEN_TEXT).length) return;
+      if (foldedAway($, el)) return;
       names.add(name);
       const label = labelOf($, form, el);
       if (!label) return;

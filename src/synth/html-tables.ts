@@ -7,7 +7,19 @@ import { argName } from './values.js';
 import { HIDDEN_TEXT, visibleText } from '../runtime/worker/engines/extract.js';
 import { inTemplate } from './page-template.js';
 import { clean, cssq, tagOf } from './dom-text.js';
-import { type El, fieldName, inChrome, inMain, nullable, pathOf, relPath, shortRel, type StructuralCandidate, typed } from './html-dom.js';
+import {
+  type El,
+  fieldName,
+  foldedAway,
+  inChrome,
+  inMain,
+  nullable,
+  pathOf,
+  relPath,
+  shortRel,
+  type StructuralCandidate,
+  typed,
+} from './html-dom.js';
 
 function headerCells($: cheerio.CheerioAPI, table: El): string[] | null {
   const tdHead = tdHeaderRow($, table);
@@ -174,7 +186,7 @@ export function tables($: cheerio.CheerioAPI, template: Set<unknown>): Structura
     // hint box or popup, Zabbix's host list — or lay out one cell's link and icons — Nagios's
     // status lists — is a data table, and the hidden ones are no candidates.)
     const hidden = table.find(HIDDEN_TEXT);
-    if (table.closest(HIDDEN_TEXT).length) return;
+    if (foldedAway($, table)) return;
     const inner = table.find('table').not(hidden.find('table')).not(hidden.filter('table'));
     if (inChrome(table) || inTemplate(template, table) || inner.toArray().some((t) => !inCellDecoration($, table, $(t)))) return;
     const rows = dataRows($, table);

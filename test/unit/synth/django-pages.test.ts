@@ -48,9 +48,23 @@ describe('Django admin pages', () => {
       '<form method="post" action="/login"><label for="u">User</label><input id="u" name="u" value="ann">' +
       '<label for="n">Note</label><input id="n" name="n" value="x"><input type="password" name="p"></form>';
     expect(formRecords(cheerio.load(login), new Set())).toEqual([]);
-    const folded = `<div style="display:none"><form method="post"><label for="a">A</label><input id="a" name="a" value="1"><label for="b">B</label><input id="b" name="b" value="2"></form></div>`;
+    const form = `<form method="post"><label for="a">A</label><input id="a" name="a" value="1"><label for="b">B</label><input id="b" name="b" value="2"></form>`;
+    const page = '<h1>Orchard Notes volume 5</h1><p>Notes on pruning row 5, by Clara Graft.</p>';
+    const folded = `<main>${page}<div style="display:none">${form}</div></main>`;
     expect(formRecords(cheerio.load(folded), new Set())).toEqual([]);
     expect(formRecords(cheerio.load(folded.replace(' style="display:none"', '')), new Set())).toHaveLength(1);
+    // (A page whose whole content is hidden until its script shows it — Cacti's
+    // `<main style="display:none">` — is the page, not a part folded away.)
+    expect(formRecords(cheerio.load(`<main style="display:none">${page}${form}</main>`), new Set())).toHaveLength(1);
+    // A settings form with a password among its fields (a device's SNMP passphrase) is a record;
+    // labels may be its rows' text instead of <label>s.
+    const device =
+      '<form method="post" id="host_form"><table><tr><td>Description</td><td><input name="description" value="Weather Mast"></td></tr>' +
+      '<tr><td>Hostname</td><td><input name="hostname" value="127.0.0.16"></td></tr><tr><td>SNMP Username</td><td><input name="snmp_username" value=""></td></tr>' +
+      '<tr><td>SNMP Password</td><td><input type="password" name="snmp_password"></td></tr></table></form>';
+    const [rec] = formRecords(cheerio.load(device), new Set());
+    expect(Object.keys(rec!.extractor.fields!)).toEqual(['description', 'hostname', 'snmp_username']);
+    expect(rec!.text).toBe('Weather Mast 127.0.0.16');
   });
 
   it("a change list's column of yes/no icons is a boolean field from the images' alt text", () => {
