@@ -51,7 +51,7 @@ function encodeTemplate(t: string): string {
     .join('');
 }
 
-const pairsText = (pairs: [string, string][]) => pairs.map(([k, v]) => `${encodeURIComponent(k)}=${encodeTemplate(v)}`).join('&');
+const pairsText = (pairs: [string, string][]) => pairs.map(([k, v]) => `${encodeTemplate(k)}=${encodeTemplate(v)}`).join('&');
 
 export function buildStep(x: Exchange, resolved: ResolvedSlot[], o: StepOptions): HttpStep {
   const u = new URL(x.url);
@@ -73,9 +73,9 @@ export function buildStep(x: Exchange, resolved: ResolvedSlot[], o: StepOptions)
       for (let k = from + 1; k <= to; k++) segs[k] = DROPPED;
       segs[from] = t === s.value ? urlPath(s.value) : withFilter(t, 'urlpath');
     } else if (s.where === 'path') segs[Number(s.key)] = t === s.value ? encodeURIComponent(s.value) : withUrlencode(t);
-    else if (s.where === 'query') query.push([s.key, t]);
+    else if (s.where === 'query') query.push([r.name ?? s.key, t]);
     else if (s.where === 'header') headers[s.key] = t;
-    else if (s.where === 'form') form.push([s.key, t]);
+    else if (s.where === 'form') form.push([r.name ?? s.key, t]);
     else if (s.where === 'multipart') multipartAt.set(s.pos ?? multipartAt.size, t);
     else if (s.where === 'text') text = t;
     else if (s.where === 'json' && jsonOut) {

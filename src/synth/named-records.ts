@@ -7,7 +7,7 @@ import { linkedRecord } from './html-record-link.js';
 import { isJson, isRead } from './normalize.js';
 import { findIn } from './producers.js';
 import { recordByArgument } from './record-by-argument.js';
-import { parseJson, requestSlots } from './slots.js';
+import { idInName, parseJson, requestSlots } from './slots.js';
 import type { ArgValue } from './substitute.js';
 import type { Exchange } from './types.js';
 import { looksRandom } from './values.js';
@@ -29,9 +29,18 @@ export function recordsNamed(all: Exchange[], args: ArgValue[]): Map<string, str
         s.value.length <= 40 &&
         !named.some((a) => s.value.toLowerCase().includes(a.example.toLowerCase())),
     );
-    if (!ids.length) continue;
+    // (An id in a field's NAME, a row's box `chk_7`, addresses its record as one in a value does.)
+    const inNames = requestSlots(x)
+      .filter((s) => s.where === 'form' || s.where === 'query')
+      .map((s) => idInName(s.key)?.id)
+      .filter((v): v is string => v !== undefined);
+    if (!ids.length && !inNames.length) continue;
     const earlier = all.filter((y) => y.index < x.index).sort((a, b) => b.index - a.index);
     const found = new Set<string>();
+    for (const v of inNames) {
+      const linked = linkedRecord(earlier, v, named);
+      if (linked) found.add(byName.get(linked.arg)!);
+    }
     for (const s of ids) {
       const v = s.value;
       const linked = linkedRecord(earlier, v, named, s.where === 'form' || s.where === 'multipart' ? s.key : undefined);
@@ -49,5 +58,18 @@ export function recordsNamed(all: Exchange[], args: ArgValue[]): Map<string, str
     }
     if (found.size) out.set(x.id, [...found]);
   }
+  // The confirmation a write asked for (Cacti's "Click 'Continue' to delete the following
+  // Device(s)" form, a wizard's next page): the next write, sending a value that this write's
+  // answer printed (the picked ids as one hidden field), is about the same record.
+  const writes = all.filter((x) => !isRead(x)).sort((a, b) => a.index - b.index);
+  writes.forEach((x, i) => {
+    const prev = writes[i - 1];
+    const names = prev && !out.has(x.id) ? out.get(prev.id) : undefined;
+    const text = prev?.text ?? '';
+    if (!names || !text) return;
+    const printed = (v: string) => text.includes(v) || text.includes(v.replace(/&/g, '&amp;').replace(/"/g, '&quot;'));
+    if (requestSlots(x).some((s) => s.where !== 'header' && s.value.length >= 3 && /\d/.test(s.value) && printed(s.value)))
+      out.set(x.id, names);
+  });
   return out;
 }

@@ -93,6 +93,12 @@ export function requestSlots(x: Exchange): Slot[] {
   return out;
 }
 
+/** A query or form field's name holding a number (`chk_7`, `hostids[10561]`): around it, and it. */
+export function idInName(key: string): { before: string; id: string; after: string } | null {
+  const m = /^(.*?[^\d])(\d+)(\D*)$/.exec(key);
+  return m ? { before: m[1]!, id: m[2]!, after: m[3]! } : null;
+}
+
 /** Path of the largest array of objects in a JSON value (the records), or null. */
 export function recordsPath(v: unknown, at: (string | number)[] = []): { path: (string | number)[]; size: number } | null {
   let best: { path: (string | number)[]; size: number } | null = null;

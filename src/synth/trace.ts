@@ -7,7 +7,7 @@ import { findIn, type Found, formControlProducer, untickedBoxes } from './produc
 import { isJson, isRead } from './normalize.js';
 import { type MirroredLeaf, mirroredLeaves } from './mirrored-objects.js';
 import { documentReadBack, type ReadBack } from './read-modify-write.js';
-import { parseJson, requestSlots } from './slots.js';
+import { idInName, parseJson, requestSlots } from './slots.js';
 import { needlesForField, substitute, type ArgValue } from './substitute.js';
 import { keyedRecord, recordByArgument } from './record-by-argument.js';
 import { linkedRecord } from './html-record-link.js';
@@ -26,6 +26,8 @@ export type Resolution =
 export interface ResolvedSlot {
   slot: Slot;
   res: Resolution;
+  /** The field's name as a template, when the name holds a record's id (`chk_{{vars.id}}`). */
+  name?: string;
 }
 
 export interface VarDef {
@@ -408,6 +410,31 @@ export function traceChain(inp: TraceInput): Chain {
         continue;
       }
       resolved.push({ slot, res: { kind: 'constant', why: 'not typed, not found in an earlier response' } });
+    }
+    // A field whose NAME holds the id of the record an argument names (Cacti's row box `chk_7`,
+    // whose row reads "Cold Store Monitor"): the run names the box of the row it names.
+    for (const r of resolved) {
+      const s = r.slot;
+      const inName = s.where === 'form' || s.where === 'query' ? idInName(s.key) : null;
+      if (!inName) continue;
+      const v = inName.id;
+      const known = byValue.get(v);
+      let def = known && 'where' in known.extractor && known.extractor.where ? known : undefined;
+      if (!def) {
+        const linked = linkedRecord(earlier, v, inp.args);
+        if (!linked || (isRead(x) && searchedFor(linked.x, inp.args, linked.arg))) continue;
+        def = {
+          name: argName(fieldVarName(inName.before.replace(/[\W_]+$/, '')) || 'id', names),
+          producer: linked.x.id,
+          extractor: linked.f.extractor,
+          how: `${linked.f.how}: the id in the field name ${s.key}`,
+          value: v,
+        };
+        readVar(def, linked.x);
+        byValue.set(v, def);
+        chain.usedArgs.add(linked.arg);
+      } else dep(x.id, def.producer);
+      r.name = `${inName.before}${varTpl(def)}${inName.after}`;
     }
     // An edit form's unticked boxes, which the browser did not send: read from the form too (a
     // urlencoded body of unique names only, where a field whose value is null is left out).

@@ -59,6 +59,9 @@ export function validateDefinition(def: unknown, ctx: DefinitionContext, prefix:
   const ids = new Map<string, Loc>();
   // An extractor's `where`: templates rendered at extraction (checked in pass 2).
   const wheres: { loc: Loc; where: Record<string, string> }[] = [];
+  // A query or form field whose NAME is a template (`chk_{{vars.device_id}}`: a row's checkbox
+  // named by its record's id), checked in pass 2 as `where` is.
+  const keyTemplates: { loc: Loc; where: Record<string, string> }[] = [];
   const visitExtractors = (ex: Record<string, Extractor> | undefined, at: Loc) => {
     for (const [name, x] of Object.entries(ex ?? {})) {
       vars.add(name);
@@ -73,6 +76,13 @@ export function validateDefinition(def: unknown, ctx: DefinitionContext, prefix:
       if (ids.has(s.id)) err([...loc, 'id'], `Value error, duplicate step id '${s.id}'`, s.id);
       ids.set(s.id, loc);
       visitExtractors(s.extract, [...loc, 'extract']);
+      for (const [part, o] of [
+        ['query', s.query],
+        ['form', s.body?.form],
+      ] as const)
+        for (const k of Object.keys(o ?? {}))
+          if (k.includes('{{'))
+            keyTemplates.push({ loc: [...loc, ...(part === 'form' ? ['body', 'form'] : ['query']), k], where: { [k]: k } });
       if (s.paginate) checkPagination(s, [...loc, 'paginate'], err);
       if (s.body?.json !== undefined) checkPatches(s.body.json, [...loc, 'body', 'json'], err);
     });
@@ -126,17 +136,21 @@ export function validateDefinition(def: unknown, ctx: DefinitionContext, prefix:
     holes = [];
   }
   scanTemplates(stripNonTemplates(rest), [], err);
-  for (const w of wheres) {
-    scanTemplates(w.where, w.loc, err);
-    try {
-      // (A record is chosen by what the caller gave or a step read, never by a secret: the value
-      // would reach the run's error when no record has it.)
-      for (const h of holesOf(w.where, w.loc)) {
-        if (h.hole.path[0] === 'args' || h.hole.path[0] === 'vars') holes.push(h);
-        else err(h.loc, `Value error, {{${h.hole.path.join('.')}}}: a record is chosen by {{args.…}} or {{vars.…}} only`);
-      }
-    } catch {}
-  }
+  for (const [list, what] of [
+    [wheres, 'a record is chosen'],
+    [keyTemplates, "a field's name is built"],
+  ] as const)
+    for (const w of list) {
+      scanTemplates(w.where, w.loc, err);
+      try {
+        // (A record is chosen — a field named — by what the caller gave or a step read, never by
+        // a secret: the value would reach the run's error, or a URL in the run's log.)
+        for (const h of holesOf(w.where, w.loc)) {
+          if (h.hole.path[0] === 'args' || h.hole.path[0] === 'vars') holes.push(h);
+          else err(h.loc, `Value error, {{${h.hole.path.join('.')}}}: ${what} by {{args.…}} or {{vars.…}} only`);
+        }
+      } catch {}
+    }
   for (const { loc, hole } of holes) {
     const [root, a, b] = hole.path;
     const where = `{{${hole.path.join('.')}}}`;

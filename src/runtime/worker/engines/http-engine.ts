@@ -347,11 +347,13 @@ export class HttpEngine {
       headers[k] = renderText(v, L);
       if (/\{\{\s*secrets\./.test(v)) credentialHeaders.push(k);
     }
+    // (A field's name may be a template too: a row's checkbox `chk_{{vars.device_id}}`.)
+    const name = (k: string) => (k.includes('{{') ? renderText(k, L) : k);
     const query: Record<string, unknown> = {};
-    if (!urlOverride) for (const [k, v] of Object.entries(step.query ?? {})) query[k] = render(v, L);
+    if (!urlOverride) for (const [k, v] of Object.entries(step.query ?? {})) query[name(k)] = render(v, L);
     Object.assign(query, queryOverride);
     const b = step.body;
-    const mapText = (o: Record<string, string>) => Object.fromEntries(Object.entries(o).map(([k, v]) => [k, render(v, L)]));
+    const mapText = (o: Record<string, string>) => Object.fromEntries(Object.entries(o).map(([k, v]) => [name(k), render(v, L)]));
     return this.ctx.http.request({
       method: step.method ?? 'GET',
       url,
