@@ -212,7 +212,14 @@ function safeDecode(s: string): string {
 export function regexFor(text: string, value: string, escaped = false): { pattern: string; before: string } | null {
   if (value.length < 6) return null;
   // Escaped forms also hold backslashes, entity and percent characters.
-  const charClass = escaped ? '[A-Za-z0-9_\\-.~+/=%\\\\&#;]' : /^[0-9a-f]+$/i.test(value) ? '[0-9A-Fa-f]' : '[A-Za-z0-9_\\-.~+/=%]';
+  // (Tokens with a type and a time, csrf-magic's `sid:<hash>,<time>`, hold ':' and ',' too.)
+  const charClass = escaped
+    ? '[A-Za-z0-9_\\-.~+/=%\\\\&#;]'
+    : /^[0-9a-f]+$/i.test(value)
+      ? '[0-9A-Fa-f]'
+      : /[:,]/.test(value)
+        ? '[A-Za-z0-9_\\-.~+/=%:,]'
+        : '[A-Za-z0-9_\\-.~+/=%]';
   const quantifier = `{${Math.max(1, value.length - 8)},${value.length + 16}}`;
   for (let i = text.indexOf(value), tries = 0; i > 0 && tries < 5; i = text.indexOf(value, i + 1), tries++) {
     const raw = text.slice(Math.max(0, i - 24), i);
