@@ -159,6 +159,14 @@ const hexId = (s: string) => /^[0-9a-f]{12,}$/i.test(s) || /^[0-9a-f]{8}(-[0-9a-
 const idLike = (s: string) =>
   hexId(s) || (/^[A-Za-z0-9]{16,}$/.test(s) && /\d/.test(s) && /[A-Za-z]/.test(s)) || /^[a-z][a-z0-9+.-]*:\S+$/i.test(s);
 
+/** The record-naming argument a replay found no record for (`invalid_input`, `not_found`), as text. */
+function recordGone(e: unknown, naming: Set<string>, args: Record<string, unknown>): string | null {
+  if (!(e instanceof ReplayFailed) || !naming.size) return null;
+  const err = e.details.error as { type?: string; message?: string; details?: { not_found?: boolean } } | undefined;
+  if (err?.type !== 'invalid_input' || !err.details?.not_found) return null;
+  return [...naming].map((n) => `${n} = ${JSON.stringify(args[n])}`).join(', ');
+}
+
 /** Every non-null leaf of a result as lower-case text. */
 function leaves(v: unknown): string[] {
   if (v === null || v === undefined) return [];
@@ -239,6 +247,17 @@ export async function validateByReplay(
   try {
     first = await once(args, label());
   } catch (e) {
+    // A flow that renamed or deleted the record it named ("Weather Mast" renamed, a device
+    // deleted) left the site without it: the replay cannot name it again, and no made-up name
+    // would do. Nothing was sent past the lookup; the plan is published unreplayed, saying why.
+    const gone = recordGone(e, keep, args);
+    if (opts.sideEffects && gone)
+      return {
+        replayed: false,
+        reason: `not replayed: the record the recording acted on (${gone}) is no longer on the site — the recording itself renamed or deleted it`,
+        warnings: [`not validated by a replay: ${(e as Error).message}`],
+        ms: Date.now() - t0,
+      };
     // Single words are kept at first (they are often a choice the site knows: a project key, a
     // tag), but a created object's name is a single word too ("Plum", a wiki page that the
     // recording made): when the replay fails, once more with those fresh as well.
