@@ -29,6 +29,11 @@ command -v transmission-daemon >/dev/null || need+=(transmission-daemon transmis
 [ -x /usr/bin/jupyter-notebook ] || need+=(jupyter-notebook)
 command -v qbittorrent-nox >/dev/null || need+=(qbittorrent-nox)
 command -v deluge-web >/dev/null || need+=(deluged deluge-web)
+if [ ! -d /usr/share/cacti/site ]; then
+  need+=(cacti)
+  # (Cacti's database is ours, from its schema file: no dbconfig-common database.)
+  echo 'cacti cacti/dbconfig-install boolean false' | debconf-set-selections
+fi
 [ -d /usr/lib/python3/dist-packages/radicale ] || need+=(radicale)
 [ -x /usr/lib/rabbitmq/bin/rabbitmq-server ] || need+=(rabbitmq-server)
 command -v syncthing >/dev/null || need+=(syncthing)
@@ -2098,4 +2103,50 @@ SERVE
   touch "$DL_DIR/.seeded"
 fi
 
-echo "acceptance apps ready: dokuwiki (/usr/share/dokuwiki), phpmyadmin (/usr/share/phpmyadmin), mariadb db acme, adminer (/usr/share/adminer, mariadb db orchard), mediawiki (/var/lib/mediawiki, sqlite $MWDB), wordpress (/usr/share/wordpress, mariadb db wordpress), fossil ($FSL_DIR/repo.fossil), redmine (/usr/share/redmine, sqlite), django admin ($DJ_DIR), directus ($DX_DIR, postgresql db directus_acc), request tracker 5 (/usr/share/request-tracker5, sqlite), ghost ($GH_DIR, sqlite), transmission ($TR_DIR), jupyter ($JN_DIR), qbittorrent ($QB_DIR), verdaccio ($VD_DIR), radicale ($RD_DIR), rabbitmq ($RQ_DIR), syncthing ($ST_DIR), prometheus ($PM_DIR), tomcat ($TC_DIR), roundcube ($RC_DIR), monit ($MN_DIR), shaarli ($SH_DIR), znc ($ZN_DIR), zabbix ($ZB_DIR, postgresql db zabbix_seed), vendure ($VN_DIR, postgresql db vendure_seed), postfixadmin ($PF_DIR, sqlite), nagios ($NG_DIR, apache2 on the test's port), tt-rss ($TT_DIR, postgresql db ttrss_seed), icinga web 2 ($IW_DIR, postgresql db icingaweb_seed), tiddlywiki ($TW_DIR), deluge ($DL_DIR)"
+# ---- Cacti 1.2 (Debian's cacti: a PHP network-graphing console over MariaDB; jQuery loads every
+# page's content by XHR as an HTML fragment (`header=false`) and submits its forms by XHR; every POST
+# carries csrf-magic's `__csrf_magic` token, printed into each form and the page's script). Seeded
+# with eight devices (no SNMP, disabled: nothing is polled). serve.sh serves it with `php -S` over a
+# fresh copy of the seed database per start, dropped when it stops.
+CT_DIR=/var/lib/cs-acceptance/cacti
+if [ ! -f "$CT_DIR/.seeded" ]; then
+  rm -rf "$CT_DIR" && mkdir -p "$CT_DIR"
+  F=/etc/cacti/debian.php
+  # (The database named by the environment of the `php -S` serving it; links relative to /.)
+  sed -i "s/^\$database_default  = .*/\$database_default  = getenv('CS_CACTI_DB') ?: 'cacti_seed';/; s/^\$database_hostname = .*/\$database_hostname = '127.0.0.1';/; s/^\$database_username = .*/\$database_username = 'cacti';/; s/^\$database_password = .*/\$database_password = 'cacti-db-pass-1';/; s#^\$url_path = .*#\$url_path = '/';#" "$F"
+  mysql -e "DROP DATABASE IF EXISTS cacti_seed; CREATE DATABASE cacti_seed CHARACTER SET utf8mb4 COLLATE utf8mb4_unicode_ci;
+    CREATE USER IF NOT EXISTS 'cacti'@'localhost' IDENTIFIED BY 'cacti-db-pass-1'; CREATE USER IF NOT EXISTS 'cacti'@'127.0.0.1' IDENTIFIED BY 'cacti-db-pass-1';
+    GRANT ALL ON \`cacti%\`.* TO 'cacti'@'localhost'; GRANT ALL ON \`cacti%\`.* TO 'cacti'@'127.0.0.1';
+    GRANT SELECT ON mysql.time_zone_name TO 'cacti'@'localhost'; GRANT SELECT ON mysql.time_zone_name TO 'cacti'@'127.0.0.1';"
+  mysql cacti_seed < /usr/share/dbconfig-common/data/cacti/install/mysql
+  # (Its installer checks the server's time zone tables.)
+  [ "$(mysql -N -e 'select count(*) from mysql.time_zone_name')" != 0 ] || mysql_tzinfo_to_sql /usr/share/zoneinfo 2>/dev/null | mysql mysql
+  (cd /usr/share/cacti/cli && CS_CACTI_DB=cacti_seed php install_cacti.php --accept-eula --install --force >/dev/null)
+  HASH=$(php -r 'echo password_hash("cacti-admin-pass-1", PASSWORD_DEFAULT);')
+  mysql cacti_seed -e "UPDATE user_auth SET password='$HASH', must_change_password='', password_change='' WHERE username='admin'"
+  i=10
+  for d in "Orchard Gateway" "Cider Press Controller" "Greenhouse Sensor Hub" "Packing Shed Switch" "Irrigation Pump" "Weather Mast" "Cold Store Monitor" "Barn Access Point"; do
+    i=$((i + 1))
+    (cd /usr/share/cacti/cli && CS_CACTI_DB=cacti_seed php add_device.php --description="$d" --ip=127.0.0.$i --template=0 --avail=none --version=0 \
+      --notes="Seeded for the acceptance suite: $d" --disable=1 >/dev/null)
+  done
+  mysqldump cacti_seed > "$CT_DIR/seed.sql"
+  cat > "$CT_DIR/serve.sh" <<'SERVE'
+#!/bin/sh
+# serve.sh PORT: Cacti on PORT (`php -S`) over a fresh copy of the seed database (see
+# scripts/acceptance-setup.sh), dropped when the test stops this script.
+DB="cacti_run_$1"
+mysql -e "DROP DATABASE IF EXISTS $DB; CREATE DATABASE $DB CHARACTER SET utf8mb4 COLLATE utf8mb4_unicode_ci"
+mysql "$DB" < /var/lib/cs-acceptance/cacti/seed.sql
+CS_CACTI_DB="$DB" php -S "127.0.0.1:$1" -t /usr/share/cacti/site &
+CHILD=$!
+drop() { kill $CHILD 2>/dev/null || true; wait $CHILD 2>/dev/null || true; mysql -e "DROP DATABASE IF EXISTS $DB" || true; }
+trap 'drop; exit 0' INT TERM
+wait $CHILD || true
+drop
+SERVE
+  chmod +x "$CT_DIR/serve.sh"
+  touch "$CT_DIR/.seeded"
+fi
+
+echo "acceptance apps ready: dokuwiki (/usr/share/dokuwiki), phpmyadmin (/usr/share/phpmyadmin), mariadb db acme, adminer (/usr/share/adminer, mariadb db orchard), mediawiki (/var/lib/mediawiki, sqlite $MWDB), wordpress (/usr/share/wordpress, mariadb db wordpress), fossil ($FSL_DIR/repo.fossil), redmine (/usr/share/redmine, sqlite), django admin ($DJ_DIR), directus ($DX_DIR, postgresql db directus_acc), request tracker 5 (/usr/share/request-tracker5, sqlite), ghost ($GH_DIR, sqlite), transmission ($TR_DIR), jupyter ($JN_DIR), qbittorrent ($QB_DIR), verdaccio ($VD_DIR), radicale ($RD_DIR), rabbitmq ($RQ_DIR), syncthing ($ST_DIR), prometheus ($PM_DIR), tomcat ($TC_DIR), roundcube ($RC_DIR), monit ($MN_DIR), shaarli ($SH_DIR), znc ($ZN_DIR), zabbix ($ZB_DIR, postgresql db zabbix_seed), vendure ($VN_DIR, postgresql db vendure_seed), postfixadmin ($PF_DIR, sqlite), nagios ($NG_DIR, apache2 on the test's port), tt-rss ($TT_DIR, postgresql db ttrss_seed), icinga web 2 ($IW_DIR, postgresql db icingaweb_seed), tiddlywiki ($TW_DIR), deluge ($DL_DIR), cacti ($CT_DIR, mariadb db cacti_seed)"

@@ -1,6 +1,6 @@
 // Real open-source web applications for the synthesis acceptance suite (installed and seeded by
 // scripts/acceptance-setup.sh from Debian packages): each is served on 127.0.0.1 by `php -S` (Fossil
-// by `fossil server`, Redmine by rackup, Django by `manage.py runserver`, Directus by `directus start`, Request Tracker by `rt-server`, Ghost by its own `node index.js`, Transmission by `transmission-daemon`, Jupyter by `jupyter-notebook`, qBittorrent by `qbittorrent-nox`, Verdaccio by its own bin, Radicale by `python3 -m radicale`, RabbitMQ, Syncthing, Prometheus, Tomcat, Roundcube, Monit, Shaarli, ZNC, Zabbix, Vendure, PostfixAdmin, Nagios, tt-rss, Icinga Web, TiddlyWiki and Deluge by their setup's `serve.sh`) and stopped by its PID. Recorded HARs are rebased onto the
+// by `fossil server`, Redmine by rackup, Django by `manage.py runserver`, Directus by `directus start`, Request Tracker by `rt-server`, Ghost by its own `node index.js`, Transmission by `transmission-daemon`, Jupyter by `jupyter-notebook`, qBittorrent by `qbittorrent-nox`, Verdaccio by its own bin, Radicale by `python3 -m radicale`, RabbitMQ, Syncthing, Prometheus, Tomcat, Roundcube, Monit, Shaarli, ZNC, Zabbix, Vendure, PostfixAdmin, Nagios, tt-rss, Icinga Web, TiddlyWiki, Deluge and Cacti by their setup's `serve.sh`) and stopped by its PID. Recorded HARs are rebased onto the
 // port a test started the app on.
 import { type ChildProcess, execFileSync, spawn } from 'node:child_process';
 import crypto from 'node:crypto';
@@ -25,6 +25,7 @@ export interface RealApp {
     | 'jupyter'
     | 'qbittorrent'
     | 'deluge'
+    | 'cacti'
     | 'verdaccio'
     | 'radicale'
     | 'rabbitmq'
@@ -232,6 +233,16 @@ export const APPS: Record<RealApp['name'], RealApp> = {
     // a fresh copy of the seeded configuration per start.)
     server: (port) => ({ cmd: '/bin/sh', args: ['/var/lib/cs-acceptance/deluge/serve.sh', String(port)] }),
     bootMs: 15_000,
+  },
+  cacti: {
+    name: 'cacti',
+    docroot: '/usr/share/cacti/site',
+    recordedPort: 9010,
+    needs: ['/var/lib/cs-acceptance/cacti/.seeded', '/usr/share/cacti/site/host.php'],
+    // (`php -S` over a fresh MariaDB copy of the seed database per start, dropped when it stops.)
+    server: (port) => ({ cmd: '/bin/sh', args: ['/var/lib/cs-acceptance/cacti/serve.sh', String(port)] }),
+    readyPath: '/index.php',
+    bootMs: 20_000,
   },
   verdaccio: {
     name: 'verdaccio',
@@ -895,4 +906,13 @@ export async function tiddler(base: string, title: string): Promise<Record<strin
   if (r.status === 404) return null;
   if (!r.ok) throw new Error(`TiddlyWiki ${title}: ${r.status} ${await r.text()}`);
   return r.json();
+}
+
+/** Rows of Cacti's database for the instance on `base` (serve.sh: one MariaDB database per port). */
+export function cactiQuery(base: string, sql: string): string[][] {
+  const out = execFileSync('mysql', ['-N', '-B', `cacti_run_${new URL(base).port}`, '-e', sql], { encoding: 'utf8' });
+  return out
+    .split('\n')
+    .filter(Boolean)
+    .map((l) => l.split('\t'));
 }
