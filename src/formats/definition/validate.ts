@@ -82,7 +82,7 @@ export function validateDefinition(def: unknown, ctx: DefinitionContext, prefix:
       ] as const)
         for (const k of Object.keys(o ?? {}))
           if (k.includes('{{'))
-            keyTemplates.push({ loc: [...loc, ...(part === 'form' ? ['body', 'form'] : ['query']), k], where: { [k]: k } });
+            keyTemplates.push({ loc: [...loc, ...(part === 'form' ? ['body', 'form'] : ['query'])], where: { [k]: k } });
       if (s.paginate) checkPagination(s, [...loc, 'paginate'], err);
       if (s.body?.json !== undefined) checkPatches(s.body.json, [...loc, 'body', 'json'], err);
     });
