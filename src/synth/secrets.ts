@@ -14,9 +14,12 @@ import { plainUsername, type SecretNeedle, USER_FIELD } from './substitute.js';
 import type { Exchange, Hints, Recording, SecretValues } from './types.js';
 
 // Words inside a field name (pma_password, user[password], login_email): real apps prefix them.
-// (Also a form's second entry of it — `password2`, `password_confirmation` — and a new one.)
+// (Also a form's second entry of it — `password2`, `password_confirmation` — and a new one; not a
+// word about it — Cacti's `password_change` box, a `password_policy` choice.)
 export const PASSWORD_FIELD =
-  /(^|[-_.[])((new|confirm|repeat)[-_]?)?(pass(word)?|passwd|pwd|current[-_]?password|secret)(\d|[-_]?(confirm(ation)?|again|repeat))?(\]|[-_]|$)/i;
+  /(^|[-_.[])((new|confirm|repeat)[-_]?)?(pass(word)?|passwd|pwd|current[-_]?password|secret)(\d|[-_]?(confirm(ation)?|again|repeat|new|old|current))?(\]|$|[-_](?![a-z]))/i;
+/** A box's or a switch's value, never a password typed. */
+const FLAG_VALUE = /^(on|off|true|false|yes|no|0|1)$/i;
 
 /**
  * Sign-in forms in the recorded pages: the names of their password inputs (whatever they are
@@ -209,6 +212,7 @@ export function planSecrets(rec: Recording, xs: Exchange[], hints: Hints, values
       (s) =>
         (PASSWORD_FIELD.test(s.key.split('.').at(-1)!) || pagePw.has(s.key)) &&
         s.value &&
+        !FLAG_VALUE.test(s.value) &&
         !known.has(s.value) &&
         !argued.has(s.value) &&
         // (a settings document sent back holds the stored hash the page read: nobody typed it)

@@ -2,6 +2,7 @@
 // recorded; the best one wins, and its siblings on the same templated endpoint join it when they
 // show pagination (page numbers or offsets counting up, a cursor taken from the previous response,
 // or the chain of next-page links).
+import { isSignInForm } from './html-form-record.js';
 import { loadHtml } from './html-load.js';
 import { nextLinkOf } from './html-structure.js';
 import { cgiQuery, isHtml, isJson, isRead, isXml, reqHeader, resHeader } from './normalize.js';
@@ -141,6 +142,21 @@ function nothingToRead(x: Exchange): boolean {
   );
 }
 
+/** A page with a sign-in form: a password box (or a one-time code's) beside at most two text boxes
+ * — not a user's or a device's settings form that has a password among its fields. */
+function signInPage(x: Exchange): boolean {
+  if (!isHtml(x) || !/<input[^>]+(type=["']?password|autocomplete=["']?one-time-code)/i.test(x.text ?? '')) return false;
+  const $ = loadHtml(x.text!);
+  return (
+    $('input[autocomplete=one-time-code]').length > 0 ||
+    $('form')
+      .toArray()
+      .some((f) => isSignInForm($(f))) ||
+    // (A password box outside any form: a script signs in with it.)
+    $('input[type=password]').filter((_, e) => !$(e).closest('form').length).length > 0
+  );
+}
+
 export function scoreTargets(xs: Exchange[], f: TargetFacts): Candidate[] {
   const n = xs.length;
   // The typed values some request carries: a request carrying all of them (the PATCH of the id and
@@ -201,7 +217,7 @@ export function scoreTargets(xs: Exchange[], f: TargetFacts): Candidate[] {
       else add(-2, `response type ${x.mime || 'none'}`);
       if (x.status >= 400) add(-5, `status ${x.status}`);
       if (nothingToRead(x)) add(-2, 'an answer with nothing to read (empty, or bare numbers: data for a widget)');
-      if (isHtml(x) && /<input[^>]+(type=["']?password|autocomplete=["']?one-time-code)/i.test(x.text ?? '')) add(-3, 'a sign-in form');
+      if (signInPage(x)) add(-3, 'a sign-in form');
       if (x.id.endsWith('~final')) reasons.push('the page a login landed on (fetched again after the login chain)');
       const typed = typedBy(x);
       if (typed.length)

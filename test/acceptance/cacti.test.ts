@@ -8,6 +8,7 @@
 // (`Packing <span class="filteredValue">Shed</span> Switch`); a device's edit form posts every field
 // back; and a list's row actions are checkboxes whose NAME holds the id (`chk_4`), confirmed on a
 // second form that carries the picked ids PHP-serialized. Opt-in: ACCEPTANCE=1.
+import { execFileSync } from 'node:child_process';
 import type { Page } from 'playwright-core';
 import { describe, expect, it } from 'vitest';
 import { liveApp } from '../helpers/acceptance.js';
@@ -131,6 +132,65 @@ describe.skipIf(!ready).each(ready ? (await backends()).slice(0, 1) : ['sqlite' 
       { arguments: { description: 'Hive Scale', hostname: '127.0.0.32' }, secret_bindings: secrets() },
     );
     expect(devices(`hostname = '127.0.0.32'`).map((d) => d.description)).toEqual(['Hive Scale']);
+  });
+
+  it("a device's template chosen by its NAME in the edit form's drop-down, run on ANOTHER device with ANOTHER template", async () => {
+    const templates = Object.fromEntries(cactiQuery(live.url, 'SELECT name, id FROM host_template').map(([n, id]) => [n!, id!]));
+    const [rec, other] = [byName('Orchard Gateway'), byName('Packing Shed Switch')];
+    const har = await record('template', async (page) => {
+      await Promise.all([xhr(page, /action=edit&id=\d+/), page.click('a.linkEditMain:text-is("Orchard Gateway")')]);
+      await page.click('#host_template_id-button');
+      await page.click('#host_template_id-menu li:has-text("Net-SNMP Device")');
+      await Promise.all([xhr(page, /host\.php/, 'POST'), page.click('#submit')]);
+      await xhr(page, /action=edit&id=\d+/);
+    });
+    await flow(
+      'ct-template',
+      har,
+      {
+        hints: {
+          arguments: { device: 'Orchard Gateway', template: 'Net-SNMP Device' },
+          secrets: secrets(),
+          allow_side_effects: true,
+        },
+      },
+      { arguments: { device: 'Packing Shed Switch', template: 'Windows Device' }, secret_bindings: secrets() },
+    );
+    const templateOf = (id: string) => cactiQuery(live.url, `SELECT host_template_id FROM host WHERE id = ${id}`)[0]![0];
+    expect(templateOf(other.id)).toBe(templates['Windows Device']);
+    expect(templateOf(rec.id)).toBe(templates['Net-SNMP Device']);
+    expect(devices(`id = ${other.id}`)).toEqual([other]);
+  });
+
+  it('a NEW user added with a password in the user form, run with ANOTHER user name and password', async () => {
+    const har = await record('user', async (page) => {
+      await page.goto(`${live.url}/user_admin.php?action=user_edit`);
+      await page.waitForSelector('#username');
+      await page.fill('#username', 'cellar-keeper');
+      await page.fill('#full_name', 'Cellar Keeper');
+      await page.fill('#password', 'Keeper-pass-41');
+      await page.fill('#password_confirm', 'Keeper-pass-41');
+      await Promise.all([xhr(page, /user_admin\.php/, 'POST'), page.click('#submit')]);
+      await xhr(page, /user_admin\.php/);
+    });
+    const { def } = await flow(
+      'ct-user',
+      har,
+      {
+        hints: {
+          arguments: { username: 'cellar-keeper', full_name: 'Cellar Keeper', password: 'Keeper-pass-41' },
+          secrets: secrets(),
+          allow_side_effects: true,
+        },
+      },
+      { arguments: { username: 'hive-keeper', full_name: 'Hive Keeper', password: 'Hive-pass-73' }, secret_bindings: secrets() },
+    );
+    // (The typed password is an argument of the run, not a recorded constant.)
+    expect(JSON.stringify(def)).not.toContain('Keeper-pass-41');
+    const [row] = cactiQuery(live.url, "SELECT username, full_name, password FROM user_auth WHERE username = 'hive-keeper'");
+    expect(row?.slice(0, 2)).toEqual(['hive-keeper', 'Hive Keeper']);
+    const verify = `<?php echo password_verify('Hive-pass-73', '${row![2]}') ? 'yes' : 'no';`;
+    expect(execFileSync('php', ['-r', verify.slice(6)], { encoding: 'utf8' })).toBe('yes');
   });
 
   it('a device deleted by its checkbox, the Delete action and the confirmation: run on ANOTHER device named by its description', async () => {

@@ -142,6 +142,11 @@ export function recordNamingArgs(def: unknown): Set<string> {
   return out;
 }
 
+/** Arguments sent through `| choose:` (a drop-down's label or code): a made-up label is no choice. */
+export function chosenArgs(def: unknown): Set<string> {
+  return new Set([...JSON.stringify(def).matchAll(/\{\{\s*args\.(\w+)\s*\|\s*choose:/g)].map((m) => m[1]!));
+}
+
 /** The value with a unique tag: a file name keeps its extension (`notes/grafting-3f9a.txt`). */
 function freshen(v: string, tag: string, word: boolean): string {
   const file = /^(\S+?)(\.[A-Za-z0-9]{1,5})$/.exec(v);
@@ -238,7 +243,8 @@ export async function validateByReplay(
   // made (a duplicate name, "already exists"): free-text arguments get a fresh suffix instead.
   // (An argument that names the record to act on, an extractor's `where`, names one the site
   // holds: the recorded one, never a fresh name no record has.)
-  const keep = recordNamingArgs(plan.definition);
+  const naming = recordNamingArgs(plan.definition);
+  const keep = new Set([...naming, ...chosenArgs(plan.definition)]);
   const fresh = opts.sideEffects ? freshValues(plan.input_schema, args, false, keep) : [];
   for (const f of fresh) args[f.name] = f.value;
   const label = () =>
@@ -250,7 +256,7 @@ export async function validateByReplay(
     // A flow that renamed or deleted the record it named ("Weather Mast" renamed, a device
     // deleted) left the site without it: the replay cannot name it again, and no made-up name
     // would do. Nothing was sent past the lookup; the plan is published unreplayed, saying why.
-    const gone = recordGone(e, keep, args);
+    const gone = recordGone(e, naming, args);
     if (opts.sideEffects && gone)
       return {
         replayed: false,

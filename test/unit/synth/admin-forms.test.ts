@@ -73,6 +73,44 @@ describe("an admin's forms after a typed sign-in", () => {
     expect(r.input_schema.properties.password).toMatchObject({ format: 'password', writeOnly: true });
   });
 
+  it("a box named for the password (Cacti's `password_change=on`) is no typed password: the form is the task, not a sign-in", () => {
+    const r = synthesize({
+      recording: har(
+        ...signIn,
+        {
+          url: `${O}/user_admin`,
+          at: 300,
+          html: page(
+            '<input name="username"><input name="full_name"><input name="email"><input name="password" type="password"><input name="password_confirm" type="password"><input type="checkbox" name="password_change">',
+          ),
+        },
+        {
+          method: 'POST',
+          url: `${O}/user_admin`,
+          at: 400,
+          form: {
+            _CSRF_Check: 'c5f1a9e0b7d24c63a8e1f0b9d2c47e15',
+            username: 'cellar-keeper',
+            full_name: 'Cellar Keeper',
+            password: 'Keeper-pass-41',
+            password_confirm: 'Keeper-pass-41',
+            password_change: 'on',
+          },
+          html: page(
+            '<p>User saved.</p><input name="username" value="cellar-keeper"><input name="full_name" value="Cellar Keeper"><input name="email"><input name="password" type="password">',
+          ),
+        },
+      ),
+      hints: { arguments: { username: 'cellar-keeper', full_name: 'Cellar Keeper', password: 'Keeper-pass-41' } },
+    });
+    expect(r.report.targets[0]!.url).toBe(`${O}/user_admin`);
+    expect(r.report.targets[0]!.reasons.join(' ')).not.toMatch(/login traffic|a sign-in form/);
+    const target = (r.definition as any).steps.at(-1);
+    expect(target.method).toBe('POST');
+    expect(target.body.form).toMatchObject({ username: '{{args.username}}', password: '{{args.password}}', password_change: 'on' });
+    expect(r.required_secrets.map((s) => s.name)).toEqual(['account']);
+  });
+
   // Zabbix's user form sends `password1` and `password2`; another app may call it anything, but the
   // page typed it into a password input.
   for (const [field, why] of [

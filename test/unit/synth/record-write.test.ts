@@ -5,7 +5,7 @@
 // signed-in person's email inside the record (its author) does not make the write login traffic.
 import { describe, expect, it } from 'vitest';
 import type { HttpDefinition } from '../../../src/formats/definition/types.js';
-import { changedValue, freshValues } from '../../../src/modules/connectors/replay.js';
+import { changedValue, chosenArgs, freshValues, recordNamingArgs } from '../../../src/modules/connectors/replay.js';
 import { synthesize } from '../../../src/synth/index.js';
 import { har } from '../../helpers/har-fragment.js';
 
@@ -102,5 +102,22 @@ describe('fresh values for a replay that writes', () => {
     const schema = { properties: { post: { type: 'string' }, title: { type: 'string' }, token: { type: 'string' } } };
     const fresh = freshValues(schema, { post: ID, title: 'Orchard diary 5', token: 'k3j4h5g6f7d8s9a0q1w2' });
     expect(fresh.map((f) => f.name)).toEqual(['title']);
+  });
+
+  it("nor to a drop-down's choice (a made-up label is no option) or an argument naming the record to act on", () => {
+    const def = {
+      steps: [
+        { id: 'list', extract: { id: { from: 'css', selector: 'tr', fields: { name: {} }, where: { name: '{{args.device}}' } } } },
+        {
+          id: 'save',
+          body: { form: { description: '{{args.label}}', host_template_id: '{{args.template | choose:[["Net-SNMP Device","8"]]}}' } },
+        },
+      ],
+    };
+    expect([...chosenArgs(def)]).toEqual(['template']);
+    const schema = { properties: { device: { type: 'string' }, label: { type: 'string' }, template: { type: 'string' } } };
+    const args = { device: 'Orchard Gateway', label: 'Orchard Gateway North', template: 'Net-SNMP Device' };
+    const keep = new Set([...recordNamingArgs(def), ...chosenArgs(def)]);
+    expect(freshValues(schema, args, false, keep).map((f) => f.name)).toEqual(['label']);
   });
 });
