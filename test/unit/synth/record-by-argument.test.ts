@@ -299,21 +299,24 @@ describe('a named record on a later page of its list', () => {
     });
   });
 
-  it("an HTML list with numbered page links only (Django's admin) pages by their parameter", () => {
-    const row = (id: number) => `<tr><td><a href="/books/${id}/change/">Volume ${id}</a></td><td>${1990 + id}</td></tr>`;
+  /** The list step of a recorded edit of "Volume 2", picked from a list of rows by `row` with `pager` below them. */
+  const listStep = (row: (id: number) => string, pager: string) => {
+    const page = `<html><body><table><tbody>${[1, 2, 3].map(row).join('')}</tbody></table>${pager}</body></html>`;
     const form = '<html><body><form method=post action="/books/2/change/"><input name=year value="1992"></form></body></html>';
-    const listFor = (pager: string) => {
-      const page = `<html><body><table><tbody>${[1, 2, 3].map(row).join('')}</tbody></table>${pager}</body></html>`;
-      const r = synthesize({
-        recording: har(
-          { url: `${O}/books/`, html: page },
-          { url: `${O}/books/2/change/`, html: form },
-          { method: 'POST', url: `${O}/books/2/change/`, form: { year: '2012' }, status: 302, location: '/books/' },
-        ),
-        hints: { arguments: { title: 'Volume 2', year: 2012 } },
-      });
-      return ((r.definition as any).steps as any[]).find((st) => st.url === '/books/');
-    };
+    const r = synthesize({
+      recording: har(
+        { url: `${O}/books/`, html: page },
+        { url: `${O}/books/2/change/`, html: form },
+        { method: 'POST', url: `${O}/books/2/change/`, form: { year: '2012' }, status: 302, location: '/books/' },
+      ),
+      hints: { arguments: { title: 'Volume 2', year: 2012 } },
+    });
+    return ((r.definition as any).steps as any[]).find((st) => st.url === '/books/');
+  };
+
+  it("an HTML list with numbered page links only (Django's admin) pages by their parameter", () => {
+    const listFor = (pager: string) =>
+      listStep((id) => `<tr><td><a href="/books/${id}/change/">Volume ${id}</a></td><td>${1990 + id}</td></tr>`, pager);
     const django = '<p class="paginator"><span class="this-page">1</span> <a href="?p=2">2</a> <a href="?p=3">3</a></p>';
     expect(listFor(django).paginate).toMatchObject({ mode: 'page', param: 'p', start: 1, until_found: true, max_pages: 20 });
     expect(listFor(django).paginate.step).toBeUndefined();
@@ -331,21 +334,11 @@ describe('a named record on a later page of its list', () => {
   });
 
   it('controls: numbered links that are no pager (ids, out of step, another path) leave the list one page', () => {
-    const row = (id: number) =>
-      `<tr><td><a href="/books/?id=${id}">${id}</a></td><td><a href="/books/${id}/change/">Volume ${id}</a></td></tr>`;
-    const form = '<html><body><form method=post action="/books/2/change/"><input name=year value="1992"></form></body></html>';
-    const listFor = (extra: string) => {
-      const page = `<html><body><table><tbody>${[1, 2, 3].map(row).join('')}</tbody></table>${extra}</body></html>`;
-      const r = synthesize({
-        recording: har(
-          { url: `${O}/books/`, html: page },
-          { url: `${O}/books/2/change/`, html: form },
-          { method: 'POST', url: `${O}/books/2/change/`, form: { year: '2012' }, status: 302, location: '/books/' },
-        ),
-        hints: { arguments: { title: 'Volume 2', year: 2012 } },
-      });
-      return ((r.definition as any).steps as any[]).find((st) => st.url === '/books/');
-    };
+    const listFor = (extra: string) =>
+      listStep(
+        (id) => `<tr><td><a href="/books/?id=${id}">${id}</a></td><td><a href="/books/${id}/change/">Volume ${id}</a></td></tr>`,
+        extra,
+      );
     expect(listFor('').paginate).toBeUndefined();
     expect(listFor('<p class="paginator"><a href="?p=2">2</a><a href="?p=7">3</a></p>').paginate).toBeUndefined();
     expect(listFor('<p class="paginator"><a href="/other/?p=2">2</a></p>').paginate).toBeUndefined();
