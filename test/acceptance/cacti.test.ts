@@ -66,6 +66,21 @@ describe.skipIf(!ready).each(ready ? (await backends()).slice(0, 1) : ['sqlite' 
     expect(text).not.toContain('Packing Shed Switch');
   });
 
+  it('every device of the list page (its content hidden until its script shows it), as records', async () => {
+    const har = await record('list', async () => {});
+    const { result } = await flow(
+      'ct-list',
+      har,
+      { hints: { result: ['Cider Press Controller', '127.0.0.12'], secrets: secrets() } },
+      { secret_bindings: secrets() },
+    );
+    const items: any[] = Array.isArray(result) ? result : Object.values(result).find(Array.isArray)!;
+    const truth = devices();
+    expect(items.length).toBe(truth.length);
+    const text = JSON.stringify(items);
+    for (const d of truth) expect(text).toContain(JSON.stringify(d.hostname));
+  });
+
   it("a device's settings, opened from the list by its description: ANOTHER device's hostname and notes", async () => {
     const rec = byName('Barn Access Point');
     const har = await record('details', async (page) => {
