@@ -142,6 +142,21 @@ function nothingToRead(x: Exchange): boolean {
   );
 }
 
+/** The text length of an HTML answer with under 100 characters of text and no form, table or list
+ * (Cacti's `ping_host` "Device Status: Unknown", fetched by the edit page it follows), else null. */
+function littleToRead(x: Exchange): number | null {
+  const t = x.text ?? '';
+  // (A form, a table or a list is data however short its text: an edit form's values are attributes.)
+  if (!isHtml(x) || !t || t.length > 4000 || /<(form|table|input|select|textarea|ul|ol|dl)\b/i.test(t)) return null;
+  const text = t
+    .replace(/<(script|style)[\s\S]*?<\/\1>/gi, ' ')
+    .replace(/<[^>]*>/g, ' ')
+    .replace(/&[#\w]+;/g, ' ')
+    .replace(/\s+/g, ' ')
+    .trim();
+  return text.length < 100 ? text.length : null;
+}
+
 /** A page with a sign-in form: a password box (or a one-time code's) beside at most two text boxes
  * — not a user's or a device's settings form that has a password among its fields. */
 function signInPage(x: Exchange): boolean {
@@ -217,7 +232,10 @@ export function scoreTargets(xs: Exchange[], f: TargetFacts): Candidate[] {
       else add(-2, `response type ${x.mime || 'none'}`);
       if (x.status >= 400) add(-5, `status ${x.status}`);
       if (nothingToRead(x)) add(-2, 'an answer with nothing to read (empty, or bare numbers: data for a widget)');
-      if (signInPage(x)) add(-3, 'a sign-in form');
+      const signIn = signInPage(x);
+      if (signIn) add(-3, 'a sign-in form');
+      const little = isRead(x) && !signIn && !isNavigationRequest(x) ? littleToRead(x) : null;
+      if (little !== null) add(-2, `a page fragment with little to read (${little} characters: a status a script polls)`);
       if (x.id.endsWith('~final')) reasons.push('the page a login landed on (fetched again after the login chain)');
       const typed = typedBy(x);
       if (typed.length)

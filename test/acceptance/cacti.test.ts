@@ -98,6 +98,14 @@ describe.skipIf(!ready).each(ready ? (await backends()).slice(0, 1) : ['sqlite' 
     expect(text).toContain(JSON.stringify(other.hostname));
     expect(text).toContain(JSON.stringify(other.notes));
     expect(text).not.toContain(rec.hostname);
+    // Without result hints too: the form the person opened, not the status fragment its page then fetched.
+    const bare = await flow(
+      'ct-details-bare',
+      har,
+      { hints: { arguments: { device: 'Barn Access Point' }, secrets: secrets() } },
+      { arguments: { device: 'Irrigation Pump' }, secret_bindings: secrets() },
+    );
+    expect(bare.result).toMatchObject({ hostname: byName('Irrigation Pump').hostname, notes: byName('Irrigation Pump').notes });
   });
 
   it('a device renamed in its edit form, opened from the list by its description: run on ANOTHER device', async () => {

@@ -173,6 +173,24 @@ describe('target and pagination', () => {
       expect((e as SynthError).problems[0].stage).toBe('target');
     }
   });
+  it("a script's tiny status fragment after the page it polls for is not the target (Cacti's ping_host after a device's form)", () => {
+    const form = `<form method="post" id="host_form"><table>${['Description', 'Hostname', 'Location', 'Notes']
+      .map((l, i) => `<tr><td>${l}</td><td><input name="f${i}" value="${l} of the barn access point, seeded for this test"></td></tr>`)
+      .join('')}</table></form>`;
+    const rec = har(
+      { url: `${O}/host.php?action=edit&id=8`, html: form, type: 'xhr' },
+      { url: `${O}/host.php?action=ping_host&id=8`, html: '<span>Device Status: Unknown</span>', type: 'xhr' },
+    );
+    const c = scoreTargets(xs(rec), { argValues: [], resultValues: [], secretCarriers: new Set(), lastActionTime: null });
+    expect(c[0]!.exchange.url).toBe(`${O}/host.php?action=edit&id=8`);
+    expect(c[1]!.reasons.join(' ')).toMatch(/little to read \(22 characters/);
+    // (A page the person opened is never "a fragment", however short.)
+    const opened = har({ url: `${O}/status`, html: '<html><body><p>All systems go.</p></body></html>' });
+    expect(
+      scoreTargets(xs(opened), { argValues: [], resultValues: [], secretCarriers: new Set(), lastActionTime: null })[0]!.reasons.join(' '),
+    ).not.toMatch(/little to read/);
+  });
+
   it('detects page-number and cursor pagination', () => {
     const p = xs(
       har({ url: `${O}/api/s?q=a&page=1`, body: { items: [{ id: 1 }] } }, { url: `${O}/api/s?q=a&page=2`, body: { items: [{ id: 2 }] } }),
