@@ -419,7 +419,9 @@ export function traceChain(inp: TraceInput): Chain {
       if (!inName) continue;
       const v = inName.id;
       const known = byValue.get(v);
-      let def = known && 'where' in known.extractor && known.extractor.where ? known : undefined;
+      // (A var of this chain read by the same argument from an earlier page: the same row's id.)
+      let def =
+        known && 'where' in known.extractor && known.extractor.where && byId.get(known.producer)!.index < x.index ? known : undefined;
       if (!def) {
         const linked = linkedRecord(earlier, v, inp.args);
         if (!linked || (isRead(x) && searchedFor(linked.x, inp.args, linked.arg))) continue;
