@@ -128,9 +128,12 @@ export function relPath(root: El, el: El): string {
 
 /** Whether `e` is hidden from readers (HIDDEN_TEXT), from one match of the selector per page. */
 export function hidden($: cheerio.CheerioAPI, e: El): boolean {
+  return hiddenSet($).has(e.get(0));
+}
+function hiddenSet($: cheerio.CheerioAPI): Set<unknown> {
   let set = hiddenSets.get($);
   if (!set) hiddenSets.set($, (set = new Set($(HIDDEN_TEXT).toArray())));
-  return set.has(e.get(0));
+  return set;
 }
 const hiddenSets = new WeakMap<object, Set<unknown>>();
 
@@ -141,8 +144,7 @@ const hiddenSets = new WeakMap<object, Set<unknown>>();
  * the page, not a part folded away. (Walks the node's ancestors against the page's hidden set.)
  */
 export function foldedAway($: cheerio.CheerioAPI, e: El): boolean {
-  let set = hiddenSets.get($);
-  if (!set) hiddenSets.set($, (set = new Set($(HIDDEN_TEXT).toArray())));
+  const set = hiddenSet($);
   for (let n: any = e.get(0); n && n.type !== 'root'; n = n.parent) {
     if (!set.has(n)) continue;
     if (['script', 'style', 'template', 'noscript'].includes(n.name) || !holdsThePage($, n)) return true;
