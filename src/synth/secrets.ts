@@ -17,7 +17,7 @@ import type { Exchange, Hints, Recording, SecretValues } from './types.js';
 // (Also a form's second entry of it — `password2`, `password_confirmation` — and a new one; not a
 // word about it — Cacti's `password_change` box, a `password_policy` choice.)
 export const PASSWORD_FIELD =
-  /(^|[-_.[])((new|confirm|repeat)[-_]?)?(pass(word)?|passwd|pwd|current[-_]?password|secret)(\d|[-_]?(confirm(ation)?|again|repeat|new|old|current))?(\]|$|[-_](?![a-z]))/i;
+  /(^|[-_.[])((new|confirm|repeat)[-_]?)?(pass(word)?|passwd|pwd|current[-_]?password|secret)(\d|[-_]?(confirm(ation)?|again|repeat|new|old|current))?(\]|$|[-_](?!(change|changed|policy|reset|expires?|expired|expiry|expiration|strength|hint|rules?|length|age|required|enabled|mode|type)([-_\]]|$)))/i;
 /** A box's or a switch's value, never a password typed. */
 const FLAG_VALUE = /^(on|off|true|false|yes|no|0|1)$/i;
 

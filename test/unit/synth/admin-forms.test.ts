@@ -5,6 +5,7 @@
 import { describe, expect, it } from 'vitest';
 import { render } from '../../../src/formats/definition/template.js';
 import { synthesize } from '../../../src/synth/index.js';
+import { PASSWORD_FIELD } from '../../../src/synth/secrets.js';
 import { har } from '../../helpers/har-fragment.js';
 
 const O = 'http://bouncer.test';
@@ -109,6 +110,14 @@ describe("an admin's forms after a typed sign-in", () => {
     expect(target.method).toBe('POST');
     expect(target.body.form).toMatchObject({ username: '{{args.username}}', password: '{{args.password}}', password_change: 'on' });
     expect(r.required_secrets.map((s) => s.name)).toEqual(['account']);
+  });
+
+  it('a field named for a password is one; a word about the password is not', () => {
+    const typed = ['password', 'pma_password', 'user[password]', 'password2', 'password_confirmation', 'new_password', 'password_new'];
+    const alsoSecret = ['secret_key', 'api_secret', 'password_hash', 'login_pwd'];
+    const about = ['password_change', 'password_policy', 'password_expires', 'passwordless', 'secretary'];
+    expect([...typed, ...alsoSecret].filter((k) => !PASSWORD_FIELD.test(k))).toEqual([]);
+    expect(about.filter((k) => PASSWORD_FIELD.test(k))).toEqual([]);
   });
 
   // Zabbix's user form sends `password1` and `password2`; another app may call it anything, but the
