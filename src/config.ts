@@ -53,6 +53,7 @@ export interface Config {
   runOutputMaxFiles: number;
   runOutputMaxBytes: number;
   runOutputMaxFileBytes: number;
+  runInputMaxBytes: number;
   /** Memory limit of a script connector's QuickJS runtime. */
   scriptMemoryMb: number;
   /** wait: a TOTP code goes out once per secret and 30 s step (the ledger); allow: no ledger. */
@@ -361,6 +362,14 @@ export const CONFIG_TABLE: Entry[] = [
     def: 50 * 1024 * 1024,
     min: 0,
     doc: 'Largest single output file (it crosses from the sandbox in memory); a larger one ends the run connector_error.',
+  },
+  {
+    env: 'RUN_INPUT_MAX_BYTES',
+    key: 'runInputMaxBytes',
+    kind: 'int',
+    def: 50 * 1024 * 1024,
+    min: 0,
+    doc: "Total bytes of uploaded files one run may send (arguments of format file-id, read into the sandbox's memory); a larger file fails the run invalid_input.",
   },
   {
     env: 'SCRIPT_MEMORY_MB',

@@ -136,6 +136,14 @@ export async function createServices(config: Config, opts: ServiceOptions = {}):
       versions,
       proxies,
       checkWebhookUrl,
+      fileExists: async (userId, id) => {
+        try {
+          await files.get(userId, id);
+          return true;
+        } catch {
+          return false;
+        }
+      },
     });
     const captureSessions: CaptureSessionsService = new CaptureSessionsService({
       db,

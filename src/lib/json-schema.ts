@@ -10,6 +10,7 @@
 // to FULL_REPORT_MAX_NODES values; a larger invalid input reports its first error.
 import { Ajv, type ErrorObject, type Options } from 'ajv';
 import addFormats from 'ajv-formats';
+import { isUuid } from './ids.js';
 
 const common: Options = {
   allErrors: true,
@@ -147,8 +148,7 @@ class BoundedAjv extends Ajv {
   private readonly quick: Ajv;
   constructor(opts: Options) {
     super(opts);
-    this.quick = new Ajv({ ...opts, allErrors: false });
-    (addFormats as unknown as (a: Ajv) => void)(this.quick);
+    this.quick = withFormats(new Ajv({ ...opts, allErrors: false }));
   }
   override compile<T = unknown>(schema: object, meta?: boolean): any {
     const full = super.compile<T>(schema, meta) as Validate;
@@ -178,10 +178,21 @@ export function rejectingNul(validate: Validate): Validate {
   return fn;
 }
 
-export function make(opts: Options): Ajv {
-  const ajv = new BoundedAjv({ ...common, ...opts });
+/**
+ * `format: "file-id"`: an argument that names an uploaded file (POST /v1beta/files), sent by the
+ * connector as a body or a multipart part. Its form is checked here; that the caller owns an
+ * available file of that id, when the run is created (runs service) and again when it is read.
+ */
+export const FILE_ID_FORMAT = 'file-id';
+
+function withFormats(ajv: Ajv): Ajv {
   (addFormats as unknown as (a: Ajv) => void)(ajv);
+  ajv.addFormat(FILE_ID_FORMAT, { type: 'string', validate: isUuid });
   return ajv;
+}
+
+export function make(opts: Options): Ajv {
+  return withFormats(new BoundedAjv({ ...common, ...opts }));
 }
 
 /** A standalone strict ajv for service-level checks (e.g. JSON Schemas supplied by users). */

@@ -3,7 +3,7 @@
 import type { Kysely } from 'kysely';
 import type { Config } from '../config.js';
 import type { Database } from '../adapters/db/schema.js';
-import type { RunOutputSink, RunsFinished, SecretResolver, VersionSource } from './ports.js';
+import type { RunInputSource, RunOutputSink, RunsFinished, SecretResolver, VersionSource } from './ports.js';
 import { BrowserHost } from './host/browser-host.js';
 import { EmbeddedDispatcher, type RunQueue } from './host/dispatcher.js';
 import { RunExecutor, type Finished } from './host/executor.js';
@@ -58,7 +58,7 @@ export function createRuntime(
     db: Kysely<Database>;
     connectors: VersionSource;
     secrets: SecretResolver;
-    files: RunOutputSink;
+    files: RunOutputSink & RunInputSource;
     egress: Egress;
     log?: { error(o: object, m: string): void };
     workerEntry?: string;
@@ -99,6 +99,7 @@ export function createRuntime(
     totp,
     logMaxBytes: config.runLogMaxBytes,
     output: { maxFiles: config.runOutputMaxFiles, maxBytes: config.runOutputMaxBytes, maxFileBytes: config.runOutputMaxFileBytes },
+    inputMaxBytes: config.runInputMaxBytes,
     log: deps.log ?? { error: (o, m) => console.error(m, o) },
     events: deps.events,
   });

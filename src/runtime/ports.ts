@@ -45,6 +45,19 @@ export interface RunOutputSink {
   }>;
 }
 
+/** Uploaded files a run sends (a `file` body or part): the caller's own, available ones. */
+export interface RunInputSource {
+  /**
+   * The bytes of the user's available file, or null when there is none (missing, pending, another
+   * user's). `maxBytes`: a larger file is refused before a byte is read ('too_large').
+   */
+  readRunInput(
+    userId: string,
+    fileId: string,
+    maxBytes: number,
+  ): Promise<{ name: string; contentType: string; data: Buffer } | null | 'too_large'>;
+}
+
 /**
  * Told of runs that reached a terminal status, inside the transaction that wrote it (with the
  * rows as written), so whatever it records commits together with the terminal state (webhooks).

@@ -280,18 +280,26 @@ export interface MultipartPart {
   name: Template;
   /** The part's content (text, templated). */
   value?: Template;
-  /** Makes it a file part with this filename (content from `value`). */
+  /**
+   * The part's content is an uploaded file: a template giving its id (`{{args.document}}`, an
+   * argument of format `file-id`). The file's name and content type are sent unless
+   * `filename` / `content_type` say otherwise. Exclusive with `value`.
+   */
+  file?: Template;
+  /** Makes it a file part with this filename (content from `value`, or `file`'s bytes). */
   filename?: Template;
   content_type?: string;
 }
 
-/** Exactly one of json, form, multipart or text. */
+/** Exactly one of json, form, multipart, text or file. */
 export interface HttpBody {
   json?: JsonTemplate;
   form?: Record<string, Template>;
   multipart?: MultipartPart[];
   text?: Template;
-  /** Content type of a `text` body (default text/plain). */
+  /** The body is an uploaded file's bytes (a raw PUT/POST upload): a template giving its id. */
+  file?: Template;
+  /** Content type of a `text` body (default text/plain) or a `file` body (default: the file's). */
   content_type?: string;
 }
 

@@ -62,6 +62,8 @@ export function validateDefinition(def: unknown, ctx: DefinitionContext, prefix:
   // A query or form field whose NAME is a template (`chk_{{vars.device_id}}`: a row's checkbox
   // named by its record's id), checked in pass 2 as `where` is.
   const keyTemplates: { loc: Loc; where: Record<string, string> }[] = [];
+  // An uploaded file sent as a body or a multipart part: named by the caller or a step, never a secret.
+  const fileRefs: { loc: Loc; where: Record<string, string> }[] = [];
   const visitExtractors = (ex: Record<string, Extractor> | undefined, at: Loc) => {
     for (const [name, x] of Object.entries(ex ?? {})) {
       vars.add(name);
@@ -84,6 +86,7 @@ export function validateDefinition(def: unknown, ctx: DefinitionContext, prefix:
           if (k.includes('{{'))
             keyTemplates.push({ loc: [...loc, ...(part === 'form' ? ['body', 'form'] : ['query'])], where: { [k]: k } });
       if (s.paginate) checkPagination(s, [...loc, 'paginate'], err);
+      checkFileBody(s, loc, fileRefs, err);
       if (s.body?.json !== undefined) checkPatches(s.body.json, [...loc, 'body', 'json'], err);
     });
   const visitBrowser = (steps: BrowserStep[], at: Loc) =>
@@ -139,15 +142,19 @@ export function validateDefinition(def: unknown, ctx: DefinitionContext, prefix:
   for (const [list, what] of [
     [wheres, 'a record is chosen'],
     [keyTemplates, "a field's name is built"],
+    [fileRefs, 'a file is chosen'],
   ] as const)
     for (const w of list) {
-      scanTemplates(w.where, w.loc, err);
+      // (A file's template is a value, scanned with the rest; a where or a field's name is not.)
+      const scanned = list === fileRefs;
+      if (!scanned) scanTemplates(w.where, w.loc, err);
       try {
-        // (A record is chosen — a field named — by what the caller gave or a step read, never by
-        // a secret: the value would reach the run's error, or a URL in the run's log.)
+        // (A record is chosen — a field named, a file sent — by what the caller gave or a step
+        // read, never by a secret: the value would reach the run's error, or a URL in the run's log.)
         for (const h of holesOf(w.where, w.loc)) {
-          if (h.hole.path[0] === 'args' || h.hole.path[0] === 'vars') holes.push(h);
-          else err(h.loc, `Value error, {{${h.hole.path.join('.')}}}: ${what} by {{args.…}} or {{vars.…}} only`);
+          if (h.hole.path[0] === 'args' || h.hole.path[0] === 'vars') {
+            if (!scanned) holes.push(h);
+          } else err(h.loc, `Value error, {{${h.hole.path.join('.')}}}: ${what} by {{args.…}} or {{vars.…}} only`);
         }
       } catch {}
     }
@@ -170,6 +177,28 @@ export function validateDefinition(def: unknown, ctx: DefinitionContext, prefix:
     }
   }
   return out;
+}
+
+/** A `file` body stands alone; a multipart part has `value` or `file`, not both. */
+function checkFileBody(
+  s: HttpStep,
+  loc: Loc,
+  refs: { loc: Loc; where: Record<string, string> }[],
+  err: (loc: Loc, msg: string, input?: unknown) => void,
+): void {
+  const b = s.body;
+  if (!b) return;
+  if (b.file !== undefined) {
+    refs.push({ loc: [...loc, 'body'], where: { file: b.file } });
+    const others = (['json', 'form', 'multipart', 'text'] as const).filter((k) => b[k] !== undefined);
+    if (others.length) err([...loc, 'body'], `Value error, a file body is the whole body: drop ${others.join(', ')}`);
+  }
+  b.multipart?.forEach((m, i) => {
+    if (m.file === undefined) return;
+    refs.push({ loc: [...loc, 'body', 'multipart', i], where: { file: m.file } });
+    if (m.value !== undefined)
+      err([...loc, 'body', 'multipart', i], "Value error, a part's content is its `value` or its `file`, not both");
+  });
 }
 
 /** Declared argument names; null when input_schema declares none (any name is then allowed). */

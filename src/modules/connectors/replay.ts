@@ -4,10 +4,10 @@
 import { randomUUID } from 'node:crypto';
 import type { ConnectorDefinition } from '../../formats/definition/types.js';
 import type { SlotValue } from '../../runtime/worker/engines/context.js';
-import type { Outcome } from '../../runtime/host/pool.js';
+import { RunAbort, type Outcome } from '../../runtime/host/pool.js';
 import type { Egress } from '../../egress/egress.js';
-import { runInSandbox, scrubberFor, type SandboxDeps } from '../../runtime/host/sandbox-run.js';
-import { makeAjv } from '../../lib/json-schema.js';
+import { runInSandbox, scrubberFor, type InputFile, type SandboxDeps } from '../../runtime/host/sandbox-run.js';
+import { FILE_ID_FORMAT, makeAjv } from '../../lib/json-schema.js';
 
 export interface ReplayRunner {
   run(
@@ -15,6 +15,8 @@ export interface ReplayRunner {
     args: Record<string, unknown>,
     secrets: Record<string, SlotValue>,
     timeoutMs: number,
+    /** Files the plan may send, by the id its arguments give (the recording's own uploads). */
+    files?: ReadonlyMap<string, InputFile>,
   ): Promise<{ outcome: Outcome; logs: string[] }>;
 }
 
@@ -25,7 +27,13 @@ export interface ReplayRunner {
 export class SandboxReplay implements ReplayRunner {
   constructor(private readonly rt: SandboxDeps & { egress: Egress }) {}
 
-  async run(def: ConnectorDefinition, args: Record<string, unknown>, secrets: Record<string, SlotValue>, timeoutMs: number) {
+  async run(
+    def: ConnectorDefinition,
+    args: Record<string, unknown>,
+    secrets: Record<string, SlotValue>,
+    timeoutMs: number,
+    files: ReadonlyMap<string, InputFile> = new Map(),
+  ) {
     const logs: string[] = [];
     // The tail and the error reach the 422 (log_tail): scrubbed by the shared sandbox path, as runs are.
     const scrubber = scrubberFor(secrets);
@@ -58,6 +66,19 @@ export class SandboxReplay implements ReplayRunner {
         name: String(params.name),
         size_bytes: params.data === undefined ? Number(params.size) : Buffer.byteLength(params.data),
       }),
+      // A replay sends only the recording's own files, never one of the user's stored ones.
+      readFile: async ({ id }) => {
+        const f = files.get(id);
+        if (!f)
+          throw new RunAbort({
+            type: 'invalid_input',
+            message: `no recorded file ${id}`,
+            retryable: false,
+            exception: null,
+            details: null,
+          });
+        return f;
+      },
     });
     return { outcome, logs };
   }
@@ -208,6 +229,8 @@ export async function validateByReplay(
     resultHints?: string[];
     allowEmpty?: boolean;
     recordedData?: boolean;
+    /** The files the recording uploaded, by argument (format file-id): sent in their place. */
+    files?: Record<string, InputFile>;
   },
 ): Promise<ReplayCheck> {
   const t0 = Date.now();
@@ -222,9 +245,26 @@ export async function validateByReplay(
   }
   const check = ajv.compile(plan.output_schema);
   const args: Record<string, unknown> = {};
-  for (const [k, p] of Object.entries<any>(plan.input_schema.properties ?? {})) args[k] = p.examples?.[0];
+  const files = new Map<string, InputFile>();
+  for (const [k, p] of Object.entries<any>(plan.input_schema.properties ?? {})) {
+    if (p?.format !== FILE_ID_FORMAT) {
+      args[k] = p.examples?.[0];
+      continue;
+    }
+    // A file argument is sent with the bytes the recording uploaded (an id only this replay knows).
+    const f = opts.files?.[k];
+    if (!f)
+      return {
+        replayed: false,
+        reason: `not replayed: the recording does not hold the bytes of the file it uploaded as '${k}' (binary content is not recorded)`,
+        warnings: [],
+        ms: 0,
+      };
+    args[k] = `recorded-${k}`;
+    files.set(args[k] as string, f);
+  }
   const once = async (a: Record<string, unknown>, label: string) => {
-    const { outcome, logs } = await runner.run(plan.definition, a, secrets, opts.timeoutMs ?? 60_000);
+    const { outcome, logs } = await runner.run(plan.definition, a, secrets, opts.timeoutMs ?? 60_000, files);
     if (outcome.kind !== 'ok')
       throw new ReplayFailed(`replaying the plan ${label} failed: ${outcomeText(outcome)}`, {
         outcome: outcome.kind,

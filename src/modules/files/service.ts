@@ -196,6 +196,34 @@ export class FilesService {
     return !!row;
   }
 
+  /**
+   * An available file of the user's, read whole for a run that sends it (RunInputSource); null
+   * when the user has no such file, 'too_large' above `maxBytes` (nothing read).
+   */
+  async readRunInput(userId: string, id: string, maxBytes: number) {
+    let row: FileRow;
+    try {
+      row = await this.find(userId, id);
+    } catch {
+      return null;
+    }
+    if (Number(row.size_bytes) > maxBytes) return 'too_large' as const;
+    const stream = await this.deps.blobs.get(row.blob_key);
+    if (!stream) return null;
+    const chunks: Buffer[] = [];
+    let size = 0;
+    for await (const c of stream) {
+      size += (c as Buffer).length;
+      // (The row's size was checked; bytes beyond it mean the store changed under it.)
+      if (size > maxBytes) {
+        stream.destroy();
+        return 'too_large' as const;
+      }
+      chunks.push(c as Buffer);
+    }
+    return { name: row.name, contentType: row.content_type, data: Buffer.concat(chunks) };
+  }
+
   /** Stores a run's output file and records it as an available RUN_OUTPUT file. */
   async saveRunOutput(input: RunOutputInput): Promise<FileView> {
     const id = newId();

@@ -3,6 +3,7 @@
 // Execution lives in src/runtime (queue → sandboxed workers).
 import { InvalidInput, conflict, notFound, type Problem } from '../../lib/errors.js';
 import { ajvToEntries } from '../../lib/json-schema-problems.js';
+import { FILE_ID_FORMAT } from '../../lib/json-schema.js';
 import { decodeCursor, toPage, type Page } from '../../lib/cursor.js';
 import { isUuid, newId, nowIso } from '../../lib/ids.js';
 import { parseTotpSecret } from '../../lib/totp.js';
@@ -44,6 +45,8 @@ export interface RunsDeps {
   secrets: SecretsService;
   versions: VersionCache;
   proxies: ProxyMap;
+  /** True when the user has an available file of this id (arguments of format file-id). */
+  fileExists?: (userId: string, fileId: string) => Promise<boolean>;
   /** Why a webhook_url can't be used (the webhooks module's rule), or null. */
   checkWebhookUrl?: (url: string) => Promise<string | null>;
 }
@@ -63,6 +66,19 @@ export class RunsService {
       errors.push(
         ...ajvToEntries(v.checkArgs.errors ?? [], 'body', args).map((e) => ({ ...e, loc: ['body', 'arguments', ...e.loc.slice(1)] })),
       );
+    } else if (this.d.fileExists) {
+      // A file argument names one of the caller's uploaded files: a wrong id is the caller's
+      // mistake, told now rather than as a failed run (the run checks again when it reads it).
+      for (const k of fileArguments(v.inputSchema)) {
+        const id = (args as Record<string, unknown>)[k];
+        if (typeof id === 'string' && !(await this.d.fileExists(userId, id)))
+          errors.push({
+            loc: ['body', 'arguments', k],
+            msg: 'Value error, no uploaded file with this id: upload it (POST /v1beta/files, PUT the bytes, then complete) and pass its file_id',
+            type: 'value_error',
+            input: id,
+          });
+      }
     }
 
     const bindings = body.secret_bindings ?? {};
@@ -256,4 +272,12 @@ export class RunsService {
     const rows = await this.d.store.list(userId, p.connector_id, version, cursor, p.limit);
     return toPage(rows, p.limit, 'created_at', 'desc', (r) => r.created_at, toRunView);
   }
+}
+
+/** Top-level arguments of format file-id. */
+function fileArguments(schema: Record<string, unknown>): string[] {
+  const props = (schema as { properties?: Record<string, { format?: unknown }> }).properties ?? {};
+  return Object.entries(props)
+    .filter(([, p]) => p && typeof p === 'object' && p.format === FILE_ID_FORMAT)
+    .map(([k]) => k);
 }

@@ -3,12 +3,12 @@
 // applies the result rules (output_schema, size limits) and records the terminal state.
 import type { RunStatus } from '../../adapters/db/schema.js';
 import type { RunRow, RunStore } from './run-store.js';
-import type { RunOutputSink, SecretResolver } from '../ports.js';
+import type { RunInputSource, RunOutputSink, SecretResolver } from '../ports.js';
 import { nowIso } from '../../lib/ids.js';
 import type { BrowserHost } from './browser-host.js';
 import type { SlotValue } from '../worker/engines/context.js';
 import type { RunErrorView } from '../shared/failure.js';
-import type { Outcome, WorkerPool } from './pool.js';
+import { RunAbort, type Outcome, type WorkerPool } from './pool.js';
 import type { ProxyMap } from './proxies.js';
 import { Scrubber } from '../shared/scrub.js';
 import type { VersionCache } from './version-cache.js';
@@ -16,7 +16,7 @@ import { LogCap, scrubMarginFor, secretStrings } from '../shared/log-cap.js';
 import { OutputQuota, type OutputLimits } from './output-quota.js';
 import type { Egress } from '../../egress/egress.js';
 import type { TotpLedger } from './totp-ledger.js';
-import { runInSandbox } from './sandbox-run.js';
+import { runInSandbox, type InputFile } from './sandbox-run.js';
 import type { EventBus } from '../../lib/events.js';
 
 /** How often the logs of running runs are written, so every process can show them. */
@@ -37,13 +37,15 @@ export interface ExecutorDeps {
   browser: BrowserHost;
   versions: VersionCache;
   secrets: SecretResolver;
-  files: RunOutputSink;
+  files: RunOutputSink & RunInputSource;
   proxies: ProxyMap;
   egress: Egress;
   /** The single-use TOTP step ledger (codes for the worker's totp.code RPC). */
   totp: TotpLedger;
   logMaxBytes: number;
   output: OutputLimits;
+  /** Total bytes of uploaded files one run may send (files.read). */
+  inputMaxBytes: number;
   log: { error(obj: object, msg: string): void };
   /** run.started / run.finished for log lines and metrics. */
   events?: EventBus;
@@ -226,6 +228,8 @@ export class RunExecutor {
     for (const s of Object.values(secrets)) scrubber.addSecret(s);
     logs.scrubMargin = scrubMarginFor(secretStrings(secrets));
     const quota = new OutputQuota(this.d.output);
+    const args = JSON.parse(row.arguments);
+    const inputs = { named: argumentStrings(args), read: 0 };
     const outcome = await runInSandbox(
       this.d,
       {
@@ -233,7 +237,7 @@ export class RunExecutor {
         connectorId: row.connector_id,
         connectorVersion: row.connector_version,
         definition: v.definition,
-        args: JSON.parse(row.arguments),
+        args,
         secrets,
         proxy: this.d.proxies.resolve(row.proxy ? JSON.parse(row.proxy) : null) ?? null,
         maxResponseBytes: 256 * 1024 * 1024,
@@ -246,6 +250,7 @@ export class RunExecutor {
         note: (line) => note(logs, line),
         logsDropped: (n) => logs.reportDropped(n),
         saveFile: (params) => this.saveOutput(row, params, quota, logs),
+        readFile: (params) => this.readInput(row, params.id, inputs, logs),
         signal: this.executing.get(runId)?.cancel.signal,
         tenant: row.user_id,
         progress: (p) => {
@@ -288,6 +293,32 @@ export class RunExecutor {
       quota.release(size);
       throw e;
     }
+  }
+
+  /**
+   * files.read: only a file the run's own arguments name (a definition can't reach the user's
+   * other files by a written-in id), the user's and available, within RUN_INPUT_MAX_BYTES in all.
+   * A refusal ends the run invalid_input: the caller named a file the run can't send.
+   */
+  private async readInput(row: RunRow, id: string, inputs: { named: Set<string>; read: number }, logs: LogCap): Promise<InputFile> {
+    const refuse = (message: string): never => {
+      note(logs, message);
+      throw new RunAbort(err('invalid_input', message, false, { file_id: id }));
+    };
+    if (!inputs.named.has(id)) refuse(`the connector asked for file ${id.slice(0, 80)}, which no argument of this run names`);
+    const left = this.d.inputMaxBytes - inputs.read;
+    const f = await this.d.files.readRunInput(row.user_id, id, left);
+    if (f === null) refuse(`no uploaded file ${id}: upload it (POST /v1beta/files, then complete) and name its id`);
+    if (f === 'too_large')
+      refuse(`file ${id} is larger than the ${this.d.inputMaxBytes} bytes of uploaded files a run may send (RUN_INPUT_MAX_BYTES)`);
+    const file = f as Exclude<typeof f, null | 'too_large'>;
+    inputs.read += file.data.length;
+    note(logs, `sending uploaded file ${file.name} (${file.data.length} bytes, id ${id})`);
+    return {
+      name: file.name,
+      contentType: file.contentType,
+      data: new Uint8Array(file.data.buffer, file.data.byteOffset, file.data.byteLength),
+    };
   }
 
   private async finish(
@@ -382,6 +413,14 @@ export class RunExecutor {
     });
     return { status: r.status };
   }
+}
+
+/** Every string among a run's arguments, at any depth (the file ids it may send). */
+function argumentStrings(v: unknown, out = new Set<string>()): Set<string> {
+  if (typeof v === 'string') out.add(v);
+  else if (Array.isArray(v)) for (const x of v) argumentStrings(x, out);
+  else if (v && typeof v === 'object') for (const x of Object.values(v)) argumentStrings(x, out);
+  return out;
 }
 
 function err(

@@ -10,6 +10,13 @@ import type { BrowserHost } from './browser-host.js';
 import type { Outcome, RunProgress, WorkerPool } from './pool.js';
 import { serveTotpCode, type TotpLedger } from './totp-ledger.js';
 
+/** An uploaded file as a step sends it. */
+export interface InputFile {
+  name: string;
+  contentType: string;
+  data: Uint8Array;
+}
+
 export interface SandboxDeps {
   pool: WorkerPool;
   browser: BrowserHost;
@@ -28,6 +35,11 @@ export interface SandboxRunOptions {
   progress?(p: RunProgress): void;
   /** files.save: where a run's output file goes (a replay only reports what it would save). */
   saveFile(params: Record<string, any>): Promise<unknown>;
+  /**
+   * files.read: an uploaded file the run's arguments name, as { name, contentType, data } (a run
+   * reads the files service; a replay, the recording's own bytes). Refusals throw RunAbort.
+   */
+  readFile(params: { id: string }): Promise<InputFile>;
   /** Cancels the run: the worker is stopped, the outcome is `cancelled`. */
   signal?: AbortSignal;
   /** The user the run is for: that user's HTTP runs may share a worker (pool.ts); none: a worker of its own. */
@@ -65,6 +77,7 @@ export async function runInSandbox(d: SandboxDeps, job: Job, o: SandboxRunOption
       progress: o.progress && ((p) => o.progress!({ ...p, label: o.scrubber.scrub(p.label) })),
       rpc: async (method, params) => {
         if (method === 'files.save') return o.saveFile(params);
+        if (method === 'files.read') return o.readFile(params as { id: string });
         if (method === 'totp.code')
           return serveTotpCode(d.totp, job.secrets, params.slot, deadline, { log: o.note, secret: (c) => o.scrubber.add(c) });
         if (method === 'browser.open' && params.credentials)

@@ -3,10 +3,12 @@
 // send anything over IPC), so the parent checks both before acting; anything else stops the run.
 //
 //   engine          may call
-//   http            totp.code (it only makes HTTP requests, inside the worker)
+//   http            totp.code; files.read when a step sends an uploaded file (a `file` body or part)
 //   browser         totp.code, browser.open, page.*
 //   script          totp.code, files.save; browser.open and page.* only with "browser": true
 //
+// files.read names a file id; the parent serves only a file the run's arguments name, owned by the
+// run's user (executor.ts readInput), within the input-file limits.
 // totp.code names only a slot: the parent takes the seed from the job it holds and hands out a
 // code from its single-use step ledger (src/runtime/totp-ledger.ts).
 import { Type, type TSchema } from '@sinclair/typebox';
@@ -51,6 +53,7 @@ const PARAMS = {
   'page.exists': Type.Object({ selector: Selector }, strict),
   'page.text': Type.Object({ selector: Selector, timeout: Timeout }, strict),
   'page.evaluate': Type.Object({ js: Text }, strict),
+  'files.read': Type.Object({ id: Type.String({ minLength: 1, maxLength: 200 }) }, strict),
   // data, or (a file over RUN_OUTPUT_MAX_FILE_BYTES) only its size: the worker doesn't ship it.
   'files.save': Type.Object(
     {
@@ -86,12 +89,20 @@ const BROWSER: RpcMethod[] = [
 export function allowedRpcs(def: ConnectorDefinition): ReadonlySet<string> {
   switch (def.engine) {
     case 'http':
-      return new Set(['totp.code']);
+      return new Set(sendsFiles(def) ? ['totp.code', 'files.read'] : ['totp.code']);
     case 'browser':
       return new Set(['totp.code', ...BROWSER]);
     case 'script':
       return new Set<string>(def.browser === true ? ['totp.code', 'files.save', ...BROWSER] : ['totp.code', 'files.save']);
   }
+}
+
+/** Some http step sends an uploaded file (a `file` body or multipart part). */
+export function sendsFiles(def: ConnectorDefinition): boolean {
+  if (def.engine !== 'http') return false;
+  return [...(def.login?.steps ?? []), ...def.steps].some(
+    (s) => s.body?.file !== undefined || !!s.body?.multipart?.some((m) => m.file !== undefined),
+  );
 }
 
 /** Why the parent refuses this RPC, or null when it may be served. */

@@ -132,6 +132,22 @@ export class RunContext {
     for (const slot of totpSlotsIn(part)) if (this.job.secrets[slot]?.type === 'login') await this.claimTotp(slot);
   }
 
+  /** Uploaded files read for this run, by id (a paginated or retried step sends one read). */
+  private readonly files = new Map<string, Promise<{ name: string; contentType: string; data: Uint8Array }>>();
+
+  /**
+   * An uploaded file a step sends, from the parent (which serves only the files the run's
+   * arguments name, and ends the run invalid_input otherwise).
+   */
+  readFile(id: string): Promise<{ name: string; contentType: string; data: Uint8Array }> {
+    let f = this.files.get(id);
+    if (!f) {
+      f = this.host.rpc('files.read', { id });
+      this.files.set(id, f);
+    }
+    return f;
+  }
+
   /** The code the slot holds (claimed before: the ledger lives in the parent, this is synchronous). */
   totp(slot: string): string {
     this.totpLogin(slot);

@@ -337,7 +337,14 @@ export class HttpEngine {
     return null;
   }
 
-  private send(step: HttpStep, queryOverride: Record<string, string>, urlOverride: string | null): Promise<SessionResponse> {
+  /** The uploaded file a `file` template names (an id the parent resolves; see RunContext.readFile). */
+  private async fileOf(step: HttpStep, template: string) {
+    const id = renderText(template, this.ctx.lookup).trim();
+    if (!id) throw new RunFailure('invalid_input', `step ${step.id} sends an uploaded file, but its id (${template}) is empty`);
+    return this.ctx.readFile(id);
+  }
+
+  private async send(step: HttpStep, queryOverride: Record<string, string>, urlOverride: string | null): Promise<SessionResponse> {
     const L = this.ctx.lookup;
     const base = this.def.base_url ? renderText(this.def.base_url, L) : undefined;
     const url = urlOverride ?? new URL(renderText(step.url, L), base).href;
@@ -354,6 +361,21 @@ export class HttpEngine {
     Object.assign(query, queryOverride);
     const b = step.body;
     const mapText = (o: Record<string, string>) => Object.fromEntries(Object.entries(o).map(([k, v]) => [name(k), render(v, L)]));
+    const file = b?.file !== undefined ? await this.fileOf(step, b.file) : undefined;
+    const multipart = b?.multipart
+      ? await Promise.all(
+          b.multipart.map(async (m) => {
+            const f = m.file !== undefined ? await this.fileOf(step, m.file) : undefined;
+            return {
+              name: renderText(m.name, L),
+              value: m.value !== undefined ? renderText(m.value, L) : undefined,
+              data: f?.data,
+              filename: m.filename !== undefined ? renderText(m.filename, L) : f?.name,
+              contentType: m.content_type ?? f?.contentType,
+            };
+          }),
+        )
+      : undefined;
     return this.ctx.http.request({
       method: step.method ?? 'GET',
       url,
@@ -362,13 +384,9 @@ export class HttpEngine {
       json: b?.json !== undefined ? this.jsonBody(step.id, b.json, L) : undefined,
       form: b?.form ? mapText(b.form) : undefined,
       text: b?.text !== undefined ? renderText(b.text, L) : undefined,
-      contentType: b?.content_type,
-      multipart: b?.multipart?.map((m) => ({
-        name: renderText(m.name, L),
-        value: m.value !== undefined ? renderText(m.value, L) : undefined,
-        filename: m.filename !== undefined ? renderText(m.filename, L) : undefined,
-        contentType: m.content_type,
-      })),
+      bytes: file?.data,
+      contentType: b?.content_type ?? file?.contentType,
+      multipart,
       followRedirects: step.follow_redirects,
       followHeader: step.follow_header,
       credentialHeaders,

@@ -16,7 +16,10 @@ export interface SessionRequest {
   form?: Record<string, unknown>;
   text?: string;
   contentType?: string;
-  multipart?: { name: string; value?: string; filename?: string; contentType?: string }[];
+  /** A part's content is `data` (an uploaded file's bytes) or `value` (text). */
+  multipart?: { name: string; value?: string; data?: Uint8Array; filename?: string; contentType?: string }[];
+  /** The whole body is these bytes (an uploaded file), sent with `contentType`. */
+  bytes?: Uint8Array;
   followRedirects?: boolean;
   timeoutMs?: number;
   /** Headers that carry credentials (rendered from a secret): like `authorization`, never sent on
@@ -28,6 +31,12 @@ export interface SessionRequest {
   /** A header that names the next page when a 2xx answer has no body (the step's `follow_header`). */
   followHeader?: string;
 }
+
+/**
+ * A field or file name in a part's header, escaped as browsers do (the HTML standard's
+ * multipart/form-data encoding): `"` and line breaks can't end the header or add one.
+ */
+const partName = (s: string) => s.replace(/"/g, '%22').replace(/\r/g, '%0D').replace(/\n/g, '%0A');
 
 export interface SessionResponse {
   status: number;
@@ -90,11 +99,16 @@ export class HttpSession {
     } else if (r.multipart) {
       const boundary = `----cs${crypto.randomBytes(12).toString('hex')}`;
       const parts = r.multipart.map((m) => {
-        const disp = `form-data; name="${m.name}"${m.filename !== undefined ? `; filename="${m.filename}"` : ''}`;
-        return `--${boundary}\r\ncontent-disposition: ${disp}\r\n${m.contentType ? `content-type: ${m.contentType}\r\n` : ''}\r\n${m.value ?? ''}\r\n`;
+        const disp = `form-data; name="${partName(m.name)}"${m.filename !== undefined ? `; filename="${partName(m.filename)}"` : ''}`;
+        const type = m.contentType ? `content-type: ${m.contentType.replace(/[\r\n]/g, '')}\r\n` : '';
+        const head = Buffer.from(`--${boundary}\r\ncontent-disposition: ${disp}\r\n${type}\r\n`);
+        return Buffer.concat([head, m.data ?? Buffer.from(m.value ?? ''), Buffer.from('\r\n')]);
       });
-      body = Buffer.from(`${parts.join('')}--${boundary}--\r\n`);
+      body = Buffer.concat([...parts, Buffer.from(`--${boundary}--\r\n`)]);
       headers['content-type'] = `multipart/form-data; boundary=${boundary}`;
+    } else if (r.bytes !== undefined) {
+      body = Buffer.from(r.bytes.buffer, r.bytes.byteOffset, r.bytes.byteLength);
+      headers['content-type'] ??= r.contentType ?? 'application/octet-stream';
     } else if (r.text !== undefined) {
       body = Buffer.from(r.text);
       headers['content-type'] ??= r.contentType ?? 'text/plain; charset=utf-8';
