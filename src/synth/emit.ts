@@ -1,6 +1,6 @@
 // Stage 7a: resolved exchanges → http steps. Literals stay literal, arguments/secrets/vars become
 // template holes, and every step says where it came from (note + provenance).
-import type { Extractor, HttpStep, JsonTemplate } from '../formats/definition/types.js';
+import type { Extractor, HttpStep, JsonTemplate, MultipartPart } from '../formats/definition/types.js';
 import { urlPath } from '../formats/definition/template.js';
 import { patchOf, type ReadBack } from './read-modify-write.js';
 import { parseJson } from './slots.js';
@@ -41,6 +41,8 @@ export interface StepOptions {
   pagingParam?: string;
   /** The body is a document read into this var, sent back changed (read-modify-write). */
   readBack?: { var: string; rb: ReadBack };
+  /** Multipart file parts sent from an argument of format file-id: part position → argument. */
+  files?: ReadonlyMap<number, string>;
 }
 
 /** A template as URL-encoded text: literal parts encoded, holes piped through urlencode. */
@@ -104,16 +106,19 @@ export function buildStep(x: Exchange, resolved: ResolvedSlot[], o: StepOptions)
   if (Object.keys(headers).length) step.headers = headers;
   if (x.body) {
     if (/multipart\/form-data/i.test(x.body.mime)) {
-      // Every part in recorded order; file parts are sent as recorded (name, filename, type, content).
+      // Every part in recorded order; an uploaded file is the caller's (an argument: its bytes, name
+      // and type), an empty file input is sent as recorded.
       step.body = {
-        multipart: (x.body.params ?? []).flatMap((p, pos) =>
-          p.fileName !== undefined
-            ? p.value === undefined
-              ? [] // binary content not in the recording (reported in meta.warnings)
-              : [{ name: p.name, value: p.value, filename: p.fileName, ...(p.contentType ? { content_type: p.contentType } : {}) }]
-            : multipartAt.has(pos)
-              ? [{ name: p.name, value: multipartAt.get(pos)! }]
-              : [],
+        multipart: (x.body.params ?? []).flatMap((p, pos): MultipartPart[] =>
+          o.files?.has(pos)
+            ? [{ name: p.name, file: `{{args.${o.files.get(pos)}}}` }]
+            : p.fileName !== undefined
+              ? p.value === undefined
+                ? [] // binary content not in the recording (reported in meta.warnings)
+                : [{ name: p.name, value: p.value, filename: p.fileName, ...(p.contentType ? { content_type: p.contentType } : {}) }]
+              : multipartAt.has(pos)
+                ? [{ name: p.name, value: multipartAt.get(pos)! }]
+                : [],
         ),
       };
     } else if (/x-www-form-urlencoded/i.test(x.body.mime))

@@ -20,6 +20,7 @@ import { looseWriteAnswer, type Schema } from './schema-infer.js';
 import { allNeedles, PASSWORD_FIELD, pagePasswordFields, planSecrets } from './secrets.js';
 import { detectPaging, scoreTargets, type Candidate } from './target.js';
 import { traceChain } from './trace.js';
+import { fileArgSchema, fileArgsOf } from './file-args.js';
 import { recordsNamed } from './named-records.js';
 import { namedListPaging } from './named-list-paging.js';
 import { isManagedHeader, parseJson, requestSlots } from './slots.js';
@@ -55,6 +56,11 @@ export interface SynthResult {
   input_schema: Schema;
   output_schema: Schema;
   required_secrets: SecretSlot[];
+  /**
+   * The files the recording uploaded, by argument (text files only: a binary one's bytes are not
+   * recorded), for the replay to send in their place. Never part of the published connector.
+   */
+  recorded_files: Record<string, { name: string; contentType: string; data: Buffer }>;
   report: {
     targets: { id: string; url: string; score: number; reasons: string[] }[];
     candidates: { id: string; url: string; score: number }[];
@@ -203,14 +209,11 @@ function synthesizeNow(inp: SynthInput): SynthResult {
     dynamics: diff?.dynamics,
   });
   warnings.push(...chain.warnings);
-  for (const id of chain.steps.keys()) {
-    const x = all.find((y) => y.id === id);
-    for (const p of x?.body?.params ?? [])
-      if (p.fileName !== undefined && p.value === undefined)
-        warnings.push(
-          `file part '${p.name}' (${p.fileName}) of ${x!.method} ${x!.url} is binary and not in the recording: the connector sends the other parts only; add the file by hand`,
-        );
-  }
+  // Files the recording uploaded: the caller's own, named by an argument of format file-id.
+  const fileArgs = fileArgsOf(
+    [...chain.steps.keys()].flatMap((id) => all.filter((y) => y.id === id)),
+    new Set(given.map((a) => a.name)),
+  );
   // A request whose body is not in the recording would be replayed empty: say so instead.
   const bodiless = [...chain.steps.keys()].map((id) => all.find((x) => x.id === id)).filter((x) => x?.body?.missing);
   if (bodiless.length) {
@@ -342,6 +345,7 @@ function synthesizeNow(inp: SynthInput): SynthResult {
       baseOrigin: origin,
       extract,
       readBack: chain.readBacks.get(id),
+      files: new Map(fileArgs.filter((f) => f.exchange === id).map((f) => [f.pos, f.name])),
       note: reasons.join('; '),
       provenance: {
         ...provenanceBase,
@@ -604,6 +608,15 @@ function synthesizeNow(inp: SynthInput): SynthResult {
           };
     input_schema.required.push(a.name);
   }
+  const planText = JSON.stringify(definition);
+  const recordedFiles: SynthResult['recorded_files'] = {};
+  for (const f of fileArgs) {
+    if (!planText.includes(`{{args.${f.name}}}`)) continue;
+    input_schema.properties[f.name] = fileArgSchema(f);
+    input_schema.required.push(f.name);
+    if (f.value !== undefined)
+      recordedFiles[f.name] = { name: f.fileName, contentType: f.contentType ?? 'application/octet-stream', data: Buffer.from(f.value) };
+  }
   const computed = chain.problems.map((p) => ({
     exchange: p.exchange,
     message: p.message + (browserUnavailable ? `; no browser connector either: ${browserUnavailable}` : ''),
@@ -620,6 +633,7 @@ function synthesizeNow(inp: SynthInput): SynthResult {
     input_schema,
     output_schema: outputSchema,
     required_secrets: usedSlots,
+    recorded_files: {},
     report: {
       targets: samples.map((s) => ({
         id: s.id,
@@ -651,6 +665,8 @@ function synthesizeNow(inp: SynthInput): SynthResult {
       problems.map((p) => ({ stage: 'emit', message: `internal: emitted definition invalid at ${p.loc.join('.')}: ${p.msg}` })),
     );
   assertSchemas(result);
+  // (Set last: the recorded bytes are no text of the connector, for the checks above to read.)
+  result.recorded_files = recordedFiles;
   return result;
 }
 

@@ -39,6 +39,8 @@ interface InFlight {
   resp?: any;
   extraResp?: Record<string, string>;
   postBody?: Buffer;
+  /** The request body asked of Chromium (Network.getRequestPostData), not answered yet. */
+  postFetch?: Promise<void>;
   finishedAt?: number;
 }
 
@@ -166,12 +168,13 @@ export class NetworkRecorder {
     } else if (typeof e.request.postData === 'string') {
       f.postBody = Buffer.from(e.request.postData, 'utf8');
     } else if (e.request.hasPostData) {
-      this.track(
-        this.cdp
-          .send('Network.getRequestPostData', { requestId: e.requestId })
-          .then((r: any) => (f.postBody = Buffer.from(r.postData, 'utf8')))
-          .catch(() => {}),
-      );
+      // (A form that carries a file: Chromium gives its parts on request — the file's content
+      // left empty — and the answer may come after the redirect that ends this hop: write() waits.)
+      f.postFetch = this.cdp
+        .send('Network.getRequestPostData', { requestId: e.requestId })
+        .then((r: any) => void (f.postBody = Buffer.from(r.postData, 'utf8')))
+        .catch(() => {});
+      this.track(f.postFetch);
     }
   }
 
@@ -214,6 +217,22 @@ export class NetworkRecorder {
   private write(f: InFlight, o: { finishedAt?: number; body?: Buffer | null; error?: string }) {
     const exReq = this.extraReq.get(f.requestId)?.shift();
     const exResp = f.resp ? this.extraResp.get(f.requestId)?.shift() : undefined;
+    // The request body is still being fetched: the entry is written once it is here (the raw
+    // headers are taken now, in hop order; the HAR is sorted by start time and id).
+    const fetching = f.postFetch;
+    if (fetching) {
+      f.postFetch = undefined;
+      return this.track(fetching.then(() => this.writeEntry(f, o, exReq, exResp)));
+    }
+    this.writeEntry(f, o, exReq, exResp);
+  }
+
+  private writeEntry(
+    f: InFlight,
+    o: { finishedAt?: number; body?: Buffer | null; error?: string },
+    exReq: Record<string, string> | undefined,
+    exResp: Record<string, string> | undefined,
+  ) {
     const reqHeaders = headersToHar(exReq ?? f.req.headers);
     const url = f.req.url + (f.req.urlFragment ?? '');
     const resp = f.resp;

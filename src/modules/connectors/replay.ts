@@ -256,7 +256,7 @@ export async function validateByReplay(
     if (!f)
       return {
         replayed: false,
-        reason: `not replayed: the recording does not hold the bytes of the file it uploaded as '${k}' (binary content is not recorded)`,
+        reason: `not replayed: the recording does not hold the bytes of the file it uploaded as '${k}' (a browser's recording keeps a form's parts, not a file's content); run it with a file of yours to check it`,
         warnings: [],
         ms: 0,
       };

@@ -214,6 +214,7 @@ export class SynthesisService {
           resultHints: flatValues(hints.result),
           allowEmpty: hints.allow_empty_result === true,
           recordedData: plan.report.recorded_data,
+          files: plan.recorded_files,
         });
       try {
         validation = { ...(await replay(r)) };

@@ -1,0 +1,216 @@
+// A flow that uploads a file, recorded in Chromium on a small document library (a per-render
+// token, a multipart form with a title and a file): the connector takes the file as an argument
+// of format file-id — the caller's own upload — and sends its bytes, name and type. The
+// validation replay sends the recording's own file when the recording holds its bytes (a text
+// file); a binary one's are not recorded, and the plan is published unreplayed, saying why.
+import crypto from 'node:crypto';
+import fs from 'node:fs';
+import path from 'node:path';
+import http from 'node:http';
+import type { AddressInfo } from 'node:net';
+import type { Browser } from 'playwright-core';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { openChromium } from '../src/browser/chromium.js';
+import { parseMultipart } from '../src/browser/recording/har-parts.js';
+import { SessionRecorder } from '../src/browser/recording/recorder.js';
+import { backends, startHarness, type Harness } from './helpers/harness.js';
+import { run } from './helpers/runs.js';
+import { synthesizeFrom } from './helpers/synth.js';
+
+interface Doc {
+  id: number;
+  title: string;
+  filename: string;
+  type: string;
+  size: number;
+  sha256: string;
+}
+
+const sha = (b: Buffer) => crypto.createHash('sha256').update(b).digest('hex');
+const esc = (s: string) => s.replace(/[&<>"]/g, (c) => `&#${c.charCodeAt(0)};`);
+
+function librarySite() {
+  const docs: Doc[] = [
+    { id: 1, title: 'Orchard plan', filename: 'plan.txt', type: 'text/plain', size: 5, sha256: sha(Buffer.from('plans')) },
+  ];
+  const tokens = new Set<string>();
+  const page = (res: http.ServerResponse, title: string, body: string) => {
+    res.setHeader('content-type', 'text/html; charset=utf-8');
+    res.end(`<!doctype html><html><head><title>${title}</title></head><body><main>${body}</main></body></html>`);
+  };
+  const details = (res: http.ServerResponse, d: Doc) =>
+    page(
+      res,
+      d.title,
+      `<h1>${esc(d.title)}</h1><dl><dt>File name</dt><dd>${esc(d.filename)}</dd><dt>Type</dt><dd>${esc(d.type)}</dd><dt>Size</dt><dd>${d.size}</dd><dt>SHA-256</dt><dd>${d.sha256}</dd></dl>`,
+    );
+  const server = http.createServer(async (req, res) => {
+    const url = new URL(req.url ?? '/', 'http://x');
+    const one = /^\/docs\/(\d+)$/.exec(url.pathname);
+    if (one) {
+      const d = docs.find((x) => x.id === Number(one[1]));
+      if (!d) return void res.writeHead(404).end();
+      return details(res, d);
+    }
+    if (url.pathname !== '/docs') return void res.writeHead(404).end();
+    if (req.method === 'GET') {
+      const t = crypto.randomUUID();
+      tokens.add(t);
+      return page(
+        res,
+        'Documents',
+        `<h1>Documents</h1><ul>${docs.map((d) => `<li><a href="/docs/${d.id}">${esc(d.title)}</a></li>`).join('')}</ul><form method="post" action="/docs" enctype="multipart/form-data"><input type="hidden" name="token" value="${t}"><label>Title <input name="title"></label><label>File <input type="file" name="document"></label><button>Upload</button></form>`,
+      );
+    }
+    const chunks: Buffer[] = [];
+    for await (const c of req) chunks.push(c as Buffer);
+    const body = Buffer.concat(chunks);
+    const boundary = /boundary=([^;]+)/.exec(req.headers['content-type'] ?? '')?.[1] ?? '';
+    const parts = parseMultipart(body, boundary, 1 << 24);
+    const field = (n: string) => parts.find((p) => p.name === n);
+    if (!tokens.delete(field('token')?.value ?? '')) return void res.writeHead(403).end('bad token');
+    const file = field('document');
+    const title = field('title')?.value ?? '';
+    if (!file?.fileName || !title) return void res.writeHead(400).end('a title and a file, please');
+    const d: Doc = {
+      id: docs.length + 1,
+      title,
+      filename: file.fileName,
+      type: file.contentType ?? '',
+      size: file._size ?? 0,
+      sha256: (file._sha256 ?? '').replace(/^sha256:/, ''),
+    };
+    docs.push(d);
+    // (The new document's page, answered at once: a 303 to it would race the recorder, which asks
+    // Chromium for the form's parts after the request left — see docs/synthesis.md.)
+    return details(res, d);
+  });
+  return {
+    docs,
+    start: () =>
+      new Promise<string>((r) => server.listen(0, '127.0.0.1', () => r(`http://127.0.0.1:${(server.address() as AddressInfo).port}`))),
+    close: () => new Promise((r) => server.close(r)),
+  };
+}
+
+async function upload(h: Harness, name: string, data: Buffer, contentType: string): Promise<string> {
+  const init = await h.api('POST', '/v1beta/files', { name, size_bytes: data.length, content_type: contentType });
+  expect(init.status, init.text).toBe(200);
+  await fetch(init.json.upload_url, { method: 'PUT', headers: init.json.upload_headers, body: new Uint8Array(data) });
+  expect((await h.api('POST', `/v1beta/files/${init.json.file_id}/complete`)).status).toBe(200);
+  return init.json.file_id;
+}
+
+describe.each(await backends())('a flow that uploads a file (%s)', (backend) => {
+  let h: Harness;
+  let browser: Browser;
+  const site = librarySite();
+  let base: string;
+  // Recorded as a capture session records (the service's own recorder, over CDP): Chromium hands
+  // it the form's parts but not a file's content. (Playwright's recordHar keeps no body at all.)
+  const recordUpload = async (name: string, file: { name: string; mimeType: string; buffer: Buffer }, title: string) => {
+    const spoolDir = fs.mkdtempSync(path.join(h.dataDir, `${name}-`));
+    const recorder = new SessionRecorder({
+      sessionId: name,
+      spoolDir,
+      maxBodyBytes: 1 << 20,
+      browserVersion: browser.version(),
+      extension: {} as never,
+    });
+    const ctx = await browser.newContext();
+    recorder.watchContext(ctx);
+    try {
+      const page = await ctx.newPage();
+      await recorder.attachPage(page, null);
+      await page.goto(`${base}/docs`);
+      await page.fill('input[name=title]', title);
+      await page.setInputFiles('input[name=document]', file);
+      await Promise.all([page.waitForLoadState('load'), page.click('button')]);
+      await page.getByText('SHA-256').waitFor();
+      await page.waitForLoadState('networkidle');
+      await recorder.stop();
+      const har = JSON.stringify(await recorder.finalize('test'));
+      if (process.env.ACCEPTANCE_HAR_DIR) fs.writeFileSync(path.join(process.env.ACCEPTANCE_HAR_DIR, `${name}.har`), har);
+      return har;
+    } finally {
+      await ctx.close();
+    }
+  };
+  beforeAll(async () => {
+    base = await site.start();
+    h = await startHarness(backend);
+    browser = await openChromium();
+  }, 60_000);
+  afterAll(async () => {
+    await browser?.close();
+    await h?.close();
+    await site.close();
+  });
+
+  it("takes the caller's file as an argument, validated by replaying the recorded one (a HAR that keeps it)", async () => {
+    const notes = Buffer.from('Pruning notes: cut back the pear trees in late winter.\n');
+    const recorded = await recordUpload('upload-text', { name: 'pruning.txt', mimeType: 'text/plain', buffer: notes }, 'Pruning notes');
+    // As a recording proxy keeps it (mitmproxy, Charles, a DevTools export of a text file): the
+    // file's content in the part, where the browser's own recording left it empty.
+    const har = JSON.parse(recorded);
+    const post = har.log.entries.find((e: any) => e.request.method === 'POST').request.postData;
+    post.text = post.text.replace(/(filename="pruning\.txt"\r\nContent-Type: text\/plain\r\n\r\n)/i, `$1${notes}`);
+    post.params = post.params.map((p: any) => (p.fileName ? { ...p, value: String(notes) } : p));
+    const before = site.docs.length;
+    const r = await synthesizeFrom(h, JSON.stringify(har), {
+      purpose: 'upload a document with a title to the library',
+      hints: { allow_side_effects: true, arguments: { title: 'Pruning notes' } },
+    });
+    expect(r.status, r.text).toBe(200);
+    const c = (await h.api('GET', `/v1beta/connectors/${r.json.id}`)).json;
+    expect(c.input_schema.properties.document).toMatchObject({ type: 'string', format: 'file-id' });
+    expect(c.input_schema.required).toEqual(expect.arrayContaining(['document', 'title']));
+    const def = (await h.api('GET', `/v1beta/connectors/${r.json.id}/definition`)).json.definition;
+    // The recorded file's content is no part of the connector.
+    expect(JSON.stringify(def)).not.toContain('Pruning notes: cut back');
+    expect(def.meta.validation).toMatchObject({ replayed: true });
+    // The replay uploaded the recorded bytes under a fresh title.
+    expect(site.docs.length).toBe(before + 1);
+    expect(site.docs.at(-1)).toMatchObject({ filename: 'pruning.txt', sha256: sha(notes) });
+
+    // Run with ANOTHER file, binary this time, and another title.
+    const png = Buffer.concat([Buffer.from([0x89, 0x50, 0x4e, 0x47, 0x0d, 0x0a, 0x1a, 0x0a, 0, 0, 0, 0]), crypto.randomBytes(4096)]);
+    const fileId = await upload(h, 'pear-tree.png', png, 'image/png');
+    const out = await run(h, { connector_id: r.json.id, arguments: { title: 'Pear tree photo', document: fileId } });
+    expect(out.status, JSON.stringify(out.error)).toBe('success');
+    const made = site.docs.at(-1)!;
+    expect(made).toMatchObject({
+      title: 'Pear tree photo',
+      filename: 'pear-tree.png',
+      type: 'image/png',
+      size: png.length,
+      sha256: sha(png),
+    });
+    // The result is the page the upload led to: the new document's details.
+    expect(JSON.stringify(out.result)).toContain(sha(png));
+  }, 120_000);
+
+  it("publishes unreplayed an upload recorded in the browser (the file's content is not recorded), and it runs with a file", async () => {
+    const bin = Buffer.concat([Buffer.from([0, 0xff, 0xfe, 0x80]), crypto.randomBytes(2048)]);
+    const har = await recordUpload(
+      'upload-binary',
+      { name: 'scan.bin', mimeType: 'application/octet-stream', buffer: bin },
+      'Scanned invoice',
+    );
+    const r = await synthesizeFrom(h, har, {
+      purpose: 'upload a document',
+      hints: { allow_side_effects: true, arguments: { title: 'Scanned invoice' } },
+    });
+    expect(r.status, r.text).toBe(200);
+    const def = (await h.api('GET', `/v1beta/connectors/${r.json.id}/definition`)).json.definition;
+    expect(def.meta.validation.replayed).toBe(false);
+    expect(def.meta.validation.reason).toContain('does not hold the bytes of the file');
+    const doc = Buffer.from('%PDF-1.4\n%\xe2\xe3\xcf\xd3\n', 'latin1');
+    const out = await run(h, {
+      connector_id: r.json.id,
+      arguments: { title: 'Invoice 2026-11', document: await upload(h, 'invoice.pdf', doc, 'application/pdf') },
+    });
+    expect(out.status, JSON.stringify(out.error)).toBe('success');
+    expect(site.docs.at(-1)).toMatchObject({ title: 'Invoice 2026-11', filename: 'invoice.pdf', sha256: sha(doc) });
+  }, 120_000);
+});
