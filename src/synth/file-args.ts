@@ -49,7 +49,7 @@ export function fileArgsOf(steps: Exchange[], taken: ReadonlySet<string>): FileA
         part: p.name,
         fileName: p.fileName,
         ...(p.contentType ? { contentType: p.contentType } : {}),
-        ...(p.value ? { size: Buffer.byteLength(p.value) } : {}),
+        ...(p.value ? { size: Buffer.byteLength(p.value) } : p._size ? { size: p._size } : {}),
         // (A browser's own recording holds the form's parts but not the file's content: an empty
         // part is a file whose bytes were not recorded. A text file's recorded bytes are kept.)
         ...(p.value ? { value: p.value } : {}),

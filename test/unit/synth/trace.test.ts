@@ -251,7 +251,17 @@ describe('arguments and results', () => {
       _sha256: '',
     };
     const mr = synthesize({ recording: m, hints: { arguments: { title: 'Q3 "report"' } } });
-    expect((mr.definition as HttpDefinition).steps[0].body).toEqual({ multipart: [{ name: 'title', value: '{{args.title}}' }] });
+    // The uploaded file (its bytes not recorded) is the caller's: an argument of format file-id.
+    expect((mr.definition as HttpDefinition).steps[0].body).toEqual({
+      multipart: [
+        { name: 'title', value: '{{args.title}}' },
+        { name: 'file', file: '{{args.file}}' },
+      ],
+    });
+    expect(mr.input_schema.properties.file).toMatchObject({ type: 'string', format: 'file-id' });
+    expect(mr.input_schema.properties.file.description).toContain('"a.pdf", application/pdf');
+    expect(mr.input_schema.required).toEqual(['title', 'file']);
+    expect(mr.recorded_files).toEqual({});
   });
 });
 
