@@ -74,6 +74,7 @@ export interface Config {
   captureTimeoutAction: 'abandon' | 'complete';
   captureProxyUrl: string | null;
   captureMaxBodyBytes: number;
+  captureFileMaxBytes: number;
   /** Capture sessions' lease: renewed by the process holding the browser; when it runs out the session fails. */
   captureLeaseS: number;
   /** Where other processes reach this one (forwarded capture-session actions); default derived from HOST and PORT. */
@@ -484,6 +485,15 @@ export const CONFIG_TABLE: Entry[] = [
     min: 1024,
     max: 100 * 1024 * 1024,
     doc: 'Largest request/response body text kept per entry in a recording (larger: truncated, with size and sha256).',
+  },
+  {
+    env: 'CAPTURE_FILE_MAX_BYTES',
+    key: 'captureFileMaxBytes',
+    kind: 'int',
+    def: 20 * 1024 * 1024,
+    min: 0,
+    max: 1024 * 1024 * 1024,
+    doc: "Total bytes of the files a person may give one file chooser of a capture session's page through the live view.",
   },
   {
     env: 'CAPTURE_LEASE_S',

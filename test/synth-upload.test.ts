@@ -14,6 +14,7 @@ import { openChromium } from '../src/browser/chromium.js';
 import { parseMultipart } from '../src/browser/recording/har-parts.js';
 import { SessionRecorder } from '../src/browser/recording/recorder.js';
 import { backends, startHarness, type Harness } from './helpers/harness.js';
+import { wsDriver } from './helpers/live-view.js';
 import { run } from './helpers/runs.js';
 import { synthesizeFrom } from './helpers/synth.js';
 
@@ -212,5 +213,66 @@ describe.each(await backends())('a flow that uploads a file (%s)', (backend) => 
     });
     expect(out.status, JSON.stringify(out.error)).toBe('success');
     expect(site.docs.at(-1)).toMatchObject({ title: 'Invoice 2026-11', filename: 'invoice.pdf', sha256: sha(doc) });
+  }, 120_000);
+  it("records a file chosen through a capture session's live view, and validates with its bytes", async () => {
+    const ref = await (await browser.newContext({ viewport: { width: 1280, height: 800 } })).newPage();
+    try {
+      await ref.goto(`${base}/docs`);
+      const s = (await h.api('POST', '/v1beta/capture_sessions', { start_url: `${base}/docs` })).json;
+      const d = await wsDriver(s.iframe_url, ref);
+      await expect.poll(d.url, { timeout: 15_000 }).toContain('/docs');
+      const msgs: any[] = [];
+      d.ws.on('message', (m, bin) => !bin && msgs.push(JSON.parse(String(m))));
+      const send = (m: object) => d.ws.send(JSON.stringify(m));
+      // The page's file input opens a chooser: the live view asks the person for a file.
+      await d.click('input[name=document]');
+      await expect.poll(() => msgs.find((m) => m.t === 'filechooser'), { timeout: 10_000 }).toMatchObject({ multiple: false });
+      // Refused: more bytes than announced (the chooser stays open).
+      send({ t: 'file_begin', name: 'x.bin', type: 'application/octet-stream', size: 2 });
+      send({ t: 'file_chunk', data: Buffer.from('abc').toString('base64') });
+      await expect.poll(() => msgs.find((m) => m.t === 'filechooser_refused')?.reason).toContain('more bytes');
+      // A binary file, in chunks, its name with a path the page must not see.
+      const scan = Buffer.concat([Buffer.from([0x25, 0x50, 0x44, 0x46, 0, 0xff]), crypto.randomBytes(90_000)]);
+      send({ t: 'file_begin', name: '../../etc/invoice.pdf', type: 'application/pdf', size: scan.length });
+      for (let i = 0; i < scan.length; i += 36_864) send({ t: 'file_chunk', data: scan.subarray(i, i + 36_864).toString('base64') });
+      send({ t: 'file_end', done: true });
+      await expect.poll(() => msgs.find((m) => m.t === 'filechooser_done')).toMatchObject({ files: 1 });
+      await d.click('input[name=title]');
+      d.text('Scanned invoice');
+      await new Promise((r) => setTimeout(r, 300));
+      await d.click('button');
+      await expect.poll(d.url, { timeout: 10_000 }).toMatch(/\/docs$/);
+      await expect.poll(() => site.docs.at(-1)?.title).toBe('Scanned invoice');
+      expect(site.docs.at(-1)).toMatchObject({ filename: 'invoice.pdf', type: 'application/pdf', sha256: sha(scan) });
+      expect((await h.api('POST', `/v1beta/capture_sessions/${s.id}/complete`)).status).toBe(202);
+      await expect
+        .poll(async () => (await h.api('GET', `/v1beta/capture_sessions/${s.id}`)).json.state, { timeout: 15_000 })
+        .toBe('completed');
+      const rec = (await h.api('GET', `/v1beta/capture_sessions/${s.id}/recording`)).json;
+      const chosen = rec.log._capture.actions.find((a: any) => a.type === 'upload');
+      expect(chosen.files).toEqual([
+        { name: 'invoice.pdf', content_type: 'application/pdf', size: scan.length, sha256: sha(scan), data: scan.toString('base64') },
+      ]);
+
+      const before = site.docs.length;
+      const c = await h.api('POST', '/v1beta/connectors', {
+        display_name: 'upload',
+        purpose: 'upload a document',
+        capture_session_id: s.id,
+        hints: { allow_side_effects: true },
+      });
+      expect(c.status, c.text).toBe(200);
+      expect(c.json.input_schema.properties.document).toMatchObject({ format: 'file-id' });
+      // (The title typed in the live view is an argument too, from the action log.)
+      expect(c.json.input_schema.required).toEqual(expect.arrayContaining(['title', 'document']));
+      const def = (await h.api('GET', `/v1beta/connectors/${c.json.id}/definition`)).json.definition;
+      // Validated by sending the chosen file's own bytes (a fresh title).
+      expect(def.meta.validation).toMatchObject({ replayed: true });
+      expect(site.docs.length).toBe(before + 1);
+      expect(site.docs.at(-1)).toMatchObject({ filename: 'invoice.pdf', sha256: sha(scan) });
+      expect(JSON.stringify(def)).not.toContain(scan.toString('base64').slice(0, 40));
+    } finally {
+      await ref.context().close();
+    }
   }, 120_000);
 });

@@ -1,5 +1,6 @@
 // The running part of one capture session: its leased browser context, recorder and live view,
 // wired together. The service owns the rules and the database; this owns the browser side.
+import crypto from 'node:crypto';
 import type { BrowserContext, Page, Route } from 'playwright-core';
 import type { BrowserPool, Slot } from './pool.js';
 import { LiveView } from './live-view.js';
@@ -22,6 +23,8 @@ export interface RuntimeOptions {
   startUrl: string | null;
   spoolDir: string;
   maxBodyBytes: number;
+  /** Total bytes of the files one file chooser may get from the live view. */
+  maxUploadBytes?: number;
   viewport: { width: number; height: number };
   onCrash: () => void;
   onActivity?: () => void;
@@ -89,6 +92,20 @@ export class CaptureRuntime {
             list_selector: f.list ? red(f.list.css) : null,
           };
         },
+        maxUploadBytes: o.maxUploadBytes,
+        // The files the person chose, content included up to the body limit: the request that
+        // sends them is recorded without it (Chromium hands out a form's parts, not its files).
+        onFiles: (page, files) =>
+          void recorder.action(page, {
+            type: 'upload',
+            files: files.map((f) => ({
+              name: f.name,
+              content_type: f.type,
+              size: f.data.length,
+              sha256: crypto.createHash('sha256').update(f.data).digest('hex'),
+              ...(f.data.length <= o.maxBodyBytes ? { data: f.data.toString('base64') } : {}),
+            })),
+          }),
         refuse: (url) =>
           slot.guard.checkNavigation(url).then(
             () => null,

@@ -23,6 +23,8 @@ html,body{margin:0;height:100%;overflow:hidden;font:13px system-ui,sans-serif;ba
 #hl{border:2px solid #e8710a;background:rgba(232,113,10,.12)}#hlrec{border:2px dashed #1a73e8}
 #picks{color:#555}body.view #back,body.view #fwd,body.view #reload,body.view #pick{display:none}
 body.view #img{object-fit:contain}
+#chooser{position:absolute;top:37px;left:0;right:0;z-index:2;display:none;gap:8px;align-items:center;padding:6px 8px;background:#fff8c5;border-bottom:1px solid #d4a72c}
+#chooser.open{display:flex}#chooser span{flex:1}body.view #chooser{display:none}
 </style></head>
 <body class="${opts.readOnly ? 'view' : 'control'}">
 <div id="bar">
@@ -34,6 +36,7 @@ body.view #img{object-fit:contain}
 <span id="picks"></span>
 <span id="state">connecting</span>
 </div>
+<div id="chooser" role="dialog" aria-label="The page asks for a file"><span id="chooser-text">The page asks for a file.</span><input id="chooser-input" type="file" hidden><button id="chooser-pick">Choose file&#8230;</button><button id="chooser-cancel">Cancel</button></div>
 <div id="screen" tabindex="0" aria-label="Remote browser"><img id="img" alt=""${inline}><div id="hlrec" class="hl"></div><div id="hl" class="hl"></div></div>
 <script>
 (() => {
@@ -113,12 +116,39 @@ body.view #img{object-fit:contain}
     img.onload = () => done(true); img.onerror = () => done(false);
     img.src = u;
   };
+  // The page's file chooser (a headless page has no dialog): the person's files go over the socket
+  // in chunks of 36 KB (48 KB as base64: under the socket's message limit), then file_end done.
+  const chooser = $('chooser'), chooserInput = $('chooser-input');
+  const showChooser = (c) => {
+    chooser.classList.toggle('open', !!c);
+    if (!c) return;
+    $('chooser-text').textContent = 'The page asks for ' + (c.multiple ? 'files' : 'a file') + (c.accept ? ' (' + c.accept + ')' : '') + '.';
+    chooserInput.multiple = !!c.multiple;
+    if (c.accept) chooserInput.accept = c.accept; else chooserInput.removeAttribute('accept');
+  };
+  const b64 = (bytes) => { let s = ''; for (let i = 0; i < bytes.length; i += 8192) s += String.fromCharCode.apply(null, bytes.subarray(i, i + 8192)); return btoa(s); };
+  const sendFiles = async (files) => {
+    $('chooser-text').textContent = 'Sending ' + files.length + ' file(s)…';
+    for (let k = 0; k < files.length; k++) {
+      const f = files[k], bytes = new Uint8Array(await f.arrayBuffer());
+      send({ t: 'file_begin', name: f.name, type: f.type || 'application/octet-stream', size: bytes.length });
+      for (let i = 0; i < bytes.length; i += 36864) send({ t: 'file_chunk', data: b64(bytes.subarray(i, i + 36864)) });
+      send({ t: 'file_end', done: k === files.length - 1 });
+    }
+  };
+  $('chooser-pick').onclick = () => chooserInput.click();
+  chooserInput.onchange = () => { const files = [...chooserInput.files]; chooserInput.value = ''; if (files.length) sendFiles(files); };
+  $('chooser-cancel').onclick = () => { send({ t: 'file_cancel' }); showChooser(null); };
+  window.__live.sendFiles = sendFiles;
   const onMessage = (ev) => {
     if (typeof ev.data !== 'string') return showFrame(ev.data);
     const m = JSON.parse(ev.data);
     if (m.viewport) vp = m.viewport;
     if (m.t === 'url' || m.t === 'hello') { if (document.activeElement !== url) url.value = m.url || ''; if (m.title) document.title = m.title; if (state.textContent === 'blocked') setState('live'); }
-    if (m.t === 'hello') { setPicking(!!m.pick); post('ready', { mode: m.mode, url: m.url || '' }); }
+    if (m.t === 'hello') { setPicking(!!m.pick); post('ready', { mode: m.mode, url: m.url || '' }); showChooser(m.filechooser); }
+    if (m.t === 'filechooser') showChooser(m);
+    if (m.t === 'filechooser_done') showChooser(null);
+    if (m.t === 'filechooser_refused') $('chooser-text').textContent = 'Not sent: ' + m.reason + '. Choose again.';
     if (m.t === 'url') post('navigated', { url: m.url || '', title: m.title || '' });
     if (m.t === 'denied') setState('blocked', m.detail || '');
     if (m.t === 'ended') ended(m.state);

@@ -6,6 +6,7 @@
 // frames only when pixels change. Protocol and figures: docs/live-view.md.
 import type { CDPSession, Page } from 'playwright-core';
 import type { WebSocket } from 'ws';
+import { type ChosenFile, FileChooserRelay } from './live-view-files.js';
 
 export interface LiveViewHooks {
   /** Any viewer input (idle timeout bookkeeping). */
@@ -18,6 +19,10 @@ export interface LiveViewHooks {
   refuse?(url: string): Promise<string | null>;
   /** Pick mode: records what the page's pick script found; returns what viewers may be told (redacted). */
   onPick?(page: Page, pick: PickFound): PickedMessage | null;
+  /** Files a viewer chose for the page's file chooser, set on it (for the action log). */
+  onFiles?(page: Page, files: ChosenFile[]): void;
+  /** Total bytes of the files one file chooser may get (default 20 MiB). */
+  maxUploadBytes?: number;
 }
 
 /** What the in-page `__csPick` returns for a pick (see action-script.ts). */
@@ -113,6 +118,9 @@ export class LiveView {
   framesSent = 0;
   bytesSent = 0;
 
+  /** The pages' file choosers, answered from the viewers (live-view-files.ts). */
+  private readonly files: FileChooserRelay;
+
   constructor(
     first: Page,
     private viewport: { width: number; height: number },
@@ -120,6 +128,11 @@ export class LiveView {
     private readonly quality = 70,
   ) {
     this.shown = first;
+    this.files = new FileChooserRelay({
+      maxBytes: hooks.maxUploadBytes ?? 20 * 1024 * 1024,
+      send: (m) => this.send(m),
+      chosen: (page, files) => hooks.onFiles?.(page, files),
+    });
     this.track(first);
   }
 
@@ -138,6 +151,8 @@ export class LiveView {
 
   private track(p: Page) {
     this.pages.push(p);
+    // (Listening makes Playwright take the page's file dialogs: a headless page has none to show.)
+    p.on('filechooser', (fc) => this.files.offer(p, fc));
     p.on('framenavigated', (f) => {
       if (p === this.shown && f === p.mainFrame()) this.broadcastUrl();
     });
@@ -205,6 +220,7 @@ export class LiveView {
       tabs: this.pages.length,
       mode: opts.readOnly ? 'view' : 'control',
       pick: this.picking,
+      filechooser: this.files.pending(),
     });
     if (this.lastFrame) this.deliver(ws, state, this.lastFrame);
     if (!this.casting) void this.startCast();
@@ -376,6 +392,7 @@ export class LiveView {
     }
     if (!m || typeof m.t !== 'string') return;
     this.hooks.onInput();
+    if (this.files.receive(m)) return;
     if (this.picking && m.t === 'mouse' && m.type === 'move') {
       const queued = this.hoverAt !== null;
       this.hoverAt = m;

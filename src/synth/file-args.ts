@@ -14,8 +14,16 @@ export interface FileArg {
   fileName: string;
   contentType?: string;
   size?: number;
-  /** The recorded content (text files only). */
-  value?: string;
+  /** The recorded content: the part's own (a HAR that keeps it), or the file chosen in the live view. */
+  data?: Buffer;
+}
+
+/** A file the person chose through a capture session's live view (the recording's `upload` actions). */
+export interface ChosenUpload {
+  name: string;
+  content_type: string;
+  size: number;
+  data?: string;
 }
 
 /** A field name as an argument name: `files[]` → files, `async-upload` → async_upload. */
@@ -28,8 +36,11 @@ function argName(part: string): string {
   return /^[a-z]/.test(n) ? n : `file${n ? `_${n}` : ''}`;
 }
 
-/** One argument per uploaded file part of these requests (in order), named apart from `taken`. */
-export function fileArgsOf(steps: Exchange[], taken: ReadonlySet<string>): FileArg[] {
+/**
+ * One argument per uploaded file part of these requests (in order), named apart from `taken`. A
+ * part whose content the recording lacks takes it from the file of its name chosen in the live view.
+ */
+export function fileArgsOf(steps: Exchange[], taken: ReadonlySet<string>, chosen: readonly ChosenUpload[] = []): FileArg[] {
   const used = new Set(taken);
   const out: FileArg[] = [];
   for (const x of steps) {
@@ -42,17 +53,21 @@ export function fileArgsOf(steps: Exchange[], taken: ReadonlySet<string>): FileA
       if (used.has(name)) name = `${name}_file`;
       for (let i = 2; used.has(name); i++) name = `${name.replace(/_\d+$/, '')}_${i}`;
       used.add(name);
+      // (A browser's own recording holds the form's parts but not the file's content: an empty
+      // part is a file whose bytes were not recorded. A text file's recorded bytes are kept.)
+      const pick = p.value ? undefined : [...chosen].reverse().find((c) => c.name === p.fileName && c.data !== undefined);
+      const data = p.value ? Buffer.from(p.value) : pick ? Buffer.from(pick.data!, 'base64') : undefined;
+      const contentType = p.contentType ?? pick?.content_type;
+      const size = data?.length ?? (p._size || undefined);
       out.push({
         name,
         exchange: x.id,
         pos,
         part: p.name,
         fileName: p.fileName,
-        ...(p.contentType ? { contentType: p.contentType } : {}),
-        ...(p.value ? { size: Buffer.byteLength(p.value) } : p._size ? { size: p._size } : {}),
-        // (A browser's own recording holds the form's parts but not the file's content: an empty
-        // part is a file whose bytes were not recorded. A text file's recorded bytes are kept.)
-        ...(p.value ? { value: p.value } : {}),
+        ...(contentType ? { contentType } : {}),
+        ...(size !== undefined ? { size } : {}),
+        ...(data ? { data } : {}),
       });
     });
   }

@@ -213,6 +213,7 @@ function synthesizeNow(inp: SynthInput): SynthResult {
   const fileArgs = fileArgsOf(
     [...chain.steps.keys()].flatMap((id) => all.filter((y) => y.id === id)),
     new Set(given.map((a) => a.name)),
+    rec.actions.flatMap((a) => (a.type === 'upload' ? a.files : [])),
   );
   // A request whose body is not in the recording would be replayed empty: say so instead.
   const bodiless = [...chain.steps.keys()].map((id) => all.find((x) => x.id === id)).filter((x) => x?.body?.missing);
@@ -614,8 +615,7 @@ function synthesizeNow(inp: SynthInput): SynthResult {
     if (!planText.includes(`{{args.${f.name}}}`)) continue;
     input_schema.properties[f.name] = fileArgSchema(f);
     input_schema.required.push(f.name);
-    if (f.value !== undefined)
-      recordedFiles[f.name] = { name: f.fileName, contentType: f.contentType ?? 'application/octet-stream', data: Buffer.from(f.value) };
+    if (f.data) recordedFiles[f.name] = { name: f.fileName, contentType: f.contentType ?? 'application/octet-stream', data: f.data };
   }
   const computed = chain.problems.map((p) => ({
     exchange: p.exchange,

@@ -73,7 +73,8 @@ export type ActionType =
   | 'key' // a non-text key that usually triggers something (Enter, Escape, Tab, arrows)
   | 'paste' // a secret field pasted through POST /capture_sessions/{id}/paste
   | 'tab' // a new page (popup / new tab) opened, or the live view switched pages
-  | 'pick'; // the person pointed at a result in the live view's pick mode (nothing reached the page)
+  | 'pick' // the person pointed at a result in the live view's pick mode (nothing reached the page)
+  | 'upload'; // the person chose file(s) for the page's file chooser through the live view
 
 export interface ActionBase {
   /** "a1", "a2", … unique in the recording. */
@@ -199,7 +200,19 @@ export interface PickRecord {
   values: string[];
 }
 
+/**
+ * The person answered the page's file chooser from the live view (an `<input type=file>` or a
+ * script's picker): the files the page got, with their content (base64, each up to
+ * `limits.max_body_bytes`; a larger one has its size and digest only). A browser's recording of the
+ * request that sends them holds the form's parts but not the files' content: synthesis finds it here.
+ */
+export interface UploadAction extends ActionBase {
+  type: 'upload';
+  files: { name: string; content_type: string; size: number; sha256: string; data?: string }[];
+}
+
 export type Action =
+  | UploadAction
   | PickAction
   | NavigateAction
   | ClickAction

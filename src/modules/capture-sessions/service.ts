@@ -292,6 +292,7 @@ export class CaptureSessionsService {
         startUrl,
         spoolDir: path.join(c.dataDir, 'capture', id),
         maxBodyBytes: c.captureMaxBodyBytes,
+        maxUploadBytes: c.captureFileMaxBytes,
         viewport: VIEWPORT,
         onCrash: () => void this.end(id, 'failed', 'browser crashed').catch(() => {}),
       });

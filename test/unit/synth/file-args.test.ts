@@ -23,7 +23,7 @@ describe('fileArgsOf', () => {
       ],
       new Set(['title', 'files']),
     );
-    expect(got.map((f) => [f.name, f.exchange, f.pos, f.value])).toEqual([
+    expect(got.map((f) => [f.name, f.exchange, f.pos, f.data?.toString()])).toEqual([
       ['files_file', 'e1', 1, 'hello'],
       ['files_file_2', 'e1', 2, undefined],
       // An empty part is a file whose content the browser did not record, not an empty file.
