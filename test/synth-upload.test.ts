@@ -14,7 +14,7 @@ import { openChromium } from '../src/browser/chromium.js';
 import { parseMultipart } from '../src/browser/recording/har-parts.js';
 import { SessionRecorder } from '../src/browser/recording/recorder.js';
 import { backends, startHarness, type Harness } from './helpers/harness.js';
-import { wsDriver } from './helpers/live-view.js';
+import { openLiveView, startEmbedder, wsDriver } from './helpers/live-view.js';
 import { run } from './helpers/runs.js';
 import { synthesizeFrom } from './helpers/synth.js';
 
@@ -273,6 +273,34 @@ describe.each(await backends())('a flow that uploads a file (%s)', (backend) => 
       expect(JSON.stringify(def)).not.toContain(scan.toString('base64').slice(0, 40));
     } finally {
       await ref.context().close();
+    }
+  }, 120_000);
+  it("the live view's own page asks for the file and sends the person's choice", async () => {
+    const ref = await (await browser.newContext({ viewport: { width: 1000, height: 663 } })).newPage();
+    const embedder = await startEmbedder({ width: 1000, height: 700 });
+    try {
+      const s = (await h.api('POST', '/v1beta/capture_sessions', { start_url: `${base}/docs` })).json;
+      const v = await openLiveView(browser, embedder.url, s.iframe_url);
+      await ref.setViewportSize(v.viewport);
+      await ref.goto(`${base}/docs`);
+      await expect.poll(() => v.urlBar(), { timeout: 15_000 }).toContain('/docs');
+      await v.clickLike(ref, 'input[name=document]');
+      await v.live.locator('#chooser').waitFor({ state: 'visible' });
+      expect(await v.live.locator('#chooser-text').textContent()).toBe('The page asks for a file.');
+      // The person picks a file from their own machine (a native dialog on a real screen).
+      const notes = Buffer.from(crypto.randomBytes(50_000).toString('hex'));
+      await v.live.locator('#chooser-input').setInputFiles({ name: 'notes.txt', mimeType: 'text/plain', buffer: notes });
+      await v.live.locator('#chooser').waitFor({ state: 'hidden' });
+      await v.clickLike(ref, 'input[name=title]');
+      await v.host.keyboard.type('Field notes');
+      await v.clickLike(ref, 'button');
+      await expect.poll(() => site.docs.at(-1)?.title, { timeout: 10_000 }).toBe('Field notes');
+      expect(site.docs.at(-1)).toMatchObject({ filename: 'notes.txt', size: notes.length, sha256: sha(notes) });
+      await h.api('POST', `/v1beta/capture_sessions/${s.id}/abandon`);
+      await v.host.context().close();
+    } finally {
+      await ref.context().close();
+      await embedder.close();
     }
   }, 120_000);
 });
