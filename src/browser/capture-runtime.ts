@@ -1,6 +1,5 @@
 // The running part of one capture session: its leased browser context, recorder and live view,
 // wired together. The service owns the rules and the database; this owns the browser side.
-import crypto from 'node:crypto';
 import type { BrowserContext, Page, Route } from 'playwright-core';
 import type { BrowserPool, Slot } from './pool.js';
 import { LiveView } from './live-view.js';
@@ -93,19 +92,7 @@ export class CaptureRuntime {
           };
         },
         maxUploadBytes: o.maxUploadBytes,
-        // The files the person chose, content included up to the body limit: the request that
-        // sends them is recorded without it (Chromium hands out a form's parts, not its files).
-        onFiles: (page, files) =>
-          void recorder.action(page, {
-            type: 'upload',
-            files: files.map((f) => ({
-              name: f.name,
-              content_type: f.type,
-              size: f.data.length,
-              sha256: crypto.createHash('sha256').update(f.data).digest('hex'),
-              ...(f.data.length <= o.maxBodyBytes ? { data: f.data.toString('base64') } : {}),
-            })),
-          }),
+        onFiles: (page, files) => recorder.upload(page, files),
         refuse: (url) =>
           slot.guard.checkNavigation(url).then(
             () => null,

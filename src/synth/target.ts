@@ -157,6 +157,12 @@ function littleToRead(x: Exchange): number | null {
   return text.length < 100 ? text.length : null;
 }
 
+/** The names of the files a request uploads (multipart parts with a file name). */
+function filesSent(x: Exchange): string[] {
+  if (!x.body || !/multipart\/form-data/i.test(x.body.mime)) return [];
+  return (x.body.params ?? []).flatMap((p) => (p.fileName ? [p.fileName] : []));
+}
+
 /** A page with a sign-in form: a password box (or a one-time code's) beside at most two text boxes
  * — not a user's or a device's settings form that has a password among its fields. */
 function signInPage(x: Exchange): boolean {
@@ -237,6 +243,9 @@ export function scoreTargets(xs: Exchange[], f: TargetFacts): Candidate[] {
       const little = isRead(x) && !signIn && !isNavigationRequest(x) ? littleToRead(x) : null;
       if (little !== null) add(-2, `a page fragment with little to read (${little} characters: a status a script polls)`);
       if (x.id.endsWith('~final')) reasons.push('the page a login landed on (fetched again after the login chain)');
+      // (A file the person chose is something they gave the flow, as a typed value is.)
+      const sent = filesSent(x);
+      if (sent.length) add(4, `sends the file(s) the person chose: ${sent.map((v) => JSON.stringify(v)).join(', ')}`);
       const typed = typedBy(x);
       if (typed.length)
         add(

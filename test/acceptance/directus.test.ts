@@ -7,11 +7,14 @@
 // notifications, counts), search typed into a live filter box, and items read, changed (PATCH) and
 // created (POST) as JSON.
 // Opt-in: ACCEPTANCE=1.
+import crypto from 'node:crypto';
 import type { Page } from 'playwright-core';
 import { beforeEach, describe, expect, it } from 'vitest';
 import { backends } from '../helpers/harness.js';
-import { APPS, appInstalled, DIRECTUS_ADMIN, directusApi, directusForgetViews } from '../helpers/real-apps.js';
+import { APPS, appInstalled, DIRECTUS_ADMIN, directusApi, directusForgetViews, directusToken } from '../helpers/real-apps.js';
 import { liveApp } from '../helpers/acceptance.js';
+import { run } from '../helpers/runs.js';
+import { synthesizeFrom } from '../helpers/synth.js';
 
 const ready = process.env.ACCEPTANCE === '1' && appInstalled(APPS.directus);
 const { email: EMAIL, password: PASSWORD } = DIRECTUS_ADMIN;
@@ -31,7 +34,7 @@ describe.skipIf(!ready).each(ready ? (await backends()).slice(0, 1) : ['sqlite' 
     await page.goto(`${base}/admin/login`);
     await page.fill('input[type=email]', EMAIL);
     await page.fill('input[type=password]', PASSWORD);
-    await Promise.all([page.waitForURL(/\/admin\/content/), page.click('button[type=submit]')]);
+    await Promise.all([page.waitForURL(/\/admin\/(?!login)/), page.click('button[type=submit]')]);
   }
   const answered = (page: Page, method: string, url: RegExp) =>
     page.waitForResponse((r) => r.request().method() === method && url.test(r.url()));
@@ -174,5 +177,55 @@ describe.skipIf(!ready).each(ready ? (await backends()).slice(0, 1) : ['sqlite' 
       { author: 'Basil Pruner', year: 2022, summary: 'Plums want mulch' },
     ]);
     expect(JSON.stringify(result)).toContain(title);
+  });
+  it("upload a file to the file library (chosen in the page's file chooser): run with ANOTHER file, byte for byte", async () => {
+    const scan = Buffer.concat([Buffer.from('%PDF-1.4\n%\xe2\xe3\xcf\xd3\n', 'latin1'), crypto.randomBytes(20_000)]);
+    const har = await live.recordCaptured('upload', async (page, base, choose) => {
+      await login(page, base);
+      await page.goto(`${base}/admin/files`);
+      await page.waitForSelector('text=File Library');
+      await page.locator('header [data-icon=add] >> visible=true').first().click();
+      await choose(page, () => page.locator('.v-dialog [data-icon=file_upload], [data-icon=file_upload]').first().click(), [
+        { name: 'orchard-survey.pdf', mimeType: 'application/pdf', buffer: scan },
+      ]);
+      await answered(page, 'POST', /\/files$/);
+    });
+    const before = (await api('GET', '/files?limit=-1&fields=id')).length;
+    // (The secret names the account; the file is the caller's: an argument of format file-id.)
+    const c = await synthesizeFrom(live.h, har, {
+      purpose: 'upload a file to the file library',
+      hints: { secrets: { account: live.secret }, allow_side_effects: true },
+    });
+    expect(c.status, c.text).toBe(200);
+    const fileArg = Object.entries<any>(c.json.input_schema.properties).find(([, p]) => p.format === 'file-id')?.[0];
+    expect(fileArg).toBeTruthy();
+    const def = (await live.h.api('GET', `/v1beta/connectors/${c.json.id}/definition`)).json.definition;
+    // Validated by uploading the very file the person chose.
+    expect(def.meta.validation).toMatchObject({ replayed: true });
+    expect((await api('GET', '/files?limit=-1&fields=id')).length).toBe(before + 1);
+
+    const photo = Buffer.concat([Buffer.from('%PDF-1.7\n'), crypto.randomBytes(30_000)]);
+    const init = await live.h.api('POST', '/v1beta/files', {
+      name: 'pear-grafting.pdf',
+      size_bytes: photo.length,
+      content_type: 'application/pdf',
+    });
+    await fetch(init.json.upload_url, { method: 'PUT', headers: init.json.upload_headers, body: new Uint8Array(photo) });
+    await live.h.api('POST', `/v1beta/files/${init.json.file_id}/complete`);
+    const out = await run(live.h, {
+      connector_id: c.json.id,
+      arguments: { [fileArg!]: init.json.file_id },
+      secret_bindings: { account: live.secret },
+    });
+    expect(out.status, JSON.stringify(out.error)).toBe('success');
+    const [made] = await api('GET', '/files?sort[]=-uploaded_on&limit=1');
+    expect(made).toMatchObject({ filename_download: 'pear-grafting.pdf', type: 'application/pdf', filesize: String(photo.length) });
+    expect(JSON.stringify(out.result)).toContain(made.id);
+    // The bytes Directus stored are the caller's.
+    const token = await directusToken(live.url);
+    const stored = Buffer.from(
+      await (await fetch(`${live.url}/assets/${made.id}`, { headers: { authorization: `Bearer ${token}` } })).arrayBuffer(),
+    );
+    expect(stored.equals(photo)).toBe(true);
   });
 });

@@ -6,6 +6,7 @@ import path from 'node:path';
 import type { Browser, BrowserContextOptions, Page } from 'playwright-core';
 import { afterAll, beforeAll, expect } from 'vitest';
 import { openChromium } from '../../src/browser/chromium.js';
+import { SessionRecorder } from '../../src/browser/recording/recorder.js';
 import { type Backend, type Harness, startHarness } from './harness.js';
 import { type RealApp, serveApp } from './real-apps.js';
 import { loginSecret } from './runs.js';
@@ -54,6 +55,59 @@ export async function recordLive(
   return fs.readFileSync(file, 'utf8');
 }
 
+/** Answers the page's file chooser (opened by `open`) with `files`, as the live view does for a person. */
+export type ChooseFiles = (
+  page: Page,
+  open: () => Promise<unknown>,
+  files: { name: string; mimeType: string; buffer: Buffer }[],
+) => Promise<void>;
+
+/**
+ * Records `flow` as a capture session records it (the service's own recorder over CDP: form parts
+ * without a file's content, files chosen through the chooser as an `upload` action) into `dir`;
+ * the HAR's text. The flow's `choose` answers a file chooser the way the live view does.
+ */
+export async function recordCaptured(
+  browser: Browser,
+  dir: string,
+  name: string,
+  base: string,
+  flow: (page: Page, base: string, choose: ChooseFiles) => Promise<void>,
+): Promise<string> {
+  const spoolDir = fs.mkdtempSync(path.join(dir, `${name}-`));
+  const recorder = new SessionRecorder({
+    sessionId: name,
+    spoolDir,
+    maxBodyBytes: 2 << 20,
+    browserVersion: browser.version(),
+    extension: {} as never,
+  });
+  const ctx = await browser.newContext({ viewport: { width: 1280, height: 800 } });
+  recorder.watchContext(ctx);
+
+  const choose: ChooseFiles = async (page, open, files) => {
+    const [fc] = await Promise.all([page.waitForEvent('filechooser'), open()]);
+    await fc.setFiles(files);
+    recorder.upload(
+      page,
+      files.map((f) => ({ name: f.name, type: f.mimeType, data: f.buffer })),
+    );
+  };
+  try {
+    const page = await ctx.newPage();
+    await recorder.attachPage(page, null);
+    ctx.on('page', (p) => void recorder.attachPage(p, page).catch(() => {}));
+    await flow(page, base, choose);
+    await page.waitForLoadState('networkidle', { timeout: 5000 }).catch(() => undefined);
+    await recorder.stop();
+    const har = JSON.stringify(await recorder.finalize('acceptance'));
+    if (process.env.ACCEPTANCE_HAR_DIR) fs.writeFileSync(path.join(process.env.ACCEPTANCE_HAR_DIR, `${name}.har`), har);
+    return har;
+  } finally {
+    await ctx.close();
+  }
+}
+
 /** Refuses every request of the page's context to a host other than the app's (an admin's web
  * fonts, news feeds, update checks: Chromium waits ~5 s for each external DNS lookup here). */
 export async function refuseOtherHosts(page: Page, base: string): Promise<void> {
@@ -100,6 +154,9 @@ export function liveApp(app: RealApp, backend: Backend, user: string, password: 
     secret: '',
     record: (name: string, flow: (page: Page, base: string) => Promise<void>) =>
       recordLive(browser!, live.h.dataDir, `${app.name}-${name}`, live.url, flow, context),
+    /** Recorded as a capture session records it (see recordCaptured): for flows that choose a file. */
+    recordCaptured: (name: string, flow: (page: Page, base: string, choose: ChooseFiles) => Promise<void>) =>
+      recordCaptured(browser!, live.h.dataDir, `${app.name}-${name}`, live.url, flow),
     flow: (name: string, har: string, body: Record<string, unknown>, runBody: Record<string, unknown>) =>
       synthesizeAndRun(live.h, figures, name, har, body, runBody),
   };

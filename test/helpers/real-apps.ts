@@ -605,14 +605,19 @@ export async function radicaleCollections(base: string): Promise<Record<string, 
 /** Directus's seeded admin (scripts/acceptance-setup.sh). */
 export const DIRECTUS_ADMIN = { email: 'admin@example.com', password: 'dx-admin-pass-1' };
 
-/** Directus's own API at `base`, as its admin (a token of its JSON sign-in): the `data` of the answer. */
-export async function directusApi(base: string, method: string, path: string): Promise<any> {
+/** An access token of the admin's JSON sign-in. */
+export async function directusToken(base: string): Promise<string> {
   const login = await fetch(`${base}/auth/login`, {
     method: 'POST',
     headers: { 'content-type': 'application/json' },
     body: JSON.stringify(DIRECTUS_ADMIN),
   });
-  const token = ((await login.json()) as any).data.access_token;
+  return ((await login.json()) as any).data.access_token;
+}
+
+/** Directus's own API at `base`, as its admin (a token of its JSON sign-in): the `data` of the answer. */
+export async function directusApi(base: string, method: string, path: string): Promise<any> {
+  const token = await directusToken(base);
   const r = await fetch(`${base}${path}`, { method, headers: { authorization: `Bearer ${token}` } });
   return r.status === 204 ? null : ((await r.json()) as any).data;
 }

@@ -168,11 +168,12 @@ export class NetworkRecorder {
     } else if (typeof e.request.postData === 'string') {
       f.postBody = Buffer.from(e.request.postData, 'utf8');
     } else if (e.request.hasPostData) {
-      // (A form that carries a file: Chromium gives its parts on request — the file's content
-      // left empty — and the answer may come after the redirect that ends this hop: write() waits.)
+      // (A body with a file: Chromium gives it on request — base64 when binary; a form
+      // submission's without the file's content — and the answer may come after the redirect
+      // that ends this hop: write() waits.)
       f.postFetch = this.cdp
         .send('Network.getRequestPostData', { requestId: e.requestId })
-        .then((r: any) => void (f.postBody = Buffer.from(r.postData, 'utf8')))
+        .then((r: any) => void (f.postBody = Buffer.from(r.postData, r.base64Encoded ? 'base64' : 'utf8')))
         .catch(() => {});
       this.track(f.postFetch);
     }

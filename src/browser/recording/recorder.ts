@@ -6,6 +6,7 @@ import path from 'node:path';
 import crypto from 'node:crypto';
 import type { BrowserContext, CDPSession, Page, Request } from 'playwright-core';
 import { entryFromPlaywright } from './playwright-entries.js';
+import type { ChosenFile } from '../live-view-files.js';
 import { NetworkRecorder, type EntrySink } from './network-recorder.js';
 import { Redactor, entryLocation } from './redact.js';
 import { buildHar, type HarMeta, type SpoolLine, type SpooledAction } from './har-build.js';
@@ -167,6 +168,24 @@ export class SessionRecorder {
     const line = { id, page: pageId, url, target: null, ...a, ms } as unknown as SpooledAction;
     this.write({ k: 'action', a: this.redactor.deep(line) });
     return id;
+  }
+
+  /**
+   * Files the person gave the page's file chooser (the live view's): an `upload` action with their
+   * content, up to the body limit. The request that sends them is recorded without it (Chromium
+   * hands out a form's parts, not its files), so this is where synthesis finds the bytes.
+   */
+  upload(page: Page, files: ChosenFile[]): void {
+    this.action(page, {
+      type: 'upload',
+      files: files.map((f) => ({
+        name: f.name,
+        content_type: f.type,
+        size: f.data.length,
+        sha256: crypto.createHash('sha256').update(f.data).digest('hex'),
+        ...(f.data.length <= this.opts.maxBodyBytes ? { data: f.data.toString('base64') } : {}),
+      })),
+    });
   }
 
   /** From the injected script (JSON text through the binding). Unknown shapes are dropped. */

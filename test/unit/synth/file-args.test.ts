@@ -1,7 +1,10 @@
 // Recorded uploads as arguments: one per file part, named from the part's field, apart from the
 // other arguments; the recorded content kept only when the recording holds it.
 import { describe, expect, it } from 'vitest';
+import type { HttpDefinition } from '../../../src/formats/definition/types.js';
 import { fileArgSchema, fileArgsOf } from '../../../src/synth/file-args.js';
+import { synthesize } from '../../../src/synth/index.js';
+import { har } from '../../helpers/har-fragment.js';
 import type { Exchange } from '../../../src/synth/types.js';
 
 const upload = (id: string, params: NonNullable<Exchange['body']>['params']) =>
@@ -40,5 +43,54 @@ describe('fileArgsOf', () => {
       description:
         'id of an uploaded file (POST /v1beta/files, then complete), sent as the "doc" part with its name and type; the recording uploaded "plan.pdf", application/pdf',
     });
+  });
+});
+
+describe('an upload among the background reads of a single-page app', () => {
+  it('is the target: the file the person chose is what they gave the flow (the list refreshed after it is not)', () => {
+    const O = 'http://app.test';
+    const rec = har(
+      { url: `${O}/files?limit=25`, body: { data: [{ id: 'a1', title: 'Old plan' }] } },
+      { method: 'POST', url: `${O}/files`, body: { data: { id: 'f9', filename_download: 'survey.pdf', filesize: 20015 } } },
+      {
+        url: `${O}/files?limit=25`,
+        body: {
+          data: [
+            { id: 'f9', title: 'Survey' },
+            { id: 'a1', title: 'Old plan' },
+          ],
+        },
+      },
+      { url: `${O}/files?aggregate[count]=id`, body: { data: [{ count: 2 }] } },
+    );
+    (rec.log.entries[1].request as any).postData = {
+      mimeType: 'multipart/form-data; boundary=x',
+      params: [{ name: 'file', fileName: 'survey.pdf', contentType: 'application/pdf', _size: 20015 }],
+    };
+    // The file the person chose, as the live view recorded it.
+    (rec.log as any)._capture = {
+      actions: [
+        {
+          id: 'a1',
+          seq: 1,
+          type: 'upload',
+          page: 'page_1',
+          url: `${O}/files`,
+          target: null,
+          time: '',
+          t_ms: 0,
+          files: [
+            { name: 'survey.pdf', content_type: 'application/pdf', size: 4, sha256: '', data: Buffer.from('%PDF').toString('base64') },
+          ],
+        },
+      ],
+    };
+    const r = synthesize({ recording: rec });
+    expect(r.report.targets[0].url).toBe(`${O}/files`);
+    expect(r.report.targets[0].reasons).toContain('+4 sends the file(s) the person chose: "survey.pdf"');
+    expect((r.definition as HttpDefinition).steps.at(-1)!.body).toEqual({ multipart: [{ name: 'file', file: '{{args.file}}' }] });
+    // The replay gets the chosen file's bytes; the connector never holds them.
+    expect(r.recorded_files.file).toEqual({ name: 'survey.pdf', contentType: 'application/pdf', data: Buffer.from('%PDF') });
+    expect(JSON.stringify(r.definition)).not.toContain('JVBERg');
   });
 });
