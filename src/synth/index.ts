@@ -15,7 +15,7 @@ import { buildBrowserPlan } from './browser-plan.js';
 import { filterNoise } from './noise.js';
 import { choicesOf, withChoices } from './choices.js';
 import { isHtml, isRead, normalize } from './normalize.js';
-import { buildOutput, outputMissing, outputValues } from './output.js';
+import { bareId, buildOutput, outputMissing, outputValues } from './output.js';
 import { looseWriteAnswer, type Schema } from './schema-infer.js';
 import { allNeedles, PASSWORD_FIELD, pagePasswordFields, planSecrets } from './secrets.js';
 import { detectPaging, scoreTargets, type Candidate } from './target.js';
@@ -269,6 +269,7 @@ function synthesizeNow(inp: SynthInput): SynthResult {
     write: !isRead(first),
     // (For a write's message, every other page counts: the form's own page, at the same URL, shows none.)
     sitePages: texts(sitePages),
+    idSentAs: isRead(first) ? undefined : fieldSentLater(all, first, bareId(first.text)),
   });
   // Never publish an empty promise: a read flow must return data from the page, and every hinted
   // result value must come out of the chosen rule on the recorded response.
@@ -707,6 +708,18 @@ function withoutValues<T>(values: string[], r: T): T {
           ? Object.fromEntries(Object.entries(v).map(([k, x]) => [k, walk(x)]))
           : v;
   return walk(r) as T;
+}
+
+/** The name of the query or form field a request after `x` sent `value` as (the id a write answered with). */
+function fieldSentLater(all: Exchange[], x: Exchange, value: string | null): string | undefined {
+  if (!value) return undefined;
+  for (const y of all) {
+    if (y.index <= x.index) continue;
+    const fields = [...new URL(y.url).searchParams, ...(y.body?.params ?? []).map((p) => [p.name, p.value] as const)];
+    const hit = fields.find(([, v]) => v === value);
+    if (hit) return hit[0];
+  }
+  return undefined;
 }
 
 function assertNoSecrets(r: SynthResult, needles: string[]) {

@@ -21,7 +21,7 @@ export interface Output {
   result: JsonTemplate;
   schema: Schema;
   why: string;
-  kind: 'json' | 'download' | 'html' | 'xml' | 'none';
+  kind: 'json' | 'download' | 'html' | 'xml' | 'id' | 'none';
   /** Hinted result values the chosen rule does not produce on the recorded response. */
   missing?: string[];
   /** HTML: the other rules considered, best first (for meta.notes). */
@@ -57,6 +57,14 @@ export interface OutputContext {
   write?: boolean;
   /** Every other recorded page of the site (a message they also show is a banner, not an outcome). */
   sitePages?: string[];
+  /** A write answered with a bare id: the field a later request sent it as (`attachment_id`). */
+  idSentAs?: string;
+}
+
+/** A write's answer that is one bare id (WordPress's async upload answers `25`), or null. */
+export function bareId(text: string | undefined): string | null {
+  const t = (text ?? '').trim();
+  return /^\d{1,18}$/.test(t) || /^[0-9a-f]{8}(-[0-9a-f]{4}){3}-[0-9a-f]{12}$/i.test(t) ? t : null;
 }
 
 export function buildOutput(samples: Exchange[], paging: boolean, resultHints: string[], ctx: OutputContext = {}): Output {
@@ -169,6 +177,26 @@ export function buildOutput(samples: Exchange[], paging: boolean, resultHints: s
           why: xml.why,
           kind: 'xml',
         };
+  }
+  const id = ctx.write ? bareId(t.text) : null;
+  if (id) {
+    // (The id of what the write made: its name is the field the page then sent it as.)
+    const name = ctx.idSentAs && /^[A-Za-z_][A-Za-z0-9_]{0,60}$/.test(ctx.idSentAs) ? ctx.idSentAs : 'id';
+    const numeric = /^\d+$/.test(id);
+    return {
+      extract: {
+        [name]: { from: 'regex', pattern: '^\\s*(\\S+)\\s*$', ...(numeric ? { type: 'integer' as const } : {}), note: "the write's answer: one bare id" },
+        status: { from: 'status' },
+      },
+      result: { [name]: `{{vars.${name}}}`, status: '{{vars.status}}' },
+      schema: {
+        type: 'object',
+        properties: { [name]: { type: numeric ? 'integer' : 'string' }, status: { type: 'integer' } },
+        required: [name, 'status'],
+      },
+      why: `the answer is one bare id${ctx.idSentAs ? ` (the page then sent it as ${ctx.idSentAs})` : ''}`,
+      kind: 'id',
+    };
   }
   return {
     extract: { status: { from: 'status' }, url: { from: 'url' } },

@@ -6,10 +6,14 @@
 // with the REST nonce (X-WP-Nonce, printed in an inline script), and the typed text travels inside
 // the block markup (`<!-- wp:paragraph --><p>…</p>`).
 // Opt-in: ACCEPTANCE=1.
+import crypto from 'node:crypto';
+import fs from 'node:fs';
 import { describe, expect, it } from 'vitest';
 import { backends } from '../helpers/harness.js';
 import { APPS, appInstalled } from '../helpers/real-apps.js';
 import { liveApp } from '../helpers/acceptance.js';
+import { run } from '../helpers/runs.js';
+import { synthesizeFrom } from '../helpers/synth.js';
 
 const ready = process.env.ACCEPTANCE === '1' && appInstalled(APPS.wordpress);
 const PASSWORD = 'wp-admin-pass-1';
@@ -73,6 +77,59 @@ describe.skipIf(!ready).each(ready ? (await backends()).slice(0, 1) : ['sqlite' 
       ).json()) as any[];
       expect(recorded.length).toBeGreaterThan(0);
       expect(recorded.map((p) => p.id)).not.toContain(result.id);
+    });
+    it('upload a file to the media library (Media → Add New, chosen in the file chooser): run with ANOTHER file', async () => {
+      const notes = Buffer.concat([Buffer.from('%PDF-1.4\n'), crypto.randomBytes(12_000)]);
+      const har = await live.recordCaptured('media', async (page, base, choose) => {
+        await page.context().route(
+          (u) => u.host !== new URL(base).host,
+          (r) => r.abort(),
+        );
+        await page.goto(`${base}/wp-login.php`);
+        await page.fill('#user_login', 'admin');
+        await page.fill('#user_pass', PASSWORD);
+        await Promise.all([page.waitForURL(/wp-admin/), page.click('#wp-submit')]);
+        await page.goto(`${base}/wp-admin/media-new.php`);
+        const shown = page.waitForResponse((r) => /async-upload\.php/.test(r.url()) && /fetch=3/.test(r.request().postData() ?? ''));
+        await choose(page, () => page.click('#plupload-browse-button'), [
+          { name: 'orchard-survey.pdf', mimeType: 'application/pdf', buffer: notes },
+        ]);
+        await shown;
+      });
+      const c = await synthesizeFrom(live.h, har, {
+        purpose: 'upload a file to the media library',
+        hints: { secrets: { account: live.secret }, allow_side_effects: true },
+      });
+      expect(c.status, c.text).toBe(200);
+      const fileArg = Object.entries<any>(c.json.input_schema.properties).find(([, p]) => p.format === 'file-id')?.[0];
+      expect(fileArg).toBeTruthy();
+      const def = (await live.h.api('GET', `/v1beta/connectors/${c.json.id}/definition`)).json.definition;
+      expect(def.meta.validation).toMatchObject({ replayed: true });
+
+      const guide = Buffer.concat([Buffer.from('%PDF-1.7\n'), crypto.randomBytes(15_000)]);
+      const init = await live.h.api('POST', '/v1beta/files', {
+        name: 'pear-grafting-guide.pdf',
+        size_bytes: guide.length,
+        content_type: 'application/pdf',
+      });
+      await fetch(init.json.upload_url, { method: 'PUT', headers: init.json.upload_headers, body: new Uint8Array(guide) });
+      await live.h.api('POST', `/v1beta/files/${init.json.file_id}/complete`);
+      const out = await run(live.h, {
+        connector_id: c.json.id,
+        arguments: { [fileArg!]: init.json.file_id },
+        secret_bindings: { account: live.secret },
+      });
+      expect(out.status, JSON.stringify(out.error)).toBe('success');
+      // WordPress's own record of it, and the bytes it stored are the caller's.
+      const [media] = (await (
+        await fetch(`${live.url}/index.php?rest_route=/wp/v2/media&search=pear-grafting-guide&orderby=id&order=desc`)
+      ).json()) as any[];
+      expect(media.mime_type).toBe('application/pdf');
+      // (Debian's WordPress keeps uploads under /var/lib/wordpress/wp-content, outside the served tree.)
+      const stored = fs.readFileSync(`/var/lib/wordpress/wp-content/uploads/${new URL(media.source_url).pathname.split('/uploads/')[1]}`);
+      expect(stored.equals(guide)).toBe(true);
+      // The answer is the upload's own: the new attachment's id (named as the page then sent it).
+      expect(out.result).toEqual({ attachment_id: media.id, status: 200 });
     });
   },
 );
