@@ -8,6 +8,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { parseMultipart } from '../src/browser/recording/har-parts.js';
 import { backends, startHarness, type Harness } from './helpers/harness.js';
 import { logsOf, publish, waitRun } from './helpers/runs.js';
+import { uploadBytes } from './helpers/synth.js';
 
 const sha = (b: Buffer) => crypto.createHash('sha256').update(b).digest('hex');
 
@@ -29,15 +30,6 @@ async function startUploadSite() {
   });
   await new Promise<void>((r) => server.listen(0, '127.0.0.1', r));
   return { url: `http://127.0.0.1:${(server.address() as AddressInfo).port}`, close: () => new Promise((r) => server.close(r)) };
-}
-
-async function upload(h: Harness, name: string, data: Buffer, contentType: string, key?: string): Promise<string> {
-  const init = await h.api('POST', '/v1beta/files', { name, size_bytes: data.length, content_type: contentType }, key);
-  expect(init.status, init.text).toBe(200);
-  const put = await fetch(init.json.upload_url, { method: 'PUT', headers: init.json.upload_headers, body: new Uint8Array(data) });
-  expect(put.status).toBeLessThan(300);
-  expect((await h.api('POST', `/v1beta/files/${init.json.file_id}/complete`, undefined, key)).status).toBe(200);
-  return init.json.file_id;
 }
 
 const INPUT = {
@@ -97,7 +89,7 @@ describe.each(await backends())('uploaded files as run arguments (%s)', (backend
   beforeAll(async () => {
     site = await startUploadSite();
     h = await startHarness(backend, { RUN_INPUT_MAX_BYTES: '100000' });
-    fileId = await upload(h, 'report "Q3".pdf', pdf, 'application/pdf');
+    fileId = await uploadBytes(h, 'report "Q3".pdf', pdf, 'application/pdf');
     multipart = await publish(h, { definition: multipartDef(site.url), input_schema: INPUT, output_schema: { type: 'object' } });
   });
   afterAll(async () => {
@@ -126,7 +118,7 @@ describe.each(await backends())('uploaded files as run arguments (%s)', (backend
 
   it("refuses another user's file, a pending one and a malformed id when the run is created (422)", async () => {
     const other = await h.newUser('mallory');
-    const theirs = await upload(h, 'theirs.txt', Buffer.from('not yours'), 'text/plain', other.key);
+    const theirs = await uploadBytes(h, 'theirs.txt', Buffer.from('not yours'), 'text/plain', other.key);
     const pending = (await h.api('POST', '/v1beta/files', { name: 'p.bin', size_bytes: 3, content_type: 'application/octet-stream' })).json
       .file_id;
     for (const document of [theirs, pending, '../../etc/passwd']) {
@@ -161,7 +153,7 @@ describe.each(await backends())('uploaded files as run arguments (%s)', (backend
     const slow = multipartDef(site.url) as any;
     slow.steps.unshift({ id: 'wait', url: '/slow' });
     const c = await publish(h, { definition: slow, input_schema: INPUT, output_schema: { type: 'object' } });
-    const gone = await upload(h, 'gone.txt', Buffer.from('bye'), 'text/plain');
+    const gone = await uploadBytes(h, 'gone.txt', Buffer.from('bye'), 'text/plain');
     const started = await h.api('POST', '/v1beta/runs', { connector_id: c.id, arguments: { document: gone }, async: true });
     expect(started.status).toBe(202);
     expect((await h.api('DELETE', `/v1beta/files/${gone}`)).status).toBe(200);
@@ -172,7 +164,7 @@ describe.each(await backends())('uploaded files as run arguments (%s)', (backend
     // A new run on the deleted id is refused at creation.
     expect((await h.api('POST', '/v1beta/runs', { connector_id: c.id, arguments: { document: gone } })).status).toBe(422);
 
-    const big = await upload(h, 'big.bin', crypto.randomBytes(100_001), 'application/octet-stream');
+    const big = await uploadBytes(h, 'big.bin', crypto.randomBytes(100_001), 'application/octet-stream');
     const r = await h.api('POST', '/v1beta/runs', { connector_id: multipart.id, arguments: { document: big } });
     expect(r.json.status).toBe('connector_error');
     expect(r.json.error.type).toBe('invalid_input');

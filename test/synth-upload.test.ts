@@ -16,7 +16,7 @@ import { SessionRecorder } from '../src/browser/recording/recorder.js';
 import { backends, startHarness, type Harness } from './helpers/harness.js';
 import { openLiveView, startEmbedder, wsDriver } from './helpers/live-view.js';
 import { run } from './helpers/runs.js';
-import { synthesizeFrom } from './helpers/synth.js';
+import { synthesizeFrom, uploadBytes } from './helpers/synth.js';
 
 interface Doc {
   id: number;
@@ -94,14 +94,6 @@ function librarySite() {
   };
 }
 
-async function upload(h: Harness, name: string, data: Buffer, contentType: string): Promise<string> {
-  const init = await h.api('POST', '/v1beta/files', { name, size_bytes: data.length, content_type: contentType });
-  expect(init.status, init.text).toBe(200);
-  await fetch(init.json.upload_url, { method: 'PUT', headers: init.json.upload_headers, body: new Uint8Array(data) });
-  expect((await h.api('POST', `/v1beta/files/${init.json.file_id}/complete`)).status).toBe(200);
-  return init.json.file_id;
-}
-
 describe.each(await backends())('a flow that uploads a file (%s)', (backend) => {
   let h: Harness;
   let browser: Browser;
@@ -176,7 +168,7 @@ describe.each(await backends())('a flow that uploads a file (%s)', (backend) => 
 
     // Run with ANOTHER file, binary this time, and another title.
     const png = Buffer.concat([Buffer.from([0x89, 0x50, 0x4e, 0x47, 0x0d, 0x0a, 0x1a, 0x0a, 0, 0, 0, 0]), crypto.randomBytes(4096)]);
-    const fileId = await upload(h, 'pear-tree.png', png, 'image/png');
+    const fileId = await uploadBytes(h, 'pear-tree.png', png, 'image/png');
     const out = await run(h, { connector_id: r.json.id, arguments: { title: 'Pear tree photo', document: fileId } });
     expect(out.status, JSON.stringify(out.error)).toBe('success');
     const made = site.docs.at(-1)!;
@@ -209,7 +201,7 @@ describe.each(await backends())('a flow that uploads a file (%s)', (backend) => 
     const doc = Buffer.from('%PDF-1.4\n%\xe2\xe3\xcf\xd3\n', 'latin1');
     const out = await run(h, {
       connector_id: r.json.id,
-      arguments: { title: 'Invoice 2026-11', document: await upload(h, 'invoice.pdf', doc, 'application/pdf') },
+      arguments: { title: 'Invoice 2026-11', document: await uploadBytes(h, 'invoice.pdf', doc, 'application/pdf') },
     });
     expect(out.status, JSON.stringify(out.error)).toBe('success');
     expect(site.docs.at(-1)).toMatchObject({ title: 'Invoice 2026-11', filename: 'invoice.pdf', sha256: sha(doc) });

@@ -14,7 +14,7 @@ import { backends } from '../helpers/harness.js';
 import { APPS, appInstalled, DIRECTUS_ADMIN, directusApi, directusForgetViews, directusToken } from '../helpers/real-apps.js';
 import { liveApp } from '../helpers/acceptance.js';
 import { run } from '../helpers/runs.js';
-import { synthesizeFrom } from '../helpers/synth.js';
+import { synthesizeFrom, uploadBytes } from '../helpers/synth.js';
 
 const ready = process.env.ACCEPTANCE === '1' && appInstalled(APPS.directus);
 const { email: EMAIL, password: PASSWORD } = DIRECTUS_ADMIN;
@@ -205,16 +205,10 @@ describe.skipIf(!ready).each(ready ? (await backends()).slice(0, 1) : ['sqlite' 
     expect((await api('GET', '/files?limit=-1&fields=id')).length).toBe(before + 1);
 
     const photo = Buffer.concat([Buffer.from('%PDF-1.7\n'), crypto.randomBytes(30_000)]);
-    const init = await live.h.api('POST', '/v1beta/files', {
-      name: 'pear-grafting.pdf',
-      size_bytes: photo.length,
-      content_type: 'application/pdf',
-    });
-    await fetch(init.json.upload_url, { method: 'PUT', headers: init.json.upload_headers, body: new Uint8Array(photo) });
-    await live.h.api('POST', `/v1beta/files/${init.json.file_id}/complete`);
+    const fileId = await uploadBytes(live.h, 'pear-grafting.pdf', photo, 'application/pdf');
     const out = await run(live.h, {
       connector_id: c.json.id,
-      arguments: { [fileArg!]: init.json.file_id },
+      arguments: { [fileArg!]: fileId },
       secret_bindings: { account: live.secret },
     });
     expect(out.status, JSON.stringify(out.error)).toBe('success');

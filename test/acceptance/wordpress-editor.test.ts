@@ -13,7 +13,7 @@ import { backends } from '../helpers/harness.js';
 import { APPS, appInstalled } from '../helpers/real-apps.js';
 import { liveApp } from '../helpers/acceptance.js';
 import { run } from '../helpers/runs.js';
-import { synthesizeFrom } from '../helpers/synth.js';
+import { synthesizeFrom, uploadBytes } from '../helpers/synth.js';
 
 const ready = process.env.ACCEPTANCE === '1' && appInstalled(APPS.wordpress);
 const PASSWORD = 'wp-admin-pass-1';
@@ -107,16 +107,10 @@ describe.skipIf(!ready).each(ready ? (await backends()).slice(0, 1) : ['sqlite' 
       expect(def.meta.validation).toMatchObject({ replayed: true });
 
       const guide = Buffer.concat([Buffer.from('%PDF-1.7\n'), crypto.randomBytes(15_000)]);
-      const init = await live.h.api('POST', '/v1beta/files', {
-        name: 'pear-grafting-guide.pdf',
-        size_bytes: guide.length,
-        content_type: 'application/pdf',
-      });
-      await fetch(init.json.upload_url, { method: 'PUT', headers: init.json.upload_headers, body: new Uint8Array(guide) });
-      await live.h.api('POST', `/v1beta/files/${init.json.file_id}/complete`);
+      const fileId = await uploadBytes(live.h, 'pear-grafting-guide.pdf', guide, 'application/pdf');
       const out = await run(live.h, {
         connector_id: c.json.id,
-        arguments: { [fileArg!]: init.json.file_id },
+        arguments: { [fileArg!]: fileId },
         secret_bindings: { account: live.secret },
       });
       expect(out.status, JSON.stringify(out.error)).toBe('success');

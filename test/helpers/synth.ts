@@ -16,10 +16,14 @@ export function fixtureHar(name: string, origin: string): string {
 }
 
 export async function uploadText(h: Harness, name: string, text: string, key?: string): Promise<string> {
-  const bytes = Buffer.from(text);
-  const init = await h.api('POST', '/v1beta/files', { name, size_bytes: bytes.length, content_type: 'application/json' }, key);
+  return uploadBytes(h, name, Buffer.from(text), 'application/json', key);
+}
+
+/** Uploads `data` through the files API (create, PUT to the signed URL, complete); the file's id. */
+export async function uploadBytes(h: Harness, name: string, data: Buffer, contentType: string, key?: string): Promise<string> {
+  const init = await h.api('POST', '/v1beta/files', { name, size_bytes: data.length, content_type: contentType }, key);
   expect(init.status, init.text).toBe(200);
-  const put = await fetch(init.json.upload_url, { method: 'PUT', headers: init.json.upload_headers, body: bytes });
+  const put = await fetch(init.json.upload_url, { method: 'PUT', headers: init.json.upload_headers, body: new Uint8Array(data) });
   expect(put.status).toBeLessThan(300);
   const done = await h.api('POST', `/v1beta/files/${init.json.file_id}/complete`, undefined, key);
   expect(done.status, done.text).toBe(200);
