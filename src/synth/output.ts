@@ -185,7 +185,12 @@ export function buildOutput(samples: Exchange[], paging: boolean, resultHints: s
     const numeric = /^\d+$/.test(id);
     return {
       extract: {
-        [name]: { from: 'regex', pattern: '^\\s*(\\S+)\\s*$', ...(numeric ? { type: 'integer' as const } : {}), note: "the write's answer: one bare id" },
+        [name]: {
+          from: 'regex',
+          pattern: '^\\s*(\\S+)\\s*$',
+          ...(numeric ? { type: 'integer' as const } : {}),
+          note: "the write's answer: one bare id",
+        },
         status: { from: 'status' },
       },
       result: { [name]: `{{vars.${name}}}`, status: '{{vars.status}}' },

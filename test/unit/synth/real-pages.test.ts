@@ -167,7 +167,7 @@ describe('request fidelity (real HARs)', () => {
     ]);
   });
 
-  it('file parts from raw multipart text are kept (filename, type, content); a multipart body the recording lacks is a 422', () => {
+  it("file parts from raw multipart text: the caller's file (the recorded one kept for the replay); a multipart body the recording lacks is a 422", () => {
     const B = '----WebKitFormBoundaryQ';
     const text = `--${B}\r\nContent-Disposition: form-data; name="title"\r\n\r\nQ3 report\r\n--${B}\r\nContent-Disposition: form-data; name="tags[]"\r\n\r\na\r\n--${B}\r\nContent-Disposition: form-data; name="tags[]"\r\n\r\nb\r\n--${B}\r\nContent-Disposition: form-data; name="file"; filename="notes.txt"\r\nContent-Type: text/plain\r\n\r\nline 1\r\nline 2\r\n--${B}--\r\n`;
     const h = har({ method: 'POST', url: 'http://127.0.0.1:9/upload', body: { id: 7, title: 'Q3 report' } });
@@ -177,8 +177,10 @@ describe('request fidelity (real HARs)', () => {
       { name: 'title', value: '{{args.title}}' },
       { name: 'tags[]', value: 'a' },
       { name: 'tags[]', value: 'b' },
-      { name: 'file', value: 'line 1\r\nline 2', filename: 'notes.txt', content_type: 'text/plain' },
+      { name: 'file', file: '{{args.file}}' },
     ]);
+    expect(r.input_schema.properties.file).toMatchObject({ format: 'file-id' });
+    expect(r.recorded_files.file).toEqual({ name: 'notes.txt', contentType: 'text/plain', data: Buffer.from('line 1\r\nline 2') });
     delete (h.log.entries[0].request as any).postData;
     (h.log.entries[0].request as any).headers.push({ name: 'Content-Type', value: `multipart/form-data; boundary=${B}` });
     expect(() => synthesize({ recording: h, hints: { arguments: { title: 'Q3 report' } } })).toThrow(/does not hold/);
