@@ -622,10 +622,17 @@ export async function directusApi(base: string, method: string, path: string): P
   return r.status === 204 ? null : ((await r.json()) as any).data;
 }
 
-/** Forgets the list views Directus saved (its last search): a flow starts from an unfiltered list. */
+/** Forgets the list views Directus saved (its last search) and its user's last page: a flow starts from an unfiltered list. */
 export async function directusForgetViews(base: string): Promise<void> {
   for (const p of (await directusApi(base, 'GET', '/presets?limit=-1&fields[]=id')) as { id: number }[])
     await directusApi(base, 'DELETE', `/presets/${p.id}`);
+  // (It also signs its user in on the last page they saw: the content module, as after setup.)
+  const token = await directusToken(base);
+  await fetch(`${base}/users/me`, {
+    method: 'PATCH',
+    headers: { authorization: `Bearer ${token}`, 'content-type': 'application/json' },
+    body: JSON.stringify({ last_page: '/content' }),
+  });
 }
 
 /**
