@@ -4,15 +4,13 @@
 // validation replay sends the recording's own file when the recording holds its bytes (a text
 // file); a binary one's are not recorded, and the plan is published unreplayed, saying why.
 import crypto from 'node:crypto';
-import fs from 'node:fs';
-import path from 'node:path';
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import type { Browser } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { openChromium } from '../src/browser/chromium.js';
 import { parseMultipart } from '../src/browser/recording/har-parts.js';
-import { SessionRecorder } from '../src/browser/recording/recorder.js';
+import { recordCaptured } from './helpers/acceptance.js';
 import { backends, startHarness, type Harness } from './helpers/harness.js';
 import { openLiveView, startEmbedder, wsDriver } from './helpers/live-view.js';
 import { run } from './helpers/runs.js';
@@ -101,34 +99,14 @@ describe.each(await backends())('a flow that uploads a file (%s)', (backend) => 
   let base: string;
   // Recorded as a capture session records (the service's own recorder, over CDP): Chromium hands
   // it the form's parts but not a file's content. (Playwright's recordHar keeps no body at all.)
-  const recordUpload = async (name: string, file: { name: string; mimeType: string; buffer: Buffer }, title: string) => {
-    const spoolDir = fs.mkdtempSync(path.join(h.dataDir, `${name}-`));
-    const recorder = new SessionRecorder({
-      sessionId: name,
-      spoolDir,
-      maxBodyBytes: 1 << 20,
-      browserVersion: browser.version(),
-      extension: {} as never,
-    });
-    const ctx = await browser.newContext();
-    recorder.watchContext(ctx);
-    try {
-      const page = await ctx.newPage();
-      await recorder.attachPage(page, null);
+  const recordUpload = (name: string, file: { name: string; mimeType: string; buffer: Buffer }, title: string) =>
+    recordCaptured(browser, h.dataDir, name, base, async (page) => {
       await page.goto(`${base}/docs`);
       await page.fill('input[name=title]', title);
       await page.setInputFiles('input[name=document]', file);
       await Promise.all([page.waitForLoadState('load'), page.click('button')]);
       await page.getByText('SHA-256').waitFor();
-      await page.waitForLoadState('networkidle');
-      await recorder.stop();
-      const har = JSON.stringify(await recorder.finalize('test'));
-      if (process.env.ACCEPTANCE_HAR_DIR) fs.writeFileSync(path.join(process.env.ACCEPTANCE_HAR_DIR, `${name}.har`), har);
-      return har;
-    } finally {
-      await ctx.close();
-    }
-  };
+    });
   beforeAll(async () => {
     base = await site.start();
     h = await startHarness(backend);
