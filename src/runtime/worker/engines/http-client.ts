@@ -96,7 +96,9 @@ async function checkEgress(policy: EgressPolicy | null, target: URL, viaProxy: b
  * timeout ran out; on a busy host the FIN is read only after the request went out). The server
  * never saw that request, so it is sent once more on a new connection — what browsers do, and
  * what Node's documentation of `reusedSocket` advises. Only for a reused socket that failed before
- * any byte of a response arrived: a fresh connection that fails is a real error.
+ * any byte of a response arrived: a fresh connection that fails is a real error. The second try
+ * bypasses the pool (`agent: false`): a server that closed one idle socket closed its idle
+ * neighbours too, and the pool would hand out the next stale one.
  */
 const STALE_SOCKET = new Set(['ECONNRESET', 'EPIPE', 'ECONNABORTED']);
 
@@ -105,13 +107,13 @@ export async function send(r: RawRequest): Promise<RawResponse> {
     return await sendOnce(r);
   } catch (e) {
     if (!(e as StaleSocketError).staleSocket) throw e;
-    return sendOnce(r);
+    return sendOnce(r, true);
   }
 }
 
 type StaleSocketError = Error & { staleSocket?: boolean };
 
-async function sendOnce(r: RawRequest): Promise<RawResponse> {
+async function sendOnce(r: RawRequest, fresh = false): Promise<RawResponse> {
   const target = new URL(r.url);
   const isHttps = target.protocol === 'https:';
   const proxy = r.proxy ? new URL(r.proxy) : null;
@@ -122,7 +124,7 @@ async function sendOnce(r: RawRequest): Promise<RawResponse> {
   const opts: http.RequestOptions = { method: r.method, headers, timeout: r.timeoutMs, signal: r.signal };
   if (proxy && !isHttps) {
     // Forward proxy: absolute-form request line to the proxy.
-    Object.assign(opts, { host: proxy.hostname, port: proxy.port || 80, path: target.href, agent: httpAgent });
+    Object.assign(opts, { host: proxy.hostname, port: proxy.port || 80, path: target.href, agent: fresh ? false : httpAgent });
     if (proxy.username)
       headers['proxy-authorization'] =
         `Basic ${Buffer.from(`${decodeURIComponent(proxy.username)}:${decodeURIComponent(proxy.password)}`).toString('base64')}`;
@@ -133,7 +135,7 @@ async function sendOnce(r: RawRequest): Promise<RawResponse> {
       ...to,
       port: target.port || (isHttps ? 443 : 80),
       path: target.pathname + target.search,
-      agent: isHttps ? httpsAgent : httpAgent,
+      agent: fresh ? false : isHttps ? httpsAgent : httpAgent,
     });
     if (proxy && isHttps) {
       const socket = await tunnel(proxy, target, r.timeoutMs);
