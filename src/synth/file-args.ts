@@ -44,11 +44,7 @@ export function fileArgsOf(steps: Exchange[], taken: ReadonlySet<string>, chosen
   const used = new Set(taken);
   const out: FileArg[] = [];
   for (const x of steps) {
-    if (!x.body || !/multipart\/form-data/i.test(x.body.mime)) continue;
-    (x.body.params ?? []).forEach((p, pos) => {
-      if (p.fileName === undefined) return;
-      // (A form's empty file input is sent as a part with no filename and no content.)
-      if (p.fileName === '' && !p.value) return;
+    for (const { p, pos } of fileParts(x)) {
       let name = argName(p.name);
       if (used.has(name)) name = `${name}_file`;
       for (let i = 2; used.has(name); i++) name = `${name.replace(/_\d+$/, '')}_${i}`;
@@ -69,9 +65,20 @@ export function fileArgsOf(steps: Exchange[], taken: ReadonlySet<string>, chosen
         ...(size !== undefined ? { size } : {}),
         ...(data ? { data } : {}),
       });
-    });
+    }
   }
   return out;
+}
+
+type Part = NonNullable<NonNullable<Exchange['body']>['params']>[number];
+
+/** The file parts a request uploads, with their positions in its multipart body. */
+export function fileParts(x: Exchange): { p: Part & { fileName: string }; pos: number }[] {
+  if (!x.body || !/multipart\/form-data/i.test(x.body.mime)) return [];
+  return (x.body.params ?? []).flatMap((p, pos) =>
+    // (A form's empty file input is sent as a part with no filename and no content.)
+    p.fileName === undefined || (p.fileName === '' && !p.value) ? [] : [{ p: p as Part & { fileName: string }, pos }],
+  );
 }
 
 /** The input_schema property of a file argument. */

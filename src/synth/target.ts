@@ -2,6 +2,7 @@
 // recorded; the best one wins, and its siblings on the same templated endpoint join it when they
 // show pagination (page numbers or offsets counting up, a cursor taken from the previous response,
 // or the chain of next-page links).
+import { fileParts } from './file-args.js';
 import { isSignInForm } from './html-form-record.js';
 import { loadHtml } from './html-load.js';
 import { nextLinkOf } from './html-structure.js';
@@ -157,12 +158,6 @@ function littleToRead(x: Exchange): number | null {
   return text.length < 100 ? text.length : null;
 }
 
-/** The names of the files a request uploads (multipart parts with a file name). */
-function filesSent(x: Exchange): string[] {
-  if (!x.body || !/multipart\/form-data/i.test(x.body.mime)) return [];
-  return (x.body.params ?? []).flatMap((p) => (p.fileName ? [p.fileName] : []));
-}
-
 /** A page with a sign-in form: a password box (or a one-time code's) beside at most two text boxes
  * — not a user's or a device's settings form that has a password among its fields. */
 function signInPage(x: Exchange): boolean {
@@ -244,7 +239,7 @@ export function scoreTargets(xs: Exchange[], f: TargetFacts): Candidate[] {
       if (little !== null) add(-2, `a page fragment with little to read (${little} characters: a status a script polls)`);
       if (x.id.endsWith('~final')) reasons.push('the page a login landed on (fetched again after the login chain)');
       // (A file the person chose is something they gave the flow, as a typed value is.)
-      const sent = filesSent(x);
+      const sent = fileParts(x).map(({ p }) => p.fileName);
       if (sent.length) add(4, `sends the file(s) the person chose: ${sent.map((v) => JSON.stringify(v)).join(', ')}`);
       const typed = typedBy(x);
       if (typed.length)

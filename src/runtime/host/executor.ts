@@ -229,7 +229,8 @@ export class RunExecutor {
     logs.scrubMargin = scrubMarginFor(secretStrings(secrets));
     const quota = new OutputQuota(this.d.output);
     const args = JSON.parse(row.arguments);
-    const inputs = { named: argumentStrings(args), read: 0 };
+    // (The argument strings are gathered on the first file read: most runs send no file.)
+    const inputs: Inputs = { args, named: null, read: 0 };
     const outcome = await runInSandbox(
       this.d,
       {
@@ -300,11 +301,12 @@ export class RunExecutor {
    * other files by a written-in id), the user's and available, within RUN_INPUT_MAX_BYTES in all.
    * A refusal ends the run invalid_input: the caller named a file the run can't send.
    */
-  private async readInput(row: RunRow, id: string, inputs: { named: Set<string>; read: number }, logs: LogCap): Promise<InputFile> {
+  private async readInput(row: RunRow, id: string, inputs: Inputs, logs: LogCap): Promise<InputFile> {
     const refuse = (message: string): never => {
       note(logs, message);
       throw new RunAbort(err('invalid_input', message, false, { file_id: id }));
     };
+    inputs.named ??= argumentStrings(inputs.args);
     if (!inputs.named.has(id)) refuse(`the connector asked for file ${id.slice(0, 80)}, which no argument of this run names`);
     const left = this.d.inputMaxBytes - inputs.read;
     const f = await this.d.files.readRunInput(row.user_id, id, left);
@@ -413,6 +415,13 @@ export class RunExecutor {
     });
     return { status: r.status };
   }
+}
+
+/** What a run's file reads are checked against: the ids its arguments name, the bytes read so far. */
+interface Inputs {
+  args: unknown;
+  named: Set<string> | null;
+  read: number;
 }
 
 /** Every string among a run's arguments, at any depth (the file ids it may send). */
