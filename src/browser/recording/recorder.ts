@@ -10,7 +10,10 @@ import type { ChosenFile } from '../live-view-files.js';
 import { NetworkRecorder, type EntrySink } from './network-recorder.js';
 import { Redactor, entryLocation } from './redact.js';
 import { buildHar, type HarMeta, type SpoolLine, type SpooledAction } from './har-build.js';
-import type { ElementInfo, Har, HarEntry, NavigateAction, SecretField, SecretMarker } from '../../formats/recording/types.js';
+import type { ElementInfo, Har, HarEntry, NavigateAction, SecretField, SecretMarker, UploadAction } from '../../formats/recording/types.js';
+
+/** Why a chosen file's content is not in the recording. */
+const SECRET_IN_FILE = 'the file holds a value pasted as a secret';
 
 export interface RecorderOptions {
   sessionId: string;
@@ -183,7 +186,11 @@ export class SessionRecorder {
         content_type: f.type,
         size: f.data.length,
         sha256: crypto.createHash('sha256').update(f.data).digest('hex'),
-        ...(f.data.length <= this.opts.maxBodyBytes ? { data: f.data.toString('base64') } : {}),
+        ...(f.data.length > this.opts.maxBodyBytes
+          ? {}
+          : this.redactor.inBytes(f.data)
+            ? { withheld: SECRET_IN_FILE }
+            : { data: f.data.toString('base64') }),
       })),
     });
   }
@@ -246,6 +253,7 @@ export class SessionRecorder {
       .split('\n')
       .filter(Boolean)
       .map((l) => JSON.parse(l) as SpoolLine);
+    for (const l of lines) if (l.k === 'action') this.withholdSecretFiles(l.a);
     // Values registered late (a paste during a request in flight) are caught by a last pass.
     const har = buildHar(lines, {
       sessionId: this.opts.sessionId,
@@ -256,6 +264,20 @@ export class SessionRecorder {
       extension: this.opts.extension,
     });
     return this.redactor.deep(har);
+  }
+
+  /**
+   * A chosen file's content that holds a value pasted after the file was chosen is dropped too: it
+   * is base64 in the recording, where a placeholder put in by the last pass would only garble it.
+   */
+  private withholdSecretFiles(a: SpooledAction) {
+    if ((a as { type?: string }).type !== 'upload') return;
+    for (const f of (a as unknown as UploadAction).files) {
+      if (f.data !== undefined && this.redactor.inBytes(Buffer.from(f.data, 'base64'))) {
+        delete f.data;
+        f.withheld = SECRET_IN_FILE;
+      }
+    }
   }
 
   /** Deletes the spool (after finalize, abandon or failure). */

@@ -78,6 +78,13 @@ export class Redactor {
     return out;
   }
 
+  /** Whether some registered value, in any of its forms, is in these bytes (a file's content). */
+  inBytes(data: Buffer): boolean {
+    if (!this.rules.length || !data.length) return false;
+    const text = data.toString('utf8');
+    return this.string(text) !== text;
+  }
+
   /** Authorization: Basic b64(user:pass) → decoded, redacted, re-encoded. */
   private basicAuth(v: string, hits: Map<string, Hit>): string {
     const m = /^(Basic\s+)([A-Za-z0-9+/=]+)\s*$/i.exec(v);

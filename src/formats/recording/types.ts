@@ -208,7 +208,9 @@ export interface PickRecord {
  */
 export interface UploadAction extends ActionBase {
   type: 'upload';
-  files: { name: string; content_type: string; size: number; sha256: string; data?: string }[];
+  /** `data`: the content as base64, left out over the body limit or, with `withheld` saying why,
+   * when it holds a value the person pasted as a secret. */
+  files: { name: string; content_type: string; size: number; sha256: string; data?: string; withheld?: string }[];
 }
 
 export type Action =

@@ -256,7 +256,7 @@ export async function validateByReplay(
     if (!f)
       return {
         replayed: false,
-        reason: `not replayed: the recording does not hold the bytes of the file it uploaded as '${k}' (a browser's recording keeps a form's parts, not a file's content); run it with a file of yours to check it`,
+        reason: `not replayed: the recording does not hold the bytes of the file it uploaded as '${k}' (a browser's recording keeps a form's parts, not a file's content, and a chosen file that holds a pasted secret is not kept); run it with a file of yours to check it`,
         warnings: [],
         ms: 0,
       };
