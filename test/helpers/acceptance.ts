@@ -6,6 +6,7 @@ import path from 'node:path';
 import type { Browser, BrowserContextOptions, Page } from 'playwright-core';
 import { afterAll, beforeAll, expect } from 'vitest';
 import { openChromium } from '../../src/browser/chromium.js';
+import { ACTION_SCRIPT, RECORD_BINDING } from '../../src/browser/recording/action-script.js';
 import { SessionRecorder } from '../../src/browser/recording/recorder.js';
 import { type Backend, type Harness, startHarness } from './harness.js';
 import { type RealApp, serveApp } from './real-apps.js';
@@ -84,6 +85,9 @@ export async function recordCaptured(
   });
   const ctx = await browser.newContext({ viewport: { width: 1280, height: 800 } });
   recorder.watchContext(ctx);
+  // The page's actions (typed values, clicks, a form's submitted fields), as the pool reports them.
+  await ctx.exposeBinding(RECORD_BINDING, (src, json: string) => recorder.pageAction(src.page, String(json)));
+  await ctx.addInitScript(ACTION_SCRIPT);
 
   const choose: ChooseFiles = async (page, open, files) => {
     const [fc] = await Promise.all([page.waitForEvent('filechooser'), open()]);

@@ -12,6 +12,7 @@ import {
   type SecretUse,
   type WebSocketLog,
 } from '../../formats/recording/types.js';
+import { bodiesFromSubmits } from './submit-body.js';
 
 /** An action as spooled: `ms` is its epoch time; seq/time/t_ms are assigned here. */
 export type SpooledAction = Omit<Action, 'seq' | 'time' | 't_ms'> & { ms: number };
@@ -87,6 +88,10 @@ export function buildHar(lines: SpoolLine[], meta: HarMeta): Har {
     return out;
   });
   entries.sort((a, b) => Date.parse(a.startedDateTime) - Date.parse(b.startedDateTime) || num(a._id) - num(b._id));
+  bodiesFromSubmits(
+    entries,
+    sorted.map(({ a }) => a),
+  );
   for (const e of entries) {
     const t = Date.parse(e.startedDateTime);
     let owner: string | null = null;

@@ -351,10 +351,14 @@ export interface HarRequest {
     text?: string;
     /** Parsed form (urlencoded or multipart) parameters. */
     params?: HarPostParam[];
-    _size: number;
-    _sha256: string;
+    /** Size and hash of the whole body; absent when it is `_from_submit`. */
+    _size?: number;
+    _sha256?: string;
     /** true when text was cut at limits.max_body_bytes. */
     _truncated?: boolean;
+    /** The body was not recorded (a form with a file, ended by a redirect): `params` are the
+     * fields the page's submit event saw, in the `submit` action of this id. */
+    _from_submit?: string;
   };
   headersSize: number;
   bodySize: number;
