@@ -10,6 +10,8 @@ import { describe, expect, it } from 'vitest';
 import { liveApp, refuseOtherHosts } from '../helpers/acceptance.js';
 import { backends } from '../helpers/harness.js';
 import { APPS, appInstalled, SHAARLI_USER, shaarliApi } from '../helpers/real-apps.js';
+import { run } from '../helpers/runs.js';
+import { synthesizeFrom, uploadBytes } from '../helpers/synth.js';
 
 const ready = process.env.ACCEPTANCE === '1' && appInstalled(APPS.shaarli);
 type Link = { id: number; url: string; title: string; description: string; tags: string[] };
@@ -21,16 +23,18 @@ describe.skipIf(!ready).each(ready ? (await backends()).slice(0, 1) : ['sqlite' 
   const byTitle = async (title: string) => (await links()).find((l) => l.title === title);
   const hinted = (args: Record<string, unknown>) => ({ hints: { arguments: args, secrets: { account: live.secret } } });
   const bound = (args: Record<string, unknown>) => ({ arguments: args, secret_bindings: { account: live.secret } });
+  const signIn = async (page: Page, base: string) => {
+    await page.goto(`${base}/login`);
+    await page.fill('input[name=login]:visible', SHAARLI_USER.username);
+    await page.fill('input[name=password]:visible', SHAARLI_USER.password);
+    await Promise.all([page.waitForNavigation(), page.click('input[type=submit][value=Login]:visible')]);
+  };
   /** Records a flow from the home page, signed in through the login form first when `signIn`. */
-  const record = (name: string, steps: (page: Page, base: string) => Promise<void>, signIn = true) =>
+  const record = (name: string, steps: (page: Page, base: string) => Promise<void>, login = true) =>
     live.record(name, async (page, base) => {
       await refuseOtherHosts(page, base);
-      if (signIn) {
-        await page.goto(`${base}/login`);
-        await page.fill('input[name=login]:visible', SHAARLI_USER.username);
-        await page.fill('input[name=password]:visible', SHAARLI_USER.password);
-        await Promise.all([page.waitForNavigation(), page.click('input[type=submit][value=Login]:visible')]);
-      } else await page.goto(`${base}/`);
+      if (login) await signIn(page, base);
+      else await page.goto(`${base}/`);
       await page.waitForSelector('text=Quince jelly');
       await steps(page, base);
     });
@@ -116,6 +120,49 @@ describe.skipIf(!ready).each(ready ? (await backends()).slice(0, 1) : ['sqlite' 
       tags: plums.tags,
     });
     expect(now.find((l) => l.id === quince.id)?.title).toBe('Quince jelly and paste');
+  });
+
+  it("bookmarks imported from a file chosen in the page's file chooser (the form answered by a redirect), run with ANOTHER file", async () => {
+    const bookmarks = (links: [string, string, string][]) =>
+      Buffer.from(
+        `<!DOCTYPE NETSCAPE-Bookmark-file-1>\n<META HTTP-EQUIV="Content-Type" CONTENT="text/html; charset=UTF-8">\n<TITLE>Bookmarks</TITLE>\n<H1>Bookmarks</H1>\n<DL><p>\n${links
+          .map(([u, t, d]) => `<DT><A HREF="${u}" ADD_DATE="1764000000" PRIVATE="0" TAGS="">${t}</A>\n<DD>${d}\n`)
+          .join('')}</DL><p>\n`,
+      );
+    const first = bookmarks([['https://orchard.example/medlar', 'Medlar bletting', 'Let medlars soften on straw.']]);
+    const har = await live.recordCaptured('import', async (page, base, choose) => {
+      await refuseOtherHosts(page, base);
+      await signIn(page, base);
+      await page.goto(`${base}/admin/import`);
+      await page.fill('#default_tags', 'imported');
+      await choose(page, () => page.click('input[name=filetoupload]'), [{ name: 'medlar.html', mimeType: 'text/html', buffer: first }]);
+      await Promise.all([page.waitForNavigation(), page.click('input[name=import_file]')]);
+      await page.waitForSelector('text=successfully processed');
+    });
+    expect(await byTitle('Medlar bletting')).toMatchObject({ tags: ['imported'] });
+    const c = await synthesizeFrom(live.h, har, {
+      purpose: 'import bookmarks from a file',
+      hints: { arguments: { default_tags: 'imported' }, secrets: { account: live.secret }, allow_side_effects: true },
+    });
+    expect(c.status, c.text).toBe(200);
+    expect(c.json.input_schema.properties.filetoupload).toMatchObject({ format: 'file-id' });
+    const def = (await live.h.api('GET', `/v1beta/connectors/${c.json.id}/definition`)).json.definition;
+    // Validated by importing the very file the person chose (its bookmark is there: skipped).
+    expect(def.meta.validation).toMatchObject({ replayed: true });
+
+    const next = bookmarks([
+      ['https://orchard.example/cider-apples', 'Cider apple varieties', 'Bittersweets and sharps.'],
+      ['https://orchard.example/scion-wood', 'Storing scion wood', 'Wrap in damp paper, keep cold.'],
+    ]);
+    const out = await run(live.h, {
+      connector_id: c.json.id,
+      arguments: { default_tags: 'cider', filetoupload: await uploadBytes(live.h, 'cider.html', next, 'text/html') },
+      secret_bindings: { account: live.secret },
+    });
+    expect(out.status, JSON.stringify(out.error)).toBe('success');
+    expect(await byTitle('Cider apple varieties')).toMatchObject({ url: 'https://orchard.example/cider-apples', tags: ['cider'] });
+    expect(await byTitle('Storing scion wood')).toMatchObject({ tags: ['cider'] });
+    console.log('[acceptance] shaarli import result', JSON.stringify(out.result).slice(0, 600));
   });
 
   it('a bookmark deleted from its card, run on ANOTHER bookmark', async () => {
