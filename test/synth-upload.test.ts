@@ -51,6 +51,32 @@ function librarySite() {
       if (!d) return void res.writeHead(404).end();
       return details(res, d);
     }
+    // A page whose script sends the chosen file as the whole body of a PUT (bytes as
+    // octet-stream, Redmine-style), with the page's token in a header; the answer is JSON.
+    if (url.pathname === '/attach' && req.method === 'GET') {
+      const t = crypto.randomUUID();
+      tokens.add(t);
+      return page(
+        res,
+        'Attach',
+        `<h1>Attach a file</h1><input type="file" id="f"><pre id="out"></pre><script>
+        document.getElementById('f').addEventListener('change', async (e) => {
+          const r = await fetch('/attach', { method: 'PUT', body: e.target.files[0], headers: { 'content-type': 'application/octet-stream', 'x-token': ${JSON.stringify(t)} } });
+          document.getElementById('out').textContent = await r.text();
+        });</script>`,
+      );
+    }
+    if (url.pathname === '/attach' && req.method === 'PUT') {
+      if (!tokens.has(String(req.headers['x-token']))) return void res.writeHead(403).end('bad token');
+      if (req.headers['content-type'] !== 'application/octet-stream') return void res.writeHead(406).end();
+      const chunks: Buffer[] = [];
+      for await (const c of req) chunks.push(c as Buffer);
+      const body = Buffer.concat(chunks);
+      const d: Doc = { id: docs.length + 1, title: '', filename: '', type: '', size: body.length, sha256: sha(body) };
+      docs.push(d);
+      res.setHeader('content-type', 'application/json');
+      return void res.end(JSON.stringify({ attachment: { id: d.id, size: d.size, sha256: d.sha256 } }));
+    }
     if (url.pathname !== '/docs') return void res.writeHead(404).end();
     if (req.method === 'GET') {
       const t = crypto.randomUUID();
@@ -229,6 +255,34 @@ describe.each(await backends())('a flow that uploads a file (%s)', (backend) => 
     expect(site.docs.at(-1)).toMatchObject({ title: 'Graft union', filename: 'union.png', type: 'image/png', sha256: sha(png) });
     // The redirect's page: the new document's details.
     expect(JSON.stringify(out.result)).toContain(sha(png));
+  }, 120_000);
+
+  it("takes the caller's file for a request whose whole body is the chosen file (a PUT of the bytes)", async () => {
+    const chosen = Buffer.concat([Buffer.from([0, 1, 2, 0xff]), crypto.randomBytes(4000)]);
+    const har = await recordCaptured(browser, h.dataDir, 'upload-raw', base, async (page, b, choose) => {
+      await page.goto(`${b}/attach`);
+      await choose(page, () => page.click('#f'), [{ name: 'soil.bin', mimeType: 'application/x-soil', buffer: chosen }]);
+      await page.getByText(sha(chosen)).waitFor();
+    });
+    const before = site.docs.length;
+    const r = await synthesizeFrom(h, har, { purpose: 'attach a file', hints: { allow_side_effects: true } });
+    expect(r.status, r.text).toBe(200);
+    const c = (await h.api('GET', `/v1beta/connectors/${r.json.id}`)).json;
+    expect(c.input_schema.properties.file).toMatchObject({ format: 'file-id' });
+    expect(c.input_schema.required).toEqual(['file']);
+    const def = (await h.api('GET', `/v1beta/connectors/${r.json.id}/definition`)).json.definition;
+    const put = def.steps.find((st: any) => st.method === 'PUT');
+    // The page sent the bytes as octet-stream whatever the file's type: so does the connector.
+    expect(put.body).toEqual({ file: '{{args.file}}', content_type: 'application/octet-stream' });
+    // Validated by sending the chosen bytes again (the page's token read afresh).
+    expect(def.meta.validation).toMatchObject({ replayed: true });
+    expect(site.docs.length).toBe(before + 1);
+    expect(site.docs.at(-1)!.sha256).toBe(sha(chosen));
+    const other = crypto.randomBytes(7000);
+    const out = await run(h, { connector_id: r.json.id, arguments: { file: await uploadBytes(h, 'other.bin', other, 'image/png') } });
+    expect(out.status, JSON.stringify(out.error)).toBe('success');
+    expect(site.docs.at(-1)).toMatchObject({ size: other.length, sha256: sha(other) });
+    expect(JSON.stringify(out.result)).toContain(sha(other));
   }, 120_000);
 
   it("records a file chosen through a capture session's live view, and validates with its bytes", async () => {

@@ -43,6 +43,8 @@ export interface StepOptions {
   readBack?: { var: string; rb: ReadBack };
   /** Multipart file parts sent from an argument of format file-id: part position → argument. */
   files?: ReadonlyMap<number, string>;
+  /** The whole body is a file argument's bytes (with this content type, else the file's own). */
+  rawBody?: { arg: string; contentType?: string };
 }
 
 /** A template as URL-encoded text: literal parts encoded, holes piped through urlencode. */
@@ -105,7 +107,9 @@ export function buildStep(x: Exchange, resolved: ResolvedSlot[], o: StepOptions)
   if (query.length && !queryInUrl) step.query = Object.fromEntries(query);
   if (Object.keys(headers).length) step.headers = headers;
   if (x.body) {
-    if (/multipart\/form-data/i.test(x.body.mime)) {
+    if (o.rawBody)
+      step.body = { file: `{{args.${o.rawBody.arg}}}`, ...(o.rawBody.contentType ? { content_type: o.rawBody.contentType } : {}) };
+    else if (/multipart\/form-data/i.test(x.body.mime)) {
       // Every part in recorded order; an uploaded file is the caller's (an argument: its bytes, name
       // and type), an empty file input is sent as recorded.
       step.body = {

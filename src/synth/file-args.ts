@@ -8,14 +8,17 @@ export interface FileArg {
   /** The argument's name (from the part's field name). */
   name: string;
   exchange: string;
-  /** The part's position in its request's multipart body. */
+  /** The part's position in its request's multipart body; RAW_BODY when the file is the whole body. */
   pos: number;
+  /** The multipart field (empty for a raw body). */
   part: string;
   fileName: string;
   contentType?: string;
   size?: number;
   /** The recorded content: the part's own (a HAR that keeps it), or the file chosen in the live view. */
   data?: Buffer;
+  /** A raw body's content type when the page sent another than the file's (a fixed octet-stream). */
+  sendType?: string;
 }
 
 /** A file the person chose through a capture session's live view (the recording's `upload` actions). */
@@ -23,8 +26,12 @@ export interface ChosenUpload {
   name: string;
   content_type: string;
   size: number;
+  sha256?: string;
   data?: string;
 }
+
+/** The position of a file sent as a request's whole body (a PUT of the bytes, an XHR of a File). */
+export const RAW_BODY = -1;
 
 /** A field name as an argument name: `files[]` → files, `async-upload` → async_upload. */
 function argName(part: string): string {
@@ -43,12 +50,32 @@ function argName(part: string): string {
 export function fileArgsOf(steps: Exchange[], taken: ReadonlySet<string>, chosen: readonly ChosenUpload[] = []): FileArg[] {
   const used = new Set(taken);
   const out: FileArg[] = [];
+  const named = (field: string) => {
+    let name = argName(field);
+    if (used.has(name)) name = `${name}_file`;
+    for (let i = 2; used.has(name); i++) name = `${name.replace(/_\d+$/, '')}_${i}`;
+    used.add(name);
+    return name;
+  };
   for (const x of steps) {
+    // A whole body that is, byte for byte, a file the person chose (its hash): the caller's file.
+    const raw = rawFile(x, chosen);
+    if (raw) {
+      out.push({
+        name: named('file'),
+        exchange: x.id,
+        pos: RAW_BODY,
+        part: '',
+        fileName: raw.name,
+        contentType: raw.content_type,
+        size: raw.size,
+        ...(raw.data !== undefined ? { data: Buffer.from(raw.data, 'base64') } : {}),
+        ...(sent(x) && sent(x) !== raw.content_type.toLowerCase() ? { sendType: x.body!.mime } : {}),
+      });
+      continue;
+    }
     for (const { p, pos } of fileParts(x)) {
-      let name = argName(p.name);
-      if (used.has(name)) name = `${name}_file`;
-      for (let i = 2; used.has(name); i++) name = `${name.replace(/_\d+$/, '')}_${i}`;
-      used.add(name);
+      const name = named(p.name);
       // (A browser's own recording holds the form's parts but not the file's content: an empty
       // part is a file whose bytes were not recorded. A text file's recorded bytes are kept.)
       const pick = p.value ? undefined : [...chosen].reverse().find((c) => c.name === p.fileName && c.data !== undefined);
@@ -81,6 +108,15 @@ export function fileParts(x: Exchange): { p: Part & { fileName: string }; pos: n
   );
 }
 
+const sent = (x: Exchange) => x.body?.mime.split(';')[0].trim().toLowerCase();
+
+/** The chosen file a request sends as its whole body (not a form, not multipart), if any. */
+export function rawFile(x: Exchange, chosen: readonly ChosenUpload[]): ChosenUpload | undefined {
+  const b = x.body;
+  if (!b?.sha256 || /multipart\/form-data|x-www-form-urlencoded/i.test(b.mime)) return undefined;
+  return [...chosen].reverse().find((c) => c.sha256 === b.sha256 && c.size > 0);
+}
+
 /** The input_schema property of a file argument. */
 export function fileArgSchema(f: FileArg): Record<string, unknown> {
   const recorded = [f.fileName && JSON.stringify(f.fileName), f.contentType, f.size !== undefined ? `${f.size} bytes` : '']
@@ -89,6 +125,6 @@ export function fileArgSchema(f: FileArg): Record<string, unknown> {
   return {
     type: 'string',
     format: 'file-id',
-    description: `id of an uploaded file (POST /v1beta/files, then complete), sent as the "${f.part}" part with its name and type${recorded ? `; the recording uploaded ${recorded}` : ''}`,
+    description: `id of an uploaded file (POST /v1beta/files, then complete), sent ${f.pos === RAW_BODY ? 'as the request body with its type' : `as the "${f.part}" part with its name and type`}${recorded ? `; the recording uploaded ${recorded}` : ''}`,
   };
 }

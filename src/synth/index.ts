@@ -20,7 +20,7 @@ import { looseWriteAnswer, type Schema } from './schema-infer.js';
 import { allNeedles, PASSWORD_FIELD, pagePasswordFields, planSecrets } from './secrets.js';
 import { detectPaging, scoreTargets, type Candidate } from './target.js';
 import { traceChain } from './trace.js';
-import { fileArgSchema, fileArgsOf } from './file-args.js';
+import { fileArgSchema, fileArgsOf, RAW_BODY } from './file-args.js';
 import { recordsNamed } from './named-records.js';
 import { namedListPaging } from './named-list-paging.js';
 import { isManagedHeader, parseJson, requestSlots } from './slots.js';
@@ -150,6 +150,8 @@ function synthesizeNow(inp: SynthInput): SynthResult {
       })
       .map((x) => x.id),
   );
+  // The files the person chose in the live view (file arguments; a request sending one is the point).
+  const chosen = rec.actions.flatMap((a) => (a.type === 'upload' ? a.files : []));
   // What the person picked in the live view counts like hints.result (picks.ts).
   const picks = picksOf(rec);
   const resultValues = [...new Set([...(hints.result === undefined ? [] : flatValues(hints.result)), ...pickedResultValues(picks)])];
@@ -162,6 +164,7 @@ function synthesizeNow(inp: SynthInput): SynthResult {
     lastActionTime: lastActionTime(rec),
     pickedUrls: picks.map((p) => p.url),
     namedBy: recordsNamed(all, args),
+    chosenFiles: chosen,
   });
   cands = advisor.rankTargets(cands, { purpose });
   const best: Candidate | undefined = cands[0];
@@ -213,7 +216,7 @@ function synthesizeNow(inp: SynthInput): SynthResult {
   const fileArgs = fileArgsOf(
     [...chain.steps.keys()].flatMap((id) => all.filter((y) => y.id === id)),
     new Set(given.map((a) => a.name)),
-    rec.actions.flatMap((a) => (a.type === 'upload' ? a.files : [])),
+    chosen,
   );
   // A request whose body is not in the recording would be replayed empty: say so instead.
   const bodiless = [...chain.steps.keys()].map((id) => all.find((x) => x.id === id)).filter((x) => x?.body?.missing);
@@ -347,7 +350,10 @@ function synthesizeNow(inp: SynthInput): SynthResult {
       baseOrigin: origin,
       extract,
       readBack: chain.readBacks.get(id),
-      files: new Map(fileArgs.filter((f) => f.exchange === id).map((f) => [f.pos, f.name])),
+      files: new Map(fileArgs.filter((f) => f.exchange === id && f.pos !== RAW_BODY).map((f) => [f.pos, f.name])),
+      rawBody: fileArgs
+        .filter((f) => f.exchange === id && f.pos === RAW_BODY)
+        .map((f) => ({ arg: f.name, ...(f.sendType ? { contentType: f.sendType } : {}) }))[0],
       note: reasons.join('; '),
       provenance: {
         ...provenanceBase,

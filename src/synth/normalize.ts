@@ -32,7 +32,7 @@ function bodyOf(e: HarEntry): Exchange['body'] {
     if (params) return { mime, text: pd.text, params };
   }
   if (/multipart\/form-data/i.test(mime) && !pd.params?.length && !pd.text) return { mime, missing: true };
-  return { mime, text: pd.text, params: pd.params };
+  return { mime, text: pd.text, params: pd.params, ...(pd._sha256 ? { sha256: pd._sha256.replace(/^sha256:/, '') } : {}) };
 }
 
 /**

@@ -2,7 +2,7 @@
 // recorded; the best one wins, and its siblings on the same templated endpoint join it when they
 // show pagination (page numbers or offsets counting up, a cursor taken from the previous response,
 // or the chain of next-page links).
-import { fileParts } from './file-args.js';
+import { type ChosenUpload, fileParts, rawFile } from './file-args.js';
 import { isSignInForm } from './html-form-record.js';
 import { loadHtml } from './html-load.js';
 import { nextLinkOf } from './html-structure.js';
@@ -33,6 +33,8 @@ export interface TargetFacts {
   /** Writes addressed by the record an argument names (an id a list linked to from its row): the
    * argument examples (lower case) they carry that way (named-records.ts). */
   namedBy?: Map<string, string[]>;
+  /** The files the person chose in the live view (the recording's `upload` actions). */
+  chosenFiles?: ChosenUpload[];
 }
 
 export const isDownload = (x: Exchange) =>
@@ -239,7 +241,7 @@ export function scoreTargets(xs: Exchange[], f: TargetFacts): Candidate[] {
       if (little !== null) add(-2, `a page fragment with little to read (${little} characters: a status a script polls)`);
       if (x.id.endsWith('~final')) reasons.push('the page a login landed on (fetched again after the login chain)');
       // (A file the person chose is something they gave the flow, as a typed value is.)
-      const sent = fileParts(x).map(({ p }) => p.fileName);
+      const sent = [...fileParts(x).map(({ p }) => p.fileName), ...[rawFile(x, f.chosenFiles ?? [])?.name ?? []].flat()];
       if (sent.length) add(4, `sends the file(s) the person chose: ${sent.map((v) => JSON.stringify(v)).join(', ')}`);
       const typed = typedBy(x);
       if (typed.length)

@@ -16,7 +16,8 @@ export interface Exchange {
   reqHeaders: HarNameValue[];
   reqCookies: HarCookie[];
   /** `missing`: the request had a (multipart) body that the recording does not hold. */
-  body: { mime: string; text?: string; params?: HarPostParam[]; missing?: boolean } | null;
+  /** `sha256`: of the whole body, when the recording has it (a raw body: is it a chosen file?). */
+  body: { mime: string; text?: string; params?: HarPostParam[]; missing?: boolean; sha256?: string } | null;
   status: number;
   resHeaders: HarNameValue[];
   setCookies: HarCookie[];

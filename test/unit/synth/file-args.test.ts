@@ -35,6 +35,31 @@ describe('fileArgsOf', () => {
     ]);
   });
 
+  it("a raw body that is a chosen file byte for byte is the caller's file; the page's own content type is kept when it differs", () => {
+    const raw = (id: string, mime: string, sha256: string) =>
+      ({ id, method: 'PUT', url: 'http://site.test/dav/x', body: { mime, sha256 } }) as unknown as Exchange;
+    const chosen = [
+      { name: 'a.pdf', content_type: 'application/pdf', size: 4, sha256: 'aa', data: Buffer.from('%PDF').toString('base64') },
+      { name: 'b.txt', content_type: 'text/plain', size: 2, sha256: 'bb' },
+    ];
+    const got = fileArgsOf(
+      [
+        raw('e1', 'application/octet-stream', 'aa'),
+        raw('e2', 'text/plain;charset=UTF-8', 'bb'),
+        // Not a chosen file (another hash); a form body is never a raw file.
+        raw('e3', 'application/json', 'cc'),
+        raw('e4', 'application/x-www-form-urlencoded', 'aa'),
+      ],
+      new Set(['file']),
+      chosen,
+    );
+    expect(got.map((f) => [f.name, f.exchange, f.pos, f.fileName, f.sendType, f.data?.toString()])).toEqual([
+      ['file_file', 'e1', -1, 'a.pdf', 'application/octet-stream', '%PDF'],
+      ['file_file_2', 'e2', -1, 'b.txt', undefined, undefined],
+    ]);
+    expect(fileArgSchema(got[0]).description).toContain('sent as the request body with its type');
+  });
+
   it('describes the argument with what the recording uploaded', () => {
     const [f] = fileArgsOf([upload('e1', [{ name: 'doc', fileName: 'plan.pdf', contentType: 'application/pdf' }])], new Set());
     expect(fileArgSchema(f)).toEqual({
