@@ -17,14 +17,14 @@ import { choicesOf, withChoices } from './choices.js';
 import { isHtml, isRead, normalize } from './normalize.js';
 import { bareId, buildOutput, outputMissing, outputValues } from './output.js';
 import { looseWriteAnswer, type Schema } from './schema-infer.js';
-import { allNeedles, PASSWORD_FIELD, pagePasswordFields, planSecrets } from './secrets.js';
+import { allNeedles, PASSWORD_FIELD, pagePasswordFields, planSecrets, type SecretPlan } from './secrets.js';
 import { detectPaging, scoreTargets, type Candidate } from './target.js';
 import { traceChain } from './trace.js';
 import { fileArgSchema, fileArgsOf, RAW_BODY } from './file-args.js';
 import { recordsNamed } from './named-records.js';
 import { namedListPaging } from './named-list-paging.js';
 import { isManagedHeader, parseJson, requestSlots } from './slots.js';
-import { needlesForField, type SecretNeedle } from './substitute.js';
+import { type ArgValue, needlesForField, type SecretNeedle } from './substitute.js';
 import { secretsPattern } from '../lib/secret-forms.js';
 import { SynthError, type Exchange, type Hints, type RecordedSecrets, type Recording, type SecretValues } from './types.js';
 import { argumentValues, findDetail, flatValues, isPlainObject, landing, lastActionTime, prefixed } from './facts.js';
@@ -107,7 +107,8 @@ function synthesizeNow(inp: SynthInput): SynthResult {
   const warnings: string[] = [];
   const secrets = planSecrets(rec, xs, hints, inp.secretValues ?? {});
   // (A choice given as the label a person reads in a drop-down is matched by the code the site sent.)
-  const given = argumentValues(rec, hints, advisor, purpose);
+  // (A sign-in typed by hand — not pasted — is the login's, never an argument of the task.)
+  const given = withoutCredentials(argumentValues(rec, hints, advisor, purpose), hints, inp.secretValues ?? {}, secrets);
   const choices = choicesOf(xs, given);
   const args = given.map((a) => (choices.has(a.name) ? { ...a, example: choices.get(a.name)!.code } : a));
   // What a request sends of its own: cookies are state the server handed out (a session cookie
@@ -714,6 +715,19 @@ function withoutValues<T>(values: string[], r: T): T {
           ? Object.fromEntries(Object.entries(v).map(([k, x]) => [k, walk(x)]))
           : v;
   return walk(r) as T;
+}
+
+/** Arguments taken from what the person typed, less the values of the flow's credentials. */
+function withoutCredentials(args: ArgValue[], hints: Hints, values: SecretValues, plan: SecretPlan): ArgValue[] {
+  if (hints.arguments && Object.keys(hints.arguments).length) return args;
+  const known = new Set(
+    [
+      ...Object.values(values).flatMap((v) => (v.type === 'login' ? [v.username, v.password] : [v.value])),
+      ...Object.values(plan.typedLogins()).flatMap((l) => [l.username, l.password]),
+      ...Object.values(plan.typedValues()),
+    ].filter(Boolean),
+  );
+  return args.filter((a) => !known.has(a.example));
 }
 
 /** The name of the query or form field a request after `x` sent `value` as (the id a write answered with). */
