@@ -43,8 +43,11 @@ export function dropReason(x: Exchange): string | null {
   if (x.method === 'OPTIONS') return 'CORS preflight';
   if (x.status === 0) return 'failed request';
   if (ASSET_TYPES.has(x.resourceType)) return `static ${x.resourceType}`;
-  if (ASSET_EXT.test(u.pathname)) return 'static asset (extension)';
-  if (ASSET_MIME.test(x.mime)) return `static asset (${x.mime})`;
+  // (A write is no asset whatever it is named or answered with: Rails' `POST /uploads.js` answers
+  // JavaScript that holds the token the form sends next.)
+  const read = x.method === 'GET' || x.method === 'HEAD';
+  if (read && ASSET_EXT.test(u.pathname)) return 'static asset (extension)';
+  if (read && ASSET_MIME.test(x.mime)) return `static asset (${x.mime})`;
   if (TRACKER_HOST.test(u.hostname)) return 'analytics/telemetry host';
   if (TRACKER_PATH.test(u.pathname) || (MAYBE_TRACKER_PATH.test(u.pathname) && answersNothing(x))) return 'analytics/telemetry path';
   return null;

@@ -7,11 +7,14 @@
 // multipart create form with an empty file input, an issue list over several pages, and search hits in
 // a <dl>.
 // Opt-in: ACCEPTANCE=1.
+import crypto from 'node:crypto';
 import type { Page } from 'playwright-core';
 import { describe, expect, it } from 'vitest';
 import { backends } from '../helpers/harness.js';
 import { APPS, appInstalled } from '../helpers/real-apps.js';
 import { liveApp } from '../helpers/acceptance.js';
+import { run } from '../helpers/runs.js';
+import { synthesizeFrom, uploadBytes } from '../helpers/synth.js';
 
 const ready = process.env.ACCEPTANCE === '1' && appInstalled(APPS.redmine);
 const PASSWORD = 'rm-admin-pass-1';
@@ -135,5 +138,41 @@ describe.skipIf(!ready).each(ready ? (await backends()).slice(0, 1) : ['sqlite' 
     // The page the site answered with: the new issue, and no complaint about the empty file input.
     expect(JSON.stringify(result)).toContain(subject);
     expect(JSON.stringify(result)).not.toMatch(/could not be saved/);
+  });
+
+  it("a NEW issue with a file attached (the page's script posts the chosen file's bytes first, then the form names the token it got back): run with ANOTHER file", async () => {
+    const plan = Buffer.concat([Buffer.from('%PDF-1.4\n'), crypto.randomBytes(6000)]);
+    const har = await live.recordCaptured('attach', async (page, base, choose) => {
+      await login(page, base);
+      await page.goto(`${base}/projects/orchard/issues/new`);
+      await page.fill('#issue_subject', 'Planting plan for the north rows');
+      await choose(page, () => page.click('input.file_selector'), [{ name: 'north-rows.pdf', mimeType: 'application/pdf', buffer: plan }]);
+      await page.waitForFunction(() => [...document.querySelectorAll<HTMLInputElement>('input.token')].some((i) => i.value));
+      await Promise.all([page.waitForURL(/\/issues\/\d+$/), page.click('input[name=commit]')]);
+    });
+    const c = await synthesizeFrom(live.h, har, {
+      purpose: 'open an issue with a file attached',
+      hints: { arguments: { subject: 'Planting plan for the north rows' }, secrets: { account: live.secret }, allow_side_effects: true },
+    });
+    expect(c.status, c.text).toBe(200);
+    expect(c.json.input_schema.properties.file).toMatchObject({ format: 'file-id' });
+    const def = (await live.h.api('GET', `/v1beta/connectors/${c.json.id}/definition`)).json.definition;
+    expect(def.meta.validation).toMatchObject({ replayed: true });
+
+    const subject = `Soil report ${Date.now()}`;
+    const report = Buffer.concat([Buffer.from('%PDF-1.7\n'), crypto.randomBytes(9000)]);
+    const out = await run(live.h, {
+      connector_id: c.json.id,
+      arguments: { subject, file: await uploadBytes(live.h, 'soil.pdf', report, 'application/pdf') },
+      secret_bindings: { account: live.secret },
+    });
+    expect(out.status, JSON.stringify(out.error)).toBe('success');
+    const [made] = (await issues()).filter((i) => i.subject === subject);
+    const full = ((await (await fetch(`${live.url}/issues/${made.id}.json?include=attachments`)).json()) as any).issue;
+    expect(full.attachments).toHaveLength(1);
+    expect(full.attachments[0].filesize).toBe(report.length);
+    const stored = Buffer.from(await (await fetch(full.attachments[0].content_url)).arrayBuffer());
+    expect(stored.equals(report)).toBe(true);
+    expect(JSON.stringify(out.result)).toContain(subject);
   });
 });

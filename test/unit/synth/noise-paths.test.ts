@@ -28,3 +28,14 @@ describe('telemetry paths', () => {
     );
   });
 });
+
+describe('assets', () => {
+  it('a read of a script or stylesheet is an asset; a write is not, whatever its name or answer', () => {
+    expect(reason({ url: `${O}/assets/app.js`, body: 'var x = 1;', mime: 'application/javascript' })).toBe('static asset (extension)');
+    expect(reason({ url: `${O}/theme`, body: 'body{}', mime: 'text/css' })).toBe('static asset (text/css)');
+    // Rails' remote upload: POST /uploads.js answers JavaScript holding the token the form sends next.
+    expect(
+      reason({ method: 'POST', url: `${O}/uploads.js?attachment_id=1`, body: "$('input.token').val('1.ab12');", mime: 'text/javascript' }),
+    ).toBeNull();
+  });
+});
