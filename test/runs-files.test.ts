@@ -171,6 +171,44 @@ describe.each(await backends())('uploaded files as run arguments (%s)', (backend
     expect(r.json.error.message).toContain('RUN_INPUT_MAX_BYTES');
   });
 
+  it("names the caller's file (its name, type and size) where the page named the recorded one", async () => {
+    const def = multipartDef(site.url) as any;
+    // Only the file's fields, no file part: the run still reads the file, for them alone.
+    def.steps[0].body.multipart = [
+      { name: 'filename', value: '{{files.document.name}}' },
+      { name: 'type', value: '{{files.document.content_type}}' },
+      { name: 'size', value: '{{files.document.size}}' },
+    ];
+    def.result = { parts: '{{vars.parts}}', stored_as: '{{files.document.name}}' };
+    const c = await publish(h, { definition: def, input_schema: INPUT, output_schema: { type: 'object' } });
+    const r = await h.api('POST', '/v1beta/runs', { connector_id: c.id, arguments: { document: fileId } });
+    expect(r.json.status, JSON.stringify(r.json.error)).toBe('success');
+    expect(r.json.result).toEqual({
+      parts: [
+        { name: 'filename', value: 'report "Q3".pdf' },
+        { name: 'type', value: 'application/pdf' },
+        { name: 'size', value: String(pdf.length) },
+      ],
+      stored_as: 'report "Q3".pdf',
+    });
+    // Not a file argument, not a field of one, not in a browser plan: refused at publish.
+    for (const [template, message] of [
+      ['{{files.title.name}}', "'title' is not an argument of format file-id"],
+      ['{{files.document.path}}', 'use {{files.<argument>.name|content_type|size}}'],
+    ]) {
+      def.steps[0].body.multipart = [{ name: 'x', value: template }];
+      const bad = await h.api('POST', '/v1beta/connectors', {
+        display_name: 'x',
+        purpose: 'upload',
+        definition: def,
+        input_schema: INPUT,
+        output_schema: { type: 'object' },
+      });
+      expect(bad.status, template).toBe(422);
+      expect(JSON.stringify(bad.json.detail)).toContain(message);
+    }
+  });
+
   it('refuses at publish a file chosen by a secret, and a part with both a value and a file', async () => {
     const def = multipartDef(site.url, '{{secrets.account.password}}');
     const r = await h.api('POST', '/v1beta/connectors', {

@@ -7,7 +7,7 @@ import * as cheerio from 'cheerio';
 import { transformSync } from 'esbuild';
 import type { Loc, Problem } from '../../lib/errors.js';
 import { ajvToEntries } from '../../lib/json-schema-problems.js';
-import { makeAjv } from '../../lib/json-schema.js';
+import { FILE_ID_FORMAT, makeAjv } from '../../lib/json-schema.js';
 import { DEFINITION_SCHEMA } from './schema.js';
 import { holesOf, parseTemplate, TemplateError } from './template.js';
 import type { BrowserStep, ConnectorDefinition, Extractor, HttpStep, SecretSlot } from './types.js';
@@ -17,7 +17,9 @@ const checkShape = ajv.compile(DEFINITION_SCHEMA);
 
 // `basic`: base64 of `username:password`, the token of an `Authorization: Basic` header (RFC 7617).
 const SLOT_FIELDS = { login: ['username', 'password', 'totp', 'basic'], string: ['value'] } as const;
-const ROOTS = ['args', 'secrets', 'vars', 'page', 'item', 'index', 'run'];
+const ROOTS = ['args', 'secrets', 'vars', 'page', 'item', 'index', 'run', 'files'];
+/** What `{{files.<argument>.…}}` tells of the uploaded file an argument names. */
+const FILE_FIELDS = ['name', 'content_type', 'size'];
 const UNSAFE_KEYS = ['__proto__', 'constructor', 'prototype'];
 
 export interface DefinitionContext {
@@ -174,6 +176,14 @@ export function validateDefinition(def: unknown, ctx: DefinitionContext, prefix:
       } else if (b === 'totp' && !slot.supports_totp) err(loc, `Value error, ${where}: slot '${a}' does not declare supports_totp`);
     } else if (root === 'vars') {
       if (!a || !vars.has(a)) err(loc, `Value error, ${where}: no step extracts '${a ?? ''}'`);
+    } else if (root === 'files') {
+      // (The name, type or size of the file an argument names: the host reads it for the step.)
+      const format = (ctx.inputSchema as { properties?: Record<string, { format?: unknown }> } | undefined)?.properties?.[a ?? '']?.format;
+      if (d.engine !== 'http') err(loc, `Value error, ${where}: only http steps may name an uploaded file's ${b ?? 'fields'}`);
+      else if (hole.path.length !== 3 || !FILE_FIELDS.includes(b ?? ''))
+        err(loc, `Value error, ${where}: use {{files.<argument>.${FILE_FIELDS.join('|')}}}`);
+      else if (argProps && format !== FILE_ID_FORMAT)
+        err(loc, `Value error, ${where}: '${a}' is not an argument of format ${FILE_ID_FORMAT} in input_schema`);
     }
   }
   return out;

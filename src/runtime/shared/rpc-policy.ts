@@ -97,11 +97,14 @@ export function allowedRpcs(def: ConnectorDefinition): ReadonlySet<string> {
   }
 }
 
-/** Some http step sends an uploaded file (a `file` body or multipart part). */
+/** A template naming an uploaded file's name, type or size (`{{files.<argument>.name}}`). */
+export const FILE_FIELD_REF = /\{\{\s*files\.([A-Za-z_$][\w$-]*)\./;
+
+/** Some http step sends an uploaded file (a `file` body or multipart part) or names one's fields. */
 export function sendsFiles(def: ConnectorDefinition): boolean {
   if (def.engine !== 'http') return false;
   return [...(def.login?.steps ?? []), ...def.steps].some(
-    (s) => s.body?.file !== undefined || !!s.body?.multipart?.some((m) => m.file !== undefined),
+    (s) => s.body?.file !== undefined || !!s.body?.multipart?.some((m) => m.file !== undefined) || FILE_FIELD_REF.test(JSON.stringify(s)),
   );
 }
 

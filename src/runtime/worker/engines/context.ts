@@ -9,6 +9,7 @@ import crypto from 'node:crypto';
 import { HttpSession } from './http-session.js';
 import { basicToken } from '../../../lib/secret-forms.js';
 import { RunFailure } from '../../shared/failure.js';
+import { FILE_FIELD_REF } from '../../shared/rpc-policy.js';
 import { EgressPolicy, type EgressRules } from '../../../egress/policy.js';
 
 /** The value bound to one secret slot of a run. */
@@ -148,6 +149,22 @@ export class RunContext {
     return f;
   }
 
+  /** What `{{files.<argument>.…}}` renders, by argument (read before the step that names it). */
+  private readonly fileFields = new Map<string, { name: string; content_type: string; size: number }>();
+
+  /** Reads the files this part of the definition names the fields of (before rendering it). */
+  async readFilesFor(part: unknown): Promise<void> {
+    const text = JSON.stringify(part) ?? '';
+    for (const m of text.matchAll(new RegExp(FILE_FIELD_REF.source, 'g'))) {
+      const arg = m[1];
+      if (this.fileFields.has(arg)) continue;
+      const id = this.job.args[arg];
+      if (typeof id !== 'string' || !id) throw new RunFailure('invalid_input', `argument '${arg}' names no uploaded file`);
+      const f = await this.readFile(id);
+      this.fileFields.set(arg, { name: f.name, content_type: f.contentType, size: f.data.byteLength });
+    }
+  }
+
   /** The code the slot holds (claimed before: the ledger lives in the parent, this is synchronous). */
   totp(slot: string): string {
     this.totpLogin(slot);
@@ -174,7 +191,7 @@ export class RunContext {
     return null;
   }
 
-  /** Template lookup: args, secrets (totp computed on use), vars, page, run. */
+  /** Template lookup: args, secrets (totp computed on use), vars, page, run, files. */
   readonly lookup: Lookup = (path) => {
     const [root, a, b, ...rest] = path;
     let v: unknown;
@@ -186,6 +203,11 @@ export class RunContext {
         return dig(this.vars, path.slice(1));
       case 'page':
         return dig(this.page, path.slice(1));
+      case 'files': {
+        const f = this.fileFields.get(a);
+        if (!f) throw new RunFailure('internal_error', `the file of argument '${a}' was not read before its fields were used`);
+        return path.length === 3 ? f[b as keyof typeof f] : undefined;
+      }
       case 'run':
         if (a === 'uuid' && path.length === 2) return (this.uuid ??= crypto.randomUUID());
         if (/^now_(ms|s|iso)$/.test(a) && path.length === 2) {

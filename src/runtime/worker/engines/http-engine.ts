@@ -52,6 +52,7 @@ export class HttpEngine {
   async run(): Promise<unknown> {
     if (this.def.login) await this.login();
     for (const step of this.def.steps) await this.step(step, false);
+    await this.ctx.readFilesFor(this.def.result);
     return renderJson(this.def.result, this.ctx.lookup);
   }
 
@@ -83,6 +84,7 @@ export class HttpEngine {
     this.progress(step, inLogin);
     // A TOTP code is claimed from the parent's ledger only for a step that sends it (single-use).
     await this.ctx.claimTotpFor(step);
+    await this.ctx.readFilesFor(step);
     if (!step.paginate) {
       const view = await this.exchange(step, inLogin);
       Object.assign(this.ctx.vars, this.extractAll(step, view));
