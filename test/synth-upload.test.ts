@@ -61,7 +61,7 @@ function librarySite() {
         'Attach',
         `<h1>Attach a file</h1><input type="file" id="f"><pre id="out"></pre><script>
         document.getElementById('f').addEventListener('change', async (e) => {
-          const r = await fetch('/attach', { method: 'PUT', body: e.target.files[0], headers: { 'content-type': 'application/octet-stream', 'x-token': ${JSON.stringify(t)} } });
+          const r = await fetch('/attach?name=' + encodeURIComponent(e.target.files[0].name), { method: 'PUT', body: e.target.files[0], headers: { 'content-type': 'application/octet-stream', 'x-token': ${JSON.stringify(t)} } });
           document.getElementById('out').textContent = await r.text();
         });</script>`,
       );
@@ -72,7 +72,14 @@ function librarySite() {
       const chunks: Buffer[] = [];
       for await (const c of req) chunks.push(c as Buffer);
       const body = Buffer.concat(chunks);
-      const d: Doc = { id: docs.length + 1, title: '', filename: '', type: '', size: body.length, sha256: sha(body) };
+      const d: Doc = {
+        id: docs.length + 1,
+        title: '',
+        filename: url.searchParams.get('name') ?? '',
+        type: '',
+        size: body.length,
+        sha256: sha(body),
+      };
       docs.push(d);
       res.setHeader('content-type', 'application/json');
       return void res.end(JSON.stringify({ attachment: { id: d.id, size: d.size, sha256: d.sha256 } }));
@@ -272,8 +279,10 @@ describe.each(await backends())('a flow that uploads a file (%s)', (backend) => 
     expect(c.input_schema.required).toEqual(['file']);
     const def = (await h.api('GET', `/v1beta/connectors/${r.json.id}/definition`)).json.definition;
     const put = def.steps.find((st: any) => st.method === 'PUT');
-    // The page sent the bytes as octet-stream whatever the file's type: so does the connector.
+    // The page sent the bytes as octet-stream whatever the file's type: so does the connector. It
+    // named the file in the query: the connector names the caller's.
     expect(put.body).toEqual({ file: '{{args.file}}', content_type: 'application/octet-stream' });
+    expect(put.query).toEqual({ name: '{{files.file.name}}' });
     // Validated by sending the chosen bytes again (the page's token read afresh).
     expect(def.meta.validation).toMatchObject({ replayed: true });
     expect(site.docs.length).toBe(before + 1);
@@ -281,7 +290,7 @@ describe.each(await backends())('a flow that uploads a file (%s)', (backend) => 
     const other = crypto.randomBytes(7000);
     const out = await run(h, { connector_id: r.json.id, arguments: { file: await uploadBytes(h, 'other.bin', other, 'image/png') } });
     expect(out.status, JSON.stringify(out.error)).toBe('success');
-    expect(site.docs.at(-1)).toMatchObject({ size: other.length, sha256: sha(other) });
+    expect(site.docs.at(-1)).toMatchObject({ filename: 'other.bin', size: other.length, sha256: sha(other) });
     expect(JSON.stringify(out.result)).toContain(sha(other));
   }, 120_000);
 

@@ -2,6 +2,7 @@
 // file-id: the caller uploads their own file (POST /v1beta/files) and names it, and the connector
 // sends its bytes, name and type in the part's place. The recorded bytes, when the recording holds
 // them (text files), are kept aside for the replay; a binary file's are not recorded.
+import type { HttpStep } from '../formats/definition/types.js';
 import type { Exchange } from './types.js';
 
 export interface FileArg {
@@ -127,4 +128,53 @@ export function fileArgSchema(f: FileArg): Record<string, unknown> {
     format: 'file-id',
     description: `id of an uploaded file (POST /v1beta/files, then complete), sent ${f.pos === RAW_BODY ? 'as the request body with its type' : `as the "${f.part}" part with its name and type`}${recorded ? `; the recording uploaded ${recorded}` : ''}`,
   };
+}
+
+/**
+ * Where the page named the file it sent — its name in the upload's query (Redmine's
+ * `uploads.js?filename=`), in a form field beside it (plupload's `name`), in the form that names
+ * the upload later — the connector names the caller's file (`{{files.<argument>.name}}`), and its
+ * type where the same step named both. From the step that sends the file on; exact values only.
+ */
+export function nameFileFields(steps: HttpStep[], fileArgs: readonly FileArg[]): void {
+  for (const f of fileArgs) {
+    if (f.fileName.length < 3) continue;
+    const sends = steps.findIndex((s) => JSON.stringify(s.body ?? {}).includes(`{{args.${f.name}}}`));
+    if (sends < 0) continue;
+    for (const s of steps.slice(sends)) {
+      let named = false;
+      const as = (v: string, field: 'name' | 'content_type') => {
+        const want = field === 'name' ? f.fileName : f.contentType;
+        if (!want || v !== want) return v;
+        if (field === 'name') named = true;
+        return `{{files.${f.name}.${field}}}`;
+      };
+      for (const field of ['name', 'content_type'] as const) {
+        // (The type only where the name was found: a bare "application/pdf" may be anything.)
+        if (field === 'content_type' && !named) break;
+        const swap = (o: Record<string, string> | undefined) => {
+          for (const [k, v] of Object.entries(o ?? {})) o![k] = as(v, field);
+        };
+        swap(s.query);
+        swap(s.headers);
+        swap(s.body?.form);
+        for (const p of s.body?.multipart ?? []) if (p.value !== undefined) p.value = as(p.value, field);
+        if (field === 'name') {
+          // A path segment that is the file's name (a WebDAV PUT to /files/<name>).
+          const enc = encodeURIComponent(f.fileName);
+          const seg = s.url
+            .split('?')[0]
+            .split('/')
+            .findIndex((g) => g === enc);
+          if (seg >= 0) {
+            const [path, ...q] = s.url.split('?');
+            const parts = path.split('/');
+            parts[seg] = `{{files.${f.name}.name | urlencode}}`;
+            s.url = [parts.join('/'), ...q].join('?');
+            named = true;
+          }
+        }
+      }
+    }
+  }
 }

@@ -20,7 +20,7 @@ import { looseWriteAnswer, type Schema } from './schema-infer.js';
 import { allNeedles, PASSWORD_FIELD, pagePasswordFields, planSecrets, type SecretPlan } from './secrets.js';
 import { detectPaging, scoreTargets, type Candidate } from './target.js';
 import { traceChain } from './trace.js';
-import { fileArgSchema, fileArgsOf, RAW_BODY } from './file-args.js';
+import { fileArgSchema, fileArgsOf, nameFileFields, RAW_BODY } from './file-args.js';
 import { recordsNamed } from './named-records.js';
 import { namedListPaging } from './named-list-paging.js';
 import { isManagedHeader, parseJson, requestSlots } from './slots.js';
@@ -463,6 +463,7 @@ function synthesizeNow(inp: SynthInput): SynthResult {
     warnings.push(
       `no recorded request carries login '${basicAuth}': it answers the site's HTTP Basic or Digest challenge, if the site asks`,
     );
+  nameFileFields(steps, fileArgs);
   const def: HttpDefinition = {
     format: 'connector-definition/v1',
     engine: 'http',

@@ -170,7 +170,8 @@ describe.skipIf(!ready).each(ready ? (await backends()).slice(0, 1) : ['sqlite' 
     const [made] = (await issues()).filter((i) => i.subject === subject);
     const full = ((await (await fetch(`${live.url}/issues/${made.id}.json?include=attachments`)).json()) as any).issue;
     expect(full.attachments).toHaveLength(1);
-    expect(full.attachments[0].filesize).toBe(report.length);
+    // The caller's file, under its own name and type (the page named the chosen one twice).
+    expect(full.attachments[0]).toMatchObject({ filename: 'soil.pdf', content_type: 'application/pdf', filesize: report.length });
     const stored = Buffer.from(await (await fetch(full.attachments[0].content_url)).arrayBuffer());
     expect(stored.equals(report)).toBe(true);
     expect(JSON.stringify(out.result)).toContain(subject);

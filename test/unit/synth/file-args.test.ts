@@ -1,8 +1,8 @@
 // Recorded uploads as arguments: one per file part, named from the part's field, apart from the
 // other arguments; the recorded content kept only when the recording holds it.
 import { describe, expect, it } from 'vitest';
-import type { HttpDefinition } from '../../../src/formats/definition/types.js';
-import { fileArgSchema, fileArgsOf } from '../../../src/synth/file-args.js';
+import type { HttpDefinition, HttpStep } from '../../../src/formats/definition/types.js';
+import { type FileArg, fileArgSchema, fileArgsOf, nameFileFields } from '../../../src/synth/file-args.js';
 import { synthesize } from '../../../src/synth/index.js';
 import { har } from '../../helpers/har-fragment.js';
 import type { Exchange } from '../../../src/synth/types.js';
@@ -68,6 +68,45 @@ describe('fileArgsOf', () => {
       description:
         'id of an uploaded file (POST /v1beta/files, then complete), sent as the "doc" part with its name and type; the recording uploaded "plan.pdf", application/pdf',
     });
+  });
+});
+
+describe('nameFileFields', () => {
+  it("names the caller's file where the page named the chosen one, from the step that sends it on", () => {
+    const f = { name: 'document', fileName: 'plan v2.pdf', contentType: 'application/pdf' } as FileArg;
+    const steps: HttpStep[] = [
+      // Before the upload: a list that happens to hold the same name stays as it was.
+      { id: 'list', url: '/files', query: { q: 'plan v2.pdf' } },
+      {
+        id: 'put',
+        method: 'PUT',
+        url: '/dav/home/plan%20v2.pdf?x=1',
+        headers: { 'x-file-name': 'plan v2.pdf', 'x-type': 'application/pdf' },
+        body: { file: '{{args.document}}' },
+      },
+      {
+        id: 'save',
+        method: 'POST',
+        url: '/notes',
+        body: {
+          multipart: [
+            { name: 'name', value: 'plan v2.pdf' },
+            { name: 'kind', value: 'application/pdf' },
+          ],
+        },
+      },
+      // A type on its own, with no name beside it, may be anything: kept.
+      { id: 'other', method: 'POST', url: '/x', body: { form: { type: 'application/pdf' } } },
+    ];
+    nameFileFields(steps, [f]);
+    expect(steps[0].query).toEqual({ q: 'plan v2.pdf' });
+    expect(steps[1].url).toBe('/dav/home/{{files.document.name | urlencode}}?x=1');
+    expect(steps[1].headers).toEqual({ 'x-file-name': '{{files.document.name}}', 'x-type': '{{files.document.content_type}}' });
+    expect(steps[2].body!.multipart).toEqual([
+      { name: 'name', value: '{{files.document.name}}' },
+      { name: 'kind', value: '{{files.document.content_type}}' },
+    ]);
+    expect(steps[3].body!.form).toEqual({ type: 'application/pdf' });
   });
 });
 
