@@ -849,6 +849,7 @@ export interface components {
          */
         CreateRunRequest: {
             connector_id: string;
+            /** @description Checked against the connector's input_schema. An argument of format file-id is the id of one of your completed uploads (POST /v1beta/files, PUT the bytes, complete): the run sends that file's bytes, name and type. */
             arguments?: {
                 [key: string]: unknown;
             };

@@ -88,7 +88,16 @@ const SecretValue = Type.Object(
 export const CreateRunBody = Type.Object(
   {
     connector_id: Type.String({ minLength: 1, maxLength: 200 }),
-    arguments: Type.Optional(Type.Object({}, { additionalProperties: true })),
+    arguments: Type.Optional(
+      Type.Object(
+        {},
+        {
+          additionalProperties: true,
+          description:
+            "Checked against the connector's input_schema. An argument of format file-id is the id of one of your completed uploads (POST /v1beta/files, PUT the bytes, complete): the run sends that file's bytes, name and type.",
+        },
+      ),
+    ),
     secret_bindings: Type.Optional(
       Type.Record(Type.String(), Type.String({ maxLength: 200 }), { description: 'Slot name → id of one of your secrets.' }),
     ),
