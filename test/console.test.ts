@@ -6,7 +6,10 @@
 // iframe), complete, review and publish. axe-core runs on every page; screenshots go to
 // test-artifacts/console/. SQLite only: the UI does not depend on the database.
 // biome-ignore-all lint/performance/useDomNodeTextContent: innerText here is Playwright's Locator method, not the DOM property
+import crypto from 'node:crypto';
 import fs from 'node:fs';
+import http from 'node:http';
+import type { AddressInfo } from 'node:net';
 import path from 'node:path';
 import { crc32c } from '@node-rs/crc32';
 import { Secret as OtpSecret, TOTP } from 'otpauth';
@@ -322,6 +325,60 @@ describe.skipIf(!sqlite)('console (sqlite, real Chromium)', () => {
     const got = fs.readFileSync((await d.path())!);
     expect(got.equals(bytes)).toBe(true);
     await audit('07-files');
+  });
+
+  it('runs a connector that takes a file: the form uploads the chosen file and sends its id', async () => {
+    // A site that answers what a PUT sent it.
+    const echo = http.createServer((req, res) => {
+      const chunks: Buffer[] = [];
+      req.on('data', (c) => chunks.push(c));
+      req.on('end', () => {
+        const body = Buffer.concat(chunks);
+        res.setHeader('content-type', 'application/json');
+        res.end(JSON.stringify({ size: body.length, sha256: crypto.createHash('sha256').update(body).digest('hex') }));
+      });
+    });
+    await new Promise<void>((r) => echo.listen(0, '127.0.0.1', r));
+    try {
+      const c = await publish(h, {
+        display_name: 'Store a document',
+        purpose: 'PUT a document',
+        website: 'https://docs.example.com',
+        definition: {
+          format: 'connector-definition/v1',
+          engine: 'http',
+          steps: [
+            {
+              id: 'put',
+              method: 'PUT',
+              url: `http://127.0.0.1:${(echo.address() as AddressInfo).port}/doc`,
+              body: { file: '{{args.document}}' },
+              extract: { got: { from: 'json', path: '$', type: 'json' } },
+            },
+          ],
+          result: { got: '{{vars.got}}' },
+        },
+        input_schema: { type: 'object', properties: { document: { type: 'string', format: 'file-id' } }, required: ['document'] },
+        output_schema: { type: 'object' },
+      });
+      await page.goto(`${h.url}/console#/connectors/${c.id}`);
+      await page.getByRole('heading', { name: 'Store a document', level: 1 }).waitFor();
+      const bytes = crypto.randomBytes(5000);
+      await page.getByLabel('or upload a file').setInputFiles({ name: 'scan.pdf', mimeType: 'application/pdf', buffer: bytes });
+      await page.getByText('Uploaded scan.pdf (5000 bytes)').waitFor({ timeout: 15_000 });
+      const id = await page.locator('#arg-document').inputValue();
+      const meta = await h.api('GET', `/v1beta/files/${id}`);
+      expect(meta.json, meta.text).toMatchObject({ name: 'scan.pdf', size_bytes: 5000 });
+      await audit('06b-file-argument');
+      await page.getByRole('button', { name: 'Run', exact: true }).click();
+      await page.getByText('success', { exact: true }).first().waitFor({ timeout: 30_000 });
+      const runs = (await h.api('GET', `/v1beta/runs?connector_id=${c.id}`)).json.data;
+      expect(runs[0]).toMatchObject({ status: 'success', arguments: { document: id } });
+      const run = (await h.api('GET', `/v1beta/runs/${runs[0].id}`)).json;
+      expect(run.result.got).toEqual({ size: 5000, sha256: crypto.createHash('sha256').update(bytes).digest('hex') });
+    } finally {
+      echo.close();
+    }
   });
 
   it('creates a login secret with a TOTP seed: listed, never shown back, code on demand; deletes it', async () => {

@@ -1,7 +1,10 @@
 // A form generated from a connector's input_schema (an object schema): strings, numbers,
-// integers, booleans, enums and arrays of those, with defaults, required marks and descriptions.
+// integers, booleans, enums and arrays of those, with defaults, required marks and descriptions;
+// an argument of format file-id gets a file chooser that uploads the file and fills in its id.
 // It checks nothing itself: the API's 422 messages are shown at the fields they name.
-import type { JSX } from 'preact';
+import type { JSX, TargetedEvent } from 'preact';
+import { useState } from 'preact/hooks';
+import { uploadFile } from './upload.js';
 
 export interface FieldSchema {
   type?: string | string[];
@@ -11,6 +14,7 @@ export interface FieldSchema {
   title?: string;
   examples?: unknown[];
   items?: FieldSchema;
+  format?: string;
 }
 export interface ObjectSchema {
   properties?: Record<string, FieldSchema>;
@@ -119,6 +123,8 @@ export function SchemaForm(props: {
               onInput={(e) => props.onChange(name, e.currentTarget.value)}
             />
           );
+        else if (s.format === 'file-id')
+          input = <FileIdInput common={common} value={String(props.values[name] ?? '')} onChange={(v) => props.onChange(name, v)} />;
         else
           input = (
             <input
@@ -152,5 +158,51 @@ export function SchemaForm(props: {
         );
       })}
     </>
+  );
+}
+
+/** A file argument: the id of one of the caller's uploads, typed in or filled by choosing a file here. */
+function FileIdInput(props: {
+  common: {
+    id: string;
+    name: string;
+    'aria-invalid'?: 'true';
+    'aria-describedby'?: string;
+    'aria-required'?: 'true';
+  };
+  value: string;
+  onChange: (v: string) => void;
+}) {
+  const [state, setState] = useState<{ text: string; bad?: boolean } | null>(null);
+  const choose = async (e: TargetedEvent<HTMLInputElement>) => {
+    const file = e.currentTarget.files?.[0];
+    if (!file) return;
+    setState({ text: `Uploading ${file.name}…` });
+    try {
+      const done = await uploadFile(file, (p) => setState({ text: `Uploading ${file.name}: ${Math.round(p * 100)} %` }));
+      props.onChange(done.file_id);
+      setState({ text: `Uploaded ${done.name} (${done.size_bytes} bytes)` });
+    } catch (err) {
+      setState({ text: `The upload failed: ${(err as Error).message}`, bad: true });
+    }
+  };
+  const chooser = `${props.common.id}-file`;
+  return (
+    <span class="file-arg">
+      <input
+        {...props.common}
+        type="text"
+        placeholder="file id"
+        value={props.value}
+        onInput={(e) => props.onChange(e.currentTarget.value)}
+      />
+      <label for={chooser}>or upload a file</label>
+      <input id={chooser} type="file" onChange={choose} />
+      {state && (
+        <span class={state.bad ? 'bad' : 'muted'} role="status">
+          {state.text}
+        </span>
+      )}
+    </span>
   );
 }

@@ -1,7 +1,8 @@
 import { useRef, useState } from 'preact/hooks';
-import { ApiError, type FileMeta, api, qs } from '../api.js';
+import { type FileMeta, api, qs } from '../api.js';
 import { fileCrc32c } from '../crc32c.js';
 import { useAsync } from '../hooks.js';
+import { type Uploaded, uploadFile } from '../upload.js';
 import { Empty, ErrorBox, Loading, Title, When, Scroll } from '../ui.js';
 
 interface FilesPage {
@@ -12,24 +13,11 @@ interface FilesPage {
 
 const size = (n: number) => (n < 1024 ? `${n} B` : n < 1048576 ? `${(n / 1024).toFixed(1)} KB` : `${(n / 1048576).toFixed(1)} MB`);
 
-/** PUT to the signed URL with XMLHttpRequest: fetch reports no upload progress. */
-function put(url: string, headers: Record<string, string>, file: File, onProgress: (f: number) => void): Promise<void> {
-  return new Promise((resolve, reject) => {
-    const x = new XMLHttpRequest();
-    x.open('PUT', url);
-    for (const [k, v] of Object.entries(headers)) x.setRequestHeader(k, v);
-    x.upload.onprogress = (e) => e.lengthComputable && onProgress(e.loaded / e.total);
-    x.onload = () => (x.status < 300 ? resolve() : reject(new ApiError(x.status, x.responseText || x.statusText)));
-    x.onerror = () => reject(new ApiError(0, 'The upload was interrupted.'));
-    x.send(file);
-  });
-}
-
 interface Upload {
   name: string;
   progress: number;
   phase: 'uploading' | 'checking' | 'done' | 'failed';
-  file?: FileMeta;
+  file?: Uploaded;
   localCrc?: string;
   error?: unknown;
 }
@@ -48,18 +36,14 @@ export function FilesPage() {
     if (!file) return;
     setUpload({ name: file.name, progress: 0, phase: 'uploading' });
     try {
-      const init = await api<{ file_id: string; upload_url: string; upload_headers: Record<string, string> }>('POST', '/files', {
-        name: file.name,
-        size_bytes: file.size,
-        content_type: file.type || 'application/octet-stream',
-      });
-      const [localCrc] = await Promise.all([
-        fileCrc32c(file),
-        put(init.upload_url, init.upload_headers, file, (p) => setUpload((u) => u && { ...u, progress: p })),
-      ]);
-      setUpload((u) => u && { ...u, progress: 1, phase: 'checking', localCrc });
-      const done = await api<FileMeta>('POST', `/files/${init.file_id}/complete`);
-      setUpload((u) => u && { ...u, phase: 'done', file: done });
+      const crc = fileCrc32c(file);
+      const done = await uploadFile(
+        file,
+        (p) => setUpload((u) => u && { ...u, progress: p }),
+        () => setUpload((u) => u && { ...u, progress: 1, phase: 'checking' }),
+      );
+      const localCrc = await crc;
+      setUpload((u) => u && { ...u, phase: 'done', file: done, localCrc });
       if (input.current) input.current.value = '';
       list.reload();
     } catch (err) {
