@@ -27,7 +27,9 @@ export function recordsNamed(all: Exchange[], args: ArgValue[]): Map<string, str
         s.where !== 'header' &&
         (/\d/.test(s.value) || looksRandom(s.value)) &&
         s.value.length <= 40 &&
-        !named.some((a) => s.value.toLowerCase().includes(a.example.toLowerCase())),
+        // (Not a value that carries an argument itself — `plum-30` — as a word of its own: a hash
+        // that happens to hold the digits "30" is still an id.)
+        !named.some((a) => holdsWord(s.value, a.example)),
     );
     // (An id in a field's NAME, a row's box `chk_7`, addresses its record as one in a value does.)
     const inNames = requestSlots(x)
@@ -72,4 +74,16 @@ export function recordsNamed(all: Exchange[], args: ArgValue[]): Map<string, str
       out.set(x.id, names);
   });
   return out;
+}
+
+/** Whether `value` holds `word` bounded by anything but letters and digits (case-folded). */
+function holdsWord(value: string, word: string): boolean {
+  const v = value.toLowerCase();
+  const w = word.toLowerCase();
+  for (let i = v.indexOf(w); i >= 0; i = v.indexOf(w, i + 1)) {
+    const before = v[i - 1] ?? '';
+    const after = v[i + w.length] ?? '';
+    if (!/[a-z0-9]/.test(before) && !/[a-z0-9]/.test(after)) return true;
+  }
+  return false;
 }

@@ -91,8 +91,11 @@ export function substitute(
     if (a.example.length < 2) continue;
     const parts = t.split('\u0000');
     let hit = false;
+    // (A number is a word of its own: "71" inside a hash `e9d71f5…` or an id `a71` is not the argument.)
+    const bounded = /^\d+$/.test(a.example);
     for (let i = 0; i < parts.length; i += 2) {
-      const re = new RegExp(esc(a.example).replace(/\r?\n/g, '\r?\n'), 'gi');
+      const source = esc(a.example).replace(/\r?\n/g, '\r?\n');
+      const re = new RegExp(bounded ? `(?<![A-Za-z0-9])${source}(?![A-Za-z0-9])` : source, 'gi');
       if (re.test(parts[i])) {
         hit = true;
         parts[i] = parts[i].replace(re, (m) => `\u0000{{args.${a.name}${crlf(m)}}}\u0000`);

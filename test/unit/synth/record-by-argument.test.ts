@@ -197,6 +197,27 @@ describe("a list keyed by id (an object whose keys are the records' ids)", () =>
     });
   });
 
+  it("a hash that happens to hold another argument's digits (a speed of 30 beside ...3630...) is still the record's id", () => {
+    const hash = h('b');
+    const digits = /\d\d/.exec(hash.slice(1))![0];
+    const r = synthesize({
+      recording: har(
+        { method: 'POST', url: `${O}/json`, json: { method: 'web.update_ui', params: [['name'], {}], id: 3 }, body: { result: maindata } },
+        {
+          method: 'POST',
+          url: `${O}/json`,
+          json: { method: 'core.set_torrent_options', params: [[hash], { max_download_speed: Number(digits) }], id: 12 },
+          body: { result: null, error: null, id: 12 },
+        },
+      ),
+      hints: { arguments: { torrent: 'Orchard Survey 2026', speed: Number(digits) } },
+    });
+    const steps = (r.definition as any).steps as any[];
+    expect(steps[0].extract).toEqual({ torrent_id: expect.objectContaining({ path: '$.result.torrents[*]', select: '~' }) });
+    expect(steps.at(-1).body.json.params[0]).toEqual(['{{vars.torrent_id}}']);
+    expect(Object.keys(r.input_schema.properties!).sort()).toEqual(['speed', 'torrent']);
+  });
+
   it('controls: no argument names it, two records share the name, keys that are words, one record only', () => {
     const write = { method: 'POST' as const, url: `${O}/api/v2/torrents/rename`, form: { hash: h('b'), name: 'Survey (read)' } };
     const none = synthesize({ recording: rec(write), hints: { arguments: { name: 'Survey (read)' } } });
