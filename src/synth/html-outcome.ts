@@ -19,6 +19,21 @@ const MARKED = '[role=alert], [role=status], [aria-live]';
 const TOKEN =
   /^(messages?|messagelist|notices?|notification|alert|alert-(success|info)|flash|flash[-_](notice|success|info)|success|updated|toast)$/i;
 
+/**
+ * A framework's compound token naming a message (`pure-alert-success`, `header-alert-message`,
+ * `flash_notice`, `shaarli-success-alert`), not a part of one (`alert-close`, `notification-bell`).
+ */
+function compoundToken(t: string): boolean {
+  const words = t.toLowerCase().split(/[-_]+/);
+  return (
+    words.length > 1 &&
+    words.some((w) => /^(alert|flash|notice|notification|toast)$/.test(w)) &&
+    !words.some((w) =>
+      /^(icon|close|closable|dismiss|dismissible|btn|button|badge|count|bell|dropdown|menu|toggle|trigger|settings)$/.test(w),
+    )
+  );
+}
+
 export interface OutcomeRule {
   extract: Record<string, Extractor>;
   result: Record<string, string>;
@@ -32,7 +47,7 @@ export function outcomeMessage(html: string, otherPages: string[] = []): Outcome
   const $ = loadHtml(html);
   const elsewhere = otherPages.map((p) => clean(loadHtml(p)('body').text()));
   const marked = (e: cheerio.Cheerio<any>) =>
-    e.is(MARKED) || [...(e.attr('class') ?? '').split(/\s+/), e.attr('id') ?? ''].some((t) => TOKEN.test(t));
+    e.is(MARKED) || [...(e.attr('class') ?? '').split(/\s+/), e.attr('id') ?? ''].some((t) => TOKEN.test(t) || compoundToken(t));
   const found = $('body *')
     .toArray()
     .map((el) => $(el))

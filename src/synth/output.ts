@@ -132,7 +132,11 @@ export function buildOutput(samples: Exchange[], paging: boolean, resultHints: s
     const h = extractHtml(t.text, resultHints, typed, prefer, otherPages);
     // A write answered by a list (a redirect back to it) with a status message: the message is the
     // outcome, not the list's first page. A detail page (the record made) stays the result.
-    const said = ctx.write && !resultHints.length && h?.kind !== 'detail' ? outcomeMessage(t.text, ctx.sitePages ?? otherPages) : null;
+    // (A write redirected back to the URL it was posted to — the form's own page, now with a
+    // message — has made no page of its own: that page's text is no detail of what was made.)
+    const backToForm = t.hops.length > 0 && sameResource(t.url, t.finalUrl);
+    const said =
+      ctx.write && !resultHints.length && (h?.kind !== 'detail' || backToForm) ? outcomeMessage(t.text, ctx.sitePages ?? otherPages) : null;
     if (said)
       return {
         extract: said.extract,
@@ -251,4 +255,14 @@ export function outputValues(out: Output, t: Exchange): string[] {
     }
   }
   return values.filter((v) => v !== '');
+}
+
+/** Two URLs naming the same page: origin and path, trailing slash aside (queries may differ). */
+function sameResource(a: string, b: string): boolean {
+  try {
+    const [x, y] = [new URL(a), new URL(b)];
+    return x.origin === y.origin && x.pathname.replace(/\/$/, '') === y.pathname.replace(/\/$/, '');
+  } catch {
+    return false;
+  }
 }

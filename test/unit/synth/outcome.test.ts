@@ -65,3 +65,36 @@ describe('the outcome of a write answered by a list', () => {
     expect(JSON.stringify((r.definition as HttpDefinition).result)).not.toContain('message');
   });
 });
+
+describe('a write redirected back to the page of its form', () => {
+  // (Shaarli's import: POST /admin/import, 302 to /admin/import, the form again under a message
+  // whose classes are a CSS framework's compounds: `pure-alert pure-alert-success`.)
+  const formPage = (message: string) =>
+    layout(
+      `${message}<article><h1>Import bookmarks</h1><p>Choose a file exported by a browser. Maximum size: 2 MiB.</p><form method="post" action="/import"><input name="tags"><button>Import</button></form><dl><dt>Last import</dt><dd>today</dd></dl></article>`,
+    );
+  const flash = (text: string) =>
+    `<div class="pure-g header-alert-message pure-alert pure-alert-success pure-alert-closable" id="app-success-alert"><p>${text}</p><i class="alert-close"></i></div>`;
+  const flow = (landing: string) =>
+    synthesize({
+      recording: har(
+        { url: `${O}/import`, html: formPage('') },
+        { method: 'POST', url: `${O}/import`, form: { tags: 'imported' }, location: '/import' },
+        { url: `${O}/import`, html: landing },
+      ),
+      hints: { arguments: { tags: 'imported' }, allow_side_effects: true },
+    });
+
+  it("returns the site's message, not the form page's text", () => {
+    const r = flow(formPage(flash('File a.html was processed: 2 bookmarks imported.')));
+    const d = r.definition as HttpDefinition;
+    expect(d.result).toEqual({ message: '{{vars.message}}' });
+    const view = new View({ url: `${O}/import`, status: 200, text: formPage(flash('File b.html was processed: 5 bookmarks imported.')) });
+    expect(extractValue(d.steps.at(-1)!.extract!.message, view, 'message')).toBe('File b.html was processed: 5 bookmarks imported.');
+  });
+
+  it('controls: no message on the page, or only a part of one (a close button), keeps the page', () => {
+    for (const landing of [formPage(''), formPage('<i class="alert-close">x</i><span class="notification-bell">3 new</span>')])
+      expect(JSON.stringify((flow(landing).definition as HttpDefinition).result)).not.toContain('message');
+  });
+});
