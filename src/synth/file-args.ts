@@ -1,7 +1,8 @@
-// Files the recording uploaded (multipart parts with a filename) become arguments of format
-// file-id: the caller uploads their own file (POST /v1beta/files) and names it, and the connector
-// sends its bytes, name and type in the part's place. The recorded bytes, when the recording holds
-// them (text files), are kept aside for the replay; a binary file's are not recorded.
+// Files the recording uploaded — multipart parts with a filename, or a whole body that is a file
+// the person chose in the live view — become arguments of format file-id: the caller uploads their
+// own file (POST /v1beta/files) and names it, and the connector sends its bytes, name and type in
+// the recorded one's place, and names it where the page named the recorded one. The recorded bytes,
+// when the recording holds them, are kept aside for the replay, never put in the connector.
 import type { HttpStep } from '../formats/definition/types.js';
 import type { Exchange } from './types.js';
 

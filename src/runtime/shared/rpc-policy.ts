@@ -103,6 +103,7 @@ export const FILE_FIELD_REF = /\{\{\s*files\.([A-Za-z_$][\w$-]*)\./;
 /** Some http step sends an uploaded file (a `file` body or multipart part) or names one's fields. */
 export function sendsFiles(def: ConnectorDefinition): boolean {
   if (def.engine !== 'http') return false;
+  if (FILE_FIELD_REF.test(JSON.stringify(def.result))) return true;
   return [...(def.login?.steps ?? []), ...def.steps].some(
     (s) => s.body?.file !== undefined || !!s.body?.multipart?.some((m) => m.file !== undefined) || FILE_FIELD_REF.test(JSON.stringify(s)),
   );

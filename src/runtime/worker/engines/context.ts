@@ -151,9 +151,13 @@ export class RunContext {
 
   /** What `{{files.<argument>.…}}` renders, by argument (read before the step that names it). */
   private readonly fileFields = new Map<string, { name: string; content_type: string; size: number }>();
+  private namesFiles?: boolean;
 
   /** Reads the files this part of the definition names the fields of (before rendering it). */
   async readFilesFor(part: unknown): Promise<void> {
+    // (Once per run: most definitions name no file's fields, and their steps are not searched.)
+    this.namesFiles ??= FILE_FIELD_REF.test(JSON.stringify(this.job.definition));
+    if (!this.namesFiles) return;
     const text = JSON.stringify(part) ?? '';
     for (const m of text.matchAll(new RegExp(FILE_FIELD_REF.source, 'g'))) {
       const arg = m[1];
