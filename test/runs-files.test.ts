@@ -191,6 +191,17 @@ describe.each(await backends())('uploaded files as run arguments (%s)', (backend
       ],
       stored_as: 'report "Q3".pdf',
     });
+    // A name HTTP can't carry in a header (a line break: `X-Injected: 1` would be a header of its
+    // own) is never sent: the run ends invalid_input, not a site error to retry.
+    const header = structuredClone(def);
+    header.steps[0].headers = { 'x-file-name': '{{files.document.name}}' };
+    const named = await publish(h, { definition: header, input_schema: INPUT, output_schema: { type: 'object' } });
+    const evil = await uploadBytes(h, 'plan\r\nX-Injected: 1.pdf', Buffer.from('%PDF'), 'application/pdf');
+    const refused = await h.api('POST', '/v1beta/runs', { connector_id: named.id, arguments: { document: evil } });
+    expect(refused.json.error).toMatchObject({ type: 'invalid_input', retryable: false });
+    expect(refused.json.error.message).toContain('was not sent');
+    expect(await logsOf(h, refused.json.id)).not.toMatch(/POST \S+ → \d{3}/);
+
     // Not a file argument, not a field of one, not in a browser plan: refused at publish.
     for (const [template, message] of [
       ['{{files.title.name}}', "'title' is not an argument of format file-id"],

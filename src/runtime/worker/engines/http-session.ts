@@ -7,6 +7,9 @@ import { send, type RawResponse } from './http-client.js';
 import type { EgressPolicy } from '../../../egress/policy.js';
 import { redirectTarget } from '../../../lib/redirect-header.js';
 
+/** Node's refusals of a request it can't write: a header name or value, or a path, with forbidden characters. */
+const UNSENDABLE = new Set(['ERR_INVALID_CHAR', 'ERR_INVALID_HTTP_TOKEN', 'ERR_UNESCAPED_CHARACTERS', 'ERR_HTTP_INVALID_HEADER_VALUE']);
+
 export interface SessionRequest {
   method?: string;
   url: string;
@@ -144,6 +147,13 @@ export class HttpSession {
         if (e instanceof RunFailure && e.opts.details?.egress_rule) this.opts.log(`${method} ${url.href} refused: ${e.message}`);
         if (e instanceof RunFailure) throw e;
         const code = (e as { code?: string }).code ?? null;
+        // (A value rendered into a header or the path — an argument, a file's name — holding what
+        // HTTP forbids there, a line break: never sent, and no fault of the site.)
+        if (code && UNSENDABLE.has(code))
+          throw new RunFailure('invalid_input', `${method} ${url.origin}${url.pathname} was not sent: ${(e as Error).message}`, {
+            retryable: false,
+            details: { url: url.href, code },
+          });
         this.opts.log(`${method} ${url.href} failed: ${code ?? (e as Error).message}`);
         throw new RunFailure('site_unavailable', `${method} ${url.origin}${url.pathname} failed: ${code ?? (e as Error).message}`, {
           retryable: true,
