@@ -329,7 +329,8 @@ export async function validateByReplay(
     for (const p of problems) warnings.push(`published with hints.allow_empty_result: the replay ${p}`);
   }
   let changed: string | undefined;
-  const names = Object.keys(args);
+  // (A file argument is not changed: a made-up id names no file, and the run would be refused.)
+  const names = Object.keys(args).filter((k) => plan.input_schema.properties?.[k]?.format !== FILE_ID_FORMAT);
   if (!opts.sideEffects && names.length) {
     changed = names[0];
     try {
