@@ -36,6 +36,14 @@ function bodyOf(e: HarEntry): Exchange['body'] {
 }
 
 /**
+ * A URL as synthesis reads it: CGI-style `;` separators as `&`, and without a Java servlet's
+ * session id in the path (`/deploy;jsessionid=68FF…`, written into links while the session cookie
+ * is new): the session travels in the JSESSIONID cookie the engine's jar keeps, and an id in the
+ * path traces to nothing.
+ */
+export const requestUrl = (url: string): string => cgiQuery(url.replace(/;jsessionid=[^/?#;]*/gi, ''));
+
+/**
  * A query whose parameters are separated by `;` as well as `&` (CGI.pm's style, which Perl and
  * Plack apps print in their links: `?Action=Comment;id=2`), with `&` there, so each parameter is
  * a slot of its own (the ticket id in it follows an argument). Servers that print `;` read both.
@@ -72,7 +80,7 @@ function toExchange(e: HarEntry, index: number): Exchange {
     index,
     time: Date.parse(e.startedDateTime),
     method: e.request.method.toUpperCase(),
-    url: cgiQuery(e.request.url),
+    url: requestUrl(e.request.url),
     reqHeaders: e.request.headers ?? [],
     reqCookies: e.request.cookies ?? [],
     body: bodyOf(e),
@@ -86,7 +94,7 @@ function toExchange(e: HarEntry, index: number): Exchange {
     actionId: e._action_id ?? null,
     isNavigation: e._is_navigation ?? false,
     hops: [],
-    finalUrl: cgiQuery(e.request.url),
+    finalUrl: requestUrl(e.request.url),
     redirectedFrom: e._redirected_from ?? null,
   };
 }
@@ -102,7 +110,7 @@ export function foldRedirects(all: Exchange[]): Exchange[] {
     for (;;) {
       let next: Exchange | undefined;
       if (cur.status >= 300 && cur.status < 400 && cur.redirectURL) {
-        const target = cgiQuery(new URL(cur.redirectURL, cur.url).href);
+        const target = requestUrl(new URL(cur.redirectURL, cur.url).href);
         next = all.find(
           (y) =>
             y.index > cur.index &&
@@ -149,7 +157,7 @@ function headerRedirect(cur: Exchange, all: Exchange[], consumed: Set<string>): 
   for (const h of cur.resHeaders) {
     if (!/redirect/i.test(h.name) || /^location$/i.test(h.name)) continue;
     const to = redirectTarget(h.value, cur.url);
-    const next = to && to.origin === new URL(cur.url).origin ? gets.find((y) => y.url === cgiQuery(to.href)) : undefined;
+    const next = to && to.origin === new URL(cur.url).origin ? gets.find((y) => y.url === requestUrl(to.href)) : undefined;
     if (next) return { next, header: h.name.toLowerCase() };
   }
   return null;

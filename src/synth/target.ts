@@ -6,7 +6,7 @@ import { type ChosenUpload, fileParts, rawFile } from './file-args.js';
 import { isSignInForm } from './html-form-record.js';
 import { loadHtml } from './html-load.js';
 import { nextLinkOf } from './html-structure.js';
-import { cgiQuery, isHtml, isJson, isRead, isXml, reqHeader, resHeader } from './normalize.js';
+import { isHtml, isJson, isRead, isXml, reqHeader, requestUrl, resHeader } from './normalize.js';
 import { jsonLeaves, parseJson, recordsPath, requestSlots } from './slots.js';
 import type { Exchange } from './types.js';
 import { lowEntropy } from './values.js';
@@ -484,7 +484,7 @@ function linksTo(from: Exchange, url: string): boolean {
     .toArray()
     .some((a) => {
       try {
-        return sameUrl(cgiQuery(new URL($(a).attr('href')!, from.url).href), url);
+        return sameUrl(requestUrl(new URL($(a).attr('href')!, from.url).href), url);
       } catch {
         return false;
       }
