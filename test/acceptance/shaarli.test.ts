@@ -163,7 +163,9 @@ describe.skipIf(!ready).each(ready ? (await backends()).slice(0, 1) : ['sqlite' 
     expect(await byTitle('Cider apple varieties')).toMatchObject({ url: 'https://orchard.example/cider-apples', tags: ['cider'] });
     expect(await byTitle('Storing scion wood')).toMatchObject({ tags: ['cider'] });
     // What Shaarli said about the import (the form's page again, under its message).
-    expect(out.result).toEqual({ message: expect.stringMatching(/^File cider\.html \(\d+ bytes\) was successfully processed.*2 bookmarks imported/) });
+    expect(out.result).toEqual({
+      message: expect.stringMatching(/^File cider\.html \(\d+ bytes\) was successfully processed.*2 bookmarks imported/),
+    });
   });
 
   it('a bookmark deleted from its card, run on ANOTHER bookmark', async () => {
