@@ -88,6 +88,12 @@ function build(inp: BrowserPlanInput): BrowserPlan {
   const flow = actions.filter((a) => a.seq <= end);
   const other = flow.find((a) => a.page !== flow[0].page || a.type === 'tab');
   if (other) throw new NoPlan(`the flow continues in another tab or popup (action ${other.id}); the browser engine drives one page`);
+  // (Without the file, the page would be submitted as if none were chosen: no connector beats a wrong one.)
+  const chosen = flow.find((a) => a.type === 'upload');
+  if (chosen)
+    throw new NoPlan(
+      `the flow gives the page a file (action ${chosen.id}), which a browser connector cannot do: only an HTTP plan sends the caller's file`,
+    );
 
   const usedArgs = new Set<string>();
   const usedSlots = new Set<string>();

@@ -203,6 +203,21 @@ describe('browser plan from the action log', () => {
     const popup = capture('d-list-detail');
     for (const a of popup.log._capture!.actions) if (a.seq >= 18) a.page = 'page_2';
     expect(fail(() => synthesize({ recording: popup, hints: { prefer_browser: true } }))[0].message).toMatch(/another tab or popup/);
+    // A flow that gives the page a file: a browser plan would submit the form without it.
+    const upload = capture('c-create');
+    const acts = upload.log._capture!.actions;
+    acts.push({
+      ...acts[0],
+      id: 'a_up',
+      seq: 1.5,
+      type: 'upload',
+      target: null,
+      files: [{ name: 'plan.pdf', content_type: 'application/pdf', size: 4, sha256: 'ab'.repeat(32) }],
+    } as (typeof acts)[number]);
+    expect(fail(() => synthesize({ recording: upload, hints: { prefer_browser: true } }))[0]).toMatchObject({
+      stage: 'browser',
+      message: expect.stringMatching(/gives the page a file \(action a_up\), which a browser connector cannot do/),
+    });
   });
 
   it('a password typed by hand that no secret slot claims is never written into the plan', () => {
