@@ -100,11 +100,14 @@ describe('live view at the limits (sqlite)', () => {
     const lv = lookup(s.iframe_url);
     const cast = lv.cdp;
     expect(cast).toBeTruthy();
+    const resized = Date.now();
     v.ws.send(JSON.stringify({ t: 'resize', width: 640, height: 480 }));
     await expect
       .poll(() => v.frames().some((f) => jpegSize(f).width === 640 && jpegSize(f).height === 480), { timeout: 15_000 })
       .toBe(true);
-    expect(lv.cdp).toBe(cast);
+    // The same cast — unless no frame of the new size came for 5 s (REPAINT_MS) and the repaint
+    // watchdog started a fresh one, as it must on a machine too loaded to paint in time.
+    if (Date.now() - resized < 4_500) expect(lv.cdp).toBe(cast);
     v.ws.terminate();
     await h.api('POST', `${S}/${s.id}/abandon`);
   });
