@@ -4,6 +4,7 @@
 // submit event saw the same fields (FormData of the form and its submitter, which is the list
 // the browser encodes), so the entry's form parts are taken from it, marked `_from_submit`.
 import type { HarEntry, HarPostParam, SubmitAction, UploadAction } from '../../formats/recording/types.js';
+import { headerValue } from './har-parts.js';
 
 type Timed<T> = T & { ms: number };
 
@@ -13,10 +14,6 @@ const SUBMIT_TO_REQUEST_MS = 30_000;
 const CLOCK_SLACK_MS = 1_000;
 
 const withoutHash = (u: string) => u.replace(/#.*$/, '');
-
-function header(e: HarEntry, name: string): string | undefined {
-  return e.request.headers?.find((h) => h.name.toLowerCase() === name)?.value;
-}
 
 /**
  * Fills in the form parts of multipart POSTs recorded without a body, from the submit action that
@@ -34,7 +31,7 @@ export function bodiesFromSubmits(entries: HarEntry[], actions: Timed<{ type: st
   const uploads = actions.filter((a): a is Timed<UploadAction> => a.type === 'upload');
   const used = new Set<SubmitAction>();
   for (const e of entries) {
-    const ct = header(e, 'content-type') ?? '';
+    const ct = headerValue(e.request.headers ?? [], 'content-type') ?? '';
     if (e.request.method.toUpperCase() !== 'POST' || e.request.postData || !/multipart\/form-data/i.test(ct)) continue;
     const t = Date.parse(e.startedDateTime);
     const s = submits
