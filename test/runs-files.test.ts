@@ -86,6 +86,16 @@ describe.each(await backends())('uploaded files as run arguments (%s)', (backend
   ]);
   let fileId: string;
   let multipart: any;
+  /** A publish the test expects refused: the answer. */
+  const publishing = (definition: unknown, extra: Record<string, unknown> = {}) =>
+    h.api('POST', '/v1beta/connectors', {
+      display_name: 'x',
+      purpose: 'upload',
+      definition,
+      input_schema: INPUT,
+      output_schema: { type: 'object' },
+      ...extra,
+    });
   beforeAll(async () => {
     site = await startUploadSite();
     h = await startHarness(backend, { RUN_INPUT_MAX_BYTES: '100000' });
@@ -202,19 +212,22 @@ describe.each(await backends())('uploaded files as run arguments (%s)', (backend
     expect(refused.json.error.message).toContain('was not sent');
     expect(await logsOf(h, refused.json.id)).not.toMatch(/POST \S+ → \d{3}/);
 
-    // Not a file argument, not a field of one, not in a browser plan: refused at publish.
+    // Named in the result only: the run still reads the file for it.
+    const inResult = structuredClone(def);
+    inResult.steps[0].body.multipart = [{ name: 'title', value: 'x' }];
+    inResult.result = { stored_as: '{{files.document.name}}' };
+    const only = await publish(h, { definition: inResult, input_schema: INPUT, output_schema: { type: 'object' } });
+    const r2 = await h.api('POST', '/v1beta/runs', { connector_id: only.id, arguments: { document: fileId } });
+    expect(r2.json.status, JSON.stringify(r2.json.error)).toBe('success');
+    expect(r2.json.result).toEqual({ stored_as: 'report "Q3".pdf' });
+
+    // Not a file argument, not a field of one: refused at publish.
     for (const [template, message] of [
       ['{{files.title.name}}', "'title' is not an argument of format file-id"],
       ['{{files.document.path}}', 'use {{files.<argument>.name|content_type|size}}'],
     ]) {
       def.steps[0].body.multipart = [{ name: 'x', value: template }];
-      const bad = await h.api('POST', '/v1beta/connectors', {
-        display_name: 'x',
-        purpose: 'upload',
-        definition: def,
-        input_schema: INPUT,
-        output_schema: { type: 'object' },
-      });
+      const bad = await publishing(def);
       expect(bad.status, template).toBe(422);
       expect(JSON.stringify(bad.json.detail)).toContain(message);
     }
@@ -222,25 +235,12 @@ describe.each(await backends())('uploaded files as run arguments (%s)', (backend
 
   it('refuses at publish a file chosen by a secret, and a part with both a value and a file', async () => {
     const def = multipartDef(site.url, '{{secrets.account.password}}');
-    const r = await h.api('POST', '/v1beta/connectors', {
-      display_name: 'x',
-      purpose: 'upload',
-      definition: def,
-      input_schema: INPUT,
-      output_schema: { type: 'object' },
-      required_secrets: [{ name: 'account', type: 'login' }],
-    });
+    const r = await publishing(def, { required_secrets: [{ name: 'account', type: 'login' }] });
     expect(r.status).toBe(422);
     expect(JSON.stringify(r.json.detail)).toContain('a file is chosen by {{args');
     const both = multipartDef(site.url) as any;
     both.steps[0].body.multipart[1].value = 'text';
-    const r2 = await h.api('POST', '/v1beta/connectors', {
-      display_name: 'x',
-      purpose: 'upload',
-      definition: both,
-      input_schema: INPUT,
-      output_schema: { type: 'object' },
-    });
+    const r2 = await publishing(both);
     expect(r2.status).toBe(422);
     expect(JSON.stringify(r2.json.detail)).toContain('not both');
   });
