@@ -359,10 +359,18 @@ export function traceChain(inp: TraceInput): Chain {
       // rest. So are the numbers of a route carried in a query (`rest_route=/wp/v2/posts/21`), from
       // strong evidence only (an id key or field), as a path's own segments are.
       const route = v.startsWith('/') ? v.split('/').filter((t) => /^\d+$/.test(t)) : [];
-      const inner = [...v.split(/[\s,;:=]+/).filter((t) => t !== v && looksRandom(t)), ...route];
+      // (A `key=value` part gives its value; a base64 token keeps its `=` padding, which the answer
+      // that handed it out holds too: Node-RED's `Bearer …Pns=`. Longest first: a shorter reading
+      // of the same token is skipped once the longer one is traced.)
+      const words = v.split(/[\s,;:]+/).flatMap((p) => /^[\w.-]+=(.+)$/.exec(p)?.[1] ?? p);
+      const inner = [
+        ...[...new Set([...words, ...v.split(/[\s,;:=]+/)])].filter((t) => t !== v && looksRandom(t)).sort((a, b) => b.length - a.length),
+        ...route,
+      ];
       let fragment = v;
       let traced = false;
       for (const tok of inner) {
+        if (!fragment.includes(tok)) continue;
         const reuse = byValue.get(tok);
         const got = reuse ? null : pickProducer(earlier, tok, route.includes(tok));
         if (!reuse && !got) continue;

@@ -121,6 +121,35 @@ describe('tracing dynamic values', () => {
     expect(r.output_schema.properties.email).toEqual({ type: ['string', 'null'], format: 'email' });
   });
 
+  it("a base64 bearer token keeps its '=' padding: traced from the sign-in's JSON answer, never sent as recorded", () => {
+    // (Node-RED: an OAuth password grant answers `{"access_token":"…Pns="}`; every call sends `Bearer …Pns=`.)
+    const token = 'Ezx24qfAVHdZm12jmei6Jyk+vSOCu7IBa53ziuhX/W7iNDEJ8BHaH5hK00KFb5yxJ8FS9sX5IMBJ=';
+    const r = synthesize({
+      recording: har(
+        {
+          method: 'POST',
+          url: `${O}/auth/token`,
+          form: { grant_type: 'password', username: 'ann', password: SENTINEL },
+          body: { access_token: token, expires_in: 604800 },
+        },
+        {
+          method: 'POST',
+          url: `${O}/inject/n1`,
+          headers: { Authorization: `Bearer ${token}` },
+          json: {},
+          body: 'OK',
+          mime: 'text/plain; charset=utf-8',
+        },
+      ),
+      hints: { arguments: { node: 'n1' } },
+      secretValues: { account: { type: 'login', username: 'ann', password: SENTINEL } },
+    });
+    const d = r.definition as HttpDefinition;
+    expect(d.steps.at(-1)!.headers!.authorization).toBe('Bearer {{vars.access_token}}');
+    expect(JSON.stringify(d)).not.toContain(token.slice(0, 20));
+    expect(d.login!.steps[0].extract!.access_token).toMatchObject({ from: 'json', path: '$.access_token' });
+  });
+
   it('values computed in page JS (random, found in no earlier response) are reported, timestamps recognised', () => {
     const at = Date.parse('2026-01-01T10:00:00Z');
     const r = synthesize({
