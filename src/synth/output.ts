@@ -207,6 +207,29 @@ export function buildOutput(samples: Exchange[], paging: boolean, resultHints: s
       kind: 'id',
     };
   }
+  // (A write answered in a few words of plain text — "OK", "Flow deployed", "Job 17 queued" — says
+  // how it went: the run returns what the site said, beside the status.)
+  if (ctx.write && plainAnswer(t))
+    return {
+      extract: {
+        message: {
+          from: 'regex',
+          pattern: '^\\s*([^<>{}]{1,300}?)\\s*$',
+          required: false,
+          note: "the write's plain-text answer (a few words, as recorded)",
+        },
+        status: { from: 'status' },
+        url: { from: 'url' },
+      },
+      result: { message: '{{vars.message}}', status: '{{vars.status}}', url: '{{vars.url}}' },
+      schema: {
+        type: 'object',
+        properties: { message: { type: 'string' }, status: { type: 'integer' }, url: { type: 'string' } },
+        required: ['status', 'url'],
+      },
+      why: "the write's answer is a short plain text: that text, status and final URL",
+      kind: 'none',
+    };
   return {
     extract: { status: { from: 'status' }, url: { from: 'url' } },
     result: { status: '{{vars.status}}', url: '{{vars.url}}' },
@@ -214,6 +237,12 @@ export function buildOutput(samples: Exchange[], paging: boolean, resultHints: s
     why: 'no data in the response: status and final URL',
     kind: 'none',
   };
+}
+
+/** A short plain-text answer with words in it (not markup, not a JSON value, not a blank). */
+function plainAnswer(t: Exchange): boolean {
+  const text = (t.text ?? '').trim();
+  return /^text\/plain\b/i.test(t.mime ?? '') && text.length > 0 && text.length <= 300 && /\p{L}/u.test(text) && !/[<>{}]/.test(text);
 }
 
 export { inferSchema };

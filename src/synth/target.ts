@@ -218,6 +218,15 @@ export function scoreTargets(xs: Exchange[], f: TargetFacts): Candidate[] {
       leaves: jsonLeaves(parseJson(x.text)).filter((l) => typeof l.path.at(-1) === 'string').length,
     }))
     .filter((r) => r.typed);
+  // A recording with nothing typed, no result named and no action log (a plain HAR of pressing a
+  // button: Node-RED's inject, a "run now") that ends with a write: that write is the point. (Not
+  // a write a script's read followed — a token fetched for the call after it — but one followed at
+  // most by the page its form led to.)
+  const writes0 = xs.filter((x) => !isRead(x) && !f.secretCarriers.has(x.id) && x.status < 400);
+  const lastWrite =
+    carried === 0 && !f.resultValues.length && f.lastActionTime === null
+      ? writes0.filter((w) => xs.every((y) => y.index <= w.index || isNavigationRequest(y))).at(-1)
+      : undefined;
   return xs
     .map((x, pos) => {
       const reasons: string[] = [];
@@ -301,6 +310,7 @@ export function scoreTargets(xs: Exchange[], f: TargetFacts): Candidate[] {
       if (!isRead(x) && !f.secretCarriers.has(x.id) && (typed.length || (f.lastActionTime !== null && x.time >= f.lastActionTime)))
         add(2, `state-changing ${x.method} after a submit`);
       if (f.lastActionTime !== null && x.time >= f.lastActionTime) add(2, 'after the last meaningful action');
+      if (x === lastWrite) add(4, 'the last write of a recording with nothing typed and no action log');
       const evidence = Math.round(score * 10) / 10;
       add(Math.round(((3 * (pos + 1)) / n) * 10) / 10, `recency (${pos + 1} of ${n})`);
       return { exchange: x, score: Math.round(score * 10) / 10, evidence, reasons };

@@ -1,0 +1,69 @@
+// A write answered in a few words of plain text (Node-RED's inject answers "OK"; a job queue's
+// "Job 17 queued"): the run returns what the site said. And a plain recording of pressing one
+// button, with nothing typed and no action log: the press is the target, not the page's loading.
+import { describe, expect, it } from 'vitest';
+import type { HttpDefinition } from '../../../src/formats/definition/types.js';
+import { extractValue, View } from '../../../src/runtime/worker/engines/extract.js';
+import { synthesize } from '../../../src/synth/index.js';
+import { har } from '../../helpers/har-fragment.js';
+
+const O = 'http://site.test';
+const editorLoad = [
+  { url: `${O}/`, html: '<html><body><div id="editor"></div></body></html>' },
+  { url: `${O}/settings`, body: { version: '4.1', user: { name: 'seed' } } },
+  { method: 'POST', url: `${O}/settings/user`, json: { view: { grid: true } }, body: '', mime: 'text/plain' },
+  { url: `${O}/flows`, body: { rev: 'a1', flows: [{ id: 'n1', type: 'inject', name: 'Water the orchard' }] } },
+];
+
+describe('a write answered with a short plain text', () => {
+  it('returns the text beside the status; the extractor reads a later answer the same way', () => {
+    const r = synthesize({
+      recording: har(...editorLoad, {
+        method: 'POST',
+        url: `${O}/jobs/n1/run`,
+        json: {},
+        body: 'Job 17 queued\n',
+        mime: 'text/plain; charset=utf-8',
+      }),
+      hints: { arguments: { job: 'n1' } },
+    });
+    const d = r.definition as HttpDefinition;
+    expect(d.result).toEqual({ message: '{{vars.message}}', status: '{{vars.status}}', url: '{{vars.url}}' });
+    const message = d.steps.at(-1)!.extract!.message;
+    const read = (text: string) => extractValue(message, new View({ status: 200, url: `${O}/x`, text }), 'message');
+    expect(read('  Job 18 queued \n')).toBe('Job 18 queued');
+    // (An HTML page in its place is no message: left out, not the page's markup.)
+    expect(read('<html><body>Error</body></html>')).toBeNull();
+    expect(r.output_schema.required).not.toContain('message');
+  });
+
+  it('keeps status and URL alone for an empty answer or a markup one', () => {
+    for (const body of ['', '{"ok":']) {
+      const r = synthesize({
+        recording: har({ method: 'POST', url: `${O}/jobs/n1/run`, form: { job: 'n1' }, body, mime: 'text/plain' }),
+        hints: { arguments: { job: 'n1' } },
+      });
+      expect((r.definition as HttpDefinition).result).toEqual({ status: '{{vars.status}}', url: '{{vars.url}}' });
+    }
+  });
+});
+
+describe('a plain recording of pressing one button (nothing typed, no action log)', () => {
+  it('makes the last write the target, not the JSON the page loaded before it', () => {
+    const r = synthesize({
+      recording: har(...editorLoad, { method: 'POST', url: `${O}/inject/n1`, json: {}, body: 'OK', mime: 'text/plain' }),
+    });
+    expect(r.report.targets[0].url).toBe(`${O}/inject/n1`);
+    expect(r.report.targets[0].reasons.join(' ')).toMatch(/last write of a recording with nothing typed/);
+  });
+
+  it('leaves a write that a read followed (a token fetched for the call after it) to the read', () => {
+    const r = synthesize({
+      recording: har(
+        { method: 'POST', url: `${O}/api/token`, json: { client: 'web' }, body: { access_token: 'eyJhbGciOi9x8y7z6', ttl: 3600 } },
+        { url: `${O}/api/me`, headers: { Authorization: 'Bearer eyJhbGciOi9x8y7z6' }, body: { name: 'Ann', email: 'ann@shop.test' } },
+      ),
+    });
+    expect(r.report.targets[0].url).toBe(`${O}/api/me`);
+  });
+});
