@@ -94,8 +94,9 @@ const isRoute = (v: string) =>
  * `since`): within ten minutes of the request it is the run's own time, in the same form —
  * milliseconds, seconds (a fraction is dropped) or an ISO date-time; up to 31 days before or after,
  * that far from the run's time (`{{run.now_s | add:-3600}}`: a range that starts an hour ago), to
- * the minute; milliseconds glued to a lowercase word keep the word. Null for anything else (an ISO
- * time away from the request stays as recorded).
+ * the minute (a UTC ISO time too: `{{run.now_ms | add:7200000 | iso}}`); milliseconds glued to a
+ * lowercase word keep the word. Null for anything else (an ISO time with an offset, away from the
+ * request, stays as recorded).
  */
 export function nowTemplate(v: string, atMs: number): string | null {
   // A clock reading in milliseconds glued to a lowercase word ("loading1795935278658": a page's id
@@ -117,6 +118,13 @@ export function nowTemplate(v: string, atMs: number): string | null {
   }
   if (/^\d{4}-\d\d-\d\dT\d\d:\d\d(:\d\d(\.\d+)?)?(Z|[+-]\d\d:?\d\d)$/.test(v) && Math.abs(Date.parse(v) - atMs) < 600_000)
     return '{{run.now_iso}}';
+  // (A UTC time a page computed from its clock — a silence's end two hours on, a window that
+  // started a day ago — keeps its distance from the run's time, to the minute, in the same form.)
+  const utc = /^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d(\.\d{3})?Z$/.exec(v);
+  if (utc && Math.abs(Date.parse(v) - atMs) <= 31 * 86_400_000) {
+    const minutes = Math.round((Date.parse(v) - atMs) / 60_000);
+    return `{{run.now_ms | add:${minutes * 60_000} | iso${utc[1] ? '' : ':"s"'}}}`;
+  }
   return null;
 }
 

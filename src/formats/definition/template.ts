@@ -43,6 +43,7 @@ export const FILTERS = [
   'first',
   'length',
   'add',
+  'iso',
   'crlf',
 ] as const;
 
@@ -165,6 +166,14 @@ function applyFilter(v: unknown, f: { name: string; arg?: unknown }): unknown {
       // (`{{run.now_s | add:-3600}}`: an hour before the run; a value that is no number stays as it is)
       const n = typeof v === 'number' ? v : typeof v === 'string' && v.trim() !== '' ? Number(v) : Number.NaN;
       return Number.isFinite(n) && typeof f.arg === 'number' && Number.isFinite(f.arg) ? n + f.arg : v;
+    }
+    case 'iso': {
+      // (`{{run.now_ms | add:7200000 | iso}}`: two hours after the run, as an ISO date-time in UTC;
+      // `iso:"s"` without the milliseconds. A value that is no clock reading stays as it is.)
+      const n = typeof v === 'number' ? v : typeof v === 'string' && /^\d{1,16}$/.test(v.trim()) ? Number(v) : Number.NaN;
+      const d = new Date(n);
+      if (!Number.isFinite(n) || Number.isNaN(d.getTime())) return v;
+      return f.arg === 's' ? d.toISOString().replace(/\.\d{3}Z$/, 'Z') : d.toISOString();
     }
     default:
       return v;

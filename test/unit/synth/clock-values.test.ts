@@ -36,9 +36,20 @@ describe('a clock reading in a request', () => {
     expect(nowTemplate(`pantry-${at}`, T0)).toBeNull();
   });
 
-  it('a time further away, an ISO time away from the request, or no time at all, is not', () => {
+  it('a UTC ISO time up to a month away (a silence that ends in two hours) is that far from the run, in the same form', () => {
+    expect(nowTemplate(new Date(at + 2 * 3600_000).toISOString(), T0)).toBe('{{run.now_ms | add:7200000 | iso}}');
+    expect(nowTemplate('2025-12-31T09:00:00Z', T0)).toBe('{{run.now_ms | add:-90000000 | iso:"s"}}');
+    const iso = (v: unknown, arg = '') => render(`{{x | iso${arg}}}`, (p) => (p[0] === 'x' ? v : undefined));
+    expect(iso(T0 + 7200_000)).toBe('2026-01-01T12:00:00.000Z');
+    expect(iso(String(T0 + 7200_000), ':"s"')).toBe('2026-01-01T12:00:00Z');
+    expect(iso('soon')).toBe('soon');
+    expect(render('{{run.now_ms | add:7200000 | iso}}', (p) => (p[1] === 'now_ms' ? T0 : undefined))).toBe('2026-01-01T12:00:00.000Z');
+  });
+
+  it('a time further away, an ISO time with an offset away from the request, or no time at all, is not', () => {
     expect(nowTemplate(String(T0 - 40 * 86_400_000), T0)).toBeNull();
-    expect(nowTemplate('2025-12-31T09:00:00Z', T0)).toBeNull();
+    expect(nowTemplate('2025-12-31T09:00:00+01:00', T0)).toBeNull();
+    expect(nowTemplate(new Date(T0 + 40 * 86_400_000).toISOString(), T0)).toBeNull();
     expect(nowTemplate('1234567890123', T0)).toBeNull();
     expect(nowTemplate('17678', T0)).toBeNull();
   });
@@ -76,6 +87,27 @@ describe('a clock reading in a request', () => {
       hints: { arguments: { query: 'up' } },
     });
     expect((r.definition as any).steps[0].query).toMatchObject({ start: '{{run.now_s | add:-3600}}', end: '{{run.now_s}}' });
+  });
+
+  it("synthesized: a silence's start (now) and end (two hours on), made by the page's clock, move with the run", () => {
+    const r = synthesize({
+      recording: har({
+        method: 'POST',
+        url: `${O}/api/v2/silences`,
+        at: 2000,
+        json: {
+          matchers: [{ name: 'alertname', value: 'DiskFull', isRegex: false }],
+          startsAt: new Date(at - 45_000).toISOString(),
+          endsAt: new Date(at - 45_000 + 2 * 3600_000).toISOString(),
+          createdBy: 'seed',
+          comment: 'replacing the disk',
+        },
+        body: { silenceID: '0b6a1f0e-7a51-4b7e-9d0c-5d3c1a2b4e6f' },
+      }),
+      hints: { arguments: { alert: 'DiskFull', comment: 'replacing the disk' } },
+    });
+    const body = (r.definition as any).steps[0].body.json;
+    expect(body).toMatchObject({ startsAt: '{{run.now_iso}}', endsAt: '{{run.now_ms | add:7140000 | iso}}' });
   });
 
   it('a time an earlier answer handed out (a server cursor) is still traced from it', () => {

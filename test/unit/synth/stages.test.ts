@@ -315,6 +315,10 @@ describe('script runtime (carried by synthesized script connectors)', () => {
     expect(rt.render('{{vars.ent | htmlunescape}}|{{vars.c | urldecode}}', scope, ctx)).toBe('a&b|x+y');
     expect(rt.render('notes:{{args.t | trim | lower | replace:[" ","_"]}}', scope, ctx)).toBe('notes:shopping_list');
     expect(rt.render('{{args.t | trim | urlencode}}', scope, ctx)).toBe('Shopping%20List');
+    // (A clock reading moved and written as an ISO time, as template.ts does.)
+    const at = { run: { now_ms: Date.parse('2026-01-01T10:00:00Z') } };
+    expect(rt.render('{{run.now_ms | add:7200000 | iso}}', at, ctx)).toBe('2026-01-01T12:00:00.000Z');
+    expect(rt.render('{{run.now_ms | add:-60000 | iso:"s"}}', at, ctx)).toBe('2026-01-01T09:59:00Z');
   });
   it('evaluates the JSONPath subset synthesis emits, and regex extractors', async () => {
     const v = { data: { items: [{ id: 1 }, { id: 2 }], 'odd key': 'x' }, next_cursor: 'c3' };
