@@ -2149,4 +2149,74 @@ SERVE
   touch "$CT_DIR/.seeded"
 fi
 
-echo "acceptance apps ready: dokuwiki (/usr/share/dokuwiki), phpmyadmin (/usr/share/phpmyadmin), mariadb db acme, adminer (/usr/share/adminer, mariadb db orchard), mediawiki (/var/lib/mediawiki, sqlite $MWDB), wordpress (/usr/share/wordpress, mariadb db wordpress), fossil ($FSL_DIR/repo.fossil), redmine (/usr/share/redmine, sqlite), django admin ($DJ_DIR), directus ($DX_DIR, postgresql db directus_acc), request tracker 5 (/usr/share/request-tracker5, sqlite), ghost ($GH_DIR, sqlite), transmission ($TR_DIR), jupyter ($JN_DIR), qbittorrent ($QB_DIR), verdaccio ($VD_DIR), radicale ($RD_DIR), rabbitmq ($RQ_DIR), syncthing ($ST_DIR), prometheus ($PM_DIR), tomcat ($TC_DIR), roundcube ($RC_DIR), monit ($MN_DIR), shaarli ($SH_DIR), znc ($ZN_DIR), zabbix ($ZB_DIR, postgresql db zabbix_seed), vendure ($VN_DIR, postgresql db vendure_seed), postfixadmin ($PF_DIR, sqlite), nagios ($NG_DIR, apache2 on the test's port), tt-rss ($TT_DIR, postgresql db ttrss_seed), icinga web 2 ($IW_DIR, postgresql db icingaweb_seed), tiddlywiki ($TW_DIR), deluge ($DL_DIR), cacti ($CT_DIR, mariadb db cacti_seed)"
+# ---- Node-RED 4.1 (npm `node-red`: a flow editor, a jQuery single-page app. Its sign-in is an
+# OAuth password grant (`POST /auth/token`, a form) whose JSON answer holds a bearer token the page
+# keeps in localStorage and sends as `Authorization: Bearer …` on every call; a deploy sends the
+# whole flow document back (`POST /flows` with its `rev`); an inject node's button is
+# `POST /inject/<node id>`, answered with a plain "OK"). Seeded flows: inject nodes that log their
+# payload into the global context, and an HTTP endpoint that answers that log; serve.sh runs a
+# fresh copy of the seeded user directory per port.
+NR_DIR=/var/lib/cs-acceptance/nodered
+if [ ! -f "$NR_DIR/.seeded" ]; then
+  rm -rf "$NR_DIR" && mkdir -p "$NR_DIR/user"
+  echo '{ "name": "cs-acceptance-nodered", "private": true }' > "$NR_DIR/package.json"
+  (cd "$NR_DIR" && npm install --no-audit --no-fund --loglevel=error node-red@4.1.15 >/dev/null)
+  NR_HASH=$(cd "$NR_DIR" && node -e "console.log(require('bcryptjs').hashSync('nr-pass-1', 8))")
+  cat > "$NR_DIR/user/settings.js" <<SETTINGS
+// Node-RED settings for the acceptance suite (scripts/acceptance-setup.sh): loopback only, one
+// signed-in user, nothing that reaches outside hosts (no palette catalogue, no telemetry).
+module.exports = {
+  uiPort: Number(process.env.PORT), uiHost: '127.0.0.1',
+  flowFile: 'flows.json', flowFilePretty: true, credentialSecret: false,
+  adminAuth: { type: 'credentials', users: [{ username: 'seed', password: '$NR_HASH', permissions: '*' }] },
+  editorTheme: { tours: false, projects: { enabled: false }, palette: { catalogues: [] } },
+  diagnostics: { enabled: false }, telemetry: { enabled: false },
+  externalModules: { autoInstall: false, palette: { allowInstall: false } },
+  functionExternalModules: false,
+  logging: { console: { level: 'warn' } },
+};
+SETTINGS
+  cat > "$NR_DIR/user/flows.json" <<'FLOWS'
+[
+  { "id": "tab_orchard", "type": "tab", "label": "Orchard", "disabled": false, "info": "Harvest and irrigation" },
+  { "id": "inj_water", "type": "inject", "z": "tab_orchard", "name": "Water the orchard", "props": [{ "p": "payload" }],
+    "repeat": "", "crontab": "", "once": false, "onceDelay": 0.1, "topic": "irrigation",
+    "payload": "{\"litres\":40,\"rows\":\"north\"}", "payloadType": "json", "x": 150, "y": 80, "wires": [["fn_log"]] },
+  { "id": "inj_pick", "type": "inject", "z": "tab_orchard", "name": "Pick apples", "props": [{ "p": "payload" }],
+    "repeat": "", "crontab": "", "once": false, "onceDelay": 0.1, "topic": "harvest",
+    "payload": "Bramley", "payloadType": "str", "x": 150, "y": 140, "wires": [["fn_log"]] },
+  { "id": "inj_prune", "type": "inject", "z": "tab_orchard", "name": "Prune the pears", "props": [{ "p": "payload" }],
+    "repeat": "", "crontab": "", "once": false, "onceDelay": 0.1, "topic": "pruning",
+    "payload": "Conference", "payloadType": "str", "x": 150, "y": 200, "wires": [["fn_log"]] },
+  { "id": "fn_log", "type": "function", "z": "tab_orchard", "name": "Log the task",
+    "func": "const log = global.get('tasks') || [];\nlog.push({ topic: msg.topic, payload: msg.payload });\nglobal.set('tasks', log);\nreturn msg;",
+    "outputs": 1, "x": 380, "y": 140, "wires": [["dbg_out"]] },
+  { "id": "dbg_out", "type": "debug", "z": "tab_orchard", "name": "Orchard log", "active": true, "tosidebar": true,
+    "console": false, "tostatus": false, "complete": "payload", "targetType": "msg", "x": 580, "y": 140, "wires": [] },
+  { "id": "http_tasks", "type": "http in", "z": "tab_orchard", "name": "", "url": "/orchard/tasks", "method": "get",
+    "upload": false, "x": 140, "y": 280, "wires": [["fn_tasks"]] },
+  { "id": "fn_tasks", "type": "function", "z": "tab_orchard", "name": "Tasks so far",
+    "func": "msg.payload = global.get('tasks') || [];\nreturn msg;", "outputs": 1, "x": 360, "y": 280, "wires": [["http_resp"]] },
+  { "id": "http_resp", "type": "http response", "z": "tab_orchard", "name": "", "statusCode": "", "headers": {}, "x": 560, "y": 280, "wires": [] },
+  { "id": "tab_cellar", "type": "tab", "label": "Cellar", "disabled": false, "info": "Cider pressing" },
+  { "id": "inj_press", "type": "inject", "z": "tab_cellar", "name": "Press cider", "props": [{ "p": "payload" }],
+    "repeat": "", "crontab": "", "once": false, "onceDelay": 0.1, "topic": "cider",
+    "payload": "Kingston Black", "payloadType": "str", "x": 150, "y": 80, "wires": [["fn_press"]] },
+  { "id": "fn_press", "type": "function", "z": "tab_cellar", "name": "Log the pressing",
+    "func": "const log = global.get('tasks') || [];\nlog.push({ topic: msg.topic, payload: msg.payload });\nglobal.set('tasks', log);\nreturn msg;",
+    "outputs": 1, "x": 380, "y": 80, "wires": [[]] }
+]
+FLOWS
+  cat > "$NR_DIR/serve.sh" <<'SERVE'
+#!/bin/sh
+# serve.sh PORT: Node-RED on PORT over a fresh copy of the seeded user directory (see scripts/acceptance-setup.sh).
+set -e
+U="/tmp/cs-acceptance-nodered-$1"
+rm -rf "$U" && cp -r /var/lib/cs-acceptance/nodered/user "$U"
+PORT="$1" exec node /var/lib/cs-acceptance/nodered/node_modules/node-red/red.js --userDir "$U"
+SERVE
+  chmod +x "$NR_DIR/serve.sh"
+  touch "$NR_DIR/.seeded"
+fi
+
+echo "acceptance apps ready: dokuwiki (/usr/share/dokuwiki), phpmyadmin (/usr/share/phpmyadmin), mariadb db acme, adminer (/usr/share/adminer, mariadb db orchard), mediawiki (/var/lib/mediawiki, sqlite $MWDB), wordpress (/usr/share/wordpress, mariadb db wordpress), fossil ($FSL_DIR/repo.fossil), redmine (/usr/share/redmine, sqlite), django admin ($DJ_DIR), directus ($DX_DIR, postgresql db directus_acc), request tracker 5 (/usr/share/request-tracker5, sqlite), ghost ($GH_DIR, sqlite), transmission ($TR_DIR), jupyter ($JN_DIR), qbittorrent ($QB_DIR), verdaccio ($VD_DIR), radicale ($RD_DIR), rabbitmq ($RQ_DIR), syncthing ($ST_DIR), prometheus ($PM_DIR), tomcat ($TC_DIR), roundcube ($RC_DIR), monit ($MN_DIR), shaarli ($SH_DIR), znc ($ZN_DIR), zabbix ($ZB_DIR, postgresql db zabbix_seed), vendure ($VN_DIR, postgresql db vendure_seed), postfixadmin ($PF_DIR, sqlite), nagios ($NG_DIR, apache2 on the test's port), tt-rss ($TT_DIR, postgresql db ttrss_seed), icinga web 2 ($IW_DIR, postgresql db icingaweb_seed), tiddlywiki ($TW_DIR), deluge ($DL_DIR), cacti ($CT_DIR, mariadb db cacti_seed), node-red ($NR_DIR)"

@@ -42,7 +42,8 @@ export interface RealApp {
     | 'nagios'
     | 'ttrss'
     | 'icingaweb'
-    | 'tiddlywiki';
+    | 'tiddlywiki'
+    | 'nodered';
   /** The PHP document root (Fossil: the repository file; Redmine: the Rails application). */
   docroot: string;
   /** Port the fixtures were recorded on. */
@@ -417,6 +418,16 @@ export const APPS: Record<RealApp['name'], RealApp> = {
     // (A fresh copy of the seeded wiki per start, under /tmp.)
     server: (port) => ({ cmd: '/bin/sh', args: ['/var/lib/cs-acceptance/tiddlywiki/serve.sh', String(port)] }),
     bootMs: 15_000,
+  },
+  nodered: {
+    name: 'nodered',
+    docroot: '/var/lib/cs-acceptance/nodered',
+    recordedPort: 8996,
+    needs: ['/var/lib/cs-acceptance/nodered/.seeded'],
+    // (A fresh copy of the seeded user directory per start, under /tmp.)
+    server: (port) => ({ cmd: '/bin/sh', args: ['/var/lib/cs-acceptance/nodered/serve.sh', String(port)] }),
+    readyPath: '/auth/login',
+    bootMs: 20_000,
   },
 };
 
@@ -927,4 +938,20 @@ export function cactiQuery(base: string, sql: string): string[][] {
     .split('\n')
     .filter(Boolean)
     .map((l) => l.split('\t'));
+}
+
+export const NODERED_USER = { username: 'seed', password: 'nr-pass-1' };
+
+/** Node-RED's admin API at `base` (`/flows`, `/inject/…`), signed in as its editor is: a bearer token. */
+export async function noderedApi(base: string, path: string, init: RequestInit = {}): Promise<any> {
+  const t = await fetch(`${base}/auth/token`, {
+    method: 'POST',
+    headers: { 'content-type': 'application/x-www-form-urlencoded' },
+    body: new URLSearchParams({ client_id: 'node-red-admin', grant_type: 'password', scope: '*', ...NODERED_USER }),
+  });
+  if (!t.ok) throw new Error(`Node-RED sign-in: ${t.status} ${await t.text()}`);
+  const { access_token } = (await t.json()) as { access_token: string };
+  const r = await fetch(`${base}${path}`, { ...init, headers: { ...init.headers, authorization: `Bearer ${access_token}` } });
+  if (!r.ok) throw new Error(`Node-RED ${path}: ${r.status} ${await r.text()}`);
+  return /json/.test(r.headers.get('content-type') ?? '') ? r.json() : r.text();
 }
