@@ -148,15 +148,21 @@ export function freshValues(
     .map(([k]) => ({ name: k, value: freshen(args[k] as string, tag, words) }));
 }
 
-/** Arguments an extractor's `where` reads: each names a record of a list the site answers with. */
+/** Arguments an extractor's `where` reads, or a `$patch` edit's `at` selects a record by (`{"id":
+ * "{{args.node}}"}`): each names a record of a list the site answers with. */
 export function recordNamingArgs(def: unknown): Set<string> {
   const out = new Set<string>();
+  const named = (sel: object) => {
+    for (const t of Object.values(sel)) for (const m of String(t).matchAll(/\{\{\s*args\.(\w+)/g)) out.add(m[1]!);
+  };
   const walk = (v: unknown): void => {
     if (Array.isArray(v)) return v.forEach(walk);
     if (!v || typeof v !== 'object') return;
     const o = v as Record<string, unknown>;
-    if (typeof o.from === 'string' && o.where && typeof o.where === 'object')
-      for (const t of Object.values(o.where)) for (const m of String(t).matchAll(/\{\{\s*args\.(\w+)/g)) out.add(m[1]!);
+    if (typeof o.from === 'string' && o.where && typeof o.where === 'object') named(o.where);
+    if (typeof o.$patch === 'string' && Array.isArray(o.set))
+      for (const e of o.set as { at?: unknown }[])
+        if (Array.isArray(e?.at)) for (const sel of e.at) if (sel && typeof sel === 'object') named(sel);
     Object.values(o).forEach(walk);
   };
   walk(def);

@@ -120,4 +120,24 @@ describe('fresh values for a replay that writes', () => {
     const keep = new Set([...recordNamingArgs(def), ...chosenArgs(def)]);
     expect(freshValues(schema, args, false, keep).map((f) => f.name)).toEqual(['label']);
   });
+
+  it("nor to an argument a read-modify-write's `$patch` selects its record by (Node-RED's node id in the flow document)", () => {
+    const def = {
+      steps: [
+        {
+          id: 'post_flows',
+          body: {
+            json: {
+              $patch: '{{vars.flows}}',
+              set: [{ at: ['flows', { id: '{{args.node}}' }, 'name'], value: '{{args.name}}' }],
+            },
+          },
+        },
+      ],
+    };
+    expect([...recordNamingArgs(def)]).toEqual(['node']);
+    const schema = { properties: { node: { type: 'string' }, name: { type: 'string' } } };
+    const keep = recordNamingArgs(def);
+    expect(freshValues(schema, { node: 'inj_pick', name: 'Pick pears' }, false, keep).map((f) => f.name)).toEqual(['name']);
+  });
 });
