@@ -191,11 +191,16 @@ const hexId = (s: string) => /^[0-9a-f]{12,}$/i.test(s) || /^[0-9a-f]{8}(-[0-9a-
 const idLike = (s: string) =>
   hexId(s) || (/^[A-Za-z0-9]{16,}$/.test(s) && /\d/.test(s) && /[A-Za-z]/.test(s)) || /^[a-z][a-z0-9+.-]*:\S+$/i.test(s);
 
+/** A replay that ended because the site has no record or page for the arguments (`not_found`). */
+function notFound(e: unknown): boolean {
+  const err = e instanceof ReplayFailed ? (e.details.error as { type?: string; details?: { not_found?: boolean } } | undefined) : undefined;
+  return err?.type === 'invalid_input' && err.details?.not_found === true;
+}
+
 /** The record-naming argument a replay found no record for (`invalid_input`, `not_found`), as text. */
 function recordGone(e: unknown, naming: Set<string>, args: Record<string, unknown>): string | null {
   if (!(e instanceof ReplayFailed) || !naming.size) return null;
-  const err = e.details.error as { type?: string; message?: string; details?: { not_found?: boolean } } | undefined;
-  if (err?.type !== 'invalid_input' || !err.details?.not_found) return null;
+  if (!notFound(e)) return null;
   return [...naming].map((n) => `${n} = ${JSON.stringify(args[n])}`).join(', ');
 }
 
@@ -310,14 +315,21 @@ export async function validateByReplay(
         warnings: [`not validated by a replay: ${(e as Error).message}`],
         ms: Date.now() - t0,
       };
-    // Single words are kept at first (they are often a choice the site knows: a project key, a
-    // tag), but a created object's name is a single word too ("Plum", a wiki page that the
-    // recording made): when the replay fails, once more with those fresh as well.
-    const words = opts.sideEffects && e instanceof ReplayFailed ? freshValues(plan.input_schema, args, true, keep) : [];
-    if (!words.length) throw e;
-    for (const f of words) args[f.name] = f.value;
-    fresh.push(...words);
-    first = await once(args, label());
+    // A fresh value that addressed nothing (HTTP 404, no such record: `/inject/inj_water 8f6d`)
+    // shows the argument names a record the site holds: once more with the recorded values.
+    if (opts.sideEffects && fresh.length && notFound(e)) {
+      for (const f of fresh.splice(0)) args[f.name] = plan.input_schema.properties[f.name]?.examples?.[0];
+      first = await once(args, label());
+    } else {
+      // Single words are kept at first (they are often a choice the site knows: a project key, a
+      // tag), but a created object's name is a single word too ("Plum", a wiki page that the
+      // recording made): when the replay fails, once more with those fresh as well.
+      const words = opts.sideEffects && e instanceof ReplayFailed ? freshValues(plan.input_schema, args, true, keep) : [];
+      if (!words.length) throw e;
+      for (const f of words) args[f.name] = f.value;
+      fresh.push(...words);
+      first = await once(args, label());
+    }
   }
   const warnings: string[] = [];
   // The live site must give what the recording showed: data (not an empty list or a record of

@@ -142,7 +142,7 @@ describe('tracing dynamic values', () => {
         },
       ),
       hints: { arguments: { node: 'n1' } },
-      secretValues: { account: { type: 'login', username: 'ann', password: SENTINEL } },
+      secretValues: { account: { type: 'login', username: 'ann', password: SENTINEL, totp_secret: null } },
     });
     const d = r.definition as HttpDefinition;
     expect(d.steps.at(-1)!.headers!.authorization).toBe('Bearer {{vars.access_token}}');
