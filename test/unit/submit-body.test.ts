@@ -55,6 +55,22 @@ describe('bodies from submit events', () => {
     });
   });
 
+  it('marks the entry as carrying a secret pasted into one of its fields (the submit action holds its placeholder)', () => {
+    const e = entry('http://site.test/up', 100);
+    bodiesFromSubmits(
+      [e],
+      [
+        submit('a1', 'http://site.test/up', 50, [
+          { name: 'confirm_password', value: '{{secret:sec-1:password}}', type: 'password' },
+          { name: 'note', value: 'plain', type: 'text' },
+        ]),
+      ],
+    );
+    expect(e._secrets).toEqual([
+      { secret_id: 'sec-1', field: 'password', location: 'request.postData', encodings: ['raw'], field_name: 'confirm_password' },
+    ]);
+  });
+
   it('leaves alone a POST to another URL, one with a body, one long after, and uses a submit once', () => {
     const other = entry('http://site.test/elsewhere', 100);
     const withBody = entry('http://site.test/up', 100, { postData: { mimeType: 'multipart/form-data', text: 'x' } });

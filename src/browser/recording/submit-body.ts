@@ -3,7 +3,14 @@
 // recorder asks, the redirect has ended the request ("No post data available"). The page's
 // submit event saw the same fields (FormData of the form and its submitter, which is the list
 // the browser encodes), so the entry's form parts are taken from it, marked `_from_submit`.
-import type { HarEntry, HarPostParam, SubmitAction, UploadAction } from '../../formats/recording/types.js';
+import {
+  type HarEntry,
+  type HarPostParam,
+  SECRET_PLACEHOLDER_RE,
+  type SecretField,
+  type SubmitAction,
+  type UploadAction,
+} from '../../formats/recording/types.js';
 import { headerValue } from './har-parts.js';
 
 type Timed<T> = T & { ms: number };
@@ -61,5 +68,16 @@ export function bodiesFromSubmits(entries: HarEntry[], actions: Timed<{ type: st
       };
     });
     e.request.postData = { mimeType: ct, params, _from_submit: s.id };
+    // (The submit action was recorded redacted: a pasted secret in a field is its placeholder. The
+    // entry is marked as carrying it, as the redactor marks every other entry that sends one.)
+    for (const p of params)
+      for (const m of (p.value ?? '').matchAll(SECRET_PLACEHOLDER_RE))
+        (e._secrets ??= []).push({
+          secret_id: m[1]!,
+          field: m[2] as SecretField,
+          location: 'request.postData',
+          encodings: ['raw'],
+          field_name: p.name,
+        });
   }
 }
