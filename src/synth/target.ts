@@ -37,6 +37,9 @@ export interface TargetFacts {
   chosenFiles?: ChosenUpload[];
 }
 
+/** Words of a page's background writes: long polls, heartbeats, presence, read-time tracking. */
+const BACKGROUND = /\b(poll|long-?poll|heartbeat|keep-?alive|presence|timings)\b/i;
+
 export const isDownload = (x: Exchange) =>
   /attachment/i.test(resHeader(x, 'content-disposition') ?? '') || /text\/csv|application\/(pdf|octet-stream|vnd\.|zip)/.test(x.mime);
 export const endpointKey = (x: Exchange) => {
@@ -221,8 +224,12 @@ export function scoreTargets(xs: Exchange[], f: TargetFacts): Candidate[] {
   // A recording with nothing typed, no result named and no action log (a plain HAR of pressing a
   // button: Node-RED's inject, a "run now") that ends with a write: that write is the point. (Not
   // a write a script's read followed — a token fetched for the call after it — but one followed at
-  // most by the page its form led to.)
-  const writes0 = xs.filter((x) => !isRead(x) && !f.secretCarriers.has(x.id) && x.status < 400);
+  // most by the page its form led to; not a page's background chatter either: a poll, a heartbeat,
+  // read-time tracking, or any write the page sent again to the same endpoint.)
+  const sent = new Map<string, number>();
+  for (const x of xs) if (!isRead(x)) sent.set(endpointKey(x), (sent.get(endpointKey(x)) ?? 0) + 1);
+  const chatter = (x: Exchange) => sent.get(endpointKey(x))! > 1 || BACKGROUND.test(`${x.url} ${x.body?.text ?? ''}`);
+  const writes0 = xs.filter((x) => !isRead(x) && !f.secretCarriers.has(x.id) && x.status < 400 && !chatter(x));
   const lastWrite =
     carried === 0 && !f.resultValues.length && f.lastActionTime === null
       ? writes0.filter((w) => xs.every((y) => y.index <= w.index || isNavigationRequest(y))).at(-1)

@@ -57,6 +57,18 @@ describe('a plain recording of pressing one button (nothing typed, no action log
     expect(r.report.targets[0].reasons.join(' ')).toMatch(/last write of a recording with nothing typed/);
   });
 
+  it("not a page's background chatter: a long poll, a heartbeat, or a write sent again to the same endpoint", () => {
+    const last = (...tail: Parameters<typeof har>) => synthesize({ recording: har(...editorLoad, ...tail) }).report.targets[0].url;
+    expect(last({ method: 'POST', url: `${O}/message-bus/3f2a/poll`, form: { '/latest': '12' }, body: 'OK', mime: 'text/plain' })).toBe(
+      `${O}/flows`,
+    );
+    expect(
+      last({ method: 'POST', url: `${O}/admin-ajax.php`, form: { action: 'heartbeat', interval: '60' }, body: 'OK', mime: 'text/plain' }),
+    ).toBe(`${O}/flows`);
+    const save = { method: 'POST', url: `${O}/settings/user`, json: { view: { grid: false } }, body: '', mime: 'text/plain' } as const;
+    expect(last(save)).toBe(`${O}/flows`);
+  });
+
   it('leaves a write that a read followed (a token fetched for the call after it) to the read', () => {
     const r = synthesize({
       recording: har(
