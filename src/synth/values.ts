@@ -94,7 +94,8 @@ const isRoute = (v: string) =>
  * `since`): within ten minutes of the request it is the run's own time, in the same form —
  * milliseconds, seconds (a fraction is dropped) or an ISO date-time; up to 31 days before or after,
  * that far from the run's time (`{{run.now_s | add:-3600}}`: a range that starts an hour ago), to
- * the minute (a UTC ISO time too: `{{run.now_ms | add:7200000 | iso}}`); milliseconds glued to a
+ * the minute (a UTC ISO time too: `{{run.now_ms | add:7200000 | iso}}`); a bare date of the
+ * request's day (± one: the browser's time zone) is the run's; milliseconds glued to a
  * lowercase word keep the word. Null for anything else (an ISO time with an offset, away from the
  * request, stays as recorded).
  */
@@ -124,6 +125,14 @@ export function nowTemplate(v: string, atMs: number): string | null {
   if (utc && Math.abs(Date.parse(v) - atMs) <= 31 * 86_400_000) {
     const minutes = Math.round((Date.parse(v) - atMs) / 60_000);
     return `{{run.now_ms | add:${minutes * 60_000} | iso${utc[1] ? '' : ':"s"'}}}`;
+  }
+  // (A bare date of the request's day — a form's "today" the page filled in — is the run's day. A
+  // day either side is the same day in the browser's time zone.)
+  if (/^\d{4}-\d\d-\d\d$/.test(v)) {
+    const days = Math.round(
+      (Date.parse(`${v}T00:00:00Z`) - Date.parse(`${new Date(atMs).toISOString().slice(0, 10)}T00:00:00Z`)) / 86_400_000,
+    );
+    if (Math.abs(days) <= 1) return `{{run.now_ms${days ? ` | add:${days * 86_400_000}` : ''} | iso:"date"}}`;
   }
   return null;
 }

@@ -169,11 +169,13 @@ function applyFilter(v: unknown, f: { name: string; arg?: unknown }): unknown {
     }
     case 'iso': {
       // (`{{run.now_ms | add:7200000 | iso}}`: two hours after the run, as an ISO date-time in UTC;
-      // `iso:"s"` without the milliseconds. A value that is no clock reading stays as it is.)
+      // `iso:"s"` without the milliseconds, `iso:"date"` the date alone. A value that is no clock
+      // reading stays as it is.)
       const n = typeof v === 'number' ? v : typeof v === 'string' && /^\d{1,16}$/.test(v.trim()) ? Number(v) : Number.NaN;
       const d = new Date(n);
       if (!Number.isFinite(n) || Number.isNaN(d.getTime())) return v;
-      return f.arg === 's' ? d.toISOString().replace(/\.\d{3}Z$/, 'Z') : d.toISOString();
+      const iso = d.toISOString();
+      return f.arg === 's' ? iso.replace(/\.\d{3}Z$/, 'Z') : f.arg === 'date' ? iso.slice(0, 10) : iso;
     }
     default:
       return v;

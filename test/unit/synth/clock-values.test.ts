@@ -46,6 +46,14 @@ describe('a clock reading in a request', () => {
     expect(render('{{run.now_ms | add:7200000 | iso}}', (p) => (p[1] === 'now_ms' ? T0 : undefined))).toBe('2026-01-01T12:00:00.000Z');
   });
 
+  it("a bare date of the request's day (a form's \"today\" filled in by the page), or a day either side, is the run's", () => {
+    expect(nowTemplate('2026-01-01', T0)).toBe('{{run.now_ms | iso:"date"}}');
+    expect(nowTemplate('2025-12-31', T0)).toBe('{{run.now_ms | add:-86400000 | iso:"date"}}');
+    expect(nowTemplate('2026-01-02', T0)).toBe('{{run.now_ms | add:86400000 | iso:"date"}}');
+    expect(nowTemplate('2026-01-05', T0)).toBeNull();
+    expect(render('{{run.now_ms | iso:"date"}}', (p) => (p[1] === 'now_ms' ? T0 + 13 * 3600_000 : undefined))).toBe('2026-01-01');
+  });
+
   it('a time further away, an ISO time with an offset away from the request, or no time at all, is not', () => {
     expect(nowTemplate(String(T0 - 40 * 86_400_000), T0)).toBeNull();
     expect(nowTemplate('2025-12-31T09:00:00+01:00', T0)).toBeNull();
