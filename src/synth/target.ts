@@ -223,17 +223,17 @@ export function scoreTargets(xs: Exchange[], f: TargetFacts): Candidate[] {
     .filter((r) => r.typed);
   // A recording with nothing typed, no result named and no action log (a plain HAR of pressing a
   // button: Node-RED's inject, a "run now") that ends with a write: that write is the point. (Not
-  // a write a script's read followed — a token fetched for the call after it — but one followed at
-  // most by the page its form led to; not a page's background chatter either: a poll, a heartbeat,
+  // a write the page went on from — a widget's call before the person opened other pages, a token
+  // fetched for the call after it — and not a page's background chatter: a poll, a heartbeat,
   // read-time tracking, or any write the page sent again to the same endpoint.)
   const sent = new Map<string, number>();
   for (const x of xs) if (!isRead(x)) sent.set(endpointKey(x), (sent.get(endpointKey(x)) ?? 0) + 1);
   const chatter = (x: Exchange) => sent.get(endpointKey(x))! > 1 || BACKGROUND.test(`${x.url} ${x.body?.text ?? ''}`);
-  const writes0 = xs.filter((x) => !isRead(x) && !f.secretCarriers.has(x.id) && x.status < 400 && !chatter(x));
-  const lastWrite =
-    carried === 0 && !f.resultValues.length && f.lastActionTime === null
-      ? writes0.filter((w) => xs.every((y) => y.index <= w.index || isNavigationRequest(y))).at(-1)
-      : undefined;
+  const writes0 = xs.filter((x) => !isRead(x) && !f.secretCarriers.has(x.id) && x.status >= 200 && x.status < 400 && !chatter(x));
+  // (After it only the page a submitted form led to: navigations within a few seconds of it.)
+  const ends = (w: Exchange) =>
+    xs.every((y) => y.index <= w.index || (isNavigationRequest(w) && isNavigationRequest(y) && y.time - w.time < 5_000));
+  const lastWrite = carried === 0 && !f.resultValues.length && f.lastActionTime === null ? writes0.filter(ends).at(-1) : undefined;
   return xs
     .map((x, pos) => {
       const reasons: string[] = [];

@@ -69,6 +69,56 @@ describe('a plain recording of pressing one button (nothing typed, no action log
     expect(last(save)).toBe(`${O}/flows`);
   });
 
+  it("not a widget's call the page went on from (WordPress's dashboard events before Tools → Export), nor an aborted one", () => {
+    const r = synthesize({
+      recording: har(
+        { url: `${O}/admin/`, html: '<html><body><div id="events"></div></body></html>', at: 0 },
+        { method: 'POST', url: `${O}/admin/ajax`, form: { action: 'get-community-events' }, body: { events: [] }, at: 500 },
+        {
+          url: `${O}/admin/export`,
+          html: '<html><body><form action="/admin/export"><select name="content"></select></form></body></html>',
+          at: 9000,
+        },
+        {
+          url: `${O}/admin/export?download=true&content=all`,
+          body: '<rss><item>Pear</item></rss>',
+          mime: 'text/xml',
+          type: 'document',
+          at: 12000,
+        },
+      ),
+    });
+    expect(r.report.targets[0].url).toBe(`${O}/admin/export?download=true&content=all`);
+    const aborted = synthesize({
+      recording: har(...editorLoad, { method: 'POST', url: `${O}/inject/n1`, json: {}, body: '', status: -1, mime: 'x-unknown' }),
+    });
+    expect(aborted.report.targets[0].url).toBe(`${O}/flows`);
+  });
+
+  it('a form submitted as a page (a post/redirect/get) with the page it led to after it', () => {
+    const r = synthesize({
+      recording: har(
+        {
+          url: `${O}/jobs`,
+          html: '<html><body><form method="post" action="/jobs/run"><button>Run now</button></form></body></html>',
+          at: 0,
+        },
+        {
+          method: 'POST',
+          url: `${O}/jobs/run`,
+          form: { go: '1' },
+          type: 'document',
+          status: 303,
+          location: '/jobs?ran=1',
+          html: '',
+          at: 4000,
+        },
+        { url: `${O}/jobs?ran=1`, html: '<html><body><p class="notice">Job queued</p></body></html>', at: 4100 },
+      ),
+    });
+    expect(r.report.targets[0].url).toBe(`${O}/jobs/run`);
+  });
+
   it('leaves a write that a read followed (a token fetched for the call after it) to the read', () => {
     const r = synthesize({
       recording: har(
