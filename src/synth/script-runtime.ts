@@ -38,7 +38,7 @@ function applyFilter(v, f) {
     case 'replace': return Array.isArray(arg) && typeof arg[0] === 'string' && arg[0] ? text(v).split(arg[0]).join(typeof arg[1] === 'string' ? arg[1] : '') : text(v);
     case 'choose': { const hit = Array.isArray(arg) ? arg.find((e) => Array.isArray(e) && typeof e[0] === 'string' && e[0].trim().toLowerCase() === text(v).trim().toLowerCase()) : undefined; return hit ? hit[1] : v; }
     case 'add': { const n = typeof v === 'number' ? v : Number(text(v)); return text(v).trim() !== '' && Number.isFinite(n) && typeof arg === 'number' ? n + arg : v; }
-    case 'iso': { const n = typeof v === 'number' ? v : /^\d{1,16}$/.test(text(v).trim()) ? Number(text(v)) : NaN; const d = new Date(n); if (!Number.isFinite(n) || Number.isNaN(d.getTime())) return v; const iso = d.toISOString(); return arg === 's' ? iso.replace(/\.\d{3}Z$/, 'Z') : arg === 'date' ? iso.slice(0, 10) : iso; }
+    case 'iso': { const n = typeof v === 'number' ? v : /^\d{1,16}$/.test(text(v).trim()) ? Number(text(v)) : NaN; const d = new Date(n); if (!Number.isFinite(n) || Number.isNaN(d.getTime())) return v; const iso = d.toISOString(); if (arg === 'datetime') return iso.slice(0, 10) + ' ' + iso.slice(11, 19); return arg === 's' ? iso.replace(/\.\d{3}Z$/, 'Z') : arg === 'date' ? iso.slice(0, 10) : iso; }
     case 'lower': return text(v).toLowerCase();
     case 'upper': return text(v).toUpperCase();
     case 'trim': return text(v).trim();

@@ -13,7 +13,7 @@ import { keyedRecord, recordByArgument } from './record-by-argument.js';
 import { linkedRecord } from './html-record-link.js';
 import type { SecretPlan } from './secrets.js';
 import type { Exchange, Slot } from './types.js';
-import { argName, looksRandom, lowEntropy, nowTemplate, preview } from './values.js';
+import { argName, looksRandom, lowEntropy, nowInside, nowTemplate, preview } from './values.js';
 
 export type Resolution =
   | { kind: 'template'; template: string; args: string[]; secrets: { slot: string; field: string }[] }
@@ -400,7 +400,7 @@ export function traceChain(inp: TraceInput): Chain {
         resolved.push({ slot, res: { kind: 'var', template: fragment, var: fragment } });
         continue;
       }
-      const now = nowTemplate(v, x.time);
+      const now = nowTemplate(v, x.time) ?? nowInside(v, x.time);
       if (now) {
         resolved.push({ slot, res: { kind: 'template', template: now, args: [], secrets: [] } });
         continue;

@@ -137,6 +137,35 @@ export function nowTemplate(v: string, atMs: number): string | null {
   return null;
 }
 
+/**
+ * Clock readings of the request's time written inside a value (Ghost's member list pages back from
+ * `filter=created_at:<='2026-11-30 16:36:54'`) or whole in a form `nowTemplate` leaves alone: the
+ * run's time in the same form — ISO with `Z` (with or without milliseconds) or `YYYY-MM-DD
+ * HH:MM:SS` read as UTC. Null when the value holds none. (A time without a zone matches only when
+ * the page's clock is UTC: read so, it is within ten minutes of the request.)
+ */
+export function nowInside(v: string, atMs: number): string | null {
+  let hit = false;
+  const out = v.replace(/\d{4}-\d\d-\d\d[T ]\d\d:\d\d:\d\d(\.\d{3})?(Z?)/g, (m, ms: string | undefined, z: string) => {
+    const t = Date.parse(`${m.replace(' ', 'T')}${z ? '' : 'Z'}`);
+    if (!(Math.abs(t - atMs) < 600_000)) return m;
+    const form =
+      m[10] === 'T'
+        ? z
+          ? ms
+            ? '{{run.now_iso}}'
+            : '{{run.now_ms | iso:"s"}}'
+          : null
+        : !z && !ms
+          ? '{{run.now_ms | iso:"datetime"}}'
+          : null;
+    if (!form) return m;
+    hit = true;
+    return form;
+  });
+  return hit ? out : null;
+}
+
 export type ArgType = { type: 'integer' | 'number' | 'boolean' | 'string'; format?: string };
 
 /** JSON Schema type (and format) of an example value. */

@@ -169,12 +169,13 @@ function applyFilter(v: unknown, f: { name: string; arg?: unknown }): unknown {
     }
     case 'iso': {
       // (`{{run.now_ms | add:7200000 | iso}}`: two hours after the run, as an ISO date-time in UTC;
-      // `iso:"s"` without the milliseconds, `iso:"date"` the date alone. A value that is no clock
-      // reading stays as it is.)
+      // `iso:"s"` without the milliseconds, `iso:"date"` the date alone, `iso:"datetime"` as SQL
+      // writes it: `2026-11-30 16:36:54`. A value that is no clock reading stays as it is.)
       const n = typeof v === 'number' ? v : typeof v === 'string' && /^\d{1,16}$/.test(v.trim()) ? Number(v) : Number.NaN;
       const d = new Date(n);
       if (!Number.isFinite(n) || Number.isNaN(d.getTime())) return v;
       const iso = d.toISOString();
+      if (f.arg === 'datetime') return `${iso.slice(0, 10)} ${iso.slice(11, 19)}`;
       return f.arg === 's' ? iso.replace(/\.\d{3}Z$/, 'Z') : f.arg === 'date' ? iso.slice(0, 10) : iso;
     }
     default:

@@ -4,7 +4,7 @@
 import { describe, expect, it } from 'vitest';
 import { render } from '../../../src/formats/definition/template.js';
 import { synthesize } from '../../../src/synth/index.js';
-import { nowTemplate } from '../../../src/synth/values.js';
+import { nowInside, nowTemplate } from '../../../src/synth/values.js';
 import { har } from '../../helpers/har-fragment.js';
 
 const O = 'http://metrics.test';
@@ -52,6 +52,17 @@ describe('a clock reading in a request', () => {
     expect(nowTemplate('2026-01-02', T0)).toBe('{{run.now_ms | add:86400000 | iso:"date"}}');
     expect(nowTemplate('2026-01-05', T0)).toBeNull();
     expect(render('{{run.now_ms | iso:"date"}}', (p) => (p[1] === 'now_ms' ? T0 + 13 * 3600_000 : undefined))).toBe('2026-01-01');
+  });
+
+  it("the request's time written inside a value (a list's `created_at:<='…'` anchor) is the run's, in the same form", () => {
+    const sql = new Date(at).toISOString().slice(0, 19).replace('T', ' ');
+    expect(nowInside(`created_at:<='${sql}'`, T0)).toBe(`created_at:<='{{run.now_ms | iso:"datetime"}}'`);
+    expect(nowInside(`updated_at:>'${new Date(at).toISOString()}'+status:paid`, T0)).toBe("updated_at:>'{{run.now_iso}}'+status:paid");
+    expect(nowInside(`since ${new Date(at).toISOString().replace(/\.\d{3}Z$/, 'Z')}`, T0)).toBe('since {{run.now_ms | iso:"s"}}');
+    // (Not a time away from the request, nor one without a zone in the ISO form: its zone is unknown.)
+    expect(nowInside("created_at:<='2025-06-01 10:00:00'", T0)).toBeNull();
+    expect(nowInside(`from ${new Date(at).toISOString().slice(0, 19)}`, T0)).toBeNull();
+    expect(render('{{run.now_ms | iso:"datetime"}}', (p) => (p[1] === 'now_ms' ? T0 : undefined))).toBe('2026-01-01 10:00:00');
   });
 
   it('a time further away, an ISO time with an offset away from the request, or no time at all, is not', () => {

@@ -320,6 +320,7 @@ describe('script runtime (carried by synthesized script connectors)', () => {
     expect(rt.render('{{run.now_ms | add:7200000 | iso}}', at, ctx)).toBe('2026-01-01T12:00:00.000Z');
     expect(rt.render('{{run.now_ms | add:-60000 | iso:"s"}}', at, ctx)).toBe('2026-01-01T09:59:00Z');
     expect(rt.render('{{run.now_ms | add:86400000 | iso:"date"}}', at, ctx)).toBe('2026-01-02');
+    expect(rt.render('{{run.now_ms | iso:"datetime"}}', at, ctx)).toBe('2026-01-01 10:00:00');
   });
   it('evaluates the JSONPath subset synthesis emits, and regex extractors', async () => {
     const v = { data: { items: [{ id: 1 }, { id: 2 }], 'odd key': 'x' }, next_cursor: 'c3' };
