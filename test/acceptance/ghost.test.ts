@@ -95,6 +95,11 @@ describe.skipIf(!ready).each(ready ? (await backends()).slice(0, 1) : ['sqlite' 
       await Promise.all([answered(page, 'GET', /members\/\?.*search=Clara/), page.fill('input[data-test-input=members-search]', 'Clara')]);
       await page.waitForTimeout(500);
     });
+    // A member who joins after the recording: the page anchored its list at its own clock
+    // (`created_at:<='…'`), which a run must read as the run's time, not the recording's.
+    await new Promise((r) => setTimeout(r, 1100));
+    const stamp = Date.now().toString(36);
+    await ghostApi(live.url, 'POST', '/members/', { members: [{ email: `basil.${stamp}@orchard.test`, name: `Basil Newcomer ${stamp}` }] });
     const { result } = await flow(
       'gh-members',
       har,
@@ -105,6 +110,7 @@ describe.skipIf(!ready).each(ready ? (await backends()).slice(0, 1) : ['sqlite' 
     expect(truth.length).toBeGreaterThan(1);
     const out = JSON.stringify(result);
     for (const m of truth) expect(out).toContain(m.email);
+    expect(out).toContain(`basil.${stamp}@orchard.test`);
     expect(out).not.toContain('Clara Member');
   });
 
