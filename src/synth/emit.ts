@@ -62,6 +62,7 @@ export function buildStep(x: Exchange, resolved: ResolvedSlot[], o: StepOptions)
   const segs = u.pathname.split('/');
   const query: [string, string][] = [];
   const headers: Record<string, string> = {};
+  const cookies: Record<string, string> = {};
   const form: [string, string][] = [];
   const multipartAt = new Map<number, string>();
   let text: string | null = null;
@@ -79,6 +80,7 @@ export function buildStep(x: Exchange, resolved: ResolvedSlot[], o: StepOptions)
     } else if (s.where === 'path') segs[Number(s.key)] = t === s.value ? encodeURIComponent(s.value) : withUrlencode(t);
     else if (s.where === 'query') query.push([r.name ?? s.key, t]);
     else if (s.where === 'header') headers[s.key] = t;
+    else if (s.where === 'cookie') cookies[s.key] = t;
     else if (s.where === 'form') form.push([r.name ?? s.key, t]);
     else if (s.where === 'multipart') multipartAt.set(s.pos ?? multipartAt.size, t);
     else if (s.where === 'text') text = t;
@@ -106,6 +108,7 @@ export function buildStep(x: Exchange, resolved: ResolvedSlot[], o: StepOptions)
   };
   if (query.length && !queryInUrl) step.query = Object.fromEntries(query);
   if (Object.keys(headers).length) step.headers = headers;
+  if (Object.keys(cookies).length) step.cookies = cookies;
   if (x.body) {
     if (o.rawBody)
       step.body = { file: `{{args.${o.rawBody.arg}}}`, ...(o.rawBody.contentType ? { content_type: o.rawBody.contentType } : {}) };

@@ -468,6 +468,32 @@ export function traceChain(inp: TraceInput): Chain {
     // Cookies: the jar carries them; the response that set each one must be in the chain.
     for (const c of x.reqCookies) {
       const setter = [...earlier].reverse().find((y) => y.setCookies.some((k) => k.name === c.name && k.value === c.value));
+      // (One no response set, whose value an earlier answer handed out — a token from a sign-in's
+      // JSON that the page's script put in `document.cookie` — is set so by the step too.)
+      const handed = !setter && looksRandom(c.value) ? (byValue.get(c.value) ?? pickProducer(earlier, c.value, false)) : null;
+      if (handed) {
+        let def: VarDef;
+        if ('producer' in handed) {
+          def = handed;
+          dep(x.id, def.producer);
+        } else {
+          def = {
+            name: argName(`${c.name}_cookie`, names),
+            producer: handed.x.id,
+            extractor: handed.f.extractor,
+            how: handed.f.how,
+            value: c.value,
+            ...(handed.f.decode ? { decode: handed.f.decode } : {}),
+          };
+          byValue.set(c.value, def);
+          readVar(def, handed.x);
+        }
+        resolved.push({
+          slot: { exchange: x.id, where: 'cookie', key: c.name, value: c.value },
+          res: { kind: 'var', template: varTpl(def), var: def.name },
+        });
+        continue;
+      }
       if (!setter) {
         chain.warnings.push(
           `cookie ${c.name} sent by ${x.id} was not set by any recorded response (set by page JavaScript or before the recording); the replay will not send it`,

@@ -80,7 +80,8 @@ export type RecordedSecrets = Record<
 /** Secret values resolved inside the server for the duration of one synthesis; never emitted. */
 export type SecretValues = Record<string, SecretValue>;
 
-export type SlotWhere = 'path' | 'query' | 'form' | 'multipart' | 'json' | 'header' | 'text';
+/** (`cookie`: a cookie the page's script set from a value it read: traced, never a request literal.) */
+export type SlotWhere = 'path' | 'query' | 'form' | 'multipart' | 'json' | 'header' | 'text' | 'cookie';
 
 /** A literal in a request that the plan must reproduce. */
 export interface Slot {

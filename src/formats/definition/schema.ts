@@ -102,6 +102,12 @@ const httpStep = {
     method: { enum: [...HTTP_METHODS] },
     url: nonEmpty,
     headers: templateMap,
+    // (Cookie names as RFC 6265 allows them: a token, no separators.)
+    cookies: {
+      type: 'object',
+      propertyNames: { pattern: "^[!#$%&'*+.^_`|~0-9A-Za-z-]{1,100}$" },
+      additionalProperties: { type: 'string' },
+    },
     query: templateMap,
     body: {
       type: 'object',

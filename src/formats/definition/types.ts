@@ -350,6 +350,12 @@ export interface HttpStep extends Annotated {
   /** Absolute, or relative to base_url. */
   url: Template;
   headers?: Record<string, Template>;
+  /**
+   * Cookies the page's script set (`document.cookie`) before this request, from values it read
+   * (a token from a sign-in's JSON answer): stored in the run's jar for the step's URL, then sent
+   * with it and every later request as the jar sends cookies.
+   */
+  cookies?: Record<string, Template>;
   query?: Record<string, Template>;
   body?: HttpBody;
   /** Default true (up to 10 redirects; cookies are stored on every hop). */

@@ -350,6 +350,9 @@ export class HttpEngine {
     const L = this.ctx.lookup;
     const base = this.def.base_url ? renderText(this.def.base_url, L) : undefined;
     const url = urlOverride ?? new URL(renderText(step.url, L), base).href;
+    for (const [k, v] of Object.entries(step.cookies ?? {}))
+      if (!this.ctx.http.setCookie(url, k, renderText(v, L)))
+        throw new RunFailure('site_changed', `step ${step.id}: the value for cookie ${k} holds a character a cookie cannot carry`);
     const headers: Record<string, string> = {};
     const credentialHeaders: string[] = [];
     for (const [k, v] of Object.entries({ ...this.def.headers, ...step.headers })) {

@@ -77,6 +77,15 @@ export class HttpSession {
     return this.jar.getCookiesSync(url).find((c) => c.key === name)?.value;
   }
 
+  /** Stores a cookie as a page's script would (`document.cookie`: host-only, path /); false when
+   * the value holds what a cookie can't carry (a `;`, a comma, a space, a control character). */
+  setCookie(url: string, name: string, value: string): boolean {
+    if (!/^[\x21\x23-\x2B\x2D-\x3A\x3C-\x5B\x5D-\x7E]*$/.test(value)) return false;
+    this.jar.setCookieSync(`${name}=${value}; Path=/`, url, { ignoreError: true });
+    this.cookiesStored = true;
+    return true;
+  }
+
   async request(r: SessionRequest): Promise<SessionResponse> {
     let url = new URL(r.url);
     for (const [k, v] of Object.entries(r.query ?? {})) {
