@@ -6,9 +6,10 @@ import { randomBytes } from 'node:crypto';
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { SCRIPT_RUNTIME } from '../src/synth/script-runtime.js';
 import { har } from './helpers/har-fragment.js';
 import { backends, startHarness, type Harness } from './helpers/harness.js';
-import { loginSecret, run } from './helpers/runs.js';
+import { loginSecret, publish, run } from './helpers/runs.js';
 import { synthesizeFrom } from './helpers/synth.js';
 
 const PASSWORD = 'S3ntinel-pw-7731';
@@ -91,6 +92,49 @@ describe.each(await backends())('a cookie set by the page from a sign-in answer 
     // (The token sent is one the server handed out during that run.)
     const sent = /auth_token=([0-9a-f]{32})/.exec(seen.at(-1)!)?.[1];
     expect(tokens.has(sent!)).toBe(true);
+  });
+
+  it('a script connector sets it the same way (ctx.http.setCookie), and the synthesized plan runs in the script runtime too', async () => {
+    const c = await publish(h, {
+      definition: {
+        format: 'connector-definition/v1',
+        engine: 'script',
+        source: `export default async function (ctx) {
+          const s = ctx.secrets.account;
+          const t = (await ctx.http.post(ctx.args.base + '/api/login', { json: { user: s.username, pass: s.password } })).json().session.token;
+          const bad = await ctx.http.setCookie(ctx.args.base + '/api/orders', 'auth_token', 'x; Domain=evil.test');
+          const ok = await ctx.http.setCookie(ctx.args.base + '/api/orders', 'auth_token', t);
+          const r = await ctx.http.get(ctx.args.base + '/api/orders', { query: { q: ctx.args.q } });
+          return { bad, ok, orders: r.json().orders };
+        }`,
+      },
+      required_secrets: [{ name: 'account', type: 'login', supports_totp: false }],
+    });
+    const out = await run(h, { connector_id: c.id, arguments: { base, q: 'plum' }, secret_bindings: { account: secret } });
+    expect(out.status, JSON.stringify(out.error)).toBe('success');
+    expect(out.result).toEqual({ bad: false, ok: true, orders: [{ id: 2, item: 'plum', qty: 5 }] });
+    // (The synthesized plan's own interpreter, as a script connector carries it.)
+    const rt = new Function(`${SCRIPT_RUNTIME}; return { step };`)() as { step: (...a: unknown[]) => Promise<unknown> };
+    const set: [string, string, string][] = [];
+    const ctx = {
+      http: {
+        setCookie: async (url: string, name: string, value: string) => {
+          set.push([url, name, value]);
+          return !value.includes(';');
+        },
+        request: async () => ({ status: 200, url: `${base}/api/orders`, headers: {}, text: '{}' }),
+      },
+      log: () => {},
+      fail: (type: string, message: string) => {
+        throw new Error(`${type}: ${message}`);
+      },
+    };
+    const s = { id: 'orders', url: '/api/orders', cookies: { auth_token: '{{vars.tok}}' } };
+    await rt.step(ctx, s, { vars: { tok: 'abc123' }, args: {} }, base);
+    expect(set).toEqual([[`${base}/api/orders`, 'auth_token', 'abc123']]);
+    await expect(rt.step(ctx, s, { vars: { tok: 'a; Path=/' }, args: {} }, base)).rejects.toThrow(
+      /site_changed: orders: the value for cookie auth_token/,
+    );
   });
 
   it("refuses to set a value that would smuggle cookie attributes (the site's answer is hostile)", async () => {

@@ -158,6 +158,8 @@ async function extract(ctx, x, res, url) {
 }
 async function step(ctx, s, scope, base) {
   const url = new URL(render(s.url, scope, ctx), base).href;
+  for (const [name, t] of Object.entries(s.cookies || {}))
+    if (!(await ctx.http.setCookie(url, name, text(render(t, scope, ctx))))) ctx.fail('site_changed', s.id + ': the value for cookie ' + name + ' holds a character a cookie cannot carry', { retryable: false });
   const req = { method: s.method || 'GET', url, headers: renderAll(s.headers || {}, scope, ctx), query: renderAll(s.query || {}, scope, ctx) };
   if (s.body && s.body.form) req.form = renderAll(s.body.form, scope, ctx);
   if (s.body && s.body.json !== undefined) req.json = renderAll(s.body.json, scope, ctx);

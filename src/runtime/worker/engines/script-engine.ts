@@ -318,6 +318,14 @@ class ScriptRun {
         const o = obj(a, 'ctx.http.cookie');
         return this.ctx.http.cookie(String(o.url), String(o.name)) ?? null;
       }
+      case 'http.setCookie': {
+        // (The name as the definition format allows it; the value is checked by the session.)
+        const o = obj(a, 'ctx.http.setCookie');
+        const name = String(o.name);
+        if (!/^[!#$%&'*+.^_`|~0-9A-Za-z-]{1,100}$/.test(name))
+          throw new TypeError(`ctx.http.setCookie: ${JSON.stringify(name.slice(0, 100))} is no cookie name`);
+        return this.ctx.http.setCookie(String(o.url), name, String(o.value));
+      }
       case 'url':
         return parseUrl(obj(a, 'URL'));
       case 'btoa':

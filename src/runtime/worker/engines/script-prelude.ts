@@ -121,6 +121,7 @@ export const SCRIPT_PRELUDE = String.raw`(function (host, infoJson) {
       get: (url, opts = {}) => request({ ...opts, url, method: 'GET' }),
       post: (url, opts = {}) => request({ ...opts, url, method: 'POST' }),
       cookie: (url, name) => call('http.cookie', { url: String(url), name: String(name) }) ?? undefined,
+      setCookie: (url, name, value) => call('http.setCookie', { url: String(url), name: String(name), value: String(value) }),
     },
     page: !info.browser ? null : {
       goto: (url) => page('page.goto', { url: String(url), timeout: T }),
