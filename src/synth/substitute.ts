@@ -55,6 +55,17 @@ export interface Substituted {
 
 const esc = (s: string) => s.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
 
+/** A JSON object or array written as text. */
+function jsonText(v: string): boolean {
+  const s = v.trim();
+  if (!/^[[{]/.test(s)) return false;
+  try {
+    return typeof JSON.parse(s) === 'object';
+  } catch {
+    return false;
+  }
+}
+
 export function substitute(
   value: string,
   args: ArgValue[],
@@ -62,12 +73,15 @@ export function substitute(
   slotOfSecretId: (id: string, f: SecretField) => string | null,
 ): Substituted {
   const used = { args: [] as string[], secrets: [] as { slot: string; field: string }[] };
+  // (A JSON document sent as text — a form field holding `{"title": "…"}` — gets each value escaped
+  // as a JSON string's inside: a quote or a line break in an argument would break the document.)
+  const inJson = jsonText(value) ? ' | jsonesc' : '';
   // 1. capture placeholders
   let t = value.replace(SECRET_PLACEHOLDER_RE, (m, id: string, f: SecretField) => {
     const slot = slotOfSecretId(id, f);
     if (!slot) return m;
     used.secrets.push({ slot, field: f });
-    return `\u0000{{secrets.${slot}.${f}}}\u0000`;
+    return `\u0000{{secrets.${slot}.${f}${inJson}}}\u0000`;
   });
   // 2. resolved secret values (longest first: a password containing the username stays whole)
   for (const s of [...secrets].sort((a, b) => b.needle.length - a.needle.length)) {
@@ -75,7 +89,7 @@ export function substitute(
     const re = new RegExp(esc(s.needle), 'g');
     if (re.test(t)) {
       used.secrets.push({ slot: s.slot, field: s.field });
-      t = t.replace(re, `\u0000{{secrets.${s.slot}.${s.field}}}\u0000`);
+      t = t.replace(re, `\u0000{{secrets.${s.slot}.${s.field}${inJson}}}\u0000`);
     }
   }
   // 3. arguments: exact case-folded, then substrings (longest first)
@@ -98,7 +112,7 @@ export function substitute(
       const re = new RegExp(bounded ? `(?<![A-Za-z0-9])${source}(?![A-Za-z0-9])` : source, 'gi');
       if (re.test(parts[i])) {
         hit = true;
-        parts[i] = parts[i].replace(re, (m) => `\u0000{{args.${a.name}${crlf(m)}}}\u0000`);
+        parts[i] = parts[i].replace(re, (m) => `\u0000{{args.${a.name}${inJson || crlf(m)}}}\u0000`);
       }
     }
     if (hit) {

@@ -45,6 +45,7 @@ export const FILTERS = [
   'add',
   'iso',
   'crlf',
+  'jsonesc',
 ] as const;
 
 export class TemplateError extends Error {}
@@ -125,6 +126,10 @@ function applyFilter(v: unknown, f: { name: string; arg?: unknown }): unknown {
     case 'crlf':
       // Line breaks as a browser submits a form's field (CRLF): some sites split on `\r\n` only.
       return toText(v).replace(/\r?\n/g, '\r\n');
+    case 'jsonesc':
+      // Text as the inside of a JSON string (`"` → `\"`, a line break → `\n`): a value written into
+      // JSON that travels as text (a form field holding a JSON document).
+      return JSON.stringify(toText(v)).slice(1, -1);
     case 'replace': {
       // replace:["from","to"] — every occurrence (e.g. spaces → "_" for page names).
       const [from, to] = Array.isArray(f.arg) ? f.arg : [];
