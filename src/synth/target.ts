@@ -228,7 +228,11 @@ export function scoreTargets(xs: Exchange[], f: TargetFacts): Candidate[] {
   // read-time tracking, or any write the page sent again to the same endpoint.)
   const sent = new Map<string, number>();
   for (const x of xs) if (!isRead(x)) sent.set(endpointKey(x), (sent.get(endpointKey(x)) ?? 0) + 1);
-  const chatter = (x: Exchange) => sent.get(endpointKey(x))! > 1 || BACKGROUND.test(`${x.url} ${x.body?.text ?? ''}`);
+  // (Its path or the `action` a form body names: WordPress's `admin-ajax.php` with `action=heartbeat`.)
+  const chatter = (x: Exchange) =>
+    sent.get(endpointKey(x))! > 1 ||
+    BACKGROUND.test(new URL(x.url).pathname) ||
+    BACKGROUND.test(/(?:^|&)action=([^&]*)/.exec(x.body?.text ?? '')?.[1] ?? '');
   const writes0 = xs.filter((x) => !isRead(x) && !f.secretCarriers.has(x.id) && x.status >= 200 && x.status < 400 && !chatter(x));
   // (After it only the page a submitted form led to: navigations within a few seconds of it.)
   const ends = (w: Exchange) =>

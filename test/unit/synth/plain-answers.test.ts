@@ -65,6 +65,10 @@ describe('a plain recording of pressing one button (nothing typed, no action log
     expect(
       last({ method: 'POST', url: `${O}/admin-ajax.php`, form: { action: 'heartbeat', interval: '60' }, body: 'OK', mime: 'text/plain' }),
     ).toBe(`${O}/flows`);
+    // (A word in a body is no sign: a poll app's new poll is what the person did.)
+    expect(last({ method: 'POST', url: `${O}/api/polls`, json: { title: 'Best pear poll' }, body: 'Created', mime: 'text/plain' })).toBe(
+      `${O}/api/polls`,
+    );
     const save = { method: 'POST', url: `${O}/settings/user`, json: { view: { grid: false } }, body: '', mime: 'text/plain' } as const;
     expect(last(save)).toBe(`${O}/flows`);
   });
