@@ -22,6 +22,7 @@ export type SecretEncoding =
   | 'url' // percent-encoded, any subset of characters, either hex case (incl. %uXXXX, double %25XX)
   | 'form' // application/x-www-form-urlencoded (space as "+")
   | 'json' // JSON string escaping (short escapes, \uXXXX, surrogate pairs; also escaped twice)
+  | 'json-url' // JSON-escaped, then percent-encoded (a JSON document sent as a form field or query value)
   | 'html' // HTML character references (named, decimal, hex)
   | 'base64' // base64 / base64url of the value at any alignment
   | 'hex' // hex of the UTF-8 bytes, upper or lower case
@@ -95,6 +96,25 @@ function jsonChar(c: string): string {
   return alt(options);
 }
 
+/**
+ * JSON escaping, then percent-encoding: a JSON document sent as a form field or query value
+ * (`data=%7B%22p%22%3A%22a%5C%22b%22%7D`; connectors write secrets there through `jsonesc`).
+ * Null when a JSON writer spells every character as itself (the `url` form already covers it).
+ */
+function jsonThenPercent(cps: string[]): string | null {
+  // Each character as a JSON writer may spell it (itself or its short escape; \uXXXX, either case,
+  // for what JSON must escape and for non-ASCII), each spelling then percent-encoded by any encoder.
+  const spellings = (c: string) => {
+    const units = utf16Units(c);
+    const u = (upper: boolean) => units.map((n) => `\\u${upper ? hex4(n).toUpperCase() : hex4(n)}`).join('');
+    const plain = JSON.stringify(c).slice(1, -1);
+    return plain === c && c.charCodeAt(0) < 0x80 ? [c] : [...new Set([plain, u(false), u(true)])];
+  };
+  const each = cps.map(spellings);
+  if (each.every((s, i) => s.length === 1 && s[0] === cps[i])) return null;
+  return each.map((s) => alt(s.map((lit) => codePoints(lit).map(percentChar).join('')))).join('');
+}
+
 const HTML_NAMED: Record<string, string[]> = {
   '&': ['&amp;'],
   '<': ['&lt;'],
@@ -141,6 +161,8 @@ export function secretForms(value: string): SecretForm[] {
     { encoding: 'json', source: escRe(JSON.stringify(JSON.stringify(value).slice(1, -1)).slice(1, -1)) },
     { encoding: 'html', source: cps.map(htmlChar).join('') },
   ];
+  const jsonUrl = jsonThenPercent(cps);
+  if (jsonUrl) forms.push({ encoding: 'json-url', source: jsonUrl });
   const bytes = Buffer.byteLength(value, 'utf8');
   if (bytes >= MIN_DERIVED_BYTES) {
     for (const core of base64Cores(value)) {
@@ -171,6 +193,8 @@ export function classify(value: string, matched: string): SecretEncoding {
   if (!anchored) {
     anchored = secretForms(value)
       .filter((f) => f.encoding !== 'raw')
+      // json-url also matches what the plain json and url forms match: it names only the rest.
+      .sort((a, b) => Number(a.encoding === 'json-url') - Number(b.encoding === 'json-url'))
       .map((f) => ({ encoding: f.encoding, re: new RegExp(`^(?:${f.source})$`) }));
     if (anchoredCache.size > 256) anchoredCache.clear();
     anchoredCache.set(value, anchored);

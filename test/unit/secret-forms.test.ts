@@ -115,6 +115,9 @@ const ENCODERS: [string, (v: string) => string | null][] = [
   ['JSON', (v) => JSON.stringify(v).slice(1, -1)],
   ['JSON ASCII', jsonAscii],
   ['JSON twice', (v) => JSON.stringify(JSON.stringify(v)).slice(1, -1)],
+  // A JSON document sent as a form field or query value (what the jsonesc filter writes).
+  ['JSON in a form field', (v) => new URLSearchParams({ x: JSON.stringify(v).slice(1, -1) }).toString().slice(2)],
+  ['JSON ASCII in a query', (v) => encodeURIComponent(jsonAscii(v))],
   ['HTML named', html],
   ['HTML decimal', htmlDecimal],
   ['HTML hex', htmlHex],
