@@ -221,23 +221,7 @@ export function scoreTargets(xs: Exchange[], f: TargetFacts): Candidate[] {
       leaves: jsonLeaves(parseJson(x.text)).filter((l) => typeof l.path.at(-1) === 'string').length,
     }))
     .filter((r) => r.typed);
-  // A recording with nothing typed, no result named and no action log (a plain HAR of pressing a
-  // button: Node-RED's inject, a "run now") that ends with a write: that write is the point. (Not
-  // a write the page went on from — a widget's call before the person opened other pages, a token
-  // fetched for the call after it — and not a page's background chatter: a poll, a heartbeat,
-  // read-time tracking, or any write the page sent again to the same endpoint.)
-  const sent = new Map<string, number>();
-  for (const x of xs) if (!isRead(x)) sent.set(endpointKey(x), (sent.get(endpointKey(x)) ?? 0) + 1);
-  // (Its path or the `action` a form body names: WordPress's `admin-ajax.php` with `action=heartbeat`.)
-  const chatter = (x: Exchange) =>
-    sent.get(endpointKey(x))! > 1 ||
-    BACKGROUND.test(new URL(x.url).pathname) ||
-    BACKGROUND.test(/(?:^|&)action=([^&]*)/.exec(x.body?.text ?? '')?.[1] ?? '');
-  const writes0 = xs.filter((x) => !isRead(x) && !f.secretCarriers.has(x.id) && x.status >= 200 && x.status < 400 && !chatter(x));
-  // (After it only the page a submitted form led to: navigations within a few seconds of it.)
-  const ends = (w: Exchange) =>
-    xs.every((y) => y.index <= w.index || (isNavigationRequest(w) && isNavigationRequest(y) && y.time - w.time < 5_000));
-  const lastWrite = carried === 0 && !f.resultValues.length && f.lastActionTime === null ? writes0.filter(ends).at(-1) : undefined;
+  const lastWrite = carried === 0 && !f.resultValues.length && f.lastActionTime === null ? plainLastWrite(xs, f) : undefined;
   return xs
     .map((x, pos) => {
       const reasons: string[] = [];
@@ -510,4 +494,25 @@ function linksTo(from: Exchange, url: string): boolean {
         return false;
       }
     });
+}
+
+/**
+ * A recording with nothing typed, no result named and no action log (a plain HAR of pressing a
+ * button: Node-RED's inject, a "run now") that ends with a write: that write is the point. (Not a
+ * write the page went on from — a widget's call before the person opened other pages, a token
+ * fetched for the call after it — and not a page's background chatter: a poll, a heartbeat,
+ * read-time tracking, or any write the page sent again to the same endpoint.)
+ */
+function plainLastWrite(xs: Exchange[], f: TargetFacts): Exchange | undefined {
+  const sent = new Map<string, number>();
+  for (const x of xs) if (!isRead(x)) sent.set(endpointKey(x), (sent.get(endpointKey(x)) ?? 0) + 1);
+  // (Its path or the `action` a form body names: WordPress's `admin-ajax.php` with `action=heartbeat`.)
+  const chatter = (x: Exchange) =>
+    sent.get(endpointKey(x))! > 1 ||
+    BACKGROUND.test(new URL(x.url).pathname) ||
+    BACKGROUND.test(/(?:^|&)action=([^&]*)/.exec(x.body?.text ?? '')?.[1] ?? '');
+  // (After it only the page a submitted form led to: navigations within a few seconds of it.)
+  const ends = (w: Exchange) =>
+    xs.every((y) => y.index <= w.index || (isNavigationRequest(w) && isNavigationRequest(y) && y.time - w.time < 5_000));
+  return xs.filter((x) => !isRead(x) && !f.secretCarriers.has(x.id) && x.status >= 200 && x.status < 400 && !chatter(x) && ends(x)).at(-1);
 }

@@ -137,6 +137,13 @@ export function nowTemplate(v: string, atMs: number): string | null {
   return null;
 }
 
+/** The run's time in each spelling (separator, zone, milliseconds) a run can write again. */
+const NOW_FORMS: Record<string, string> = {
+  'TZ.ms': '{{run.now_iso}}',
+  TZ: '{{run.now_ms | iso:"s"}}',
+  ' ': '{{run.now_ms | iso:"datetime"}}',
+};
+
 /**
  * Clock readings of the request's time written inside a value (Ghost's member list pages back from
  * `filter=created_at:<='2026-11-30 16:36:54'`) or whole in a form `nowTemplate` leaves alone: the
@@ -149,16 +156,7 @@ export function nowInside(v: string, atMs: number): string | null {
   const out = v.replace(/\d{4}-\d\d-\d\d[T ]\d\d:\d\d:\d\d(\.\d{3})?(Z?)/g, (m, ms: string | undefined, z: string) => {
     const t = Date.parse(`${m.replace(' ', 'T')}${z ? '' : 'Z'}`);
     if (!(Math.abs(t - atMs) < 600_000)) return m;
-    const form =
-      m[10] === 'T'
-        ? z
-          ? ms
-            ? '{{run.now_iso}}'
-            : '{{run.now_ms | iso:"s"}}'
-          : null
-        : !z && !ms
-          ? '{{run.now_ms | iso:"datetime"}}'
-          : null;
+    const form = NOW_FORMS[`${m[10]}${z ? 'Z' : ''}${ms ? '.ms' : ''}`];
     if (!form) return m;
     hit = true;
     return form;

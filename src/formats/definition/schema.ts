@@ -1,7 +1,7 @@
 // JSON Schema of "connector-definition/v1" (mirrors types.ts). Strict (no unknown keys, so a typo
 // is a 422 instead of a silently ignored field) except `meta` and `provenance`, which the
 // synthesizer and humans may extend freely.
-import { HTTP_METHODS } from './types.js';
+import { COOKIE_NAME_PATTERN, HTTP_METHODS } from './types.js';
 const str = { type: 'string' };
 const nonEmpty = { type: 'string', minLength: 1 };
 const templateMap = { type: 'object', additionalProperties: { type: 'string' } };
@@ -102,10 +102,9 @@ const httpStep = {
     method: { enum: [...HTTP_METHODS] },
     url: nonEmpty,
     headers: templateMap,
-    // (Cookie names as RFC 6265 allows them: a token, no separators.)
     cookies: {
       type: 'object',
-      propertyNames: { pattern: "^[!#$%&'*+.^_`|~0-9A-Za-z-]{1,100}$" },
+      propertyNames: { pattern: COOKIE_NAME_PATTERN },
       additionalProperties: { type: 'string' },
     },
     query: templateMap,

@@ -276,6 +276,10 @@ export const HTTP_METHODS = [
 ] as const;
 export type HttpMethod = (typeof HTTP_METHODS)[number];
 
+/** A cookie name an http step's `cookies` or a script's `ctx.http.setCookie` may set: an RFC 6265
+ * token (no separators), at most 100 characters. */
+export const COOKIE_NAME_PATTERN = "^[!#$%&'*+.^_`|~0-9A-Za-z-]{1,100}$";
+
 export interface MultipartPart {
   name: Template;
   /** The part's content (text, templated). */

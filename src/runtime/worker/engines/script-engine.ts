@@ -5,7 +5,7 @@
 // Only strings (JSON) and ArrayBuffers cross the boundary; async host work answers through QuickJS
 // promises, and the pending-job queue is pumped after each answer.
 import type { QuickJSContext, QuickJSHandle } from 'quickjs-emscripten';
-import type { ScriptDefinition, RunErrorType } from '../../../formats/definition/types.js';
+import { COOKIE_NAME_PATTERN, type ScriptDefinition, type RunErrorType } from '../../../formats/definition/types.js';
 import { allowedRpcs, refuseRpc } from '../../shared/rpc-policy.js';
 import { newScriptVm, type ScriptVm } from '../quickjs.js';
 import type { RunContext } from './context.js';
@@ -13,6 +13,8 @@ import { pageCall } from './browser-engine.js';
 import { RunFailure } from '../../shared/failure.js';
 import type { SessionRequest } from './http-session.js';
 import { SCRIPT_PRELUDE } from './script-prelude.js';
+
+const COOKIE_NAME = new RegExp(COOKIE_NAME_PATTERN);
 
 const ERROR_TYPES: RunErrorType[] = [
   'auth_required',
@@ -322,8 +324,7 @@ class ScriptRun {
         // (The name as the definition format allows it; the value is checked by the session.)
         const o = obj(a, 'ctx.http.setCookie');
         const name = String(o.name);
-        if (!/^[!#$%&'*+.^_`|~0-9A-Za-z-]{1,100}$/.test(name))
-          throw new TypeError(`ctx.http.setCookie: ${JSON.stringify(name.slice(0, 100))} is no cookie name`);
+        if (!COOKIE_NAME.test(name)) throw new TypeError(`ctx.http.setCookie: ${JSON.stringify(name.slice(0, 100))} is no cookie name`);
         return this.ctx.http.setCookie(String(o.url), name, String(o.value));
       }
       case 'url':
