@@ -2219,4 +2219,66 @@ SERVE
   touch "$NR_DIR/.seeded"
 fi
 
-echo "acceptance apps ready: dokuwiki (/usr/share/dokuwiki), phpmyadmin (/usr/share/phpmyadmin), mariadb db acme, adminer (/usr/share/adminer, mariadb db orchard), mediawiki (/var/lib/mediawiki, sqlite $MWDB), wordpress (/usr/share/wordpress, mariadb db wordpress), fossil ($FSL_DIR/repo.fossil), redmine (/usr/share/redmine, sqlite), django admin ($DJ_DIR), directus ($DX_DIR, postgresql db directus_acc), request tracker 5 (/usr/share/request-tracker5, sqlite), ghost ($GH_DIR, sqlite), transmission ($TR_DIR), jupyter ($JN_DIR), qbittorrent ($QB_DIR), verdaccio ($VD_DIR), radicale ($RD_DIR), rabbitmq ($RQ_DIR), syncthing ($ST_DIR), prometheus ($PM_DIR), tomcat ($TC_DIR), roundcube ($RC_DIR), monit ($MN_DIR), shaarli ($SH_DIR), znc ($ZN_DIR), zabbix ($ZB_DIR, postgresql db zabbix_seed), vendure ($VN_DIR, postgresql db vendure_seed), postfixadmin ($PF_DIR, sqlite), nagios ($NG_DIR, apache2 on the test's port), tt-rss ($TT_DIR, postgresql db ttrss_seed), icinga web 2 ($IW_DIR, postgresql db icingaweb_seed), tiddlywiki ($TW_DIR), deluge ($DL_DIR), cacti ($CT_DIR, mariadb db cacti_seed), node-red ($NR_DIR)"
+# ---- Unleash 6.10 (npm `unleash-server`: a feature-flag service; its React (MUI) admin app signs
+# in by posting JSON to `/auth/simple/login` and keeps the session in a cookie, then talks only JSON
+# REST — a flag's create dialog validates the name as it is typed and posts the flag; an
+# environment's switch is a bare `POST …/environments/<env>/on`; the flag list's search box is a
+# `GET /api/admin/search/features?query=…` whose answer the table shows). The seed database
+# `unleash_seed`: an admin `seed` and six flags of the default project, one switched on in
+# development. Google's web fonts are taken out of its page (outside hosts). Every start makes a
+# fresh database from the seed named by the port (serve.sh).
+UL_DIR=/var/lib/cs-acceptance/unleash
+if [ ! -f "$UL_DIR/.seeded" ]; then
+  rm -rf "$UL_DIR" && mkdir -p "$UL_DIR"
+  echo '{ "name": "cs-acceptance-unleash", "private": true }' > "$UL_DIR/package.json"
+  (cd "$UL_DIR" && npm install --no-audit --no-fund --loglevel=error unleash-server@6.10.1 >/dev/null)
+  perl -0pi -e 's/<link[^>]*fonts\.g(?:oogleapis|static)\.com[^>]*>\s*//g' "$UL_DIR/node_modules/unleash-server/frontend/build/index.html"
+  cat > "$UL_DIR/unleash.js" <<'JS'
+// Unleash for the acceptance suite (scripts/acceptance-setup.sh): loopback only, the database
+// UNLEASH_DB, an admin `seed`, no version check or telemetry (no outside hosts). Its limit of ten
+// sign-ins a minute is raised: a test signs in far more often (the recording, the validation
+// replay, each run, each check through the admin API).
+const unleash = require('unleash-server');
+unleash
+  .start({
+    db: { host: '127.0.0.1', port: 5432, user: 'postgres', password: '', database: process.env.UNLEASH_DB, ssl: false },
+    server: { port: Number(process.env.PORT), host: '127.0.0.1' },
+    authentication: { initApiTokens: [], initialAdminUser: { username: 'seed', password: 'unleash-pass-1' } },
+    versionCheck: { enable: false },
+    sendTelemetry: false,
+    rateLimiting: { simpleLoginMaxPerMinute: 100000 },
+    logLevel: 'error',
+  })
+  .catch((e) => { console.error(e); process.exit(1); });
+JS
+  psql -q -h 127.0.0.1 -U postgres -d postgres -c "DROP DATABASE IF EXISTS unleash_seed" -c "CREATE DATABASE unleash_seed"
+  UNLEASH_DB=unleash_seed PORT=8979 node "$UL_DIR/unleash.js" >/dev/null 2>&1 &
+  UL_PID=$!
+  for _ in $(seq 1 90); do curl -sf http://127.0.0.1:8979/health >/dev/null && break; sleep 1; done
+  UL=http://127.0.0.1:8979
+  UL_JAR=$(mktemp)
+  curl -sf -c "$UL_JAR" -H 'content-type: application/json' -d '{"username":"seed","password":"unleash-pass-1"}' "$UL/auth/simple/login" >/dev/null
+  ul() { curl -sf -b "$UL_JAR" -H 'content-type: application/json' -X POST "$UL$1" ${2:+-d "$2"} >/dev/null; }
+  ul /api/admin/projects/default/features '{"name":"orchard-irrigation","description":"Water the north rows on a timer","type":"release"}'
+  ul /api/admin/projects/default/features '{"name":"cider-press-v2","description":"The new press scheduler","type":"experiment"}'
+  ul /api/admin/projects/default/features '{"name":"harvest-calendar","description":"Show picking dates per variety","type":"release"}'
+  ul /api/admin/projects/default/features '{"name":"pear-pruning-tips","description":"Seasonal pruning advice for pears","type":"kill-switch"}'
+  ul /api/admin/projects/default/features '{"name":"pear-grafting-guide","description":"Step-by-step grafting for pear rootstock","type":"permission"}'
+  ul /api/admin/projects/default/features '{"name":"frost-alerts","description":"Warn growers before a frost night","type":"operational"}'
+  ul /api/admin/projects/default/features/orchard-irrigation/environments/development/strategies \
+    '{"name":"flexibleRollout","parameters":{"rollout":"100","stickiness":"default","groupId":"orchard-irrigation"}}'
+  ul /api/admin/projects/default/features/orchard-irrigation/environments/development/on
+  rm -f "$UL_JAR"
+  kill $UL_PID; wait $UL_PID 2>/dev/null || true
+  cat > "$UL_DIR/serve.sh" <<'SERVE'
+#!/bin/sh
+# serve.sh PORT: Unleash on PORT over a fresh copy of the seed database (see
+# scripts/acceptance-setup.sh); the copy is dropped when the test stops this script.
+cd /var/lib/cs-acceptance/unleash
+exec /var/lib/cs-acceptance/lib/pg-copy.sh unleash_seed "unleash_run_$1" env PORT="$1" UNLEASH_DB="unleash_run_$1" node unleash.js
+SERVE
+  chmod +x "$UL_DIR/serve.sh"
+  touch "$UL_DIR/.seeded"
+fi
+
+echo "acceptance apps ready: dokuwiki (/usr/share/dokuwiki), phpmyadmin (/usr/share/phpmyadmin), mariadb db acme, adminer (/usr/share/adminer, mariadb db orchard), mediawiki (/var/lib/mediawiki, sqlite $MWDB), wordpress (/usr/share/wordpress, mariadb db wordpress), fossil ($FSL_DIR/repo.fossil), redmine (/usr/share/redmine, sqlite), django admin ($DJ_DIR), directus ($DX_DIR, postgresql db directus_acc), request tracker 5 (/usr/share/request-tracker5, sqlite), ghost ($GH_DIR, sqlite), transmission ($TR_DIR), jupyter ($JN_DIR), qbittorrent ($QB_DIR), verdaccio ($VD_DIR), radicale ($RD_DIR), rabbitmq ($RQ_DIR), syncthing ($ST_DIR), prometheus ($PM_DIR), tomcat ($TC_DIR), roundcube ($RC_DIR), monit ($MN_DIR), shaarli ($SH_DIR), znc ($ZN_DIR), zabbix ($ZB_DIR, postgresql db zabbix_seed), vendure ($VN_DIR, postgresql db vendure_seed), postfixadmin ($PF_DIR, sqlite), nagios ($NG_DIR, apache2 on the test's port), tt-rss ($TT_DIR, postgresql db ttrss_seed), icinga web 2 ($IW_DIR, postgresql db icingaweb_seed), tiddlywiki ($TW_DIR), deluge ($DL_DIR), cacti ($CT_DIR, mariadb db cacti_seed), node-red ($NR_DIR), unleash ($UL_DIR, postgresql db unleash_seed)"

@@ -43,7 +43,8 @@ export interface RealApp {
     | 'ttrss'
     | 'icingaweb'
     | 'tiddlywiki'
-    | 'nodered';
+    | 'nodered'
+    | 'unleash';
   /** The PHP document root (Fossil: the repository file; Redmine: the Rails application). */
   docroot: string;
   /** Port the fixtures were recorded on. */
@@ -428,6 +429,16 @@ export const APPS: Record<RealApp['name'], RealApp> = {
     server: (port) => ({ cmd: '/bin/sh', args: ['/var/lib/cs-acceptance/nodered/serve.sh', String(port)] }),
     readyPath: '/auth/login',
     bootMs: 20_000,
+  },
+  unleash: {
+    name: 'unleash',
+    docroot: '/var/lib/cs-acceptance/unleash',
+    recordedPort: 8993,
+    needs: ['/var/lib/cs-acceptance/unleash/.seeded'],
+    // (A fresh PostgreSQL database copied from the seed per start; its migrations are in the seed.)
+    server: (port) => ({ cmd: '/bin/sh', args: ['/var/lib/cs-acceptance/unleash/serve.sh', String(port)] }),
+    readyPath: '/health',
+    bootMs: 40_000,
   },
 };
 
@@ -953,5 +964,31 @@ export async function noderedApi(base: string, path: string, init: RequestInit =
   const { access_token } = (await t.json()) as { access_token: string };
   const r = await fetch(`${base}${path}`, { ...init, headers: { ...init.headers, authorization: `Bearer ${access_token}` } });
   if (!r.ok) throw new Error(`Node-RED ${path}: ${r.status} ${await r.text()}`);
+  return /json/.test(r.headers.get('content-type') ?? '') ? r.json() : r.text();
+}
+
+export const UNLEASH_USER = { username: 'seed', password: 'unleash-pass-1' };
+
+const unleashSessions = new Map<string, string>();
+
+/** Unleash's admin API at `base` (`/api/admin/…`), signed in as its admin app is: a session cookie
+ * (one sign-in per server, kept). */
+export async function unleashApi(base: string, path: string, init: RequestInit = {}): Promise<any> {
+  let cookie = unleashSessions.get(base);
+  if (!cookie) {
+    const login = await fetch(`${base}/auth/simple/login`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: JSON.stringify(UNLEASH_USER),
+    });
+    if (!login.ok) throw new Error(`Unleash sign-in: ${login.status} ${await login.text()}`);
+    cookie = login.headers
+      .getSetCookie()
+      .map((c) => c.split(';')[0])
+      .join('; ');
+    unleashSessions.set(base, cookie);
+  }
+  const r = await fetch(`${base}${path}`, { ...init, headers: { 'content-type': 'application/json', ...init.headers, cookie } });
+  if (!r.ok) throw new Error(`Unleash ${path}: ${r.status} ${await r.text()}`);
   return /json/.test(r.headers.get('content-type') ?? '') ? r.json() : r.text();
 }

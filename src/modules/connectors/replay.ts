@@ -121,7 +121,7 @@ function outcomeText(o: Outcome): string {
 /**
  * Free-text string arguments (no format, no enum, no id; with a space or 8+ characters: names, titles,
  * descriptions — not codes or choices like "kitchen") with a short unique suffix; with `words`,
- * the other ones (single words: "Plum" → "Plum1a2b"), for a second try.
+ * the other ones (single words: "Plum" → "Plum1a2b"), for a second try. See `freshen`.
  */
 export function freshValues(
   schema: Record<string, any>,
@@ -145,7 +145,7 @@ export function freshValues(
       const free = /\s/.test((args[k] as string).trim()) || (args[k] as string).length >= 8;
       return words ? !free : free;
     })
-    .map(([k]) => ({ name: k, value: freshen(args[k] as string, tag, words) }));
+    .map(([k]) => ({ name: k, value: freshen(args[k] as string, tag) }));
 }
 
 /** Arguments an extractor's `where` reads, or a `$patch` edit's `at` selects a record by (`{"id":
@@ -174,11 +174,18 @@ export function chosenArgs(def: unknown): Set<string> {
   return new Set([...JSON.stringify(def).matchAll(/\{\{\s*args\.(\w+)\s*\|\s*choose:/g)].map((m) => m[1]!));
 }
 
-/** The value with a unique tag: a file name keeps its extension (`notes/grafting-3f9a.txt`). */
-function freshen(v: string, tag: string, word: boolean): string {
+/**
+ * The value with a unique tag. Text with spaces gets it after a space; a value of one piece (a
+ * slug, a key, a user name: sites often allow no space there, Unleash's "URL friendly" flag name)
+ * keeps its shape: the tag joined by its own separator, in its own case (`apple-thinning` →
+ * `apple-thinning-3f9a`, `ORCH_KEY` → `ORCH_KEY_3F9A`); a file name keeps its extension.
+ */
+function freshen(v: string, tag: string): string {
   const file = /^(\S+?)(\.[A-Za-z0-9]{1,5})$/.exec(v);
   if (file) return `${file[1]}-${tag}${file[2]}`;
-  return word ? `${v}${tag}` : `${v} ${tag}`;
+  if (/\s/.test(v.trim())) return `${v} ${tag}`;
+  const sep = /[-_.]/.exec(v)?.[0] ?? '';
+  return `${v}${sep}${/[A-Z]/.test(v) && !/[a-z]/.test(v) ? tag.toUpperCase() : tag}`;
 }
 
 /** A hex id (a database's ObjectId, a hash) or a UUID. */

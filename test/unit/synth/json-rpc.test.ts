@@ -104,6 +104,21 @@ describe('fresh values for a side-effect replay', () => {
     const [f] = freshValues({ properties: { file: { type: 'string' } } }, { file: 'notes/grafting.txt' });
     expect(f!.value).toMatch(/^notes\/grafting-[0-9a-f]{4}\.txt$/);
   });
+
+  it('a value of one piece (a slug, a key) keeps its shape: no space, its own separator and case', async () => {
+    const { freshValues } = await import('../../../src/modules/connectors/replay.js');
+    const schema = {
+      properties: { slug: { type: 'string' }, key: { type: 'string' }, title: { type: 'string' }, word: { type: 'string' } },
+    };
+    const args = { slug: 'apple-thinning', key: 'ORCHARD_KEY', title: 'Thin the apples', word: 'Plum' };
+    const fresh = Object.fromEntries(freshValues(schema, args).map((f) => [f.name, f.value]));
+    expect(fresh.slug).toMatch(/^apple-thinning-[0-9a-f]{4}$/);
+    expect(fresh.key).toMatch(/^ORCHARD_KEY_[0-9A-F]{4}$/);
+    expect(fresh.title).toMatch(/^Thin the apples [0-9a-f]{4}$/);
+    expect(fresh).not.toHaveProperty('word'); // a single word waits for the second try
+    const [w] = freshValues(schema, args, true);
+    expect(w).toMatchObject({ name: 'word', value: expect.stringMatching(/^Plum[0-9a-f]{4}$/) });
+  });
 });
 
 describe("a write's JSON answer", () => {
