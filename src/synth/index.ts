@@ -166,6 +166,7 @@ function synthesizeNow(inp: SynthInput): SynthResult {
     pickedUrls: picks.map((p) => p.url),
     namedBy: recordsNamed(all, args),
     chosenFiles: chosen,
+    sideEffects: hints.allow_side_effects === true,
   });
   cands = advisor.rankTargets(cands, { purpose });
   const best: Candidate | undefined = cands[0];

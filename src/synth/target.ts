@@ -35,10 +35,16 @@ export interface TargetFacts {
   namedBy?: Map<string, string[]>;
   /** The files the person chose in the live view (the recording's `upload` actions). */
   chosenFiles?: ChosenUpload[];
+  /** The caller said the flow changes something (`hints.allow_side_effects`). */
+  sideEffects?: boolean;
 }
 
 /** Words of a page's background writes: long polls, heartbeats, presence, read-time tracking. */
 const BACKGROUND = /\b(poll|long-?poll|heartbeat|keep-?alive|presence|timings)\b/i;
+/** The last path segment of a write that only checks what a later one will do (a name's
+ * validation, a dry run, a preview). */
+const CHECK_ONLY = /^(validate|validation|verify|check|dry-?run|preview|lint)$/i;
+const checksOnly = (x: Exchange) => CHECK_ONLY.test(new URL(x.url).pathname.split('/').filter(Boolean).at(-1) ?? '');
 
 export const isDownload = (x: Exchange) =>
   /attachment/i.test(resHeader(x, 'content-disposition') ?? '') || /text\/csv|application\/(pdf|octet-stream|vnd\.|zip)/.test(x.mime);
@@ -222,6 +228,26 @@ export function scoreTargets(xs: Exchange[], f: TargetFacts): Candidate[] {
     }))
     .filter((r) => r.typed);
   const lastWrite = carried === 0 && !f.resultValues.length && f.lastActionTime === null ? plainLastWrite(xs, f) : undefined;
+  // The caller said the flow changes something: the last write that carries every typed value, each
+  // as a value of its own (not one that only checks, not the app saving a search, not a draft's
+  // name, not chatter) commits it — the archive
+  // after the flag's page was read, the DELETE after its `…/validate` — and a read that carried
+  // those values before it looked the record up.
+  const chatter = f.sideEffects ? chatterOf(xs) : () => false;
+  const commit = f.sideEffects
+    ? writes
+        .filter(
+          ({ x, typed, whole }) =>
+            typed.length === carried &&
+            whole.length === typed.length &&
+            x.status >= 200 &&
+            x.status < 400 &&
+            !checksOnly(x) &&
+            !typed.every((v) => searched.has(v)) &&
+            !chatter(x),
+        )
+        .at(-1)?.x
+    : undefined;
   return xs
     .map((x, pos) => {
       const reasons: string[] = [];
@@ -288,6 +314,10 @@ export function scoreTargets(xs: Exchange[], f: TargetFacts): Candidate[] {
         add(1.5, 'the fullest answer of the reads that carry the same typed values');
       if (isRead(x) && typed.length && writes.some((w) => w.index > x.index && w.typed.some((v) => !typed.includes(v))))
         add(-4, 'a lookup before a write that sends other typed values (the write is the point)');
+      else if (isRead(x) && typed.length && commit && commit.index > x.index)
+        add(-4, 'a lookup before the write that carries the same typed values (the caller allowed side effects)');
+      if (x === commit) add(2, 'the last write carrying every typed value (the caller allowed side effects)');
+      if (!isRead(x) && checksOnly(x)) add(-3, 'a write that only checks (a validation, a dry run), not the change itself');
       if (ev.names.length && typed.some((v) => ev.names.includes(v)))
         add(3, `the answer is the record typed value(s) ${ev.names.map((v) => JSON.stringify(v)).join(', ')} name(s)`);
       const body = (x.text ?? '').toLowerCase();
@@ -306,6 +336,13 @@ export function scoreTargets(xs: Exchange[], f: TargetFacts): Candidate[] {
         add(2, `state-changing ${x.method} after a submit`);
       if (f.lastActionTime !== null && x.time >= f.lastActionTime) add(2, 'after the last meaningful action');
       if (x === lastWrite) add(4, 'the last write of a recording with nothing typed and no action log');
+      if (
+        lastWrite &&
+        x.index > lastWrite.index &&
+        isRead(x) &&
+        xs.some((z) => z.index < lastWrite.index && endpointKey(z) === endpointKey(x))
+      )
+        add(-2, 'the page fetching again what it showed, after the write');
       const evidence = Math.round(score * 10) / 10;
       add(Math.round(((3 * (pos + 1)) / n) * 10) / 10, `recency (${pos + 1} of ${n})`);
       return { exchange: x, score: Math.round(score * 10) / 10, evidence, reasons };
@@ -504,15 +541,26 @@ function linksTo(from: Exchange, url: string): boolean {
  * read-time tracking, or any write the page sent again to the same endpoint.)
  */
 function plainLastWrite(xs: Exchange[], f: TargetFacts): Exchange | undefined {
+  const chatter = chatterOf(xs);
+  // (After it, within a few seconds, only the page a submitted form led to, or the page fetching
+  // again what it had shown — Unleash's flag list reloaded after a switch —, nothing new.)
+  const refreshes = (w: Exchange, y: Exchange) =>
+    isRead(y) && !isNavigationRequest(y) && xs.some((z) => z.index < w.index && endpointKey(z) === endpointKey(y));
+  const ends = (w: Exchange) =>
+    xs.every(
+      (y) => y.index <= w.index || (y.time - w.time < 5_000 && ((isNavigationRequest(w) && isNavigationRequest(y)) || refreshes(w, y))),
+    );
+  return xs.filter((x) => !isRead(x) && !f.secretCarriers.has(x.id) && x.status >= 200 && x.status < 400 && !chatter(x) && ends(x)).at(-1);
+}
+
+/** A page's background chatter among the writes of `xs`: a write sent again to the same endpoint,
+ * or one whose path or form `action` says poll, heartbeat, presence (WordPress's `admin-ajax.php`
+ * with `action=heartbeat`). */
+function chatterOf(xs: Exchange[]): (x: Exchange) => boolean {
   const sent = new Map<string, number>();
   for (const x of xs) if (!isRead(x)) sent.set(endpointKey(x), (sent.get(endpointKey(x)) ?? 0) + 1);
-  // (Its path or the `action` a form body names: WordPress's `admin-ajax.php` with `action=heartbeat`.)
-  const chatter = (x: Exchange) =>
+  return (x) =>
     sent.get(endpointKey(x))! > 1 ||
     BACKGROUND.test(new URL(x.url).pathname) ||
     BACKGROUND.test(/(?:^|&)action=([^&]*)/.exec(x.body?.text ?? '')?.[1] ?? '');
-  // (After it only the page a submitted form led to: navigations within a few seconds of it.)
-  const ends = (w: Exchange) =>
-    xs.every((y) => y.index <= w.index || (isNavigationRequest(w) && isNavigationRequest(y) && y.time - w.time < 5_000));
-  return xs.filter((x) => !isRead(x) && !f.secretCarriers.has(x.id) && x.status >= 200 && x.status < 400 && !chatter(x) && ends(x)).at(-1);
 }

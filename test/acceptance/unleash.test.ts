@@ -99,6 +99,99 @@ describe.skipIf(!ready).each(ready ? (await backends()).slice(0, 1) : ['sqlite' 
     expect(text).not.toContain('orchard-irrigation');
   });
 
+  it("a gradual rollout added to a flag's development environment (title typed, slider moved), run on ANOTHER flag", async () => {
+    const har = await live.record('strategy', async (page, base) => {
+      await signIn(page, base);
+      await page.goto(`${base}/projects/default/features/pear-grafting-guide`);
+      await page.locator('button:has-text("Add strategy")').first().click();
+      await page.waitForURL(/strategies\/create/);
+      await page.fill('#title-input', 'Orchard staff');
+      await page.locator('input[type=range]').focus();
+      for (let i = 0; i < 60; i++) await page.keyboard.press('ArrowLeft');
+      await Promise.all([
+        page.waitForResponse((r) => /\/environments\/development\/strategies$/.test(r.url()) && r.request().method() === 'POST' && r.ok()),
+        page.click('button:has-text("Save strategy")'),
+      ]);
+    });
+    type Strategy = { name: string; title: string; parameters: Record<string, string> };
+    const strategies = async (f: string): Promise<Strategy[]> =>
+      unleashApi(live.url, `/api/admin/projects/default/features/${f}/environments/development/strategies`);
+    expect((await strategies('pear-grafting-guide')).at(-1)).toMatchObject({
+      title: 'Orchard staff',
+      parameters: { rollout: '40', groupId: 'pear-grafting-guide' },
+    });
+    await flow(
+      'unl-strategy',
+      har,
+      hinted({ flag: 'pear-grafting-guide', title: 'Orchard staff', rollout: '40' }),
+      bound({ flag: 'frost-alerts', title: 'Frost team', rollout: 25 }),
+    );
+    // (The rollout's group is the flag's own name: a run on another flag groups by that one.)
+    expect(await strategies('frost-alerts')).toEqual([
+      expect.objectContaining({
+        name: 'flexibleRollout',
+        title: 'Frost team',
+        parameters: { rollout: '25', stickiness: 'default', groupId: 'frost-alerts' },
+      }),
+    ]);
+  });
+
+  it('a flag archived from its page (confirmed in a dialog), run on ANOTHER flag: that one archived, the rest kept', async () => {
+    const har = await live.record('archive', async (page, base) => {
+      await signIn(page, base);
+      await page.goto(`${base}/projects/default/features/cider-press-v2`);
+      await page.locator('button:visible:has(svg[data-testid="ArchiveOutlinedIcon"])').click();
+      await Promise.all([
+        page.waitForResponse((r) => r.url().endsWith('/features/cider-press-v2') && r.request().method() === 'DELETE' && r.ok()),
+        page.locator('[role=dialog] button:has-text("Archive flag")').click(),
+      ]);
+    });
+    const active = async () =>
+      ((await unleashApi(live.url, '/api/admin/projects/default/features')) as { features: Flag[] }).features.map((f) => f.name).sort();
+    const before = await active();
+    expect(before).not.toContain('cider-press-v2');
+    await flow('unl-archive', har, hinted({ flag: 'cider-press-v2' }), bound({ flag: 'orchard-irrigation' }));
+    expect(await active()).toEqual(before.filter((n) => n !== 'orchard-irrigation'));
+  });
+
+  it("a tag made up in the tag dialog and put on a flag (two writes: the tag, then the flag's tags), run with a NEW tag on ANOTHER flag", async () => {
+    const har = await live.record('tag', async (page, base) => {
+      await signIn(page, base);
+      await page.goto(`${base}/projects/default/features/harvest-calendar`);
+      await page.click('text=Add tag');
+      await page.fill('#checkboxes-tag', 'orchard-team');
+      await page.click('text=Create new value "orchard-team"');
+      await Promise.all([
+        page.waitForResponse((r) => r.url().endsWith('/features/harvest-calendar/tags') && r.request().method() === 'PUT' && r.ok()),
+        page.click('button:has-text("Save tags")'),
+      ]);
+    });
+    const tags = async (f: string) => ((await unleashApi(live.url, `/api/admin/features/${f}/tags`)) as { tags: { value: string }[] }).tags;
+    expect(await tags('harvest-calendar')).toEqual([expect.objectContaining({ type: 'simple', value: 'orchard-team' })]);
+    await flow(
+      'unl-tag',
+      har,
+      hinted({ flag: 'harvest-calendar', tag: 'orchard-team' }),
+      bound({ flag: 'frost-alerts', tag: 'frost-watch' }),
+    );
+    expect(await tags('frost-alerts')).toEqual([expect.objectContaining({ type: 'simple', value: 'frost-watch' })]);
+  });
+
+  it('a switch turned on with nothing typed and no hints (a plain recording): the same switch, turned on by the run', async () => {
+    const har = await live.record('toggle-plain', async (page, base) => {
+      await signIn(page, base);
+      await Promise.all([
+        page.waitForResponse((r) => /\/pear-pruning-tips\/environments\/development\/on/.test(r.url()) && r.ok()),
+        page.locator('tr', { hasText: 'pear-pruning-tips' }).getByLabel('development').click(),
+      ]);
+    });
+    // Switched off again by hand: the run must be what turns it on.
+    await unleashApi(live.url, '/api/admin/projects/default/features/pear-pruning-tips/environments/development/off', { method: 'POST' });
+    expect(enabledIn(await flag('pear-pruning-tips'), 'development')).toBe(false);
+    await flow('unl-toggle-plain', har, { hints: { secrets: { account: live.secret }, allow_side_effects: true } }, bound({}));
+    expect(enabledIn(await flag('pear-pruning-tips'), 'development')).toBe(true);
+  });
+
   it('recorded as a capture session records it, sign-in typed by hand and nothing hinted: a flag created with its own sign-in', async () => {
     const har = await live.recordCaptured('create-captured', async (page, base) => {
       await signIn(page, base);
@@ -121,7 +214,7 @@ describe.skipIf(!ready).each(ready ? (await backends()).slice(0, 1) : ['sqlite' 
       arguments: { [nameArg]: 'quince-staking', [descArg]: 'Stake the young quince trees' },
       secret_bindings: { account: live.secret },
     });
-    expect(out.status, JSON.stringify(out)).toBe('succeeded');
+    expect(out.status, JSON.stringify(out)).toBe('success');
     expect(await flag('quince-staking')).toMatchObject({ description: 'Stake the young quince trees' });
   });
 });

@@ -971,9 +971,10 @@ export const UNLEASH_USER = { username: 'seed', password: 'unleash-pass-1' };
 
 const unleashSessions = new Map<string, string>();
 
-/** Unleash's admin API at `base` (`/api/admin/…`), signed in as its admin app is: a session cookie
- * (one sign-in per server, kept). */
-export async function unleashApi(base: string, path: string, init: RequestInit = {}): Promise<any> {
+/** Unleash's admin API at `base` (`/api/admin/…`), signed in as its admin app is: a session cookie,
+ * kept per server. (Unleash keeps five sessions a user: each later sign-in — a recording's, a run's
+ * — ends the oldest, so a 401 signs in again.) */
+export async function unleashApi(base: string, path: string, init: RequestInit = {}, again = true): Promise<any> {
   let cookie = unleashSessions.get(base);
   if (!cookie) {
     const login = await fetch(`${base}/auth/simple/login`, {
@@ -989,6 +990,10 @@ export async function unleashApi(base: string, path: string, init: RequestInit =
     unleashSessions.set(base, cookie);
   }
   const r = await fetch(`${base}${path}`, { ...init, headers: { 'content-type': 'application/json', ...init.headers, cookie } });
+  if (r.status === 401 && again) {
+    unleashSessions.delete(base);
+    return unleashApi(base, path, init, false);
+  }
   if (!r.ok) throw new Error(`Unleash ${path}: ${r.status} ${await r.text()}`);
   return /json/.test(r.headers.get('content-type') ?? '') ? r.json() : r.text();
 }

@@ -148,8 +148,9 @@ export function freshValues(
     .map(([k]) => ({ name: k, value: freshen(args[k] as string, tag) }));
 }
 
-/** Arguments an extractor's `where` reads, or a `$patch` edit's `at` selects a record by (`{"id":
- * "{{args.node}}"}`): each names a record of a list the site answers with. */
+/** Arguments an extractor's `where` reads, a `$patch` edit's `at` selects a record by (`{"id":
+ * "{{args.node}}"}`), or a DELETE's URL addresses (`DELETE /features/{{args.flag}}`): each names a
+ * record the site holds (a fresh name would delete nothing). */
 export function recordNamingArgs(def: unknown): Set<string> {
   const out = new Set<string>();
   const named = (sel: object) => {
@@ -160,6 +161,7 @@ export function recordNamingArgs(def: unknown): Set<string> {
     if (!v || typeof v !== 'object') return;
     const o = v as Record<string, unknown>;
     if (typeof o.from === 'string' && o.where && typeof o.where === 'object') named(o.where);
+    if (o.method === 'DELETE' && typeof o.url === 'string') named({ url: o.url });
     if (typeof o.$patch === 'string' && Array.isArray(o.set))
       for (const e of o.set as { at?: unknown }[])
         if (Array.isArray(e?.at)) for (const sel of e.at) if (sel && typeof sel === 'object') named(sel);

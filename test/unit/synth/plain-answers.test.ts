@@ -99,6 +99,27 @@ describe('a plain recording of pressing one button (nothing typed, no action log
     expect(aborted.report.targets[0].url).toBe(`${O}/flows`);
   });
 
+  it('a switch whose page then fetches again the list it shows (Unleash reloads its flag table after the POST …/on)', () => {
+    const list = { url: `${O}/api/flags?limit=25`, body: { flags: [{ name: 'frost-alerts', enabled: false }] } };
+    const r = synthesize({
+      recording: har(
+        { ...list, at: 0 },
+        { method: 'POST', url: `${O}/api/flags/frost-alerts/environments/development/on`, body: '', mime: 'x-unknown', at: 2000 },
+        { ...list, body: { flags: [{ name: 'frost-alerts', enabled: true }] }, at: 2100 },
+      ),
+    });
+    expect(r.report.targets[0].url).toBe(`${O}/api/flags/frost-alerts/environments/development/on`);
+    // (A read of something the page had not loaded before is the person going on: no "last write".)
+    const on = synthesize({
+      recording: har(
+        { ...list, at: 0 },
+        { method: 'POST', url: `${O}/api/flags/frost-alerts/environments/development/on`, body: '', mime: 'x-unknown', at: 2000 },
+        { url: `${O}/api/flags/frost-alerts/strategies`, body: { strategies: [{ name: 'default' }] }, at: 2100 },
+      ),
+    });
+    expect(on.report.targets[0].reasons.join(' ')).not.toMatch(/last write of a recording/);
+  });
+
   it('a form submitted as a page (a post/redirect/get) with the page it led to after it', () => {
     const r = synthesize({
       recording: har(
