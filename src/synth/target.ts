@@ -230,9 +230,9 @@ export function scoreTargets(xs: Exchange[], f: TargetFacts): Candidate[] {
   const lastWrite = carried === 0 && !f.resultValues.length && f.lastActionTime === null ? plainLastWrite(xs, f) : undefined;
   // The caller said the flow changes something: the last write that carries every typed value, each
   // as a value of its own (not one that only checks, not the app saving a search, not a draft's
-  // name, not chatter) commits it — the archive
-  // after the flag's page was read, the DELETE after its `…/validate` — and a read that carried
-  // those values before it looked the record up.
+  // name, not chatter) commits it — Unleash's archive DELETE after the flag's page was read and
+  // the archive checked (`…/validate`) — and a read that carried those values before it looked the
+  // record up.
   const chatter = f.sideEffects ? chatterOf(xs) : () => false;
   const commit = f.sideEffects
     ? writes

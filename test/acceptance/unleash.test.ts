@@ -177,6 +177,28 @@ describe.skipIf(!ready).each(ready ? (await backends()).slice(0, 1) : ['sqlite' 
     expect(await tags('frost-alerts')).toEqual([expect.objectContaining({ type: 'simple', value: 'frost-watch' })]);
   });
 
+  it("a flag's description edited on its edit page (a JSON Patch), run on ANOTHER flag: only that description changed", async () => {
+    const har = await live.record('edit', async (page, base) => {
+      await signIn(page, base);
+      await page.goto(`${base}/projects/default/features/harvest-calendar/edit`);
+      await page.getByPlaceholder('A short description of the feature flag').fill('Picking dates for every apple variety');
+      await Promise.all([
+        page.waitForResponse((r) => r.url().endsWith('/features/harvest-calendar') && r.request().method() === 'PATCH' && r.ok()),
+        page.click('main button:has-text("Save")'),
+      ]);
+    });
+    expect((await flag('harvest-calendar')).description).toBe('Picking dates for every apple variety');
+    const before = await flag('frost-alerts');
+    await flow(
+      'unl-edit',
+      har,
+      hinted({ flag: 'harvest-calendar', description: 'Picking dates for every apple variety' }),
+      bound({ flag: 'frost-alerts', description: 'Alert growers an hour before a frost' }),
+    );
+    const after = await flag('frost-alerts');
+    expect(after).toMatchObject({ description: 'Alert growers an hour before a frost', type: before.type, name: 'frost-alerts' });
+  });
+
   it('a switch turned on with nothing typed and no hints (a plain recording): the same switch, turned on by the run', async () => {
     const har = await live.record('toggle-plain', async (page, base) => {
       await signIn(page, base);
@@ -216,5 +238,29 @@ describe.skipIf(!ready).each(ready ? (await backends()).slice(0, 1) : ['sqlite' 
     });
     expect(out.status, JSON.stringify(out)).toBe('success');
     expect(await flag('quince-staking')).toMatchObject({ description: 'Stake the young quince trees' });
+  });
+
+  it('a search typed in a capture-style recording, nothing hinted: the query is the argument, the hits the result', async () => {
+    const har = await live.recordCaptured('search-captured', async (page, base) => {
+      await signIn(page, base);
+      await Promise.all([
+        page.waitForResponse((r) => /\/api\/admin\/search\/features\?.*query=pear/.test(r.url()) && r.ok()),
+        page.getByPlaceholder('Search and Filter (Ctrl+Shift+K)').pressSequentially('pear', { delay: 60 }),
+      ]);
+      await page.waitForSelector('text=pear-grafting-guide');
+    });
+    const c = await synthesizeFrom(live.h, har, {});
+    expect(c.status, c.text).toBe(200);
+    const props = Object.keys(c.json.input_schema.properties);
+    expect(props).toHaveLength(1);
+    const out = await run(live.h, {
+      connector_id: c.json.id,
+      arguments: { [props[0]!]: 'frost' },
+      secret_bindings: { account: live.secret },
+    });
+    expect(out.status, JSON.stringify(out)).toBe('success');
+    const text = JSON.stringify(out.result);
+    expect(text).toContain('frost-alerts');
+    expect(text).not.toContain('pear-grafting-guide');
   });
 });
