@@ -163,13 +163,8 @@ export class CaptureRuntime {
   /** Stops recording and the live view, builds the HAR, releases the browser. */
   async finish(state: string, creatorVersion: string): Promise<Har> {
     await this.live.end(state);
-    // Let the fields' last values reach the recorder before the context goes away.
-    await Promise.all(
-      this.slot.context
-        .pages()
-        .map((p) => p.evaluate('document.activeElement && document.activeElement.blur && document.activeElement.blur()').catch(() => {})),
-    );
-    await new Promise((r) => setTimeout(r, 50));
+    // (The recorder asks each page for the text typed into a field that still has the focus —
+    // without blurring it, which would run the page's own handlers after the person finished.)
     await this.recorder.stop();
     try {
       return await this.recorder.finalize(creatorVersion);

@@ -161,6 +161,9 @@ export const ACTION_SCRIPT = String.raw`(() => {
     send(Object.assign(base('fill', el, t), { value: valueOf(el) }));
   }
   const flushAll = () => { for (const el of [...pending.keys()]) flush(el); };
+  // (The recorder calls it when it stops: text typed into a search-as-you-type box that still has
+  // the focus was never committed by a change, a blur or an Enter.)
+  window.__csFlush = flushAll;
   const target = (e) => { const p = e.composedPath ? e.composedPath() : []; return p[0] && p[0].nodeType === 1 ? p[0] : e.target; };
 
   document.addEventListener('input', (e) => { const el = target(e); if (isTextField(el)) pending.set(el, Date.now()); }, true);

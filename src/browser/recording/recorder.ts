@@ -4,7 +4,7 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import crypto from 'node:crypto';
-import type { BrowserContext, CDPSession, Page, Request } from 'playwright-core';
+import type { BrowserContext, CDPSession, Frame, Page, Request } from 'playwright-core';
 import { entryFromPlaywright } from './playwright-entries.js';
 import type { ChosenFile } from '../live-view-files.js';
 import { NetworkRecorder, type EntrySink } from './network-recorder.js';
@@ -229,6 +229,7 @@ export class SessionRecorder {
   /** Stops recording: waits for bodies in flight, closes the spool. Idempotent. */
   async stop(): Promise<void> {
     if (this.stopped) return;
+    await this.flushTyping();
     // Last titles (a page may never fire load, or fired it before we listened).
     await Promise.all(
       [...this.pages].map(([page, r]) =>
@@ -244,6 +245,17 @@ export class SessionRecorder {
     await Promise.allSettled([...this.pendingEarly]);
     this.stopped = true;
     await new Promise<void>((r) => this.out.end(() => r()));
+  }
+
+  /**
+   * Asks every frame of every open page for the text typed but not yet reported (a field that
+   * still has the focus: a search box whose results showed as the person typed). The page's own
+   * script answers through the binding; a page that does not answer within a second is left.
+   */
+  private async flushTyping(): Promise<void> {
+    const frames = [...this.pages.keys()].filter((p) => !p.isClosed()).flatMap((p) => p.frames());
+    const flush = (f: Frame) => f.evaluate(() => (window as unknown as { __csFlush?: () => void }).__csFlush?.()).catch(() => {});
+    await Promise.race([Promise.all(frames.map(flush)), new Promise((r) => setTimeout(r, 1000).unref())]);
   }
 
   /** Reads the spool and builds the HAR (call after stop()). */
