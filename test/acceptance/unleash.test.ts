@@ -203,6 +203,51 @@ describe.skipIf(!ready).each(ready ? (await backends()).slice(0, 1) : ['sqlite' 
     expect(after).toMatchObject({ description: 'Alert growers an hour before a frost', type: before.type, name: 'frost-alerts' });
   });
 
+  it("the playground's evaluation for a user (a POST that only reads), run for ANOTHER user: that user's answers", async () => {
+    // harvest-calendar is on in development for ben only (a strategy constrained to his user id).
+    const dev = '/api/admin/projects/default/features/harvest-calendar/environments/development';
+    await unleashApi(live.url, `${dev}/strategies`, {
+      method: 'POST',
+      body: JSON.stringify({ name: 'default', constraints: [{ contextName: 'userId', operator: 'IN', values: ['ben'] }] }),
+    });
+    await unleashApi(live.url, `${dev}/on`, { method: 'POST' });
+    const har = await live.record('playground', async (page, base) => {
+      await signIn(page, base);
+      await page.goto(`${base}/playground`);
+      await page.locator('[role=combobox]:visible').filter({ hasNotText: 'development' }).last().click();
+      await page.locator('[role=option]', { hasText: 'userId' }).click();
+      await page.fill('#context-value', 'anna');
+      await page.click('button:has-text("Add")');
+      await Promise.all([
+        page.waitForResponse((r) => r.url().endsWith('/api/admin/playground/advanced') && r.ok()),
+        page.click('button:has-text("Try configuration")'),
+      ]);
+    });
+    type Evaluated = { name: string; environments: { development: { isEnabled: boolean }[] } };
+    const enabled = (result: unknown, name: string) => {
+      const text = JSON.stringify(result);
+      expect(text).toContain(name);
+      const found: Evaluated[] = [];
+      const walk = (v: unknown): void => {
+        if (Array.isArray(v)) return v.forEach(walk);
+        if (!v || typeof v !== 'object') return;
+        if ((v as Evaluated).name === name && (v as Evaluated).environments) found.push(v as Evaluated);
+        Object.values(v).forEach(walk);
+      };
+      walk(result);
+      return found[0]?.environments.development[0]?.isEnabled;
+    };
+    const { result } = await flow(
+      'unl-playground',
+      har,
+      { hints: { arguments: { user: 'anna' }, secrets: { account: live.secret } } },
+      bound({ user: 'ben' }),
+    );
+    // (For anna, in the recording, it was off: the answer is the run's user's.)
+    expect(enabled(result, 'harvest-calendar')).toBe(true);
+    expect(enabled(result, 'orchard-irrigation')).toBe(true);
+  });
+
   it('a switch turned on with nothing typed and no hints (a plain recording): the same switch, turned on by the run', async () => {
     const har = await live.record('toggle-plain', async (page, base) => {
       await signIn(page, base);
