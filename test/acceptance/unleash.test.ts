@@ -248,6 +248,49 @@ describe.skipIf(!ready).each(ready ? (await backends()).slice(0, 1) : ['sqlite' 
     expect(enabled(result, 'orchard-irrigation')).toBe(true);
   });
 
+  /** Creates a client API token through Admin settings → API access (its name field is `username`). */
+  const createToken = async (page: Page, base: string, name: string) => {
+    await page.goto(`${base}/admin/api/create-token`);
+    await page.fill('input[name=username]', name);
+    await Promise.all([
+      page.waitForResponse((r) => r.url().endsWith('/api/admin/api-tokens') && r.request().method() === 'POST' && r.ok()),
+      page.click('main button:has-text("Create token")'),
+    ]);
+  };
+  const tokens = async () =>
+    ((await unleashApi(live.url, '/api/admin/api-tokens')) as { tokens: { tokenName: string; secret: string }[] }).tokens;
+
+  it("an API token created in the admin settings (its name in a field named `username`), run with a NEW name: the new token's secret", async () => {
+    const har = await live.record('token', async (page, base) => {
+      await signIn(page, base);
+      await createToken(page, base, 'orchard-app');
+    });
+    const { result } = await flow('unl-token', har, hinted({ name: 'orchard-app' }), bound({ name: 'cellar-app' }));
+    const made = (await tokens()).find((t) => t.tokenName === 'cellar-app');
+    expect(made?.secret).toMatch(/^\*:development\./);
+    expect(JSON.stringify(result)).toContain(made!.secret);
+  });
+
+  it('the same token form from a capture-style recording, sign-in typed by hand and nothing hinted', async () => {
+    const har = await live.recordCaptured('token-captured', async (page, base) => {
+      await signIn(page, base);
+      await createToken(page, base, 'press-app');
+    });
+    const c = await synthesizeFrom(live.h, har, { hints: { allow_side_effects: true } });
+    expect(c.status, c.text).toBe(200);
+    // (The token's name is the task's argument, though its field is called `username`; the
+    // sign-in's username is a secret slot's, never an argument.)
+    const props = Object.keys(c.json.input_schema.properties);
+    expect(props).toHaveLength(1);
+    const out = await run(live.h, {
+      connector_id: c.json.id,
+      arguments: { [props[0]!]: 'barrel-app' },
+      secret_bindings: { account: live.secret },
+    });
+    expect(out.status, JSON.stringify(out)).toBe('success');
+    expect((await tokens()).map((t) => t.tokenName)).toContain('barrel-app');
+  });
+
   it('a switch turned on with nothing typed and no hints (a plain recording): the same switch, turned on by the run', async () => {
     const har = await live.record('toggle-plain', async (page, base) => {
       await signIn(page, base);
