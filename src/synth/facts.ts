@@ -24,10 +24,37 @@ export function argumentValues(rec: Recording, hints: Hints, advisor: SynthAdvis
     // accessible name or placeholder ("Search Items..."), names it then.)
     const field = a.target?.name ?? a.target?.label ?? a.target?.id ?? a.target?.accessible_name ?? a.target?.placeholder ?? 'value';
     const key = a.target?.selectors?.[0]?.value ?? field;
-    const name = out.get(key)?.name ?? advisor.nameArgument(argName(field, taken), { field, example: value, purpose });
-    out.set(key, { name, example: value }); // a field edited again: the last value wins
+    const prev = out.get(key);
+    const name = prev?.name ?? advisor.nameArgument(argName(field, taken), { field, example: value, purpose });
+    // A field edited again: the last value is its argument; the ones before it are kept aside (a
+    // box that adds entries to a list one by one, or a typo corrected: `listEntries` tells).
+    const earlier = prev && prev.example !== value ? [...(prev.earlier ?? []).filter((v) => v !== value), prev.example] : prev?.earlier;
+    out.set(key, { name, example: value, ...(earlier?.length ? { earlier } : {}) });
   }
   return [...out.values()];
+}
+
+/**
+ * A field that took several values in turn — a box whose "Add" appends each to a list (Unleash's
+ * allowed values `north`, `south`) — gives an argument for each earlier value that a request sent
+ * beside the last one (`value`, `value_2`, … in the order typed). An earlier value no request
+ * sent with the last (a typo corrected before searching again) is dropped.
+ */
+export function listEntries(args: ArgValue[], xs: Exchange[], slotValues: (x: Exchange) => string[]): ArgValue[] {
+  const names = new Set(args.map((a) => a.name));
+  return args.flatMap(({ earlier, ...a }) => {
+    if (!earlier?.length) return [a];
+    const sent = xs.map(slotValues).filter((vals) => vals.includes(a.example));
+    const kept = earlier.filter((v) => sent.some((vals) => vals.includes(v)));
+    if (!kept.length) return [a];
+    return [...kept, a.example].map((example, i) => {
+      if (i === 0) return { name: a.name, example };
+      let name = `${a.name}_${i + 1}`;
+      for (let k = i + 2; names.has(name); k++) name = `${a.name}_${k}`;
+      names.add(name);
+      return { name, example };
+    });
+  });
 }
 
 export const lastActionTime = (rec: Recording) => {

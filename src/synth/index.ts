@@ -27,7 +27,7 @@ import { isManagedHeader, parseJson, requestSlots } from './slots.js';
 import { type ArgValue, needlesForField, type SecretNeedle } from './substitute.js';
 import { secretsPattern } from '../lib/secret-forms.js';
 import { SynthError, type Exchange, type Hints, type RecordedSecrets, type Recording, type SecretValues } from './types.js';
-import { argumentValues, findDetail, flatValues, isPlainObject, landing, lastActionTime, prefixed } from './facts.js';
+import { argumentValues, findDetail, flatValues, isPlainObject, landing, lastActionTime, listEntries, prefixed } from './facts.js';
 import { encodings, preview, typeOf } from './values.js';
 import { pickDecision, pickedResultValues, pickPreference, picksOf } from './picks.js';
 
@@ -108,7 +108,8 @@ function synthesizeNow(inp: SynthInput): SynthResult {
   const secrets = planSecrets(rec, xs, hints, inp.secretValues ?? {});
   // (A choice given as the label a person reads in a drop-down is matched by the code the site sent.)
   // (A sign-in typed by hand — not pasted — is the login's, never an argument of the task.)
-  const given = withoutCredentials(argumentValues(rec, hints, advisor, purpose), hints, inp.secretValues ?? {}, secrets);
+  const typed = listEntries(argumentValues(rec, hints, advisor, purpose), xs, (x) => requestSlots(x).map((s) => s.value));
+  const given = withoutCredentials(typed, hints, inp.secretValues ?? {}, secrets);
   const choices = choicesOf(xs, given);
   const args = given.map((a) => (choices.has(a.name) ? { ...a, example: choices.get(a.name)!.code } : a));
   // What a request sends of its own: cookies are state the server handed out (a session cookie

@@ -9,6 +9,9 @@ export interface ArgValue {
   name: string;
   /** The example as it appears in the recording (string form). */
   example: string;
+  /** Values typed into the same field before this one, in order (`facts.ts`; `listEntries` keeps
+   * those a request sent beside it and drops the rest). */
+  earlier?: string[];
 }
 
 export interface SecretNeedle {

@@ -291,6 +291,48 @@ describe.skipIf(!ready).each(ready ? (await backends()).slice(0, 1) : ['sqlite' 
     expect((await tokens()).map((t) => t.tokenName)).toContain('barrel-app');
   });
 
+  it('a context field with two allowed values added one by one through the same box, from a capture-style recording, nothing hinted', async () => {
+    const har = await live.recordCaptured('context-captured', async (page, base) => {
+      await signIn(page, base);
+      await page.goto(`${base}/context/create`);
+      await page.getByLabel('Context name').fill('orchard-row');
+      await page.getByLabel('Context description (optional)').fill('The row a picker works in');
+      for (const v of ['north', 'south']) {
+        await page.getByLabel('Legal value (optional)').fill(v);
+        await page.click('button:has-text("Add")');
+        await page.getByText(v, { exact: true }).waitFor();
+      }
+      await Promise.all([
+        page.waitForResponse((r) => r.url().endsWith('/api/admin/context') && r.request().method() === 'POST' && r.ok()),
+        page.click('button:has-text("Create context")'),
+      ]);
+    });
+    const c = await synthesizeFrom(live.h, har, { hints: { allow_side_effects: true } });
+    expect(c.status, c.text).toBe(200);
+    const schema = c.json.input_schema;
+    const byExample = (v: string) => Object.entries<any>(schema.properties).find(([, p]) => p.examples?.includes(v))?.[0];
+    const args: Record<string, string> = {};
+    for (const [recorded, now] of [
+      ['orchard-row', 'cellar-rack'],
+      ['The row a picker works in', 'The rack a barrel rests on'],
+      ['north', 'upper'],
+      ['south', 'lower'],
+    ] as const) {
+      const name = byExample(recorded);
+      expect(name, `an argument for ${recorded}`).toBeTruthy();
+      args[name!] = now;
+    }
+    expect(Object.keys(schema.properties)).toHaveLength(4);
+    const out = await run(live.h, { connector_id: c.json.id, arguments: args, secret_bindings: { account: live.secret } });
+    expect(out.status, JSON.stringify(out)).toBe('success');
+    const made = (await unleashApi(live.url, '/api/admin/context/cellar-rack')) as {
+      description: string;
+      legalValues: { value: string }[];
+    };
+    expect(made.description).toBe('The rack a barrel rests on');
+    expect(made.legalValues.map((v) => v.value)).toEqual(['upper', 'lower']);
+  });
+
   it('a switch turned on with nothing typed and no hints (a plain recording): the same switch, turned on by the run', async () => {
     const har = await live.record('toggle-plain', async (page, base) => {
       await signIn(page, base);

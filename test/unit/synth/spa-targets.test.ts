@@ -4,7 +4,8 @@
 import { describe, expect, it } from 'vitest';
 import { isGraphqlQuery, normalize } from '../../../src/synth/normalize.js';
 import { scoreTargets } from '../../../src/synth/target.js';
-import { argumentValues, findDetail } from '../../../src/synth/facts.js';
+import { argumentValues, findDetail, listEntries } from '../../../src/synth/facts.js';
+import { requestSlots } from '../../../src/synth/slots.js';
 import { deterministicAdvisor } from '../../../src/synth/advisor.js';
 import { har } from '../../helpers/har-fragment.js';
 
@@ -99,6 +100,40 @@ describe('targets in a single-page app', () => {
 });
 
 describe('arguments from the action log of a single-page app', () => {
+  it('a box that adds entries one by one gives an argument per entry a request sent together; a corrected typo gives none', () => {
+    const box = { tag: 'input', type: 'text', id: null, name: 'value', label: 'Legal value', placeholder: null, accessible_name: null };
+    const name = { ...box, name: 'name', label: 'Context name' };
+    const fill = (target: object, value: string) => ({ type: 'fill', value, target });
+    const rec = { exchanges: [], actions: [fill(name, 'orchard-row'), fill(box, 'north'), fill(box, 'south')] } as any;
+    const typed = argumentValues(rec, {}, deterministicAdvisor, '');
+    expect(typed.find((a) => a.example === 'south')).toMatchObject({ earlier: ['north'] });
+    const values = (x: any) => requestSlots(x).map((s) => s.value);
+    const list = xs(
+      har({
+        method: 'POST',
+        url: `${O}/api/context`,
+        json: { name: 'orchard-row', legalValues: [{ value: 'north' }, { value: 'south' }] },
+        body: { ok: true },
+      }),
+    );
+    expect(listEntries(typed, list, values)).toEqual([
+      { name: 'name', example: 'orchard-row' },
+      { name: 'value', example: 'north' },
+      { name: 'value_2', example: 'south' },
+    ]);
+    // A search for "Pera", corrected to "Pear" and searched again: no request sent both.
+    const searches = xs(
+      har({ url: `${O}/api/search?q=Pera`, body: { hits: [] } }, { url: `${O}/api/search?q=Pear`, body: { hits: [{ n: 1 }] } }),
+    );
+    const corrected = argumentValues(
+      { exchanges: [], actions: [fill(box, 'Pera'), fill(box, 'Pear')] } as any,
+      {},
+      deterministicAdvisor,
+      '',
+    );
+    expect(listEntries(corrected, searches, values)).toEqual([{ name: 'value', example: 'Pear' }]);
+  });
+
   it('a field with no name, label or id is named by what it says to a person (its placeholder)', () => {
     const target = { tag: 'input', type: null, id: null, name: null, label: null, placeholder: 'Search Items...', accessible_name: null };
     const rec = { exchanges: [], actions: [{ type: 'fill', value: 'Clara', target }] } as any;
