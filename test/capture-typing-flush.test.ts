@@ -11,7 +11,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { openChromium } from '../src/browser/chromium.js';
 import { recordCaptured } from './helpers/acceptance.js';
 import { startHarness, type Harness } from './helpers/harness.js';
-import { wsDriver } from './helpers/live-view.js';
+import { completeCapture, wsDriver } from './helpers/live-view.js';
 import { run } from './helpers/runs.js';
 
 const VARIETIES = ['Pear Conference', 'Pear Comice', 'Plum Victoria', 'Plum Opal', 'Apple Bramley'];
@@ -80,11 +80,7 @@ describe('text typed into a search-as-you-type box, the session completed with t
       d.text('pear');
       // The page searched by itself; nothing else happens (no Enter, no click elsewhere).
       await expect.poll(() => site.asked.includes('pear'), { timeout: 10_000 }).toBe(true);
-      expect((await h.api('POST', `/v1beta/capture_sessions/${s.id}/complete`)).status).toBe(202);
-      await expect
-        .poll(async () => (await h.api('GET', `/v1beta/capture_sessions/${s.id}`)).json.state, { timeout: 15_000 })
-        .toBe('completed');
-      const rec = (await h.api('GET', `/v1beta/capture_sessions/${s.id}/recording`)).json;
+      const rec = await completeCapture(h, s.id);
       const fills = rec.log._capture.actions.filter((a: any) => a.type === 'fill');
       expect(fills.map((a: any) => [a.target?.placeholder, a.value])).toEqual([['Find a variety', 'pear']]);
 

@@ -166,3 +166,12 @@ export async function pasteSignIn(
   }
   return { session: s as { id: string; iframe_url: string }, d };
 }
+
+/** Completes a capture session as its person would (`POST …/complete`), waits until it is
+ * `completed`, and returns the stored recording (the HAR). */
+export async function completeCapture(h: import('./harness.js').Harness, id: string): Promise<any> {
+  const { expect } = await import('vitest');
+  expect((await h.api('POST', `/v1beta/capture_sessions/${id}/complete`)).status).toBe(202);
+  await expect.poll(async () => (await h.api('GET', `/v1beta/capture_sessions/${id}`)).json.state, { timeout: 15_000 }).toBe('completed');
+  return (await h.api('GET', `/v1beta/capture_sessions/${id}/recording`)).json;
+}
