@@ -2243,7 +2243,12 @@ unleash
   .start({
     db: { host: '127.0.0.1', port: 5432, user: 'postgres', password: '', database: process.env.UNLEASH_DB, ssl: false },
     server: { port: Number(process.env.PORT), host: '127.0.0.1' },
-    authentication: { initApiTokens: [], initialAdminUser: { username: 'seed', password: 'unleash-pass-1' } },
+    authentication: {
+      initialAdminUser: { username: 'seed', password: 'unleash-pass-1' },
+      // (The tests' own checks use an admin token: a signed-in session of theirs would be ended by
+      // the sign-ins of the recordings and runs beside it — Unleash keeps five sessions a user.)
+      initApiTokens: [{ tokenName: 'acceptance-checks', type: 'admin', environment: '*', project: '*', secret: '*:*.cs-acceptance-checks-7d41e0' }],
+    },
     versionCheck: { enable: false },
     sendTelemetry: false,
     rateLimiting: { simpleLoginMaxPerMinute: 100000 },

@@ -245,7 +245,6 @@ describe.skipIf(!ready).each(ready ? (await backends()).slice(0, 1) : ['sqlite' 
     );
     // (For anna, in the recording, it was off: the answer is the run's user's.)
     expect(enabled(result, 'harvest-calendar')).toBe(true);
-    expect(enabled(result, 'orchard-irrigation')).toBe(true);
   });
 
   /** Creates a client API token through Admin settings → API access (its name field is `username`). */

@@ -969,31 +969,16 @@ export async function noderedApi(base: string, path: string, init: RequestInit =
 
 export const UNLEASH_USER = { username: 'seed', password: 'unleash-pass-1' };
 
-const unleashSessions = new Map<string, string>();
+/** The admin token the acceptance setup gives Unleash (scripts/acceptance-setup.sh). */
+const UNLEASH_CHECKS_TOKEN = '*:*.cs-acceptance-checks-7d41e0';
 
-/** Unleash's admin API at `base` (`/api/admin/…`), signed in as its admin app is: a session cookie,
- * kept per server. (Unleash keeps five sessions a user: each later sign-in — a recording's, a run's
- * — ends the oldest, so a 401 signs in again.) */
-export async function unleashApi(base: string, path: string, init: RequestInit = {}, again = true): Promise<any> {
-  let cookie = unleashSessions.get(base);
-  if (!cookie) {
-    const login = await fetch(`${base}/auth/simple/login`, {
-      method: 'POST',
-      headers: { 'content-type': 'application/json' },
-      body: JSON.stringify(UNLEASH_USER),
-    });
-    if (!login.ok) throw new Error(`Unleash sign-in: ${login.status} ${await login.text()}`);
-    cookie = login.headers
-      .getSetCookie()
-      .map((c) => c.split(';')[0])
-      .join('; ');
-    unleashSessions.set(base, cookie);
-  }
-  const r = await fetch(`${base}${path}`, { ...init, headers: { 'content-type': 'application/json', ...init.headers, cookie } });
-  if (r.status === 401 && again) {
-    unleashSessions.delete(base);
-    return unleashApi(base, path, init, false);
-  }
+/** Unleash's admin API at `base` (`/api/admin/…`) with an admin token. (Not a signed-in session:
+ * Unleash keeps five sessions a user, and each sign-in of a recording or a run ends the oldest.) */
+export async function unleashApi(base: string, path: string, init: RequestInit = {}): Promise<any> {
+  const r = await fetch(`${base}${path}`, {
+    ...init,
+    headers: { 'content-type': 'application/json', ...init.headers, authorization: UNLEASH_CHECKS_TOKEN },
+  });
   if (!r.ok) throw new Error(`Unleash ${path}: ${r.status} ${await r.text()}`);
   return /json/.test(r.headers.get('content-type') ?? '') ? r.json() : r.text();
 }
