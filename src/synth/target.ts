@@ -336,12 +336,7 @@ export function scoreTargets(xs: Exchange[], f: TargetFacts): Candidate[] {
         add(2, `state-changing ${x.method} after a submit`);
       if (f.lastActionTime !== null && x.time >= f.lastActionTime) add(2, 'after the last meaningful action');
       if (x === lastWrite) add(4, 'the last write of a recording with nothing typed and no action log');
-      if (
-        lastWrite &&
-        x.index > lastWrite.index &&
-        isRead(x) &&
-        xs.some((z) => z.index < lastWrite.index && endpointKey(z) === endpointKey(x))
-      )
+      if (lastWrite && x.index > lastWrite.index && fetchedAgain(xs, lastWrite, x))
         add(-2, 'the page fetching again what it showed, after the write');
       const evidence = Math.round(score * 10) / 10;
       add(Math.round(((3 * (pos + 1)) / n) * 10) / 10, `recency (${pos + 1} of ${n})`);
@@ -544,14 +539,17 @@ function plainLastWrite(xs: Exchange[], f: TargetFacts): Exchange | undefined {
   const chatter = chatterOf(xs);
   // (After it, within a few seconds, only the page a submitted form led to, or the page fetching
   // again what it had shown — Unleash's flag list reloaded after a switch —, nothing new.)
-  const refreshes = (w: Exchange, y: Exchange) =>
-    isRead(y) && !isNavigationRequest(y) && xs.some((z) => z.index < w.index && endpointKey(z) === endpointKey(y));
+  const refreshes = (w: Exchange, y: Exchange) => !isNavigationRequest(y) && fetchedAgain(xs, w, y);
   const ends = (w: Exchange) =>
     xs.every(
       (y) => y.index <= w.index || (y.time - w.time < 5_000 && ((isNavigationRequest(w) && isNavigationRequest(y)) || refreshes(w, y))),
     );
   return xs.filter((x) => !isRead(x) && !f.secretCarriers.has(x.id) && x.status >= 200 && x.status < 400 && !chatter(x) && ends(x)).at(-1);
 }
+
+/** `y` reads again an endpoint the page had read before the write `w` (its list reloaded after a switch). */
+const fetchedAgain = (xs: Exchange[], w: Exchange, y: Exchange) =>
+  isRead(y) && xs.some((z) => z.index < w.index && endpointKey(z) === endpointKey(y));
 
 /** A page's background chatter among the writes of `xs`: a write sent again to the same endpoint,
  * or one whose path or form `action` says poll, heartbeat, presence (WordPress's `admin-ajax.php`
