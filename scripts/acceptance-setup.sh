@@ -2286,4 +2286,96 @@ SERVE
   touch "$UL_DIR/.seeded"
 fi
 
-echo "acceptance apps ready: dokuwiki (/usr/share/dokuwiki), phpmyadmin (/usr/share/phpmyadmin), mariadb db acme, adminer (/usr/share/adminer, mariadb db orchard), mediawiki (/var/lib/mediawiki, sqlite $MWDB), wordpress (/usr/share/wordpress, mariadb db wordpress), fossil ($FSL_DIR/repo.fossil), redmine (/usr/share/redmine, sqlite), django admin ($DJ_DIR), directus ($DX_DIR, postgresql db directus_acc), request tracker 5 (/usr/share/request-tracker5, sqlite), ghost ($GH_DIR, sqlite), transmission ($TR_DIR), jupyter ($JN_DIR), qbittorrent ($QB_DIR), verdaccio ($VD_DIR), radicale ($RD_DIR), rabbitmq ($RQ_DIR), syncthing ($ST_DIR), prometheus ($PM_DIR), tomcat ($TC_DIR), roundcube ($RC_DIR), monit ($MN_DIR), shaarli ($SH_DIR), znc ($ZN_DIR), zabbix ($ZB_DIR, postgresql db zabbix_seed), vendure ($VN_DIR, postgresql db vendure_seed), postfixadmin ($PF_DIR, sqlite), nagios ($NG_DIR, apache2 on the test's port), tt-rss ($TT_DIR, postgresql db ttrss_seed), icinga web 2 ($IW_DIR, postgresql db icingaweb_seed), tiddlywiki ($TW_DIR), deluge ($DL_DIR), cacti ($CT_DIR, mariadb db cacti_seed), node-red ($NR_DIR), unleash ($UL_DIR, postgresql db unleash_seed)"
+# ---- n8n 1.123 (npm `n8n`: a workflow-automation tool; its Vue (Element Plus) editor signs in by
+# posting JSON to `/rest/login`, which sets a cookie bound to a `browser-id` header the page sends
+# on every call; then JSON REST only — the workflow list's search is a JSON `filter` inside the
+# query string, a workflow's switch and its rename send the workflow back with the version the page
+# holds). Two packages come from outside the npm registry or do not build on Node 20 (`xlsx` from a
+# CDN, `isolated-vm` 6): both are pinned by overrides to npm releases. Seeded by its REST API: an
+# owner, three tags and five workflows (two with a schedule trigger, so that they can be switched
+# on). Every start copies the seeded user folder (serve.sh); telemetry, templates and version
+# checks are off (outside hosts).
+N8_DIR=/var/lib/cs-acceptance/n8n
+if [ ! -f "$N8_DIR/.seeded" ]; then
+  rm -rf "$N8_DIR" && mkdir -p "$N8_DIR"
+  echo '{ "name": "cs-acceptance-n8n", "private": true, "overrides": { "xlsx": "0.18.5", "isolated-vm": "5.0.4" } }' > "$N8_DIR/package.json"
+  (cd "$N8_DIR" && npm install --no-audit --no-fund --loglevel=error n8n@1.123.81 >/dev/null)
+  cat > "$N8_DIR/env.sh" <<'ENV'
+# n8n's settings for the acceptance suite (loopback, no outside hosts), sourced with N8_FOLDER
+# (its user folder) and N8_PORT set. NODE_ENV as when unset: a test runner's `test` keeps n8n from
+# listening at all, and `production` limits sign-ins to five a minute (each recording, validation
+# replay, run and check of the suite signs in).
+export NODE_ENV=development N8N_USER_FOLDER="$N8_FOLDER" N8N_PORT="$N8_PORT" N8N_LISTEN_ADDRESS=127.0.0.1 N8N_HOST=127.0.0.1 N8N_PROTOCOL=http \
+  N8N_SECURE_COOKIE=false N8N_DIAGNOSTICS_ENABLED=false N8N_VERSION_NOTIFICATIONS_ENABLED=false \
+  N8N_TEMPLATES_ENABLED=false N8N_PERSONALIZATION_ENABLED=false N8N_HIRING_BANNER_ENABLED=false N8N_AI_ENABLED=false \
+  N8N_ENCRYPTION_KEY=cs-acceptance-n8n-key-5e1 N8N_RUNNERS_ENABLED=false N8N_ENFORCE_SETTINGS_FILE_PERMISSIONS=false \
+  N8N_COMMUNITY_PACKAGES_ENABLED=false N8N_LOG_LEVEL=warn
+ENV
+  cat > "$N8_DIR/seed.mjs" <<'JS'
+// Seeds n8n through its REST API (scripts/acceptance-setup.sh): the owner, tags, workflows.
+import crypto from 'node:crypto';
+const base = process.argv[2];
+let cookie = '';
+async function call(method, path, body) {
+  const r = await fetch(base + path, {
+    method,
+    headers: { 'content-type': 'application/json', 'browser-id': 'acceptance-seed', cookie },
+    body: body ? JSON.stringify(body) : undefined,
+  });
+  const set = r.headers.get('set-cookie');
+  if (set) cookie = set.split(';')[0];
+  const text = await r.text();
+  if (!r.ok) throw new Error(`${method} ${path}: ${r.status} ${text}`);
+  return JSON.parse(text).data;
+}
+const owner = { email: 'owner@example.com', password: 'N8n-owner-pass-1' };
+await call('POST', '/rest/owner/setup', { ...owner, firstName: 'Orchard', lastName: 'Owner' });
+await call('POST', '/rest/login', { emailOrLdapLoginId: owner.email, password: owner.password });
+const tags = {};
+for (const name of ['orchard', 'weather', 'packing']) tags[name] = (await call('POST', '/rest/tags', { name })).id;
+const node = (name, type, parameters, x) => ({ id: crypto.randomUUID(), name, type, typeVersion: 1, position: [x, 0], parameters });
+const schedule = (hours) =>
+  ({ ...node('Schedule Trigger', 'n8n-nodes-base.scheduleTrigger', { rule: { interval: [{ field: 'hours', hoursInterval: hours }] } }, 0), typeVersion: 1.2 });
+const manual = () => node("When clicking 'Execute workflow'", 'n8n-nodes-base.manualTrigger', {}, 0);
+for (const [name, trigger, step, tagged] of [
+  ['Frost alerts', schedule(6), 'Warn growers', ['weather']],
+  ['Harvest calendar', schedule(12), 'Post the calendar', ['orchard']],
+  ['Pear grafting guide', manual(), 'Send the guide', ['orchard']],
+  ['Orchard irrigation', manual(), 'Open the valves', ['orchard', 'weather']],
+  ['Packing shed rota', manual(), 'Share the rota', ['packing']],
+]) {
+  await call('POST', '/rest/workflows', {
+    name,
+    active: false,
+    nodes: [trigger, node(step, 'n8n-nodes-base.noOp', {}, 220)],
+    connections: { [trigger.name]: { main: [[{ node: step, type: 'main', index: 0 }]] } },
+    settings: { executionOrder: 'v1' },
+    tags: tagged.map((t) => tags[t]),
+  });
+}
+JS
+  (
+    N8_FOLDER="$N8_DIR/seed" N8_PORT=8978
+    . "$N8_DIR/env.sh"
+    "$N8_DIR/node_modules/.bin/n8n" start >/dev/null 2>&1 &
+    N8_PID=$!
+    trap 'kill $N8_PID 2>/dev/null || true' EXIT
+    # (Its answer is "n8n is starting up" until the database is ready, then its own JSON.)
+    for _ in $(seq 1 120); do curl -sf http://127.0.0.1:8978/rest/settings | grep -q '"data"' && break; sleep 1; done
+    node "$N8_DIR/seed.mjs" http://127.0.0.1:8978
+  )
+  cat > "$N8_DIR/serve.sh" <<'SERVE'
+#!/bin/sh
+# serve.sh PORT: n8n on PORT over a fresh copy of the seeded user folder (scripts/acceptance-setup.sh).
+set -e
+RUN=/tmp/cs-n8n-run-$1
+rm -rf "$RUN" && cp -a /var/lib/cs-acceptance/n8n/seed "$RUN"
+N8_FOLDER="$RUN" N8_PORT="$1"
+. /var/lib/cs-acceptance/n8n/env.sh
+exec /var/lib/cs-acceptance/n8n/node_modules/.bin/n8n start
+SERVE
+  chmod +x "$N8_DIR/serve.sh"
+  touch "$N8_DIR/.seeded"
+fi
+
+echo "acceptance apps ready: dokuwiki (/usr/share/dokuwiki), phpmyadmin (/usr/share/phpmyadmin), mariadb db acme, adminer (/usr/share/adminer, mariadb db orchard), mediawiki (/var/lib/mediawiki, sqlite $MWDB), wordpress (/usr/share/wordpress, mariadb db wordpress), fossil ($FSL_DIR/repo.fossil), redmine (/usr/share/redmine, sqlite), django admin ($DJ_DIR), directus ($DX_DIR, postgresql db directus_acc), request tracker 5 (/usr/share/request-tracker5, sqlite), ghost ($GH_DIR, sqlite), transmission ($TR_DIR), jupyter ($JN_DIR), qbittorrent ($QB_DIR), verdaccio ($VD_DIR), radicale ($RD_DIR), rabbitmq ($RQ_DIR), syncthing ($ST_DIR), prometheus ($PM_DIR), tomcat ($TC_DIR), roundcube ($RC_DIR), monit ($MN_DIR), shaarli ($SH_DIR), znc ($ZN_DIR), zabbix ($ZB_DIR, postgresql db zabbix_seed), vendure ($VN_DIR, postgresql db vendure_seed), postfixadmin ($PF_DIR, sqlite), nagios ($NG_DIR, apache2 on the test's port), tt-rss ($TT_DIR, postgresql db ttrss_seed), icinga web 2 ($IW_DIR, postgresql db icingaweb_seed), tiddlywiki ($TW_DIR), deluge ($DL_DIR), cacti ($CT_DIR, mariadb db cacti_seed), node-red ($NR_DIR), unleash ($UL_DIR, postgresql db unleash_seed), n8n ($N8_DIR)"

@@ -4,7 +4,7 @@
 // request's own page parameter (`page=1`, or an offset with the page size beside it) for a JSON
 // list that came back full, or by the page's next-page link for an HTML list (or, with no such
 // link, its pager's numbered links: Django's admin prints "1 2 3" and nothing else).
-import { JSONPath } from 'jsonpath-plus';
+import { jsonPathValues } from '../lib/json-path.js';
 import type { Extractor, Pagination } from '../formats/definition/types.js';
 import { clean } from './dom-text.js';
 import { loadHtml } from './html-load.js';
@@ -29,9 +29,7 @@ export function namedListPaging(x: Exchange, extract: Record<string, Extractor>)
     // (A list shorter than its page size is the whole list.)
     const doc = parseJson(x.text);
     if (doc === null || typeof doc !== 'object') return null;
-    const records = Math.max(
-      ...named.map((e) => (JSONPath({ path: (e as { path: string }).path, json: doc, wrap: true }) as unknown[]).length),
-    );
+    const records = Math.max(...named.map((e) => jsonPathValues((e as { path: string }).path, doc).length));
     if (size !== null && records < size) return null;
     const page = [...q.keys()].find((k) => PAGE.test(k) && num(k) !== null);
     if (page) return { mode: 'page', param: page, start: num(page)!, ...base, note: `a page of the list (${page}=${num(page)})` };

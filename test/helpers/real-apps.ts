@@ -1,6 +1,6 @@
 // Real open-source web applications for the synthesis acceptance suite (installed and seeded by
 // scripts/acceptance-setup.sh from Debian packages): each is served on 127.0.0.1 by `php -S` (Fossil
-// by `fossil server`, Redmine by rackup, Django by `manage.py runserver`, Directus by `directus start`, Request Tracker by `rt-server`, Ghost by its own `node index.js`, Transmission by `transmission-daemon`, Jupyter by `jupyter-notebook`, qBittorrent by `qbittorrent-nox`, Verdaccio by its own bin, Radicale by `python3 -m radicale`, RabbitMQ, Syncthing, Prometheus, Tomcat, Roundcube, Monit, Shaarli, ZNC, Zabbix, Vendure, PostfixAdmin, Nagios, tt-rss, Icinga Web, TiddlyWiki, Deluge, Cacti, Node-RED and Unleash by their setup's `serve.sh`) and stopped by its PID. Recorded HARs are rebased onto the
+// by `fossil server`, Redmine by rackup, Django by `manage.py runserver`, Directus by `directus start`, Request Tracker by `rt-server`, Ghost by its own `node index.js`, Transmission by `transmission-daemon`, Jupyter by `jupyter-notebook`, qBittorrent by `qbittorrent-nox`, Verdaccio by its own bin, Radicale by `python3 -m radicale`, RabbitMQ, Syncthing, Prometheus, Tomcat, Roundcube, Monit, Shaarli, ZNC, Zabbix, Vendure, PostfixAdmin, Nagios, tt-rss, Icinga Web, TiddlyWiki, Deluge, Cacti, Node-RED, Unleash and n8n by their setup's `serve.sh`) and stopped by its PID. Recorded HARs are rebased onto the
 // port a test started the app on.
 import { type ChildProcess, execFileSync, spawn } from 'node:child_process';
 import crypto from 'node:crypto';
@@ -44,7 +44,8 @@ export interface RealApp {
     | 'icingaweb'
     | 'tiddlywiki'
     | 'nodered'
-    | 'unleash';
+    | 'unleash'
+    | 'n8n';
   /** The PHP document root (Fossil: the repository file; Redmine: the Rails application). */
   docroot: string;
   /** Port the fixtures were recorded on. */
@@ -55,6 +56,8 @@ export interface RealApp {
   server?: (port: number) => { cmd: string; args: string[]; cwd?: string; env?: Record<string, string> };
   /** A path that answers 2xx only once the app is up (default: any answer to `/`). */
   readyPath?: string;
+  /** What that answer's body holds once the app is up (an app that answers 2xx while it starts). */
+  readyBody?: RegExp;
   /** How long it may take to answer its first request (default 5 s; Rails boots in 15-30 s). */
   bootMs?: number;
 }
@@ -440,6 +443,18 @@ export const APPS: Record<RealApp['name'], RealApp> = {
     readyPath: '/health',
     bootMs: 40_000,
   },
+  n8n: {
+    name: 'n8n',
+    docroot: '/var/lib/cs-acceptance/n8n',
+    recordedPort: 8994,
+    needs: ['/var/lib/cs-acceptance/n8n/.seeded'],
+    // (A fresh copy of the seeded user folder per start. It answers "n8n is starting up" with 200
+    // until its database is ready, then its own JSON.)
+    server: (port) => ({ cmd: '/bin/sh', args: ['/var/lib/cs-acceptance/n8n/serve.sh', String(port)] }),
+    readyPath: '/rest/settings',
+    readyBody: /"data"/,
+    bootMs: 60_000,
+  },
 };
 
 export const appInstalled = (a: RealApp) => a.needs.every((f) => fs.existsSync(f));
@@ -462,7 +477,7 @@ export async function serveApp(a: RealApp, port?: number): Promise<{ url: string
   const url = `http://127.0.0.1:${p}`;
   for (const until = Date.now() + (a.bootMs ?? 5000); Date.now() < until; ) {
     const ok = await fetch(`${url}${a.readyPath ?? '/'}`).then(
-      (r) => !a.readyPath || r.ok,
+      async (r) => !a.readyPath || (r.ok && (!a.readyBody || a.readyBody.test(await r.text()))),
       () => false,
     );
     if (ok) break;
@@ -981,4 +996,23 @@ export async function unleashApi(base: string, path: string, init: RequestInit =
   });
   if (!r.ok) throw new Error(`Unleash ${path}: ${r.status} ${await r.text()}`);
   return /json/.test(r.headers.get('content-type') ?? '') ? r.json() : r.text();
+}
+
+/** n8n's seeded owner (scripts/acceptance-setup.sh). */
+export const N8N_OWNER = { email: 'owner@example.com', password: 'N8n-owner-pass-1' };
+
+/** n8n's REST API at `base` (`/rest/…`, its `data`), signed in as the owner for each call. (n8n
+ * binds its session cookie to the `browser-id` header sent at sign-in: the same one goes on each call.) */
+export async function n8nApi(base: string, method: string, path: string, body?: unknown): Promise<any> {
+  const headers = { 'content-type': 'application/json', 'browser-id': 'acceptance-checks' };
+  const login = await fetch(`${base}/rest/login`, {
+    method: 'POST',
+    headers,
+    body: JSON.stringify({ emailOrLdapLoginId: N8N_OWNER.email, password: N8N_OWNER.password }),
+  });
+  if (!login.ok) throw new Error(`n8n sign-in: ${login.status} ${await login.text()}`);
+  const cookie = (login.headers.get('set-cookie') ?? '').split(';')[0];
+  const r = await fetch(`${base}${path}`, { method, headers: { ...headers, cookie }, body: body ? JSON.stringify(body) : undefined });
+  if (!r.ok) throw new Error(`n8n ${method} ${path}: ${r.status} ${await r.text()}`);
+  return (await r.json()).data;
 }

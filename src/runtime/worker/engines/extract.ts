@@ -2,7 +2,7 @@
 // A required extractor that finds nothing means the site no longer looks like the definition
 // expects: site_changed, with the step and extractor named in details.
 import * as cheerio from 'cheerio';
-import { JSONPath } from 'jsonpath-plus';
+import { jsonPathMatches, jsonPathValues } from '../../../lib/json-path.js';
 import type { CallField, CssField, Extractor, Matcher, ValueType } from '../../../formats/definition/types.js';
 import { callArguments } from './js-calls.js';
 import { recordsWhere } from './record-where.js';
@@ -253,20 +253,16 @@ function matchesOf(x: Extractor, view: View, where: string, lookup?: Lookup): un
         });
       if (x.select === '~') {
         // (The records' own keys too: a list keyed by id names each record by its key.)
-        const all = JSONPath({ path: x.path, json: j.value as object, wrap: true, resultType: 'all' }) as {
-          value: unknown;
-          parentProperty: string | number;
-        }[];
-        const values = all.map((m) => m.value);
+        const all = jsonPathMatches(x.path, j.value);
         return recordsWhere(
           x,
-          values,
+          all.map((m) => m.value),
           lookup,
           where,
-          all.map((m) => m.parentProperty),
+          all.map((m) => m.parentProperty ?? ''),
         );
       }
-      const found = JSONPath({ path: x.path, json: j.value as object, wrap: true }) as unknown[];
+      const found = jsonPathValues(x.path, j.value);
       return x.where || x.select !== undefined ? recordsWhere(x, found, lookup, where) : found;
     }
     case 'css':
@@ -288,7 +284,7 @@ function matchesOf(x: Extractor, view: View, where: string, lookup?: Lookup): un
           throw new RunFailure('site_changed', `${where}: the response is not JSON`, {
             details: { extractor: where, url: view.src.url, status: view.src.status ?? null },
           });
-        const found = JSONPath({ path: x.in, json: j.value as object, wrap: true }) as unknown[];
+        const found = jsonPathValues(x.in, j.value);
         code = typeof found[0] === 'string' ? found[0] : '';
       }
       const calls = callArguments(code, x.call);

@@ -1,7 +1,7 @@
 // An extractor's `where` and `select`: the record of a list that the run's arguments name
 // (`{"title": "{{args.title}}"}`), then a value inside it. A connector recorded on one record and
 // run on another must read the other's id, not the id at the recorded record's place in the list.
-import { JSONPath } from 'jsonpath-plus';
+import { jsonPathValues } from '../../../lib/json-path.js';
 import type { RecordWhere } from '../../../formats/definition/types.js';
 import { dig, type Lookup, renderText, toText } from '../../../formats/definition/template.js';
 import { RunFailure } from '../../shared/failure.js';
@@ -45,9 +45,7 @@ export function recordsWhere(
   if (x.select === '~') return kept.map((i) => keys?.[i]).filter((k) => k !== undefined);
   const records = kept.map((i) => matches[i]);
   if (x.select === undefined) return records;
-  return records.flatMap((r) =>
-    r !== null && typeof r === 'object' ? (JSONPath({ path: x.select!, json: r, wrap: true }) as unknown[]) : [],
-  );
+  return records.flatMap((r) => (r !== null && typeof r === 'object' ? jsonPathValues(x.select!, r) : []));
 }
 
 const isValue = (v: unknown) => v !== undefined && v !== null && typeof v !== 'object';
