@@ -96,6 +96,29 @@ export function pageMadeId(all: Exchange[]): string | null {
 /** A media type (`text/vnd.tiddlywiki`, `application/json`): a name a program uses, never a token. */
 const MEDIA_TYPE = /^(?:text|application|image|audio|video|font|multipart|model)\/[a-z0-9][\w.+-]*$/i;
 
+/**
+ * Values the page holds for the whole visit and sends unchanged with its requests (n8n's
+ * `browser-id` header: a UUID the page made once and keeps in its storage; the site binds the
+ * session to it at sign-in): random-looking, yet sent by the same header or parameter with three
+ * requests or more, to two paths or more. A value computed per request (a signature, a nonce)
+ * differs from one request to the next. A run sends it as recorded, as the same browser would.
+ */
+export function pageHeldValues(all: Exchange[]): Set<string> {
+  const paths = new Map<string, { value: string; paths: Set<string>; sent: number }>();
+  for (const x of all) {
+    if (x.after) continue;
+    const path = new URL(x.url).pathname;
+    for (const s of requestSlots(x)) {
+      if (s.where === 'path' || !looksRandom(s.value)) continue;
+      const key = `${s.where}\u0000${s.key}\u0000${s.value}`;
+      const seen = paths.get(key) ?? paths.set(key, { value: s.value, paths: new Set(), sent: 0 }).get(key)!;
+      seen.paths.add(path);
+      seen.sent++;
+    }
+  }
+  return new Set([...paths.values()].filter((p) => p.sent >= 3 && p.paths.size >= 2).map((p) => p.value));
+}
+
 export function traceChain(inp: TraceInput): Chain {
   const chain: Chain = {
     steps: new Map(),
@@ -112,6 +135,7 @@ export function traceChain(inp: TraceInput): Chain {
   const dep = (x: string, y: string) => (chain.deps.get(x) ?? chain.deps.set(x, new Set()).get(x)!).add(y);
   const byValue = new Map<string, VarDef>();
   const made = pageMadeId(inp.all);
+  const held = pageHeldValues(inp.all);
   const names = new Set<string>();
   const queue = [...inp.start];
   const byId = new Map(inp.all.map((x) => [x.id, x]));
@@ -403,6 +427,11 @@ export function traceChain(inp: TraceInput): Chain {
       const now = nowTemplate(v, x.time) ?? nowInside(v, x.time);
       if (now) {
         resolved.push({ slot, res: { kind: 'template', template: now, args: [], secrets: [] } });
+        continue;
+      }
+      // (Also when a second recording sent another one: each browser makes its own.)
+      if (held.has(v)) {
+        resolved.push({ slot, res: { kind: 'constant', why: 'held by the page: sent unchanged with its requests' } });
         continue;
       }
       if (looksRandom(v) || inp.dynamics?.has(v)) {

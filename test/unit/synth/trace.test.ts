@@ -163,6 +163,33 @@ describe('tracing dynamic values', () => {
     expect(r.report.computed[0].message).toMatch(/query sig .* computed in page JavaScript/);
   });
 
+  it('a random value the page holds for the visit (sent unchanged with every request, the sign-in too) is sent as recorded; one made per request is not', () => {
+    // (n8n's `browser-id`: a UUID the page keeps in its storage; the site binds the session to it.)
+    const id = '832a20a7-2d8c-45b1-bfcf-62f5e96e1e38';
+    const flow = (sig: (i: number) => string) =>
+      har(
+        { url: `${O}/rest/settings`, headers: { 'browser-id': id, 'x-sig': sig(1) }, body: { data: { ui: 'on' } } },
+        {
+          method: 'POST',
+          url: `${O}/rest/login`,
+          headers: { 'browser-id': id, 'x-sig': sig(2) },
+          json: { email: 'ann@shop.test', password: SENTINEL },
+          body: { data: { id: 'u1' } },
+        },
+        { url: `${O}/rest/workflows?q=tea`, headers: { 'browser-id': id, 'x-sig': sig(3) }, body: { data: [{ name: 'tea' }] } },
+      );
+    const secretValues = { acct: { type: 'login' as const, username: 'ann@shop.test', password: SENTINEL, totp_secret: null } };
+    const hints = { arguments: { q: 'tea' }, secrets: { acct: 'id-1' } };
+    const held = synthesize({ recording: flow(() => 'sg-0a1b2c3d4e5f60718293'), secretValues, hints });
+    expect(held.report.computed).toEqual([]);
+    const d = held.definition as HttpDefinition;
+    expect(d.login!.steps[0].headers).toMatchObject({ 'browser-id': id });
+    expect(d.steps.at(-1)!.headers).toMatchObject({ 'browser-id': id });
+    // A signature made for each request is still what page JavaScript computes.
+    const signed = synthesize({ recording: flow((i) => `sg-0a1b2c3d4e5f6071829${i}`), secretValues, hints });
+    expect(signed.report.computed.map((c) => c.message).join()).toMatch(/header x-sig .* computed in page JavaScript/);
+  });
+
   it('a second recording turns a coincidental match into a constant and an unexplained change into a problem', () => {
     const mk = (k: string) =>
       har({ url: `${O}/conf`, body: { build: 'bld-7a6b5c4d3e' } }, { url: `${O}/api/x?v=bld-7a6b5c4d3e&k=${k}`, body: { ok: 1 } });
