@@ -143,7 +143,9 @@ export function inferMerged(samples: unknown[]): Schema {
  */
 export function nullableFields(s: Schema, nullable = false): Schema {
   if (!s || typeof s !== 'object') return s;
-  const out = withChildren(s, (child, property) => nullableFields(child, property !== undefined && !IDENTITY_KEY.test(property)));
+  const out = withChildren(s, (child, property) =>
+    unknownWhenOnlyNull(nullableFields(child, property !== undefined && !IDENTITY_KEY.test(property))),
+  );
   if (nullable && out.type !== undefined) {
     const types: string[] = Array.isArray(out.type) ? out.type : [out.type];
     if (!types.includes('null')) out.type = [...types, 'null'];
@@ -151,6 +153,13 @@ export function nullableFields(s: Schema, nullable = false): Schema {
   return out;
 }
 const IDENTITY_KEY = /^(?:_?id|uuid|guid|key|slug)$/i;
+
+/**
+ * A value seen only as null says nothing of its kind: the next answer may hold text, a number or
+ * an object there (n8n's `staticData`, null until a workflow is switched on; a description nobody
+ * wrote yet). Any value fits it.
+ */
+const unknownWhenOnlyNull = (s: Schema): Schema => (typesOf(s).length === 1 && typesOf(s)[0] === 'null' ? {} : s);
 
 /**
  * In a read's list records, an object of text values only (a series' labels, a resource's tags)
@@ -188,7 +197,7 @@ const textMap = (s: Schema): Schema => ({ type: s.type, additionalProperties: { 
  */
 export function looseWriteAnswer(s: Schema, root = true): Schema {
   if (!s || typeof s !== 'object') return s;
-  const out = withChildren(s, (child) => looseWriteAnswer(child, false));
+  const out = withChildren(s, (child) => unknownWhenOnlyNull(looseWriteAnswer(child, false)));
   if (!root) {
     delete out.required;
     if (typeof out.type === 'string' && out.type !== 'null') out.type = [out.type, 'null'];

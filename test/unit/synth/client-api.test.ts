@@ -6,7 +6,7 @@ import { makeAjv } from '../../../src/lib/json-schema.js';
 import { describe, expect, it } from 'vitest';
 import { synthesize } from '../../../src/synth/index.js';
 import { normalize } from '../../../src/synth/normalize.js';
-import { inferMerged, inferSchema, labelSets, nullableFields } from '../../../src/synth/schema-infer.js';
+import { inferMerged, inferSchema, labelSets, looseWriteAnswer, nullableFields } from '../../../src/synth/schema-infer.js';
 import { scoreTargets } from '../../../src/synth/target.js';
 import { har } from '../../helpers/har-fragment.js';
 
@@ -130,6 +130,26 @@ describe('output schemas that hold for the answers to come', () => {
     const list = nullableFields({ type: 'object', properties: { items: { type: 'array', items: inferMerged([{ id: 1, n: 'a' }]) } } });
     expect(ajv.validate(list, { items: [{ id: 2, n: null }] })).toBe(true);
     expect(ajv.validate(list, { items: [null] })).toBe(false);
+  });
+
+  it('a field seen only as null may hold any value next time (a read and a write alike); the keys still come back', () => {
+    const answer = { data: { id: 'wf1', name: 'Frost alerts', staticData: null, tags: [{ id: 't1', color: null }] } };
+    const next = {
+      data: { id: 'wf2', name: 'Harvest', staticData: { 'node:Schedule': { rules: [] } }, tags: [{ id: 't2', color: '#0a0' }] },
+    };
+    for (const s of [nullableFields(inferSchema(answer)), looseWriteAnswer(inferSchema(answer))]) {
+      expect(ajv.validate(s, next), JSON.stringify(ajv.errors)).toBe(true);
+      expect(ajv.validate(s, answer)).toBe(true);
+    }
+    expect(ajv.validate(nullableFields(inferSchema(answer)), { data: { id: 'wf3', name: 'x', tags: [] } })).toBe(false); // (staticData)
+    // (Seen with a value once, its kind is known: text, or null.)
+    const named = nullableFields(
+      inferMerged([
+        { id: 1, note: null },
+        { id: 2, note: 'ripe' },
+      ]),
+    );
+    expect(ajv.validate(named, { id: 3, note: 4 })).toBe(false);
   });
 });
 
