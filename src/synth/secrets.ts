@@ -10,7 +10,7 @@ import type { SecretField } from '../formats/recording/types.js';
 import type { SecretSlot } from '../formats/definition/types.js';
 import { jsonLeaves, parseJson, requestSlots } from './slots.js';
 import { looksRandom } from './values.js';
-import { plainUsername, type SecretNeedle, USER_FIELD } from './substitute.js';
+import { isUserField, plainUsername, type SecretNeedle } from './substitute.js';
 import type { Exchange, Hints, Recording, SecretValues } from './types.js';
 
 // Words inside a field name (pma_password, user[password], login_email): real apps prefix them.
@@ -199,7 +199,7 @@ export function planSecrets(rec: Recording, xs: Exchange[], hints: Hints, values
           s.where !== 'query' &&
           s.where !== 'path' &&
           s.value === n.needle &&
-          (userKeys.has(s.key) || USER_FIELD.test(s.key.split('.').at(-1)!)),
+          (userKeys.has(s.key) || isUserField(s.key.split('.').at(-1)!)),
       );
     if (field) n.key = field.key;
   }
@@ -225,7 +225,7 @@ export function planSecrets(rec: Recording, xs: Exchange[], hints: Hints, values
         slots.set(typedSlot, { name: typedSlot, type: 'login', supports_totp: false, description: 'Login typed into the sign-in form' });
       typed.push({ slot: typedSlot, field: 'password', needle: pw.value });
       const userName = pagePw.get(pw.key);
-      const user = fields.find((s) => (userName ? s.key === userName : USER_FIELD.test(s.key.split('.').at(-1)!)) && s.value);
+      const user = fields.find((s) => (userName ? s.key === userName : isUserField(s.key.split('.').at(-1)!)) && s.value);
       if (user && !known.has(user.value)) typed.push({ slot: typedSlot, field: 'username', needle: user.value, key: user.key });
       known.add(pw.value);
       continue;

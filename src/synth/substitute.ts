@@ -30,14 +30,18 @@ export interface SecretNeedle {
 }
 
 /** Words inside a field name that say it holds a username (login_email, user[name]): real apps prefix them. */
-export const USER_FIELD = /(^|[-_.[])(user(name)?|login|email|e-?mail|account|user_?id)(\]|[-_]|$)/i;
+const USER_FIELD = /(^|[-_.[])(user(name)?|login|email|e-?mail|account|user_?id)(\]|[-_]|$)/i;
+
+/** Whether a field's name says it holds a username: `login_email`, `user[name]`, and the same words
+ * in camelCase (n8n's sign-in sends `emailOrLdapLoginId`). */
+export const isUserField = (key: string) => USER_FIELD.test(key.replace(/([a-z0-9])([A-Z])/g, '$1_$2'));
 
 /**
  * Where a plain username whose form field is unknown (the recording holds placeholders) can be
  * the credential: a body field or header, or a query parameter named like a username field; a
  * path segment or other query value (`/admin/`, `do=admin`) is a word of the site.
  */
-const plainUsernameCanBe = (s: Pick<Slot, 'where' | 'key'>) => s.where !== 'path' && (s.where !== 'query' || USER_FIELD.test(s.key));
+const plainUsernameCanBe = (s: Pick<Slot, 'where' | 'key'>) => s.where !== 'path' && (s.where !== 'query' || isUserField(s.key));
 
 /** The needles that apply to one request field. */
 export const needlesForField = (needles: SecretNeedle[], slot: Pick<Slot, 'where' | 'key' | 'value'>) =>

@@ -58,4 +58,47 @@ describe('a sign-in typed by hand in a capture session', () => {
     expect(Object.keys(r.input_schema.properties as object)).toEqual(['q']);
     expect(JSON.stringify(r)).not.toContain('carol.jones');
   });
+
+  it("a JSON sign-in whose user field is named in camelCase (`emailOrLdapLoginId`), nothing hinted: the address is the login's", () => {
+    const rec = har(
+      { url: `${O}/signin`, html: '<html><body><div id="app"></div></body></html>', at: 0 },
+      {
+        method: 'POST',
+        url: `${O}/rest/login`,
+        json: { emailOrLdapLoginId: 'carol@shop.test', password: 'pw-carol-1' },
+        body: { data: { id: 'u1', email: 'carol@shop.test' } },
+        setCookies: { auth: 'jwt-a1b2c3d4e5f6' },
+        at: 2000,
+      },
+      {
+        url: `${O}/rest/items?filter=%7B%22query%22%3A%22plums%22%7D`,
+        body: { data: [{ name: 'Victoria plums' }] },
+        cookies: { auth: 'jwt-a1b2c3d4e5f6' },
+        at: 5000,
+      },
+    );
+    const fill = (seq: number, at: number, name: string, value: string, type = 'text') => ({
+      id: `a${seq}`,
+      seq,
+      page: 'page_1',
+      url: `${O}/signin`,
+      time: new Date(Date.parse('2026-01-01T10:00:00Z') + at).toISOString(),
+      t_ms: at,
+      type: 'fill',
+      value,
+      target: { tag: 'input', type, name },
+      secret: null,
+    });
+    (rec.log as any)._capture = {
+      actions: [
+        fill(1, 500, 'emailOrLdapLoginId', 'carol@shop.test', 'email'),
+        fill(2, 900, 'password', 'pw-carol-1', 'password'),
+        fill(3, 4000, 'input-jsb3ul2nd', 'plums'),
+      ],
+    };
+    const r = synthesize({ recording: rec });
+    expect(Object.keys(r.input_schema.properties as object)).toHaveLength(1);
+    expect(r.required_secrets.map((s) => s.name)).toEqual(['account']);
+    expect(JSON.stringify(r)).not.toContain('carol@shop.test');
+  });
 });
