@@ -7,7 +7,7 @@ import type { buildOutput } from './output.js';
 import { findIn } from './producers.js';
 import type { ArgValue } from './substitute.js';
 import type { Exchange, Hints, Recording } from './types.js';
-import { argName } from './values.js';
+import { argName, generatedName } from './values.js';
 
 export function argumentValues(rec: Recording, hints: Hints, advisor: SynthAdvisor, purpose: string): ArgValue[] {
   if (hints.arguments && Object.keys(hints.arguments).length) {
@@ -20,9 +20,11 @@ export function argumentValues(rec: Recording, hints: Hints, advisor: SynthAdvis
     if (a.type === 'fill' && !a.secret && a.target?.type !== 'password' && a.target?.autocomplete !== 'one-time-code') value = a.value;
     if (a.type === 'select') value = a.values[0] ?? null;
     if (value === null || value.trim().length < 2) continue;
-    // (A script-built field may have no name, label or id: what it says to a person, its
-    // accessible name or placeholder ("Search Items..."), names it then.)
-    const field = a.target?.name ?? a.target?.label ?? a.target?.id ?? a.target?.accessible_name ?? a.target?.placeholder ?? 'value';
+    // (A script-built field may have no name, label or id, or one the script generated
+    // (`input-8nb9bwpcu`): what it says to a person, its accessible name or placeholder
+    // ("Search Items..."), names it then.)
+    const t = a.target;
+    const field = [t?.name, t?.label, t?.id, t?.accessible_name, t?.placeholder].find((n) => n && !generatedName(n)) ?? 'value';
     const key = a.target?.selectors?.[0]?.value ?? field;
     const prev = out.get(key);
     const name = prev?.name ?? advisor.nameArgument(argName(field, taken), { field, example: value, purpose });

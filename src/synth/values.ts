@@ -206,6 +206,18 @@ function formatAccepts(name: string, s: string): boolean {
 }
 
 /** snake_case identifier from a field name / label / JSON key ("Search items" → search_items). */
+/**
+ * A name a script generated for a field, not one a person or a developer chose: a random piece
+ * (Element Plus's `input-8nb9bwpcu`), a counter of three digits or more (`el-id-5632-4`,
+ * `mui-1234`), React's `:r5:`. A word with a short number (`address2`, `line_1`) is a name.
+ */
+export function generatedName(s: string): boolean {
+  if (/^:r[0-9a-z]*:$/i.test(s)) return true;
+  return s
+    .split(/[-_:.[\]\s]+/)
+    .some((p) => /^\d{3,}$/.test(p) || (/^(?=.*\d)(?=.*[a-z])[a-z0-9]{5,}$/i.test(p) && !/^[a-z]+\d{1,2}$/i.test(p)));
+}
+
 export function argName(raw: string, taken: Set<string>): string {
   let n = raw
     .replace(/([a-z])([A-Z])/g, '$1_$2')

@@ -5,6 +5,7 @@ import { describe, expect, it } from 'vitest';
 import { validateDefinition } from '../../../src/formats/definition/validate.js';
 import { regexFor } from '../../../src/synth/producers.js';
 import { idInName } from '../../../src/synth/slots.js';
+import { generatedName } from '../../../src/synth/values.js';
 
 describe("an id in a field's name", () => {
   it('is the last run of digits, with what stands around it', () => {
@@ -54,5 +55,13 @@ describe('a token holding ":" and ","', () => {
     // (A fresh one at run time, another hash and time, is read whole too.)
     const fresh = 'sid:0123456789abcdef0123456789abcdef01234567,1796099999';
     expect(new RegExp(re!.pattern).exec(page.replace(tok, fresh))![1]).toBe(fresh);
+  });
+});
+
+describe('a name a script generated for a field', () => {
+  it('is no name for an argument: a random piece, a long counter, a React id; a word with a short number is one', () => {
+    for (const n of ['input-8nb9bwpcu', 'el-id-5632-4', 'mui-1234', ':r5:', 'field_a7f3k9']) expect(generatedName(n), n).toBe(true);
+    for (const n of ['q', 'search', 'address2', 'line_1', 'emailOrLdapLoginId', 'user[name]', 'post_title', 'ids[0]'])
+      expect(generatedName(n), n).toBe(false);
   });
 });
