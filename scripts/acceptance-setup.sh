@@ -2292,7 +2292,7 @@ fi
 # query string, a workflow's switch and its rename send the workflow back with the version the page
 # holds). Two packages come from outside the npm registry or do not build on Node 20 (`xlsx` from a
 # CDN, `isolated-vm` 6): both are pinned by overrides to npm releases. Seeded by its REST API: an
-# owner, three tags and five workflows (two with a schedule trigger, so that they can be switched
+# owner, three tags and seven workflows (two with a schedule trigger, so that they can be switched
 # on). Every start copies the seeded user folder (serve.sh); telemetry, templates and version
 # checks are off (outside hosts).
 N8_DIR=/var/lib/cs-acceptance/n8n
@@ -2343,6 +2343,8 @@ for (const [name, trigger, step, tagged] of [
   ['Pear grafting guide', manual(), 'Send the guide', ['orchard']],
   ['Orchard irrigation', manual(), 'Open the valves', ['orchard', 'weather']],
   ['Packing shed rota', manual(), 'Share the rota', ['packing']],
+  ['Cider press checks', manual(), 'Check the press', ['packing']],
+  ['Bee hive visits', manual(), 'Visit the hives', ['orchard']],
 ]) {
   await call('POST', '/rest/workflows', {
     name,
