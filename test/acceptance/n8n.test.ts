@@ -11,8 +11,6 @@ import { describe, expect, it } from 'vitest';
 import { liveApp, refuseOtherHosts } from '../helpers/acceptance.js';
 import { backends } from '../helpers/harness.js';
 import { APPS, appInstalled, N8N_OWNER, n8nApi } from '../helpers/real-apps.js';
-import { run } from '../helpers/runs.js';
-import { synthesizeFrom } from '../helpers/synth.js';
 
 const ready = process.env.ACCEPTANCE === '1' && appInstalled(APPS.n8n);
 type Workflow = { id: string; name: string; active: boolean; versionId: string; isArchived?: boolean; tags?: { name: string }[] };
@@ -157,22 +155,12 @@ describe.skipIf(!ready).each(ready ? (await backends()).slice(0, 1) : ['sqlite' 
       ]);
       await page.waitForTimeout(500);
     });
-    const c = await synthesizeFrom(live.h, har, {});
-    expect(c.status, c.text).toBe(200);
-    const def = (await live.h.api('GET', `/v1beta/connectors/${c.json.id}/definition`)).json.definition;
+    const { def, result, argument } = await live.flowOne(har, {}, 'irrigation');
     expect(JSON.stringify(def)).not.toContain(N8N_OWNER.password);
     expect(def.login.slot).toBe('account');
-    const props = Object.keys(c.json.input_schema.properties);
-    expect(props).toHaveLength(1);
     // (The box's name is generated per page load, `input-jsb3ul2nd`: no name to give the argument.)
-    expect(props[0]).not.toMatch(/\d/);
-    const out = await run(live.h, {
-      connector_id: c.json.id,
-      arguments: { [props[0]!]: 'irrigation' },
-      secret_bindings: { account: live.secret },
-    });
-    expect(out.status, JSON.stringify(out)).toBe('success');
-    const text = JSON.stringify(out.result);
+    expect(argument).not.toMatch(/\d/);
+    const text = JSON.stringify(result);
     expect(text).toContain('Orchard irrigation');
     expect(text).not.toContain('Harvest calendar');
   });
@@ -187,16 +175,7 @@ describe.skipIf(!ready).each(ready ? (await backends()).slice(0, 1) : ['sqlite' 
       ]);
       await page.waitForURL(/\/workflow\/[A-Za-z0-9]{8,}/);
     });
-    const c = await synthesizeFrom(live.h, har, { hints: { allow_side_effects: true } });
-    expect(c.status, c.text).toBe(200);
-    const props = Object.keys(c.json.input_schema.properties);
-    expect(props).toHaveLength(1);
-    const out = await run(live.h, {
-      connector_id: c.json.id,
-      arguments: { [props[0]!]: 'Quince staking' },
-      secret_bindings: { account: live.secret },
-    });
-    expect(out.status, JSON.stringify(out)).toBe('success');
+    await live.flowOne(har, { hints: { allow_side_effects: true } }, 'Quince staking');
     expect(await workflow('Quince staking')).toMatchObject({ active: false });
   });
 });

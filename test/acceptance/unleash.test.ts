@@ -275,18 +275,9 @@ describe.skipIf(!ready).each(ready ? (await backends()).slice(0, 1) : ['sqlite' 
       await signIn(page, base);
       await createToken(page, base, 'press-app');
     });
-    const c = await synthesizeFrom(live.h, har, { hints: { allow_side_effects: true } });
-    expect(c.status, c.text).toBe(200);
     // (The token's name is the task's argument, though its field is called `username`; the
     // sign-in's username is a secret slot's, never an argument.)
-    const props = Object.keys(c.json.input_schema.properties);
-    expect(props).toHaveLength(1);
-    const out = await run(live.h, {
-      connector_id: c.json.id,
-      arguments: { [props[0]!]: 'barrel-app' },
-      secret_bindings: { account: live.secret },
-    });
-    expect(out.status, JSON.stringify(out)).toBe('success');
+    await live.flowOne(har, { hints: { allow_side_effects: true } }, 'barrel-app');
     expect((await tokens()).map((t) => t.tokenName)).toContain('barrel-app');
   });
 
@@ -382,17 +373,8 @@ describe.skipIf(!ready).each(ready ? (await backends()).slice(0, 1) : ['sqlite' 
       ]);
       await page.waitForSelector('text=pear-grafting-guide');
     });
-    const c = await synthesizeFrom(live.h, har, {});
-    expect(c.status, c.text).toBe(200);
-    const props = Object.keys(c.json.input_schema.properties);
-    expect(props).toHaveLength(1);
-    const out = await run(live.h, {
-      connector_id: c.json.id,
-      arguments: { [props[0]!]: 'frost' },
-      secret_bindings: { account: live.secret },
-    });
-    expect(out.status, JSON.stringify(out)).toBe('success');
-    const text = JSON.stringify(out.result);
+    const { result } = await live.flowOne(har, {}, 'frost');
+    const text = JSON.stringify(result);
     expect(text).toContain('frost-alerts');
     expect(text).not.toContain('pear-grafting-guide');
   });

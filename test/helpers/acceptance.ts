@@ -144,6 +144,27 @@ export async function synthesizeAndRun(
 }
 
 /**
+ * A capture-style recording published with nothing hinted but `body`: exactly one argument is
+ * expected, whatever synthesis called it, and the connector runs with `value` (success expected).
+ */
+export async function synthesizeAndRunOne(
+  h: Harness,
+  har: string,
+  body: Record<string, unknown>,
+  value: unknown,
+  account: string,
+): Promise<{ connector: any; def: any; result: any; argument: string }> {
+  const c = await synthesizeFrom(h, har, body);
+  expect(c.status, c.text).toBe(200);
+  const def = (await h.api('GET', `/v1beta/connectors/${c.json.id}/definition`)).json.definition;
+  const props = Object.keys(c.json.input_schema.properties);
+  expect(props).toHaveLength(1);
+  const out = await run(h, { connector_id: c.json.id, arguments: { [props[0]!]: value }, secret_bindings: { account } });
+  expect(out.status, JSON.stringify(out)).toBe('success');
+  return { connector: c.json, def, result: out.result, argument: props[0]! };
+}
+
+/**
  * A suite on a live app whose flows are recorded during the test: starts the app, a harness, a
  * browser and the app's login secret before the suite, stops them after, and prints the figures.
  * Its fields are set once `beforeAll` ran.
@@ -163,6 +184,8 @@ export function liveApp(app: RealApp, backend: Backend, user: string, password: 
       recordCaptured(browser!, live.h.dataDir, `${app.name}-${name}`, live.url, flow),
     flow: (name: string, har: string, body: Record<string, unknown>, runBody: Record<string, unknown>) =>
       synthesizeAndRun(live.h, figures, name, har, body, runBody),
+    /** synthesizeAndRunOne with the app's login secret bound. */
+    flowOne: (har: string, body: Record<string, unknown>, value: unknown) => synthesizeAndRunOne(live.h, har, body, value, live.secret),
   };
   beforeAll(
     async () => {
