@@ -29,12 +29,24 @@ export function plainSegments(path: string): Segment[] | null {
     const [whole, name, index, dq, sq] = m;
     if (name !== undefined) out.push(name);
     else if (index !== undefined) out.push(Number(index));
-    else if (dq !== undefined) out.push(JSON.parse(`"${dq}"`) as string);
-    else if (sq !== undefined) out.push(sq.replace(/\\(.)/g, '$1'));
+    else if (dq !== undefined) {
+      // (A hand-written key with an escape JSON has not, `["it\'s"]`: jsonpath-plus reads the path.)
+      const key = jsonString(dq);
+      if (key === null) return null;
+      out.push(key);
+    } else if (sq !== undefined) out.push(sq.replace(/\\(.)/g, '$1'));
     else if (whole === '.*' || whole === '[*]') out.push(WILDCARD);
     if (TOKEN.lastIndex === at) return null;
   }
   return out;
+}
+
+function jsonString(inner: string): string | null {
+  try {
+    return JSON.parse(`"${inner}"`) as string;
+  } catch {
+    return null;
+  }
 }
 
 function walk(json: unknown, segments: Segment[]): PathMatch[] {

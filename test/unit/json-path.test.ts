@@ -59,6 +59,8 @@ describe('JSONPath of extractors', () => {
 
   it('any other JSONPath (a filter, recursive descent) is jsonpath-plus’s', () => {
     expect(plainSegments('$.data.rows[?(@.n=="plum")].n')).toBeNull();
+    expect(plainSegments(`$.data["it\\'s"]`)).toBeNull(); // (an escape JSON has not: no plain path)
+    expect(jsonPathValues(`$.data["it\\'s"]`, doc)).toEqual([]);
     expect(jsonPathValues('$.data.rows[?(@.n=="plum")].n', doc)).toEqual(['plum']);
     expect(jsonPathValues('$..node', doc)).toEqual(['Open the valves', 'Say "when"']);
   });
