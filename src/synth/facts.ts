@@ -24,7 +24,8 @@ export function argumentValues(rec: Recording, hints: Hints, advisor: SynthAdvis
     // (`input-8nb9bwpcu`): what it says to a person, its accessible name or placeholder
     // ("Search Items..."), names it then.)
     const t = a.target;
-    const field = [t?.name, t?.label, t?.id, t?.accessible_name, t?.placeholder].find((n) => n && !generatedName(n)) ?? 'value';
+    const own = (n: string | null | undefined) => (n && !generatedName(n) ? n : null);
+    const field = own(t?.name) ?? t?.label ?? own(t?.id) ?? t?.accessible_name ?? t?.placeholder ?? 'value';
     const key = a.target?.selectors?.[0]?.value ?? field;
     const prev = out.get(key);
     const name = prev?.name ?? advisor.nameArgument(argName(field, taken), { field, example: value, purpose });

@@ -104,19 +104,19 @@ const MEDIA_TYPE = /^(?:text|application|image|audio|video|font|multipart|model)
  * differs from one request to the next. A run sends it as recorded, as the same browser would.
  */
 export function pageHeldValues(all: Exchange[]): Set<string> {
-  const paths = new Map<string, { value: string; paths: Set<string>; sent: number }>();
+  const seen = new Map<string, { value: string; paths: Set<string>; sent: number }>();
   for (const x of all) {
     if (x.after) continue;
     const path = new URL(x.url).pathname;
     for (const s of requestSlots(x)) {
       if (s.where === 'path' || !looksRandom(s.value)) continue;
       const key = `${s.where}\u0000${s.key}\u0000${s.value}`;
-      const seen = paths.get(key) ?? paths.set(key, { value: s.value, paths: new Set(), sent: 0 }).get(key)!;
-      seen.paths.add(path);
-      seen.sent++;
+      const one = seen.get(key) ?? seen.set(key, { value: s.value, paths: new Set(), sent: 0 }).get(key)!;
+      one.paths.add(path);
+      one.sent++;
     }
   }
-  return new Set([...paths.values()].filter((p) => p.sent >= 3 && p.paths.size >= 2).map((p) => p.value));
+  return new Set([...seen.values()].filter((p) => p.sent >= 3 && p.paths.size >= 2).map((p) => p.value));
 }
 
 export function traceChain(inp: TraceInput): Chain {

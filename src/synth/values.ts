@@ -205,7 +205,6 @@ function formatAccepts(name: string, s: string): boolean {
   return true;
 }
 
-/** snake_case identifier from a field name / label / JSON key ("Search items" → search_items). */
 /**
  * A name a script generated for a field, not one a person or a developer chose: a random piece
  * (Element Plus's `input-8nb9bwpcu`), a counter of three digits or more (`el-id-5632-4`,
@@ -218,6 +217,7 @@ export function generatedName(s: string): boolean {
     .some((p) => /^\d{3,}$/.test(p) || (/^(?=.*\d)(?=.*[a-z])[a-z0-9]{5,}$/i.test(p) && !/^[a-z]+\d{1,2}$/i.test(p)));
 }
 
+/** snake_case identifier from a field name / label / JSON key ("Search items" → search_items). */
 export function argName(raw: string, taken: Set<string>): string {
   let n = raw
     .replace(/([a-z])([A-Z])/g, '$1_$2')
