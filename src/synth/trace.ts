@@ -100,23 +100,28 @@ const MEDIA_TYPE = /^(?:text|application|image|audio|video|font|multipart|model)
  * Values the page holds for the whole visit and sends unchanged with its requests (n8n's
  * `browser-id` header: a UUID the page made once and keeps in its storage; the site binds the
  * session to it at sign-in): random-looking, yet sent by the same header or parameter with three
- * requests or more, to two paths or more. A value computed per request (a signature, a nonce)
- * differs from one request to the next. A run sends it as recorded, as the same browser would.
+ * requests or more, to two paths or more — the sign-in among them, or a request before it. A
+ * value computed per request (a signature, a nonce) differs from one request to the next; one
+ * first sent after the sign-in may be the session's own credential (a token the page kept), which
+ * a definition must never carry. A run sends a held value as recorded, as the same browser would.
  */
-export function pageHeldValues(all: Exchange[]): Set<string> {
-  const seen = new Map<string, { value: string; paths: Set<string>; sent: number }>();
-  for (const x of all) {
-    if (x.after) continue;
+export function pageHeldValues(all: Exchange[], signsIn: (x: Exchange) => boolean): Set<string> {
+  const ordered = [...all].filter((x) => !x.after).sort((a, b) => a.index - b.index);
+  const signIn = ordered.findIndex(signsIn);
+  if (signIn < 0) return new Set();
+  const seen = new Map<string, { value: string; paths: Set<string>; sent: number; unsigned: boolean }>();
+  ordered.forEach((x, i) => {
     const path = new URL(x.url).pathname;
     for (const s of requestSlots(x)) {
       if (s.where === 'path' || !looksRandom(s.value)) continue;
       const key = `${s.where}\u0000${s.key}\u0000${s.value}`;
-      const one = seen.get(key) ?? seen.set(key, { value: s.value, paths: new Set(), sent: 0 }).get(key)!;
+      const one = seen.get(key) ?? seen.set(key, { value: s.value, paths: new Set(), sent: 0, unsigned: false }).get(key)!;
       one.paths.add(path);
       one.sent++;
+      if (i <= signIn) one.unsigned = true;
     }
-  }
-  return new Set([...seen.values()].filter((p) => p.sent >= 3 && p.paths.size >= 2).map((p) => p.value));
+  });
+  return new Set([...seen.values()].filter((p) => p.unsigned && p.sent >= 3 && p.paths.size >= 2).map((p) => p.value));
 }
 
 export function traceChain(inp: TraceInput): Chain {
@@ -135,7 +140,11 @@ export function traceChain(inp: TraceInput): Chain {
   const dep = (x: string, y: string) => (chain.deps.get(x) ?? chain.deps.set(x, new Set()).get(x)!).add(y);
   const byValue = new Map<string, VarDef>();
   const made = pageMadeId(inp.all);
-  const held = pageHeldValues(inp.all);
+  // (The sign-in: a request that sends a login's password.)
+  const held = pageHeldValues(inp.all, (x) => {
+    const sent = requestSlots(x).map((sl) => sl.value);
+    return inp.secrets.needlesFor(x).some((n) => n.field === 'password' && n.needle.length >= 2 && sent.some((v) => v.includes(n.needle)));
+  });
   const names = new Set<string>();
   const queue = [...inp.start];
   const byId = new Map(inp.all.map((x) => [x.id, x]));

@@ -188,6 +188,16 @@ describe('tracing dynamic values', () => {
     // A signature made for each request is still what page JavaScript computes.
     const signed = synthesize({ recording: flow((i) => `sg-0a1b2c3d4e5f6071829${i}`), secretValues, hints });
     expect(signed.report.computed.map((c) => c.message).join()).toMatch(/header x-sig .* computed in page JavaScript/);
+    // A value first sent after the sign-in, or in a recording without one, may be the session's own
+    // token the page kept: not a constant (a connector would carry it; it is refused as before).
+    const kept = 'kp-7f3a9c2e1b0d4c6a8e5f';
+    const later = har(
+      { url: `${O}/rest/me`, headers: { 'x-session': kept }, body: { data: { id: 'u1' } } },
+      { url: `${O}/rest/tags`, headers: { 'x-session': kept }, body: { data: [] } },
+      { url: `${O}/rest/workflows?q=tea`, headers: { 'x-session': kept }, body: { data: [{ name: 'tea' }] } },
+    );
+    const unsigned = synthesize({ recording: later, hints: { arguments: { q: 'tea' } } });
+    expect(unsigned.report.computed.map((c) => c.message).join()).toMatch(/header x-session .* computed in page JavaScript/);
   });
 
   it('a second recording turns a coincidental match into a constant and an unexplained change into a problem', () => {
