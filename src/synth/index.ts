@@ -130,20 +130,16 @@ function synthesizeNow(inp: SynthInput): SynthResult {
   const typedForTask = args.map((a) => a.example).filter((v) => v.length >= 2);
   const sendsTyped = (x: Exchange) => requestSlots(x).some((s) => typedForTask.includes(s.value));
   const carried = new Map(xs.map((x) => [x.id, secrets.needlesFor(x).filter((n) => carries(x, n))]));
-  // Slots whose password (or other credential) some request sends: the recording holds a sign-in.
-  const signedIn = new Set(
-    xs.flatMap((x) =>
-      carried
-        .get(x.id)!
-        .filter((n) => n.field !== 'username')
-        .map((n) => n.slot),
-    ),
-  );
+  // The requests that send a login's password (or other credential), and those logins' slots:
+  // the recording holds a sign-in.
+  const credentialsOf = (x: Exchange) => carried.get(x.id)!.filter((n) => n.field !== 'username');
+  const signIns = new Set(xs.filter((x) => credentialsOf(x).length > 0).map((x) => x.id));
+  const signedIn = new Set(xs.flatMap((x) => credentialsOf(x).map((n) => n.slot)));
   const carriers = new Set(
     xs
       .filter((x) => {
         const mine = carried.get(x.id)!;
-        if (mine.some((n) => n.field !== 'username') || /\{\{secret:/.test(sent(x))) return true;
+        if (signIns.has(x.id) || /\{\{secret:/.test(sent(x))) return true;
         // (A form that sends the account's name beside what the person typed for the task — an
         // admin form's `user=seed` — is the task, not an identifier-first sign-in. Nor is a
         // username in a recording where no request sends that login's password: the browser
@@ -213,6 +209,7 @@ function synthesizeNow(inp: SynthInput): SynthResult {
         : undefined,
     constants: diff?.constants,
     dynamics: diff?.dynamics,
+    signIns,
   });
   warnings.push(...chain.warnings);
   // Files the recording uploaded: the caller's own, named by an argument of format file-id.

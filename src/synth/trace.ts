@@ -69,6 +69,9 @@ export interface TraceInput {
   /** Values known constant / dynamic from a second recording. */
   constants?: Set<string>;
   dynamics?: Set<string>;
+  /** The sign-in: ids of the requests that send a login's password or other credential (the
+   * login traffic `synthesize` found). */
+  signIns?: Set<string>;
 }
 
 const UUID = /[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}/gi;
@@ -140,11 +143,7 @@ export function traceChain(inp: TraceInput): Chain {
   const dep = (x: string, y: string) => (chain.deps.get(x) ?? chain.deps.set(x, new Set()).get(x)!).add(y);
   const byValue = new Map<string, VarDef>();
   const made = pageMadeId(inp.all);
-  // (The sign-in: a request that sends a login's password.)
-  const held = pageHeldValues(inp.all, (x) => {
-    const sent = requestSlots(x).map((sl) => sl.value);
-    return inp.secrets.needlesFor(x).some((n) => n.field === 'password' && n.needle.length >= 2 && sent.some((v) => v.includes(n.needle)));
-  });
+  const held = pageHeldValues(inp.all, (x) => inp.signIns?.has(x.id) ?? false);
   const names = new Set<string>();
   const queue = [...inp.start];
   const byId = new Map(inp.all.map((x) => [x.id, x]));

@@ -5,6 +5,8 @@ import { describe, expect, it } from 'vitest';
 import { validateDefinition } from '../../../src/formats/definition/validate.js';
 import { regexFor } from '../../../src/synth/producers.js';
 import { idInName } from '../../../src/synth/slots.js';
+import { deterministicAdvisor } from '../../../src/synth/advisor.js';
+import { argumentValues } from '../../../src/synth/facts.js';
 import { generatedName } from '../../../src/synth/values.js';
 
 describe("an id in a field's name", () => {
@@ -63,5 +65,17 @@ describe('a name a script generated for a field', () => {
     for (const n of ['input-8nb9bwpcu', 'el-id-5632-4', 'mui-1234', ':r5:', 'field_a7f3k9']) expect(generatedName(n), n).toBe(true);
     for (const n of ['q', 'search', 'address2', 'line_1', 'emailOrLdapLoginId', 'user[name]', 'post_title', 'ids[0]'])
       expect(generatedName(n), n).toBe(false);
+  });
+
+  it("names an argument by the field's label, a number in it included; by its name or id only when no script made them", () => {
+    const fill = (target: object, value: string) => ({ type: 'fill', value, target });
+    const names = (...actions: object[]) =>
+      argumentValues({ exchanges: [], actions } as any, {}, deterministicAdvisor, '').map((a) => a.name);
+    // A generated name and id: the label names it — "Budget 2025" is a person's words, number and all.
+    expect(names(fill({ name: 'input-8nb9bwpcu', id: 'el-id-5632-4', label: 'Budget 2025' }, '1200'))).toEqual(['budget_2025']);
+    // A name the page's author wrote wins over the label.
+    expect(names(fill({ name: 'amount', label: 'Budget 2025' }, '1200'))).toEqual(['amount']);
+    // Neither a usable name nor a label: the placeholder.
+    expect(names(fill({ name: ':r5:', placeholder: 'Search workflows' }, 'frost'))).toEqual(['search_workflows']);
   });
 });
