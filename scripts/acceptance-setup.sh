@@ -61,6 +61,8 @@ if [ ! -d /usr/share/roundcube ]; then
   # (Roundcube's database is our own SQLite file per run: no dbconfig-common database.)
   echo 'roundcube-core roundcube/dbconfig-install boolean false' | debconf-set-selections
 fi
+# (Rspamd: its controller serves the web UI; Redis keeps its history and Bayes statistics.)
+command -v rspamd >/dev/null && command -v redis-server >/dev/null || need+=(rspamd redis-server)
 if [ ${#need[@]} -gt 0 ]; then
   apt-get update -qq
   apt-get install -y -qq --no-install-recommends "${need[@]}"
@@ -2380,4 +2382,89 @@ SERVE
   touch "$N8_DIR/.seeded"
 fi
 
-echo "acceptance apps ready: dokuwiki (/usr/share/dokuwiki), phpmyadmin (/usr/share/phpmyadmin), mariadb db acme, adminer (/usr/share/adminer, mariadb db orchard), mediawiki (/var/lib/mediawiki, sqlite $MWDB), wordpress (/usr/share/wordpress, mariadb db wordpress), fossil ($FSL_DIR/repo.fossil), redmine (/usr/share/redmine, sqlite), django admin ($DJ_DIR), directus ($DX_DIR, postgresql db directus_acc), request tracker 5 (/usr/share/request-tracker5, sqlite), ghost ($GH_DIR, sqlite), transmission ($TR_DIR), jupyter ($JN_DIR), qbittorrent ($QB_DIR), verdaccio ($VD_DIR), radicale ($RD_DIR), rabbitmq ($RQ_DIR), syncthing ($ST_DIR), prometheus ($PM_DIR), tomcat ($TC_DIR), roundcube ($RC_DIR), monit ($MN_DIR), shaarli ($SH_DIR), znc ($ZN_DIR), zabbix ($ZB_DIR, postgresql db zabbix_seed), vendure ($VN_DIR, postgresql db vendure_seed), postfixadmin ($PF_DIR, sqlite), nagios ($NG_DIR, apache2 on the test's port), tt-rss ($TT_DIR, postgresql db ttrss_seed), icinga web 2 ($IW_DIR, postgresql db icingaweb_seed), tiddlywiki ($TW_DIR), deluge ($DL_DIR), cacti ($CT_DIR, mariadb db cacti_seed), node-red ($NR_DIR), unleash ($UL_DIR, postgresql db unleash_seed), n8n ($N8_DIR)"
+# ---- Rspamd 3.4 (Debian's rspamd: a spam filter whose controller serves its web UI, a jQuery
+# single-page app. Its sign-in is a password only, kept in the page's session storage and sent as a
+# `Password` header with every call; a message to scan or learn is posted raw — an email's text —
+# under jQuery's form content type; the actions' thresholds are saved as a JSON array by position;
+# a list (a map file) is read and written whole, named by a `Map` header). Only the controller
+# worker runs, with a private Redis on a unix socket (history, Bayes); the modules that ask outside
+# hosts are off and its DNS points at a closed loopback port, so nothing leaves 127.0.0.1. The
+# seed: two list files (blocked senders, subject words) checked by multimap rules. Every start
+# copies them (serve.sh).
+RS_DIR=/var/lib/cs-acceptance/rspamd
+if [ ! -f "$RS_DIR/.seeded" ]; then
+  rm -rf "$RS_DIR" && mkdir -p "$RS_DIR/conf/local.d" "$RS_DIR/conf/override.d" "$RS_DIR/seed/maps"
+  RS_HASH=$(rspamadm pw -p 'Rspamd-admin-pass-1' | tail -1)
+  cat > "$RS_DIR/rspamd.conf" <<CONF
+# acceptance-suite: Debian's rules and modules, only the controller worker, on 127.0.0.1:\${PORT}
+.include "\$CONFDIR/common.conf"
+options {
+  pidfile = "\$RUNDIR/rspamd.pid";
+  .include "\$CONFDIR/options.inc"
+  .include(try=true; priority=10) "\$LOCAL_CONFDIR/override.d/options.inc"
+}
+logging {
+  type = "file";
+  filename = "\$LOGDIR/rspamd.log";
+  level = "notice";
+}
+worker "controller" {
+  bind_socket = "127.0.0.1:\${PORT}";
+  count = 1;
+  password = "$RS_HASH";
+  static_dir = "\${WWWDIR}";
+}
+CONF
+  cat > "$RS_DIR/conf/override.d/options.inc" <<'CONF'
+# (No resolver but a closed loopback port: lookups fail at once, nothing leaves 127.0.0.1.)
+dns {
+  nameserver = ["127.0.0.1:9"];
+  timeout = 0.2s;
+  retransmits = 1;
+}
+CONF
+  echo 'servers = "${RUNDIR}/redis.sock";' > "$RS_DIR/conf/local.d/redis.conf"
+  for m in rbl fuzzy_check phishing spf dkim dmarc arc whitelist mid mime_types rspamd_update asn emails url_redirector hfilter reputation neural ratelimit greylist dkim_signing bimi; do
+    echo 'enabled = false;' > "$RS_DIR/conf/override.d/$m.conf"
+  done
+  cat > "$RS_DIR/conf/local.d/multimap.conf" <<'CONF'
+ORCHARD_BLOCKED_SENDER {
+  type = "from";
+  filter = "email:addr";
+  map = "${DBDIR}/maps/blocked_senders.map";
+  description = "Senders the orchard blocks";
+  score = 8.0;
+}
+ORCHARD_SUBJECT_WORD {
+  type = "header";
+  header = "Subject";
+  regexp = true;
+  map = "${DBDIR}/maps/subject_words.map";
+  description = "Subject words the orchard flags";
+  score = 3.0;
+}
+CONF
+  printf 'pest@aphid.example\n' > "$RS_DIR/seed/maps/blocked_senders.map"
+  printf '/blight/i\n/codling moth/i\n' > "$RS_DIR/seed/maps/subject_words.map"
+  cat > "$RS_DIR/serve.sh" <<'SERVE'
+#!/bin/sh
+# serve.sh PORT: Rspamd's controller (its web UI) on 127.0.0.1:PORT and a private Redis on a unix
+# socket, over a fresh copy of the seed (scripts/acceptance-setup.sh).
+set -e
+RUN=/tmp/cs-rspamd-run-$1
+rm -rf "$RUN" && mkdir -p "$RUN/run" "$RUN/log" && cp -a /var/lib/cs-acceptance/rspamd/seed "$RUN/db"
+redis-server --port 0 --unixsocket "$RUN/run/redis.sock" --dir "$RUN/db" --save '' --appendonly no >"$RUN/log/redis.log" 2>&1 &
+REDIS=$!
+rspamd -f -i -u "$(id -un)" -g "$(id -gn)" -c /var/lib/cs-acceptance/rspamd/rspamd.conf --var="PORT=$1" --var="DBDIR=$RUN/db" \
+  --var="RUNDIR=$RUN/run" --var="LOGDIR=$RUN/log" --var=LOCAL_CONFDIR=/var/lib/cs-acceptance/rspamd/conf >"$RUN/log/stdout" 2>&1 &
+RSPAMD=$!
+# (The test stops this script by its PID: both servers go with it. `wait` lets the trap run at once.)
+trap 'kill $RSPAMD $REDIS 2>/dev/null; exit 0' INT TERM
+trap 'kill $RSPAMD $REDIS 2>/dev/null' EXIT
+wait $RSPAMD
+SERVE
+  chmod +x "$RS_DIR/serve.sh"
+  touch "$RS_DIR/.seeded"
+fi
+
+echo "acceptance apps ready: dokuwiki (/usr/share/dokuwiki), phpmyadmin (/usr/share/phpmyadmin), mariadb db acme, adminer (/usr/share/adminer, mariadb db orchard), mediawiki (/var/lib/mediawiki, sqlite $MWDB), wordpress (/usr/share/wordpress, mariadb db wordpress), fossil ($FSL_DIR/repo.fossil), redmine (/usr/share/redmine, sqlite), django admin ($DJ_DIR), directus ($DX_DIR, postgresql db directus_acc), request tracker 5 (/usr/share/request-tracker5, sqlite), ghost ($GH_DIR, sqlite), transmission ($TR_DIR), jupyter ($JN_DIR), qbittorrent ($QB_DIR), verdaccio ($VD_DIR), radicale ($RD_DIR), rabbitmq ($RQ_DIR), syncthing ($ST_DIR), prometheus ($PM_DIR), tomcat ($TC_DIR), roundcube ($RC_DIR), monit ($MN_DIR), shaarli ($SH_DIR), znc ($ZN_DIR), zabbix ($ZB_DIR, postgresql db zabbix_seed), vendure ($VN_DIR, postgresql db vendure_seed), postfixadmin ($PF_DIR, sqlite), nagios ($NG_DIR, apache2 on the test's port), tt-rss ($TT_DIR, postgresql db ttrss_seed), icinga web 2 ($IW_DIR, postgresql db icingaweb_seed), tiddlywiki ($TW_DIR), deluge ($DL_DIR), cacti ($CT_DIR, mariadb db cacti_seed), node-red ($NR_DIR), unleash ($UL_DIR, postgresql db unleash_seed), n8n ($N8_DIR), rspamd ($RS_DIR)"

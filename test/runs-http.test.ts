@@ -560,6 +560,49 @@ describe.each(await backends())('http connector runs (%s)', (backend) => {
     }
   });
 
+  it('sends a JSON body under the content type the step names (jQuery posts JSON as its default form type), application/json otherwise', async () => {
+    const got: { type?: string; body: string }[] = [];
+    const srv = http.createServer((req, res) => {
+      let body = '';
+      req.on('data', (c) => (body += c));
+      req.on('end', () => {
+        got.push({ type: req.headers['content-type'], body });
+        res.writeHead(200, { 'content-type': 'application/json' }).end('{"success":true}');
+      });
+    });
+    await new Promise<void>((r) => srv.listen(0, '127.0.0.1', r));
+    try {
+      const form = 'application/x-www-form-urlencoded; charset=UTF-8';
+      const c = await publish(h, {
+        definition: {
+          format: 'connector-definition/v1',
+          engine: 'http',
+          base_url: `http://127.0.0.1:${(srv.address() as AddressInfo).port}`,
+          steps: [
+            {
+              id: 'save',
+              method: 'POST',
+              url: '/saveactions',
+              body: { json: ['{{args.reject | number}}', null, 6, 4], content_type: form },
+            },
+            { id: 'plain', method: 'POST', url: '/plain', body: { json: { a: 1 } } },
+          ],
+          result: {},
+        },
+        input_schema: { type: 'object', properties: { reject: { type: 'number' } } },
+      });
+      const r = await run(h, { connector_id: c.id, arguments: { reject: 22.5 } });
+      expect(r.status, JSON.stringify(r.error)).toBe('success');
+      expect(got).toEqual([
+        { type: form, body: '[22.5,null,6,4]' },
+        { type: 'application/json', body: '{"a":1}' },
+      ]);
+    } finally {
+      srv.closeAllConnections();
+      await new Promise((r) => srv.close(r));
+    }
+  });
+
   it('pins the version at creation: runs keep their version across a revision; listing filters by version', async () => {
     const c = await publish(h, {
       definition: httpSearchDefinition(site.url),

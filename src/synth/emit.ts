@@ -3,7 +3,7 @@
 import type { Extractor, HttpStep, JsonTemplate, MultipartPart } from '../formats/definition/types.js';
 import { urlPath } from '../formats/definition/template.js';
 import { patchOf, type ReadBack } from './read-modify-write.js';
-import { parseJson } from './slots.js';
+import { isFormBody, parseJson } from './slots.js';
 import type { ResolvedSlot } from './trace.js';
 import type { Exchange } from './types.js';
 
@@ -128,13 +128,15 @@ export function buildStep(x: Exchange, resolved: ResolvedSlot[], o: StepOptions)
                 : [],
         ),
       };
-    } else if (/x-www-form-urlencoded/i.test(x.body.mime))
+    } else if (isFormBody(x.body))
       step.body = repeated(form)
         ? { text: pairsText(form), content_type: 'application/x-www-form-urlencoded' }
         : { form: Object.fromEntries(form) };
-    else if (jsonOut !== undefined && o.readBack) step.body = { json: patchOf(json, jsonOut, o.readBack.rb, o.readBack.var) };
-    else if (jsonOut !== undefined) step.body = { json: jsonOut as JsonTemplate };
-    else if (text !== null) step.body = { text, content_type: x.body.mime || 'text/plain' };
+    else if (jsonOut !== undefined) {
+      step.body = { json: o.readBack ? patchOf(json, jsonOut, o.readBack.rb, o.readBack.var) : (jsonOut as JsonTemplate) };
+      // (JSON a page posted under another type — jQuery's default form type — goes as it went.)
+      if (!/json/i.test(x.body.mime) && x.body.mime) step.body.content_type = x.body.mime;
+    } else if (text !== null) step.body = { text, content_type: x.body.mime || 'text/plain' };
   }
   if (o.extract && Object.keys(o.extract).length) {
     step.extract = o.extract;

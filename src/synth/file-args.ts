@@ -4,6 +4,7 @@
 // the recorded one's place, and names it where the page named the recorded one. The recorded bytes,
 // when the recording holds them, are kept aside for the replay, never put in the connector.
 import type { HttpStep } from '../formats/definition/types.js';
+import { isFormBody } from './slots.js';
 import type { Exchange } from './types.js';
 
 export interface FileArg {
@@ -115,7 +116,7 @@ const sent = (x: Exchange) => x.body?.mime.split(';')[0].trim().toLowerCase();
 /** The chosen file a request sends as its whole body (not a form, not multipart), if any. */
 export function rawFile(x: Exchange, chosen: readonly ChosenUpload[]): ChosenUpload | undefined {
   const b = x.body;
-  if (!b?.sha256 || /multipart\/form-data|x-www-form-urlencoded/i.test(b.mime)) return undefined;
+  if (!b?.sha256 || /multipart\/form-data/i.test(b.mime) || isFormBody(b)) return undefined;
   return [...chosen].reverse().find((c) => c.sha256 === b.sha256 && c.size > 0);
 }
 

@@ -6,7 +6,7 @@
 // person changed (`$patch`), finding each record by its id or by the argument that names it.
 import type { PatchTemplate } from '../formats/definition/types.js';
 import { isJson, isRead } from './normalize.js';
-import { parseJson } from './slots.js';
+import { isFormBody, parseJson } from './slots.js';
 import type { Exchange } from './types.js';
 
 /** Smaller bodies match a read answer by chance (`{"ok": true}`). */
@@ -62,7 +62,7 @@ const at = (l: Leaf) => JSON.stringify(l.keyed);
 
 /** The read (latest first in `earlier`) whose document `x` writes back changed, if any. */
 export function documentReadBack(x: Exchange, earlier: Exchange[]): ReadBack | null {
-  if (isRead(x) || !x.body || /x-www-form-urlencoded|multipart/i.test(x.body.mime)) return null;
+  if (isRead(x) || !x.body || /multipart/i.test(x.body.mime) || isFormBody(x.body)) return null;
   const body = parseJson(x.body.text);
   if (!body || typeof body !== 'object') return null;
   const sent = leaves(body);

@@ -79,13 +79,15 @@ function basicCredentialsOf(x: Exchange): { token: string; username: string; pas
 // Headers that carry a credential by their name (`X-Api-Key`, `Private-Token`, `X-Auth-Token`);
 // anti-forgery tokens, nonces and request ids are handed out by the site or made by page script.
 const CREDENTIAL_HEADER = /(^|-)(api-?key|apikey|key|auth-?token|access-?token|private-?token|token|secret)$/i;
+// A header named as a password carries one, random-looking or not: a person chose it.
+const PASSWORD_HEADER = /(^|-)(pass(word)?|passwd|pwd)$/i;
 // (`Sec-WebSocket-Key` and the other `Sec-` headers are the browser's own.)
 const NOT_CREDENTIAL_HEADER = /^sec-|csrf|xsrf|nonce|request|trace|correlation|idempotency|session-id|challenge/i;
 
 /**
  * The tokens of a request's credential headers: `Authorization: <scheme> <token>` (Bearer, Token,
- * any scheme but Basic and the negotiated ones) or a bare random-looking Authorization value, and
- * headers named as keys or tokens.
+ * any scheme but Basic and the negotiated ones) or a bare random-looking Authorization value,
+ * headers named as keys or tokens, and headers named as passwords.
  */
 function credentialHeadersOf(x: Exchange): { header: string; name: string; token: string }[] {
   const out: { header: string; name: string; token: string }[] = [];
@@ -96,6 +98,8 @@ function credentialHeadersOf(x: Exchange): { header: string; name: string; token
       const m = /^([A-Za-z][\w-]*)\s+(\S+)$/.exec(v);
       const token = m ? (/^(basic|digest|negotiate|ntlm)$/i.test(m[1]) ? null : m[2]) : /\s/.test(v) ? null : v;
       if (token && looksRandom(token)) out.push({ header: h.name, name: 'access_token', token });
+    } else if (PASSWORD_HEADER.test(n) && v) {
+      out.push({ header: h.name, name: 'password', token: v });
     } else if (CREDENTIAL_HEADER.test(n) && !NOT_CREDENTIAL_HEADER.test(n) && looksRandom(v)) {
       out.push({ header: h.name, name: n.replace(/^x-/, '').replace(/-/g, '_'), token: v });
     }
@@ -236,6 +240,18 @@ export function planSecrets(rec: Recording, xs: Exchange[], hints: Hints, values
       slots.get(loginSlot)!.supports_totp = true;
       typed.push({ slot: loginSlot, field: 'totp', needle: otp.value });
     }
+  }
+  // A password typed by hand into a password input (the action log) is the login's wherever the
+  // page sends it — not in a form's password field (above) but in a header (Rspamd's web UI sends
+  // `Password: <typed>` with every call), a query parameter or a raw body.
+  for (const a of rec.actions) {
+    if (a.type !== 'fill' || a.target?.type !== 'password' || a.secret || a.value.length < 4) continue;
+    if (known.has(a.value) || argued.has(a.value) || !xs.some((x) => requestSlots(x).some((s) => s.value.includes(a.value)))) continue;
+    typedSlot ??= [...slots.values()].find((s) => s.type === 'login')?.name ?? 'account';
+    if (!slots.has(typedSlot))
+      slots.set(typedSlot, { name: typedSlot, type: 'login', supports_totp: false, description: 'Login typed into the sign-in form' });
+    typed.push({ slot: typedSlot, field: 'password', needle: a.value });
+    known.add(a.value);
   }
   // Basic credentials no stored secret holds: a login of their own, used for the replay only.
   const typedBasic = new Map<string, { username: string; password: string }>();

@@ -54,6 +54,20 @@ export function parseJson(text: string | undefined): unknown {
   }
 }
 
+/**
+ * A body sent as an urlencoded form that is one. A page may post raw text or JSON under jQuery's
+ * default form content type (Rspamd's web UI: a pasted email to scan, its thresholds as
+ * `[15,null,6,4]`); read as a form, such a body is one field named by the whole text, and sent
+ * again as a form it is no longer what the site reads. A form's serializer writes no line break,
+ * and a field has a `=`; JSON parses.
+ */
+export function isFormBody(b: { mime: string; text?: string }): boolean {
+  if (!/x-www-form-urlencoded/i.test(b.mime)) return false;
+  const t = b.text ?? '';
+  if (/^\s*[[{]/.test(t) && parseJson(t) !== undefined) return false;
+  return !/[\r\n]/.test(t) && (t.includes('=') || !/[\s"<>]/.test(t));
+}
+
 export function requestSlots(x: Exchange): Slot[] {
   const out: Slot[] = [];
   const u = new URL(x.url);
@@ -70,7 +84,7 @@ export function requestSlots(x: Exchange): Slot[] {
         if (p.value !== undefined && p.fileName === undefined)
           out.push({ exchange: x.id, where: 'multipart', key: p.name, value: p.value, pos });
       });
-    } else if (/x-www-form-urlencoded/i.test(b.mime)) {
+    } else if (isFormBody(b)) {
       const params = b.params?.length ? b.params.map((p) => [p.name, p.value ?? ''] as const) : [...new URLSearchParams(b.text ?? '')];
       params.forEach(([k, v], pos) => out.push({ exchange: x.id, where: 'form', key: k, value: v, pos }));
     } else if (/json/i.test(b.mime) || /^\s*[[{]/.test(b.text ?? '')) {

@@ -7,7 +7,7 @@ import { isSignInForm } from './html-form-record.js';
 import { loadHtml } from './html-load.js';
 import { nextLinkOf } from './html-structure.js';
 import { isHtml, isJson, isRead, isXml, reqHeader, requestUrl, resHeader } from './normalize.js';
-import { jsonLeaves, parseJson, recordsPath, requestSlots } from './slots.js';
+import { isFormBody, jsonLeaves, parseJson, recordsPath, requestSlots } from './slots.js';
 import type { Exchange } from './types.js';
 import { lowEntropy } from './values.js';
 
@@ -64,7 +64,7 @@ const formDecoded = (t: string) => {
 
 export function requestText(x: Exchange): string {
   const body = x.body?.text ?? '';
-  const text = /x-www-form-urlencoded/i.test(x.body?.mime ?? '') ? formDecoded(body) : body;
+  const text = x.body && isFormBody(x.body) ? formDecoded(body) : body;
   return `${formDecoded(x.url)}\n${text}\n${(x.body?.params ?? []).map((p) => `${p.name}=${p.value ?? ''}`).join('&')}`.toLowerCase();
 }
 

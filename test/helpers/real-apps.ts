@@ -1,6 +1,6 @@
 // Real open-source web applications for the synthesis acceptance suite (installed and seeded by
 // scripts/acceptance-setup.sh from Debian packages): each is served on 127.0.0.1 by `php -S` (Fossil
-// by `fossil server`, Redmine by rackup, Django by `manage.py runserver`, Directus by `directus start`, Request Tracker by `rt-server`, Ghost by its own `node index.js`, Transmission by `transmission-daemon`, Jupyter by `jupyter-notebook`, qBittorrent by `qbittorrent-nox`, Verdaccio by its own bin, Radicale by `python3 -m radicale`, RabbitMQ, Syncthing, Prometheus, Tomcat, Roundcube, Monit, Shaarli, ZNC, Zabbix, Vendure, PostfixAdmin, Nagios, tt-rss, Icinga Web, TiddlyWiki, Deluge, Cacti, Node-RED, Unleash and n8n by their setup's `serve.sh`) and stopped by its PID. Recorded HARs are rebased onto the
+// by `fossil server`, Redmine by rackup, Django by `manage.py runserver`, Directus by `directus start`, Request Tracker by `rt-server`, Ghost by its own `node index.js`, Transmission by `transmission-daemon`, Jupyter by `jupyter-notebook`, qBittorrent by `qbittorrent-nox`, Verdaccio by its own bin, Radicale by `python3 -m radicale`, RabbitMQ, Syncthing, Prometheus, Tomcat, Roundcube, Monit, Shaarli, ZNC, Zabbix, Vendure, PostfixAdmin, Nagios, tt-rss, Icinga Web, TiddlyWiki, Deluge, Cacti, Node-RED, Unleash, n8n and Rspamd by their setup's `serve.sh`) and stopped by its PID. Recorded HARs are rebased onto the
 // port a test started the app on.
 import { type ChildProcess, execFileSync, spawn } from 'node:child_process';
 import crypto from 'node:crypto';
@@ -45,7 +45,8 @@ export interface RealApp {
     | 'tiddlywiki'
     | 'nodered'
     | 'unleash'
-    | 'n8n';
+    | 'n8n'
+    | 'rspamd';
   /** The PHP document root (Fossil: the repository file; Redmine: the Rails application). */
   docroot: string;
   /** Port the fixtures were recorded on. */
@@ -453,6 +454,17 @@ export const APPS: Record<RealApp['name'], RealApp> = {
     server: (port) => ({ cmd: '/bin/sh', args: ['/var/lib/cs-acceptance/n8n/serve.sh', String(port)] }),
     readyPath: '/rest/settings',
     readyBody: /"data"/,
+    bootMs: 60_000,
+  },
+  rspamd: {
+    name: 'rspamd',
+    docroot: '/var/lib/cs-acceptance/rspamd',
+    recordedPort: 8997,
+    needs: ['/var/lib/cs-acceptance/rspamd/.seeded', '/usr/bin/rspamd', '/usr/bin/redis-server'],
+    // (A fresh copy of the seeded lists and a private Redis per start. Its controller loads every
+    // rule first, 15-20 s; until then nothing listens.)
+    server: (port) => ({ cmd: '/bin/sh', args: ['/var/lib/cs-acceptance/rspamd/serve.sh', String(port)] }),
+    readyPath: '/ping',
     bootMs: 60_000,
   },
 };
@@ -1015,4 +1027,21 @@ export async function n8nApi(base: string, method: string, path: string, body?: 
   const r = await fetch(`${base}${path}`, { method, headers: { ...headers, cookie }, body: body ? JSON.stringify(body) : undefined });
   if (!r.ok) throw new Error(`n8n ${method} ${path}: ${r.status} ${await r.text()}`);
   return (await r.json()).data;
+}
+
+/** Rspamd's controller password (scripts/acceptance-setup.sh); it has no user name. */
+export const RSPAMD_PASSWORD = 'Rspamd-admin-pass-1';
+
+/** Rspamd's controller at `base` (its `Password` header): the parsed answer, or the text. */
+export async function rspamdApi(
+  base: string,
+  method: string,
+  path: string,
+  body?: string,
+  headers: Record<string, string> = {},
+): Promise<any> {
+  const r = await fetch(`${base}${path}`, { method, headers: { Password: RSPAMD_PASSWORD, ...headers }, body });
+  const text = await r.text();
+  if (!r.ok) throw new Error(`Rspamd ${method} ${path}: ${r.status} ${text}`);
+  return /^[[{]/.test(text) ? JSON.parse(text) : text;
 }

@@ -303,7 +303,8 @@ export interface HttpBody {
   text?: Template;
   /** The body is an uploaded file's bytes (a raw PUT/POST upload): a template giving its id. */
   file?: Template;
-  /** Content type of a `text` body (default text/plain) or a `file` body (default: the file's). */
+  /** Content type of a `text` body (default text/plain), a `json` body (default application/json:
+   * a page may post JSON under another type) or a `file` body (default: the file's). */
   content_type?: string;
 }
 

@@ -102,7 +102,7 @@ export class HttpSession {
     let body: Buffer | undefined;
     if (r.json !== undefined) {
       body = Buffer.from(JSON.stringify(r.json));
-      headers['content-type'] ??= 'application/json';
+      headers['content-type'] ??= r.contentType ?? 'application/json';
     } else if (r.form) {
       const p = new URLSearchParams();
       for (const [k, v] of Object.entries(r.form)) if (v !== undefined && v !== null) p.append(k, String(v));
