@@ -228,6 +228,7 @@ export function scoreTargets(xs: Exchange[], f: TargetFacts): Candidate[] {
     }))
     .filter((r) => r.typed);
   const lastWrite = carried === 0 && !f.resultValues.length && f.lastActionTime === null ? plainLastWrite(xs, f) : undefined;
+  const fullestLast = carried === 0 && !f.resultValues.length ? fullestOfLastBurst(xs, f) : undefined;
   // The caller said the flow changes something: the last write that carries every typed value, each
   // as a value of its own (not one that only checks, not the app saving a search, not a draft's
   // name, not chatter) commits it — Unleash's archive DELETE after the flag's page was read and
@@ -336,6 +337,7 @@ export function scoreTargets(xs: Exchange[], f: TargetFacts): Candidate[] {
         add(2, `state-changing ${x.method} after a submit`);
       if (f.lastActionTime !== null && x.time >= f.lastActionTime) add(2, 'after the last meaningful action');
       if (x === lastWrite) add(4, 'the last write of a recording with nothing typed and no action log');
+      if (x === fullestLast) add(1.5, 'the fullest of the JSON reads the page made together at the end (its content, not a side panel)');
       if (lastWrite && x.index > lastWrite.index && fetchedAgain(xs, lastWrite, x))
         add(-2, 'the page fetching again what it showed, after the write');
       const evidence = Math.round(score * 10) / 10;
@@ -526,6 +528,31 @@ function linksTo(from: Exchange, url: string): boolean {
         return false;
       }
     });
+}
+
+/** Reads a page sends together (one click's, one load's): started within this many ms of each other. */
+const BURST_MS = 250;
+
+/**
+ * A recording with nothing typed and no result named whose last JSON reads went out together —
+ * Rspamd's History tab loads its history and then its error log — the fullest of them (twice the
+ * named fields of each other) is what the person opened; the last is merely the last. (Only the
+ * final burst: an earlier one, the app's start, is not what the recording ends on.)
+ */
+function fullestOfLastBurst(xs: Exchange[], f: TargetFacts): Exchange | undefined {
+  const reads = xs.filter((x) => isRead(x) && isJson(x) && x.status < 400 && !f.secretCarriers.has(x.id));
+  const last = reads.at(-1);
+  if (!last) return undefined;
+  const burst = reads
+    .filter((x) => x.time <= last.time && last.time - x.time <= BURST_MS)
+    .map((x) => ({
+      x,
+      path: new URL(x.url).pathname,
+      leaves: jsonLeaves(parseJson(x.text)).filter((l) => typeof l.path.at(-1) === 'string').length,
+    }));
+  const best = burst.reduce((a, b) => (b.leaves > a.leaves ? b : a), burst[0]!);
+  const rivals = burst.filter((r) => r.path !== best.path);
+  return rivals.length && rivals.every((r) => best.leaves >= 2 * r.leaves) ? best.x : undefined;
 }
 
 /**

@@ -124,15 +124,18 @@ describe.skipIf(!ready).each(ready ? (await backends()).slice(0, 1) : ['sqlite' 
     };
     const har = await live.record('map', async (page, base) => {
       await signIn(page, base);
-      await page.click('#configuration_nav');
+      await Promise.all([page.waitForResponse((r) => r.url().endsWith('/maps') && r.ok()), page.click('#configuration_nav')]);
       // (The plain editor, a textarea: the highlighting one re-renders as it is typed into.)
       await page.locator('#btnGroupEditor label', { hasText: 'Basic' }).click();
       await page.locator('.map-link', { hasText: 'blocked_senders' }).click();
       const editor = page.locator('textarea#editor');
       await editor.waitFor();
+      await expect.poll(() => editor.inputValue()).toContain('pest@aphid.example');
       await editor.click();
       await page.keyboard.press('Control+End');
-      await page.keyboard.type('\nslug@snail.example');
+      // (Pasted in one go: the page's timer reloads the configuration tab now and then, and with it
+      // the editor, which would lose what a slow typist had typed by then.)
+      await page.keyboard.insertText('\nslug@snail.example');
       await Promise.all([page.waitForResponse((r) => r.url().endsWith('/savemap') && r.ok()), page.click('#modalSave')]);
     });
     expect(await list()).toContain('slug@snail.example');
@@ -144,6 +147,64 @@ describe.skipIf(!ready).each(ready ? (await backends()).slice(0, 1) : ['sqlite' 
     await expect
       .poll(async () => JSON.stringify(await api('POST', '/checkv2', GROWER)), { timeout: 10_000 })
       .toContain('ORCHARD_BLOCKED_SENDER');
+  });
+
+  it('a selector checked against a pasted message, run with ANOTHER selector and message: what that selector picks from it', async () => {
+    const har = await live.record('selector', async (page, base) => {
+      await signIn(page, base);
+      await page.click('#selectors_nav');
+      await page.fill('#selectorsMsgArea', PEST);
+      await Promise.all([
+        page.waitForResponse((r) => r.url().includes('/check_selector') && r.ok()),
+        page.fill('#selectorsSelArea', "header('Subject')"),
+      ]);
+      await page.waitForSelector('#selectorsChkMsgBtn:enabled');
+      await Promise.all([page.waitForResponse((r) => r.url().includes('/check_message') && r.ok()), page.click('#selectorsChkMsgBtn')]);
+      await expect.poll(() => page.inputValue('#selectorsResArea')).toContain('Fire blight warning');
+    });
+    const { result } = await flow(
+      'rspamd-selector',
+      har,
+      hinted({ selector: "header('Subject')", message: PEST }),
+      bound({ selector: "header('From')", message: GROWER }),
+    );
+    const text = JSON.stringify(result);
+    expect(text).toContain('warden@cider.example');
+    expect(text).not.toContain('Codling moth traps');
+  });
+
+  it("the History tab's recent scans, recorded plainly (nothing typed): the run lists the scans made since", async () => {
+    await api('POST', '/checkv2', PEST);
+    const har = await live.record('history', async (page, base) => {
+      await signIn(page, base);
+      await Promise.all([page.waitForResponse((r) => /\/history(\?|$)/.test(r.url()) && r.ok()), page.click('#history_nav')]);
+      await page.waitForSelector('#historyTable_history tbody tr');
+    });
+    const late = email(
+      'moth@codling.example',
+      'Quince rust sighting',
+      'Orange spots on the quince leaves along the east hedge this morning.',
+    );
+    await api('POST', '/checkv2', late);
+    const { result } = await flow('rspamd-history', har, { hints: { secrets: { account: live.secret } } }, bound({}));
+    const text = JSON.stringify(result);
+    expect(text).toContain('Quince rust sighting');
+    expect(text).toContain('Fire blight warning');
+  });
+
+  it('the reject threshold typed in a capture-style recording, nothing hinted: the threshold is the argument', async () => {
+    const har = await live.recordCaptured('actions-captured', async (page, base) => {
+      await signIn(page, base);
+      await page.click('#configuration_nav');
+      const reject = page.locator('#actionsForm input[data-id="action"]').nth(3);
+      await reject.click();
+      await reject.press('Control+a');
+      await reject.pressSequentially('19', { delay: 60 });
+      await Promise.all([page.waitForResponse((r) => r.url().endsWith('/saveactions') && r.ok()), page.click('#saveActionsBtn')]);
+    });
+    await live.flowOne(har, { hints: { allow_side_effects: true } }, 24);
+    const actions = (await api('GET', '/actions')) as { action: string; value: number }[];
+    expect(actions.find((a) => a.action === 'reject')?.value).toBe(24);
   });
 
   it('a message scanned in a capture-style recording (password typed by hand), nothing hinted: the message is the argument', async () => {

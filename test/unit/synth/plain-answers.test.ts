@@ -153,4 +153,42 @@ describe('a plain recording of pressing one button (nothing typed, no action log
     });
     expect(r.report.targets[0].url).toBe(`${O}/api/me`);
   });
+
+  describe('reads a page made together at the end (a tab that loads its table and a side panel)', () => {
+    const rows = (n: number) =>
+      Array.from({ length: n }, (_, i) => ({
+        id: i,
+        subject: `Message ${i}`,
+        score: i * 1.5,
+        action: 'no action',
+        sender: `s${i}@a.test`,
+      }));
+    const boot = [
+      { url: `${O}/`, html: '<html><body><div id="app"></div></body></html>', at: 0 },
+      { url: `${O}/api/plugins`, body: { list: rows(20) }, at: 300 },
+      { url: `${O}/api/stat`, body: { scanned: 4, learned: 1 }, at: 320 },
+    ];
+    it('the fullest is the content, not the last (Rspamd: its history, then its error log)', () => {
+      const r = synthesize({
+        recording: har(
+          ...boot,
+          { url: `${O}/api/history`, body: { rows: rows(6) }, at: 4000 },
+          { url: `${O}/api/errors`, body: [{ ts: 1, type: 'dns' }], at: 4010 },
+        ),
+      });
+      expect(r.report.targets[0].url).toBe(`${O}/api/history`);
+    });
+    it('an earlier burst (the app starting) is not what the recording ends on; nor reads of like size', () => {
+      const r = synthesize({ recording: har(...boot, { url: `${O}/api/history`, body: { rows: rows(2) }, at: 4000 }) });
+      expect(r.report.targets[0].url).toBe(`${O}/api/history`);
+      const alike = synthesize({
+        recording: har(
+          ...boot,
+          { url: `${O}/api/history`, body: { rows: rows(2) }, at: 4000 },
+          { url: `${O}/api/queue`, body: { rows: rows(2) }, at: 4010 },
+        ),
+      });
+      expect(alike.report.targets[0].url).toBe(`${O}/api/queue`);
+    });
+  });
 });
