@@ -36,6 +36,7 @@ function applyFilter(v, f) {
     case 'htmlunescape': return htmlUnescape(text(v));
     case 'crlf': return text(v).replace(/\r?\n/g, '\r\n');
     case 'jsonesc': return JSON.stringify(text(v)).slice(1, -1);
+    case 'xmlesc': return text(v).replace(/&/g, '&amp;').replace(/</g, '&lt;').replace(/>/g, '&gt;').replace(/"/g, '&quot;').replace(/'/g, '&#39;');
     case 'replace': return Array.isArray(arg) && typeof arg[0] === 'string' && arg[0] ? text(v).split(arg[0]).join(typeof arg[1] === 'string' ? arg[1] : '') : text(v);
     case 'choose': { const hit = Array.isArray(arg) ? arg.find((e) => Array.isArray(e) && typeof e[0] === 'string' && e[0].trim().toLowerCase() === text(v).trim().toLowerCase()) : undefined; return hit ? hit[1] : v; }
     case 'add': { const n = typeof v === 'number' ? v : Number(text(v)); return text(v).trim() !== '' && Number.isFinite(n) && typeof arg === 'number' ? n + arg : v; }

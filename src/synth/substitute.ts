@@ -73,6 +73,12 @@ function jsonText(v: string): boolean {
   }
 }
 
+/** An XML (or HTML) document or fragment written as text: `<?xml …`, or elements with an end tag. */
+function xmlText(v: string): boolean {
+  return /^\s*(<\?xml\b|<([A-Za-z][\w:.-]*)\b[^>]*>[\s\S]*<\/[A-Za-z][\w:.-]*\s*>\s*$)/.test(v);
+}
+const xmlEscaped = (s: string) => s.replace(/&/g, '&amp;').replace(/</g, '&lt;').replace(/>/g, '&gt;').replace(/"/g, '&quot;');
+
 export function substitute(
   value: string,
   args: ArgValue[],
@@ -82,13 +88,16 @@ export function substitute(
   const used = { args: [] as string[], secrets: [] as { slot: string; field: string }[] };
   // (A JSON document sent as text — a form field holding `{"title": "…"}` — gets each value escaped
   // as a JSON string's inside: a quote or a line break in an argument would break the document.)
-  const inJson = jsonText(value) ? ' | jsonesc' : '';
+  // (So is XML — a WebDAV PROPPATCH, a SOAP call —: as character data, `&` `<` `>` escaped; a
+  // typed value is found there in that form too, `Plums &amp; pears`.)
+  const inXml = xmlText(value);
+  const inDocument = jsonText(value) ? ' | jsonesc' : inXml ? ' | xmlesc' : '';
   // 1. capture placeholders
   let t = value.replace(SECRET_PLACEHOLDER_RE, (m, id: string, f: SecretField) => {
     const slot = slotOfSecretId(id, f);
     if (!slot) return m;
     used.secrets.push({ slot, field: f });
-    return `\u0000{{secrets.${slot}.${f}${inJson}}}\u0000`;
+    return `\u0000{{secrets.${slot}.${f}${inDocument}}}\u0000`;
   });
   // 2. resolved secret values (longest first: a password containing the username stays whole)
   for (const s of [...secrets].sort((a, b) => b.needle.length - a.needle.length)) {
@@ -96,7 +105,7 @@ export function substitute(
     const re = new RegExp(esc(s.needle), 'g');
     if (re.test(t)) {
       used.secrets.push({ slot: s.slot, field: s.field });
-      t = t.replace(re, `\u0000{{secrets.${s.slot}.${s.field}${inJson}}}\u0000`);
+      t = t.replace(re, `\u0000{{secrets.${s.slot}.${s.field}${inDocument}}}\u0000`);
     }
   }
   // 3. arguments: exact case-folded, then substrings (longest first)
@@ -115,11 +124,12 @@ export function substitute(
     // (A number is a word of its own: "71" inside a hash `e9d71f5…` or an id `a71` is not the argument.)
     const bounded = /^\d+$/.test(a.example);
     for (let i = 0; i < parts.length; i += 2) {
-      const source = esc(a.example).replace(/\r?\n/g, '\r?\n');
+      const forms = inXml && xmlEscaped(a.example) !== a.example ? [xmlEscaped(a.example), a.example] : [a.example];
+      const source = `(?:${forms.map((f) => esc(f).replace(/\r?\n/g, '\r?\n')).join('|')})`;
       const re = new RegExp(bounded ? `(?<![A-Za-z0-9])${source}(?![A-Za-z0-9])` : source, 'gi');
       if (re.test(parts[i])) {
         hit = true;
-        parts[i] = parts[i].replace(re, (m) => `\u0000{{args.${a.name}${inJson || crlf(m)}}}\u0000`);
+        parts[i] = parts[i].replace(re, (m) => `\u0000{{args.${a.name}${inDocument || crlf(m)}}}\u0000`);
       }
     }
     if (hit) {

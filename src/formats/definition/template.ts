@@ -46,6 +46,7 @@ export const FILTERS = [
   'iso',
   'crlf',
   'jsonesc',
+  'xmlesc',
 ] as const;
 
 export class TemplateError extends Error {}
@@ -130,6 +131,10 @@ function applyFilter(v: unknown, f: { name: string; arg?: unknown }): unknown {
       // Text as the inside of a JSON string (`"` → `\"`, a line break → `\n`): a value written into
       // JSON that travels as text (a form field holding a JSON document).
       return JSON.stringify(toText(v)).slice(1, -1);
+    case 'xmlesc':
+      // Text as XML (or HTML) character data or an attribute's value: a WebDAV PROPPATCH's
+      // `<displayname>`, a SOAP or XML-RPC call's parameter.
+      return toText(v).replace(/&/g, '&amp;').replace(/</g, '&lt;').replace(/>/g, '&gt;').replace(/"/g, '&quot;').replace(/'/g, '&#39;');
     case 'replace': {
       // replace:["from","to"] — every occurrence (e.g. spaces → "_" for page names).
       const [from, to] = Array.isArray(f.arg) ? f.arg : [];

@@ -47,3 +47,21 @@ describe('a JSON document sent as text', () => {
     expect(JSON.parse(sent)).toEqual({ user: 'ann', pass: pw });
   });
 });
+
+describe('an XML document sent as text (a WebDAV PROPPATCH, a SOAP call)', () => {
+  const proppatch = (name: string) =>
+    `<?xml version="1.0" encoding="utf-8"?>\n<propertyupdate xmlns="DAV:"><set><prop><displayname>${name}</displayname></prop></set></propertyupdate>`;
+  const xmlEscaped = (v: string) =>
+    v.replace(/&/g, '&amp;').replace(/</g, '&lt;').replace(/>/g, '&gt;').replace(/"/g, '&quot;').replace(/'/g, '&#39;');
+
+  it('writes an argument into it escaped as character data, and finds a typed value the page wrote escaped', () => {
+    const rec = har({ method: 'PROPPATCH', url: `${O}/seed/harvest/`, body: '<multistatus xmlns="DAV:"/>', mime: 'application/xml' });
+    const text = proppatch('Plums &amp; pears');
+    (rec.log.entries[0]!.request as any).postData = { mimeType: 'application/xml; charset=utf-8', text, _size: text.length, _sha256: '' };
+    const r = synthesize({ recording: rec, hints: { arguments: { name: 'Plums & pears' }, allow_side_effects: true } });
+    const body = (r.definition as HttpDefinition).steps[0]!.body as { text: string };
+    expect(body.text).toBe(proppatch('{{args.name | xmlesc}}'));
+    const name = `Figs <ripe> & "sweet" o'clock`;
+    expect(render(body.text, (p) => (p[0] === 'args' && p[1] === 'name' ? name : undefined))).toBe(proppatch(xmlEscaped(name)));
+  });
+});
