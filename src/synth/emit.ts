@@ -21,7 +21,7 @@ function templateOf(r: ResolvedSlot): string | null {
 
 /** Each hole of a template piped through a URL filter (`urlencode`; `urlpath` for several path segments). */
 const withFilter = (t: string, filter = 'urlencode') =>
-  t.replace(/\{\{\s*((?:args|vars|secrets)\.[\w.$-]+)((?:\s*\|\s*(?:crlf|jsonesc))?)\s*\}\}/g, `{{$1$2 | ${filter}}}`);
+  t.replace(/\{\{\s*((?:args|vars|secrets)\.[\w.$-]+)((?:\s*\|\s*(?:crlf|jsonesc|xmlesc))?)\s*\}\}/g, `{{$1$2 | ${filter}}}`);
 const withUrlencode = (t: string) => withFilter(t);
 /** A path segment folded into the one before it (an argument spanning both). */
 const DROPPED = '\u0000';
