@@ -537,9 +537,12 @@ const BURST_MS = 250;
  * A recording with nothing typed and no result named whose last JSON reads went out together —
  * Rspamd's History tab loads its history and then its error log — the fullest of them (twice the
  * named fields of each other) is what the person opened; the last is merely the last. (Only the
- * final burst: an earlier one, the app's start, is not what the recording ends on.)
+ * final burst: an earlier one, the app's start, is not what the recording ends on. Only where
+ * nothing was written but the sign-in: a write is the point of the flow, and the reads after it
+ * the page showing it again.)
  */
 function fullestOfLastBurst(xs: Exchange[], f: TargetFacts): Exchange | undefined {
+  if (xs.some((x) => !isRead(x) && !f.secretCarriers.has(x.id))) return undefined;
   const reads = xs.filter((x) => isRead(x) && isJson(x) && x.status < 400 && !f.secretCarriers.has(x.id));
   const last = reads.at(-1);
   if (!last) return undefined;

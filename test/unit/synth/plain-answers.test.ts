@@ -189,6 +189,16 @@ describe('a plain recording of pressing one button (nothing typed, no action log
         ),
       });
       expect(alike.report.targets[0].url).toBe(`${O}/api/queue`);
+      // (A recording that wrote something: the write is the point, not the reads around it.)
+      const wrote = synthesize({
+        recording: har(
+          ...boot,
+          { method: 'POST', url: `${O}/api/jobs/7/run`, json: {}, body: { queued: true }, at: 3000 },
+          { url: `${O}/api/history`, body: { rows: rows(6) }, at: 4000 },
+          { url: `${O}/api/errors`, body: [{ ts: 1, type: 'dns' }], at: 4010 },
+        ),
+      });
+      expect(wrote.report.targets.map((t) => t.reasons.join()).join()).not.toContain('the fullest of the JSON reads');
     });
   });
 });
