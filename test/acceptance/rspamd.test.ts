@@ -9,6 +9,8 @@
 import type { Page } from 'playwright-core';
 import { describe, expect, it } from 'vitest';
 import { liveApp, refuseOtherHosts } from '../helpers/acceptance.js';
+import { run } from '../helpers/runs.js';
+import { synthesizeFrom } from '../helpers/synth.js';
 import { backends } from '../helpers/harness.js';
 import { APPS, appInstalled, RSPAMD_PASSWORD, rspamdApi } from '../helpers/real-apps.js';
 
@@ -171,6 +173,33 @@ describe.skipIf(!ready).each(ready ? (await backends()).slice(0, 1) : ['sqlite' 
     const text = JSON.stringify(result);
     expect(text).toContain('warden@cider.example');
     expect(text).not.toContain('Codling moth traps');
+  });
+
+  it('a selector typed and a message pasted in a capture-style recording, nothing hinted: both are arguments', async () => {
+    const har = await live.recordCaptured('selector-captured', async (page, base) => {
+      await signIn(page, base);
+      await page.click('#selectors_nav');
+      await page.fill('#selectorsMsgArea', GROWER);
+      // (Checked as it is typed: a GET of each prefix of the selector, most of them refused.)
+      await page.locator('#selectorsSelArea').pressSequentially("header('Subject')", { delay: 40 });
+      await page.waitForSelector('#selectorsChkMsgBtn:enabled');
+      await Promise.all([page.waitForResponse((r) => r.url().includes('/check_message') && r.ok()), page.click('#selectorsChkMsgBtn')]);
+    });
+    const c = await synthesizeFrom(live.h, har, {});
+    expect(c.status, c.text).toBe(200);
+    const props = c.json.input_schema.properties as Record<string, { examples?: unknown[] }>;
+    const named = (v: string) => Object.keys(props).find((k) => props[k]!.examples?.[0] === v);
+    const selector = named("header('Subject')");
+    const message = Object.keys(props).find((k) => String(props[k]!.examples?.[0]).startsWith('From: warden@cider.example'));
+    expect([selector, message].every(Boolean), JSON.stringify(props)).toBe(true);
+    expect(Object.keys(props)).toHaveLength(2);
+    const out = await run(live.h, {
+      connector_id: c.json.id,
+      arguments: { [selector!]: "header('From')", [message!]: PEST },
+      secret_bindings: { account: live.secret },
+    });
+    expect(out.status, JSON.stringify(out)).toBe('success');
+    expect(JSON.stringify(out.result)).toContain('pest@aphid.example');
   });
 
   it("the History tab's recent scans, recorded plainly (nothing typed): the run lists the scans made since", async () => {
