@@ -5,14 +5,16 @@
 // a plain substring search for the password never finds: the connector must carry
 // `{{secrets.<slot>.basic}}`, never the token, with or without a stored secret named in hints;
 // and no credential header may follow a redirect to another origin. A bearer token the page kept
-// from before the recording (no response in it hands the token out) is a string slot the same way.
+// from before the recording (no response in it hands the token out) is a string slot the same way;
+// a password typed into a password input that the page sends as a header of every call (Rspamd's
+// `Password`) is the login's, never a literal of the definition.
 import crypto from 'node:crypto';
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import type { Browser } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { openChromium } from '../src/browser/chromium.js';
-import { recordLive } from './helpers/acceptance.js';
+import { recordCaptured, recordLive } from './helpers/acceptance.js';
 import { backends, type Harness, startHarness } from './helpers/harness.js';
 import { loginSecret, logsOf, publish, run } from './helpers/runs.js';
 import { synthesizeFrom } from './helpers/synth.js';
@@ -48,6 +50,16 @@ document.getElementById('q').addEventListener('keydown', (e) => {
   x.send();
 });
 </script>`;
+// A console whose sign-in is a password only, kept in session storage and sent as a `Password`
+// header with every call (Rspamd's web UI does), and which posts a pasted text raw under jQuery's
+// default form content type.
+const PW_CONSOLE = `<!doctype html><title>Filter console</title><input id=pw type=password><button id=go>Connect</button>
+<textarea id=msg></textarea><button id=scan>Scan</button><pre id=out></pre><script>
+const call = (path, body) => fetch(path, { method: body === undefined ? 'GET' : 'POST', body,
+  headers: { Password: sessionStorage.getItem('pw'), 'content-type': 'application/x-www-form-urlencoded; charset=UTF-8' } }).then((r) => r.json());
+document.getElementById('go').onclick = async () => { sessionStorage.setItem('pw', document.getElementById('pw').value); await call('/pw/auth'); };
+document.getElementById('scan').onclick = async () => { document.getElementById('out').textContent = JSON.stringify(await call('/pw/scan', document.getElementById('msg').value)); };
+</script>`;
 const PLANTS = ['Apple tree', 'Apple mint', 'Pear tree', 'Plum tree', 'Cherry plum', 'Quince'];
 const PAGE = `<!doctype html><title>Nursery console</title><input id=q placeholder="Search plants"><ul id=out></ul><script>
 document.getElementById('q').addEventListener('keydown', async (e) => {
@@ -70,6 +82,20 @@ describe.each(await backends())('a site behind HTTP Basic authentication (%s)', 
   beforeAll(async () => {
     site = http.createServer((req, res) => {
       const u = new URL(req.url!, 'http://x');
+      if (u.pathname === '/console') return void res.writeHead(200, { 'content-type': 'text/html' }).end(PW_CONSOLE);
+      if (u.pathname.startsWith('/pw/')) {
+        if (req.headers.password !== PASS)
+          return void res.writeHead(401, { 'content-type': 'application/json' }).end('{"error":"Unauthorized"}');
+        let body = '';
+        req.on('data', (c) => (body += c));
+        req.on('end', () => {
+          const subject = /^Subject: (.*)$/m.exec(body)?.[1] ?? null;
+          res
+            .writeHead(200, { 'content-type': 'application/json' })
+            .end(JSON.stringify(u.pathname === '/pw/auth' ? { auth: 'ok' } : { subject, lines: body.split('\n').length }));
+        });
+        return;
+      }
       if (u.pathname === '/app' || u.pathname === '/xhr') {
         res.writeHead(200, { 'content-type': 'text/html' }).end(u.pathname === '/app' ? APP : XHR_PAGE);
         return;
@@ -304,6 +330,35 @@ describe.each(await backends())('a site behind HTTP Basic authentication (%s)', 
     expect(out.status, JSON.stringify(out.error)).toBe('success');
     expect(out.result.plants.map((p: any) => p.name)).toEqual(['Pear tree']);
     expect(JSON.stringify(out) + (await logsOf(h, out.id))).not.toContain(API_TOKEN);
+  });
+
+  it('a password typed into a password input and sent as a header of every call: the login, never a literal; a raw text body keeps its argument', async () => {
+    const email = 'From: ann@orchard.test\nSubject: Pear scab\n\nSpots on the leaves.\n';
+    const har = await recordCaptured(browser, h.dataDir, 'password-header', base, async (page, b) => {
+      await page.goto(`${b}/console`);
+      await page.fill('#pw', PASS);
+      await Promise.all([page.waitForResponse((r) => r.url().endsWith('/pw/auth') && r.ok()), page.click('#go')]);
+      await page.fill('#msg', email);
+      await Promise.all([page.waitForResponse((r) => r.url().endsWith('/pw/scan') && r.ok()), page.click('#scan')]);
+    });
+    expect(har).toContain(PASS);
+    const r = await synthesizeFrom(h, har, {});
+    expect(r.status, r.text).toBe(200);
+    const def = (await h.api('GET', `/v1beta/connectors/${r.json.id}/definition`)).json;
+    expect(leaks(JSON.stringify(def) + r.text)).toEqual([]);
+    expect(r.json.required_secrets).toEqual([expect.objectContaining({ name: 'account', type: 'login' })]);
+    const scan = def.definition.steps.find((s: any) => String(s.url).endsWith('/pw/scan'));
+    expect(scan.headers.password).toBe('{{secrets.account.password}}');
+    expect(scan.body.content_type).toMatch(/x-www-form-urlencoded/);
+    const [arg] = Object.keys(r.json.input_schema.properties);
+    const out = await run(h, {
+      connector_id: r.json.id,
+      arguments: { [arg!]: email.replace('Pear scab', 'Quince rust & "blight"') },
+      secret_bindings: { account: await loginSecret(h, 'filter', PASS) },
+    });
+    expect(out.status, JSON.stringify(out.error)).toBe('success');
+    expect(out.result).toMatchObject({ subject: 'Quince rust & "blight"', lines: 5 });
+    expect(leaks(JSON.stringify(out) + (await logsOf(h, out.id)))).toEqual([]);
   });
 
   it('credential headers never follow a redirect to another origin (a same-origin redirect keeps them)', async () => {
