@@ -6,6 +6,7 @@ import { loadHtml } from './html-load.js';
 import type { Extractor } from '../formats/definition/types.js';
 import { isHtml, isJson } from './normalize.js';
 import { jsonLeaves, parseJson, recordKeyPaths } from './slots.js';
+import { htmlEscaped } from './values.js';
 import type { Exchange } from './types.js';
 import { clean, cssq } from './dom-text.js';
 import { renderedAnew } from './html-dom.js';
@@ -36,7 +37,7 @@ export function escapedForms(value: string): { form: string; decode: NonNullable
     { form: js.replace(/\//g, '\\/'), decode: 'jsunescape' },
     { form: js.replace(/[+/=&<>]/g, (c) => `\\u${c.charCodeAt(0).toString(16).padStart(4, '0')}`), decode: 'jsunescape' },
     { form: js.replace(/[+/=&<>]/g, (c) => `\\u${c.charCodeAt(0).toString(16).padStart(4, '0').toUpperCase()}`), decode: 'jsunescape' },
-    { form: value.replace(/&/g, '&amp;').replace(/</g, '&lt;').replace(/>/g, '&gt;').replace(/"/g, '&quot;'), decode: 'htmlunescape' },
+    { form: htmlEscaped(value), decode: 'htmlunescape' },
     { form: value.replace(/[^A-Za-z0-9_\-.~]/g, (c) => `&#${c.charCodeAt(0)};`), decode: 'htmlunescape' },
     { form: value.replace(/[^A-Za-z0-9_\-.~]/g, (c) => `&#x${c.charCodeAt(0).toString(16)};`), decode: 'htmlunescape' },
     { form: encodeURIComponent(value), decode: 'urldecode' },

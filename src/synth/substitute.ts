@@ -2,6 +2,7 @@
 // template (so the JSON type is kept), substrings become template fragments. Secrets first,
 // so a password that happens to contain an argument value is never half-templated.
 import { SECRET_PLACEHOLDER_RE } from '../formats/recording/types.js';
+import { htmlEscaped } from './values.js';
 import type { SecretField } from '../formats/recording/types.js';
 import type { Slot } from './types.js';
 
@@ -77,7 +78,6 @@ function jsonText(v: string): boolean {
 function xmlText(v: string): boolean {
   return /^\s*(<\?xml\b|<([A-Za-z][\w:.-]*)\b[^>]*>[\s\S]*<\/[A-Za-z][\w:.-]*\s*>\s*$)/.test(v);
 }
-const xmlEscaped = (s: string) => s.replace(/&/g, '&amp;').replace(/</g, '&lt;').replace(/>/g, '&gt;').replace(/"/g, '&quot;');
 
 export function substitute(
   value: string,
@@ -124,7 +124,7 @@ export function substitute(
     // (A number is a word of its own: "71" inside a hash `e9d71f5…` or an id `a71` is not the argument.)
     const bounded = /^\d+$/.test(a.example);
     for (let i = 0; i < parts.length; i += 2) {
-      const forms = inXml && xmlEscaped(a.example) !== a.example ? [xmlEscaped(a.example), a.example] : [a.example];
+      const forms = inXml && htmlEscaped(a.example) !== a.example ? [htmlEscaped(a.example), a.example] : [a.example];
       const source = `(?:${forms.map((f) => esc(f).replace(/\r?\n/g, '\r?\n')).join('|')})`;
       const re = new RegExp(bounded ? `(?<![A-Za-z0-9])${source}(?![A-Za-z0-9])` : source, 'gi');
       if (re.test(parts[i])) {

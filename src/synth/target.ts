@@ -224,7 +224,7 @@ export function scoreTargets(xs: Exchange[], f: TargetFacts): Candidate[] {
     .map((x) => ({
       x,
       typed: [...typedBy(x)].sort().join('\n'),
-      leaves: jsonLeaves(parseJson(x.text)).filter((l) => typeof l.path.at(-1) === 'string').length,
+      leaves: namedLeaves(x),
     }))
     .filter((r) => r.typed);
   const lastWrite = carried === 0 && !f.resultValues.length && f.lastActionTime === null ? plainLastWrite(xs, f) : undefined;
@@ -530,6 +530,9 @@ function linksTo(from: Exchange, url: string): boolean {
     });
 }
 
+/** How full a JSON answer is: its leaves under named fields (bare numbers are data for a widget). */
+const namedLeaves = (x: Exchange) => jsonLeaves(parseJson(x.text)).filter((l) => typeof l.path.at(-1) === 'string').length;
+
 /** Reads a page sends together (one click's, one load's): started within this many ms of each other. */
 const BURST_MS = 250;
 
@@ -551,7 +554,7 @@ function fullestOfLastBurst(xs: Exchange[], f: TargetFacts): Exchange | undefine
     .map((x) => ({
       x,
       path: new URL(x.url).pathname,
-      leaves: jsonLeaves(parseJson(x.text)).filter((l) => typeof l.path.at(-1) === 'string').length,
+      leaves: namedLeaves(x),
     }));
   const best = burst.reduce((a, b) => (b.leaves > a.leaves ? b : a), burst[0]!);
   const rivals = burst.filter((r) => r.path !== best.path);

@@ -233,3 +233,7 @@ export function argName(raw: string, taken: Set<string>): string {
 
 /** Short preview of a value for messages (never used for secret values). */
 export const preview = (v: string) => (v.length > 40 ? `${v.slice(0, 37)}...` : v);
+
+/** A value as HTML or XML text writes it (`&` `<` `>` `"` as references): how a page prints it, or
+ * writes it into an XML body. */
+export const htmlEscaped = (s: string) => s.replace(/&/g, '&amp;').replace(/</g, '&lt;').replace(/>/g, '&gt;').replace(/"/g, '&quot;');
