@@ -8,6 +8,7 @@ import { findIn } from './producers.js';
 import type { ArgValue } from './substitute.js';
 import type { Exchange, Hints, Recording } from './types.js';
 import { argName, generatedName } from './values.js';
+import { fractionalStep } from './arg-types.js';
 
 export function argumentValues(rec: Recording, hints: Hints, advisor: SynthAdvisor, purpose: string): ArgValue[] {
   if (hints.arguments && Object.keys(hints.arguments).length) {
@@ -32,7 +33,8 @@ export function argumentValues(rec: Recording, hints: Hints, advisor: SynthAdvis
     // A field edited again: the last value is its argument; the ones before it are kept aside (a
     // box that adds entries to a list one by one, or a typo corrected: `listEntries` tells).
     const earlier = prev && prev.example !== value ? [...(prev.earlier ?? []).filter((v) => v !== value), prev.example] : prev?.earlier;
-    out.set(key, { name, example: value, ...(earlier?.length ? { earlier } : {}) });
+    const fractional = a.type === 'fill' && fractionalStep(t?.step);
+    out.set(key, { name, example: value, ...(earlier?.length ? { earlier } : {}), ...(fractional ? { fractional } : {}) });
   }
   return [...out.values()];
 }

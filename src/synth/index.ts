@@ -28,7 +28,8 @@ import { type ArgValue, needlesForField, type SecretNeedle } from './substitute.
 import { secretsPattern } from '../lib/secret-forms.js';
 import { SynthError, type Exchange, type Hints, type RecordedSecrets, type Recording, type SecretValues } from './types.js';
 import { argumentValues, findDetail, flatValues, isPlainObject, landing, lastActionTime, listEntries, prefixed } from './facts.js';
-import { encodings, preview, typeOf } from './values.js';
+import { encodings, preview } from './values.js';
+import { argType, fractionalFields } from './arg-types.js';
 import { pickDecision, pickedResultValues, pickPreference, picksOf } from './picks.js';
 
 export const SYNTH_VERSION = 'synth/1.0';
@@ -580,11 +581,12 @@ function synthesizeNow(inp: SynthInput): SynthResult {
   const input_schema: Schema = { type: 'object', properties: {}, required: [] as string[], additionalProperties: false };
   const writeOnly: string[] = [];
   const pagePw = pagePasswordFields(xs);
+  const fractional = fractionalFields(xs);
   for (const a of args) {
     if (!usedArgs.has(a.name)) continue;
     const hinted = hints.arguments?.[a.name];
-    const t = typeOf(hinted !== undefined ? hinted : a.example);
     const where = [...chain.steps.values()].flat().find((r) => r.res.kind === 'template' && r.res.args.includes(a.name))?.slot;
+    const t = argType(a, hinted !== undefined ? hinted : a.example, where?.key, fractional);
     const choice = choices.get(a.name);
     const described = advisor.describeArgument(a.name, {
       field: where?.key ?? a.name,

@@ -13,6 +13,8 @@ export interface ArgValue {
   /** Values typed into the same field before this one, in order (`facts.ts`; `listEntries` keeps
    * those a request sent beside it and drops the rest). */
   earlier?: string[];
+  /** Typed into a number input whose step allows fractions (`step="any"`, `0.5`): a `number`, not an `integer`, whatever the example. */
+  fractional?: boolean;
 }
 
 export interface SecretNeedle {

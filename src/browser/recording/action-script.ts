@@ -93,6 +93,8 @@ export const ACTION_SCRIPT = String.raw`(() => {
     return {
       tag, type: tag === 'input' ? (el.getAttribute('type') || 'text').toLowerCase() : (tag === 'button' ? (el.getAttribute('type') || 'submit') : null),
       id: el.id || null, name: nm, label, placeholder: ph, autocomplete: el.getAttribute('autocomplete'),
+      // (A number input's step says whether 17.5 is as good an answer as 18: synthesis types it.)
+      ...(tag === 'input' && /^(number|range)$/i.test(el.getAttribute('type') || '') ? { step: el.getAttribute('step') } : {}),
       role: r, accessible_name: name, text, test_id: tid ? tid[1] : null,
       href: tag === 'a' && el.href ? el.href : null, selectors: sel, form: formInfo(el.form || (el.closest && el.closest('form'))),
     };

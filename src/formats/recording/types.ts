@@ -242,6 +242,8 @@ export interface ElementInfo {
   label: string | null;
   placeholder: string | null;
   autocomplete: string | null;
+  /** A number or range input's `step` attribute (null: none, the default step of 1). */
+  step?: string | null;
   /** Explicit role attribute, else the implicit ARIA role of the tag. */
   role: string | null;
   /** Accessible name (aria-label, label, text content, value of a button, alt, title). */
