@@ -17,7 +17,7 @@ const PAGE = `<!doctype html><html><head><title>Thresholds</title></head><body>
 <div id="app"></div>
 <script>
 const app = document.getElementById('app');
-app.innerHTML = '<label>Reject score <input id="reject" type="number" step="0.1"></label>' +
+app.innerHTML = '<label>Reject above <input id="reject" type="number" step="0.1"></label>' +
   '<label>Retries <input id="retries" type="number"></label> <button id="save">Save</button> <p id="saved"></p>';
 document.getElementById('save').addEventListener('click', async () => {
   const body = { reject: Number(document.getElementById('reject').value), retries: Number(document.getElementById('retries').value) };
@@ -71,7 +71,7 @@ describe('a whole number typed into an input that takes fractions (sqlite)', () 
     const har = await recordCaptured(browser, h.dataDir, 'number-step', base, async (page) => {
       await page.goto(`${base}/`);
       await page.locator('#reject').fill('18');
-      await page.locator('#retries').fill('3');
+      await page.locator('#retries').fill('12');
       await Promise.all([page.waitForResponse((r) => r.url().endsWith('/api/thresholds')), page.locator('#save').click()]);
     });
     const fills = JSON.parse(har).log._capture.actions.filter((a: any) => a.type === 'fill');
@@ -88,12 +88,12 @@ describe('a whole number typed into an input that takes fractions (sqlite)', () 
     expect(c.status, c.text).toBe(200);
     const props = c.json.input_schema.properties;
     const byExample = (v: number) => Object.keys(props).find((k) => props[k].examples?.[0] === v)!;
-    const [reject, retries] = [byExample(18), byExample(3)];
+    const [reject, retries] = [byExample(18), byExample(12)];
     expect(props[reject]).toMatchObject({ type: 'number' });
     expect(props[retries]).toMatchObject({ type: 'integer' });
 
-    const out = await run(h, { connector_id: c.json.id, arguments: { [reject]: 22.5, [retries]: 4 } });
+    const out = await run(h, { connector_id: c.json.id, arguments: { [reject]: 22.5, [retries]: 13 } });
     expect(out.status, JSON.stringify(out.error)).toBe('success');
-    expect(site.saved.at(-1)).toEqual({ reject: 22.5, retries: 4 });
+    expect(site.saved.at(-1)).toEqual({ reject: 22.5, retries: 13 });
   }, 120_000);
 });
