@@ -7,6 +7,8 @@ import { parseMultipart } from './multipart.js';
 import { parseJson } from './slots.js';
 import type { Exchange, Recording } from './types.js';
 
+import { sniffedType, untyped } from '../lib/sniff.js';
+
 const header = (hs: { name: string; value: string }[], n: string) => hs.find((h) => h.name.toLowerCase() === n)?.value;
 
 /** Response text; DevTools stores some text bodies base64-encoded. */
@@ -14,7 +16,10 @@ function bodyText(e: HarEntry): string | undefined {
   const c = e.response?.content;
   if (!c?.text) return undefined;
   if (c.encoding !== 'base64') return c.text;
-  return /json|text|html|xml|javascript|csv/i.test(c.mimeType ?? '') ? Buffer.from(c.text, 'base64').toString('utf8') : undefined;
+  if (/json|text|html|xml|javascript|csv/i.test(c.mimeType ?? '')) return Buffer.from(c.text, 'base64').toString('utf8');
+  // (Served without a type: text only if a browser would have shown it as a page or read it as data.)
+  const t = untyped(c.mimeType) ? Buffer.from(c.text, 'base64').toString('utf8') : '';
+  return t && !t.includes('\uFFFD') && sniffedType(t) ? t : undefined;
 }
 
 /**
@@ -66,6 +71,8 @@ export function cgiQuery(url: string): string {
  */
 function sniffedMime(mime: string, text: string | undefined): string {
   const t = text?.trim() ?? '';
+  // (No type, or HAR's `x-unknown`: what the browser sniffed — CUPS serves its pages untyped.)
+  if (untyped(mime)) mime = (t && sniffedType(t)) || mime;
   if (/json/.test(mime) && parseJson(t) === undefined) return /<[a-z][\w-]*(\s[^>]*)?>/i.test(t) ? 'text/html' : 'text/plain';
   if (/json|xml|csv|javascript|css/.test(mime) || !/^(text\/(plain|html)|application\/octet-stream)?(;|$)/.test(mime)) return mime;
   if (!/^[[{]/.test(t) || parseJson(t) === undefined) return mime;

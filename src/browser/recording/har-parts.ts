@@ -2,6 +2,7 @@
 // request bodies (urlencoded and multipart), timings, and body classification.
 import crypto from 'node:crypto';
 import type { HarContent, HarCookie, HarNameValue, HarPostParam, HarRequest } from '../../formats/recording/types.js';
+import { sniffedType, untyped } from '../../lib/sniff.js';
 
 export const sha256 = (b: Buffer) => crypto.createHash('sha256').update(b).digest('hex');
 
@@ -169,7 +170,10 @@ export function contentOf(mimeType: string, status: number, body: Buffer | null,
   if (body === null) return { size: 0, mimeType, _omitted: status >= 300 && status < 400 ? 'none' : 'unavailable' };
   if (body.length === 0) return { size: 0, mimeType, _omitted: 'none' };
   const c: HarContent = { size: body.length, mimeType, _sha256: sha256(body) };
-  if (!isTextMime(mimeType)) return { ...c, _omitted: 'binary' };
+  // (Served without a type, a page is still a page: the type a browser sniffs, as DevTools writes it.)
+  const sniffed = untyped(mimeType) && looksText(body) ? sniffedType(body.subarray(0, maxBytes).toString('utf8')) : null;
+  if (sniffed) c.mimeType = sniffed;
+  if (!isTextMime(c.mimeType)) return { ...c, _omitted: 'binary' };
   c.text = body.subarray(0, maxBytes).toString('utf8');
   if (body.length > maxBytes) c._omitted = 'truncated';
   return c;
