@@ -158,6 +158,7 @@ export function extractHtml(
   typed: string[] = [],
   prefer?: (kind: 'detail' | 'list', sample: unknown) => number, // the person's picks (picks.ts)
   otherPages: string[] = [], // the site's other recorded pages: what they share is template
+  named?: string, // the argument the page's address ends with: the record the page is about
 ): RankedExtraction | null {
   const $ = loadHtml(html);
   const view = new View({ url: 'http://recorded.invalid/', status: 200, text: html });
@@ -189,9 +190,15 @@ export function extractHtml(
         !/^\d+$/.test(t.trim()) &&
         (texts.some((v) => v.includes(t.toLowerCase())) || words.some((v) => v.includes(unslug(t)))),
     );
+    // A page whose address ends with the record's key (`/printers/Orchard_Laser`) is that record:
+    // its label/value block headed by the key is the result, not a list the page also shows (the
+    // printer's jobs, each named after it — a list another record may not have at all).
+    const title = c.kind === 'detail' && sample && typeof sample === 'object' ? (sample as { title?: unknown }).title : undefined;
+    const headed = !!named && typeof title === 'string' && /label\/value/.test(c.why) && unslug(title).includes(unslug(named));
     const score =
       (hints.length ? (100 * (exact.length + 0.6 * inside.length)) / hints.length : 0) +
       (seen.length ? 10 : 0) +
+      (headed ? 10 : 0) +
       base +
       (prefer?.(c.kind, sample) ?? 0);
     cands.push({ c: { ...c, sample }, score, missing });

@@ -266,8 +266,12 @@ function synthesizeNow(inp: SynthInput): SynthResult {
     (x) => !samples.includes(x) && x !== first && x.mime.includes('html') && x.text && new URL(x.url).origin === origin,
   );
   const texts = (xs: Exchange[]) => xs.map((x) => x.text as string).slice(-6);
+  // (The record a read's address ends with: `/printers/Orchard_Laser`, the argument typed last.)
+  const lastSegment = decodeURIComponent(new URL(first.url).pathname.split('/').filter(Boolean).at(-1) ?? '');
+  const named = isRead(first) ? typedValues.find((v) => v.length >= 2 && v.toLowerCase() === lastSegment.toLowerCase()) : undefined;
   const out = buildOutput(samples, !!paging, resultValues, {
     typed: typedValues,
+    named,
     prefer: pickPreference(picks),
     otherPages: texts(sitePages.filter((x) => !ownUrls.has(x.url.replace(/#.*$/, '')))),
     write: !isRead(first),

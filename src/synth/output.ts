@@ -49,6 +49,8 @@ const dig = (v: any, path: (string | number)[]) => path.reduce((a, k) => (a == n
 export interface OutputContext {
   /** The values the person typed (search hits echo the query). */
   typed?: string[];
+  /** The argument the target's address ends with (`/printers/{printer}`): the page is that record's. */
+  named?: string;
   /** The person's picks (picks.ts). */
   prefer?: RulePreference;
   /** The site's other recorded HTML pages: what they share with the target is its template. */
@@ -68,7 +70,7 @@ export function bareId(text: string | undefined): string | null {
 }
 
 export function buildOutput(samples: Exchange[], paging: boolean, resultHints: string[], ctx: OutputContext = {}): Output {
-  const { typed = [], prefer, otherPages = [] } = ctx;
+  const { typed = [], prefer, otherPages = [], named } = ctx;
   const t = samples[0];
   if (isJson(t)) {
     const bodies = samples.map((s) => parseJson(s.text)).filter((b) => b !== undefined);
@@ -129,7 +131,7 @@ export function buildOutput(samples: Exchange[], paging: boolean, resultHints: s
     };
   }
   if (isHtml(t) && t.text) {
-    const h = extractHtml(t.text, resultHints, typed, prefer, otherPages);
+    const h = extractHtml(t.text, resultHints, typed, prefer, otherPages, named);
     // A write answered by a list (a redirect back to it) with a status message: the message is the
     // outcome, not the list's first page. A detail page (the record made) stays the result.
     // (A write redirected back to the URL it was posted to — the form's own page, now with a
