@@ -656,12 +656,13 @@ function searchedFor(y: Exchange, args: ArgValue[], arg: string): boolean {
 
 /**
  * A name code uses, not a value the site hands out: a word or identifier without digits
- * (`search`, `torrent-get`, `SearchBooks`), or such names joined by dots — a JSON-RPC method
+ * (`search`, `torrent-get`, `SearchBooks`, a radio's `requesting-user-name-allowed` in CUPS's
+ * form: the choice is the form's, the same on every load), or such names joined by dots — a JSON-RPC method
  * (`core.set_torrent_options`, `host.get`), which an API's own method list (Deluge's
  * `system.listMethods`) holds too, at a place that moves between starts.
  */
 const codeName = (v: string) =>
-  (v.length <= 24 && /^[a-z]+(?:[_-][a-z]+)*$/i.test(v)) ||
+  (v.length <= 40 && /^[a-z]+(?:[_-][a-z]+)*$/i.test(v)) ||
   (v.length <= 48 && /^[a-z]+(?:[_-][a-z]+)*(?:\.[a-z]+(?:[_-][a-z]+)*)+$/i.test(v));
 
 /** A field's name without its list places: `arguments.ids.0` → `ids`, `hostids[0]` → `hostids`. */
