@@ -56,6 +56,7 @@ if [ ! -d /usr/share/tt-rss ]; then
   # (tt-rss's database is ours, from its schema file: no dbconfig-common database.)
   echo 'tt-rss tt-rss/dbconfig-install boolean false' | debconf-set-selections
 fi
+command -v cupsd >/dev/null || need+=(cups cups-client cups-bsd)
 if [ ! -d /usr/share/roundcube ]; then
   need+=(roundcube-core roundcube-sqlite3 dovecot-imapd)
   # (Roundcube's database is our own SQLite file per run: no dbconfig-common database.)
@@ -2467,4 +2468,126 @@ SERVE
   touch "$RS_DIR/.seeded"
 fi
 
-echo "acceptance apps ready: dokuwiki (/usr/share/dokuwiki), phpmyadmin (/usr/share/phpmyadmin), mariadb db acme, adminer (/usr/share/adminer, mariadb db orchard), mediawiki (/var/lib/mediawiki, sqlite $MWDB), wordpress (/usr/share/wordpress, mariadb db wordpress), fossil ($FSL_DIR/repo.fossil), redmine (/usr/share/redmine, sqlite), django admin ($DJ_DIR), directus ($DX_DIR, postgresql db directus_acc), request tracker 5 (/usr/share/request-tracker5, sqlite), ghost ($GH_DIR, sqlite), transmission ($TR_DIR), jupyter ($JN_DIR), qbittorrent ($QB_DIR), verdaccio ($VD_DIR), radicale ($RD_DIR), rabbitmq ($RQ_DIR), syncthing ($ST_DIR), prometheus ($PM_DIR), tomcat ($TC_DIR), roundcube ($RC_DIR), monit ($MN_DIR), shaarli ($SH_DIR), znc ($ZN_DIR), zabbix ($ZB_DIR, postgresql db zabbix_seed), vendure ($VN_DIR, postgresql db vendure_seed), postfixadmin ($PF_DIR, sqlite), nagios ($NG_DIR, apache2 on the test's port), tt-rss ($TT_DIR, postgresql db ttrss_seed), icinga web 2 ($IW_DIR, postgresql db icingaweb_seed), tiddlywiki ($TW_DIR), deluge ($DL_DIR), cacti ($CT_DIR, mariadb db cacti_seed), node-red ($NR_DIR), unleash ($UL_DIR, postgresql db unleash_seed), n8n ($N8_DIR), rspamd ($RS_DIR)"
+# ---- CUPS 2.4 (Debian's cups: the print server's own web interface, server-rendered by its CGIs.
+# Its admin pages and actions ask for HTTP Basic auth (a system user in the lpadmin group, checked
+# by PAM); every form carries `org.cups.sid`, which must equal the cookie the CGI set; a printer's
+# maintenance and administration are select boxes that submit their form on change). A private
+# cupsd per start on the test's port and a unix socket, over a copy of the seed: four printers on
+# `file:///dev/null` (sample drivers), the laser the default, and five jobs held indefinitely.
+CU_DIR=/var/lib/cs-acceptance/cups
+if [ ! -f "$CU_DIR/.seeded" ]; then
+  rm -rf "$CU_DIR" && mkdir -p "$CU_DIR/seed/spool/tmp" "$CU_DIR/seed/cache" "$CU_DIR/seed/state" "$CU_DIR/seed/log" "$CU_DIR/seed/ppd" "$CU_DIR/seed/ssl"
+  chmod 1777 "$CU_DIR/seed/spool/tmp"
+  id orchardprint >/dev/null 2>&1 || useradd -M -s /usr/sbin/nologin -G lpadmin orchardprint
+  echo 'orchardprint:Print-admin-pass-1' | chpasswd
+  cat > "$CU_DIR/cups-files.conf.in" <<'CONF'
+SystemGroup lpadmin root
+User lp
+Group lp
+FileDevice Yes
+ServerRoot @ROOT@
+RequestRoot @ROOT@/spool
+TempDir @ROOT@/spool/tmp
+CacheDir @ROOT@/cache
+StateDir @ROOT@/state
+AccessLog @ROOT@/log/access_log
+ErrorLog @ROOT@/log/error_log
+PageLog @ROOT@/log/page_log
+ServerBin /usr/lib/cups
+DataDir /usr/share/cups
+DocumentRoot /usr/share/cups/doc-root
+CONF
+  cat > "$CU_DIR/cupsd.conf.in" <<'CONF'
+# acceptance-suite: the web interface on 127.0.0.1:@PORT@ and a unix socket; no browsing
+LogLevel warn
+Listen 127.0.0.1:@PORT@
+Listen @ROOT@/cups.sock
+Browsing No
+BrowseLocalProtocols none
+DefaultAuthType Basic
+WebInterface Yes
+ServerAlias *
+DirtyCleanInterval 0
+PreserveJobHistory Yes
+<Location />
+  Order allow,deny
+  Allow all
+</Location>
+<Location /admin>
+  AuthType Default
+  Require user @SYSTEM
+  Order allow,deny
+  Allow all
+</Location>
+<Location /admin/conf>
+  AuthType Default
+  Require user @SYSTEM
+  Order allow,deny
+  Allow all
+</Location>
+<Policy default>
+  JobPrivateAccess default
+  JobPrivateValues default
+  SubscriptionPrivateAccess default
+  SubscriptionPrivateValues default
+  <Limit Create-Job Print-Job Print-URI Validate-Job>
+    Order deny,allow
+  </Limit>
+  <Limit Send-Document Send-URI Hold-Job Release-Job Restart-Job Purge-Jobs Set-Job-Attributes Create-Job-Subscription Renew-Subscription Cancel-Subscription Get-Notifications Reprocess-Job Cancel-Current-Job Suspend-Current-Job Resume-Job Cancel-My-Jobs Close-Job CUPS-Move-Job CUPS-Get-Document>
+    Require user @OWNER @SYSTEM
+    Order deny,allow
+  </Limit>
+  <Limit CUPS-Add-Modify-Printer CUPS-Delete-Printer CUPS-Add-Modify-Class CUPS-Delete-Class CUPS-Set-Default CUPS-Get-Devices>
+    AuthType Default
+    Require user @SYSTEM
+    Order deny,allow
+  </Limit>
+  <Limit Pause-Printer Resume-Printer Enable-Printer Disable-Printer Pause-Printer-After-Current-Job Hold-New-Jobs Release-Held-New-Jobs Deactivate-Printer Activate-Printer Restart-Printer Shutdown-Printer Startup-Printer Promote-Job Schedule-Job-After Cancel-Jobs CUPS-Accept-Jobs CUPS-Reject-Jobs>
+    AuthType Default
+    Require user @SYSTEM
+    Order deny,allow
+  </Limit>
+  <Limit Cancel-Job CUPS-Authenticate-Job>
+    Require user @OWNER @SYSTEM
+    Order deny,allow
+  </Limit>
+  <Limit All>
+    Order deny,allow
+  </Limit>
+</Policy>
+CONF
+  cat > "$CU_DIR/serve.sh" <<'SERVE'
+#!/bin/sh
+# serve.sh PORT: a private cupsd (its web interface) on 127.0.0.1:PORT and on
+# /tmp/cs-cups-run-PORT/cups.sock, over a fresh copy of the seed (scripts/acceptance-setup.sh).
+set -e
+RUN=/tmp/cs-cups-run-$1
+rm -rf "$RUN" && cp -a /var/lib/cs-acceptance/cups/seed "$RUN"
+sed "s#@ROOT@#$RUN#g" /var/lib/cs-acceptance/cups/cups-files.conf.in > "$RUN/cups-files.conf"
+sed "s#@ROOT@#$RUN#g; s#@PORT@#$1#g" /var/lib/cs-acceptance/cups/cupsd.conf.in > "$RUN/cupsd.conf"
+exec cupsd -f -c "$RUN/cupsd.conf" -s "$RUN/cups-files.conf"
+SERVE
+  chmod +x "$CU_DIR/serve.sh"
+  # The seed: printers and held jobs made through a cupsd on the seed itself (root over its socket).
+  SEED="$CU_DIR/seed"
+  sed "s#@ROOT@#$SEED#g" "$CU_DIR/cups-files.conf.in" > "$SEED/cups-files.conf"
+  sed "s#@ROOT@#$SEED#g; s#@PORT@#8998#g" "$CU_DIR/cupsd.conf.in" > "$SEED/cupsd.conf"
+  cupsd -f -c "$SEED/cupsd.conf" -s "$SEED/cups-files.conf" &
+  CUPSD=$!
+  for i in $(seq 1 50); do [ -S "$SEED/cups.sock" ] && break; sleep 0.2; done
+  S="$SEED/cups.sock"
+  lpadmin -h "$S" -p Orchard_Laser -E -v file:///dev/null -m drv:///sample.drv/generic.ppd -D 'Orchard office laser' -L 'Packing shed' 2>&1 | grep -v deprecated || true
+  lpadmin -h "$S" -p Greenhouse_Label -E -v file:///dev/null -m drv:///sample.drv/dymo.ppd -D 'Greenhouse label printer' -L 'Greenhouse 2' 2>&1 | grep -v deprecated || true
+  lpadmin -h "$S" -p Cellar_Inkjet -E -v file:///dev/null -m drv:///sample.drv/deskjet.ppd -D 'Cellar inkjet' -L 'Cider cellar' 2>&1 | grep -v deprecated || true
+  lpadmin -h "$S" -p Barn_Dotmatrix -E -v file:///dev/null -m drv:///sample.drv/epson24.ppd -D 'Barn dot matrix' -L 'Hay barn' 2>&1 | grep -v deprecated || true
+  lpadmin -h "$S" -d Orchard_Laser
+  printf 'Harvest list\nBramley 40 crates\nCox 25 crates\n' > "$CU_DIR/harvest.txt"
+  for t in 'Harvest list' 'Pruning rota' 'Cider labels' 'Invoice 2231'; do lp -h "$S" -d Orchard_Laser -t "$t" -H indefinite "$CU_DIR/harvest.txt" >/dev/null; done
+  lp -h "$S" -d Greenhouse_Label -t 'Seed tray labels' -H indefinite "$CU_DIR/harvest.txt" >/dev/null
+  lpstat -h "$S" -o
+  kill "$CUPSD"; wait "$CUPSD" || true
+  rm -f "$SEED/cups.sock" "$SEED/cupsd.conf" "$SEED/cups-files.conf" "$SEED"/log/*
+  touch "$CU_DIR/.seeded"
+fi
+
+echo "acceptance apps ready: dokuwiki (/usr/share/dokuwiki), phpmyadmin (/usr/share/phpmyadmin), mariadb db acme, adminer (/usr/share/adminer, mariadb db orchard), mediawiki (/var/lib/mediawiki, sqlite $MWDB), wordpress (/usr/share/wordpress, mariadb db wordpress), fossil ($FSL_DIR/repo.fossil), redmine (/usr/share/redmine, sqlite), django admin ($DJ_DIR), directus ($DX_DIR, postgresql db directus_acc), request tracker 5 (/usr/share/request-tracker5, sqlite), ghost ($GH_DIR, sqlite), transmission ($TR_DIR), jupyter ($JN_DIR), qbittorrent ($QB_DIR), verdaccio ($VD_DIR), radicale ($RD_DIR), rabbitmq ($RQ_DIR), syncthing ($ST_DIR), prometheus ($PM_DIR), tomcat ($TC_DIR), roundcube ($RC_DIR), monit ($MN_DIR), shaarli ($SH_DIR), znc ($ZN_DIR), zabbix ($ZB_DIR, postgresql db zabbix_seed), vendure ($VN_DIR, postgresql db vendure_seed), postfixadmin ($PF_DIR, sqlite), nagios ($NG_DIR, apache2 on the test's port), tt-rss ($TT_DIR, postgresql db ttrss_seed), icinga web 2 ($IW_DIR, postgresql db icingaweb_seed), tiddlywiki ($TW_DIR), deluge ($DL_DIR), cacti ($CT_DIR, mariadb db cacti_seed), node-red ($NR_DIR), unleash ($UL_DIR, postgresql db unleash_seed), n8n ($N8_DIR), rspamd ($RS_DIR), cups ($CU_DIR)"

@@ -1,6 +1,6 @@
 // Real open-source web applications for the synthesis acceptance suite (installed and seeded by
 // scripts/acceptance-setup.sh from Debian packages): each is served on 127.0.0.1 by `php -S` (Fossil
-// by `fossil server`, Redmine by rackup, Django by `manage.py runserver`, Directus by `directus start`, Request Tracker by `rt-server`, Ghost by its own `node index.js`, Transmission by `transmission-daemon`, Jupyter by `jupyter-notebook`, qBittorrent by `qbittorrent-nox`, Verdaccio by its own bin, Radicale by `python3 -m radicale`, RabbitMQ, Syncthing, Prometheus, Tomcat, Roundcube, Monit, Shaarli, ZNC, Zabbix, Vendure, PostfixAdmin, Nagios, tt-rss, Icinga Web, TiddlyWiki, Deluge, Cacti, Node-RED, Unleash, n8n and Rspamd by their setup's `serve.sh`) and stopped by its PID. Recorded HARs are rebased onto the
+// by `fossil server`, Redmine by rackup, Django by `manage.py runserver`, Directus by `directus start`, Request Tracker by `rt-server`, Ghost by its own `node index.js`, Transmission by `transmission-daemon`, Jupyter by `jupyter-notebook`, qBittorrent by `qbittorrent-nox`, Verdaccio by its own bin, Radicale by `python3 -m radicale`, RabbitMQ, Syncthing, Prometheus, Tomcat, Roundcube, Monit, Shaarli, ZNC, Zabbix, Vendure, PostfixAdmin, Nagios, tt-rss, Icinga Web, TiddlyWiki, Deluge, Cacti, Node-RED, Unleash, n8n, Rspamd and CUPS by their setup's `serve.sh`) and stopped by its PID. Recorded HARs are rebased onto the
 // port a test started the app on.
 import { type ChildProcess, execFileSync, spawn } from 'node:child_process';
 import crypto from 'node:crypto';
@@ -46,7 +46,8 @@ export interface RealApp {
     | 'nodered'
     | 'unleash'
     | 'n8n'
-    | 'rspamd';
+    | 'rspamd'
+    | 'cups';
   /** The PHP document root (Fossil: the repository file; Redmine: the Rails application). */
   docroot: string;
   /** Port the fixtures were recorded on. */
@@ -466,6 +467,16 @@ export const APPS: Record<RealApp['name'], RealApp> = {
     server: (port) => ({ cmd: '/bin/sh', args: ['/var/lib/cs-acceptance/rspamd/serve.sh', String(port)] }),
     readyPath: '/ping',
     bootMs: 60_000,
+  },
+  cups: {
+    name: 'cups',
+    docroot: '/var/lib/cs-acceptance/cups',
+    recordedPort: 8998,
+    needs: ['/var/lib/cs-acceptance/cups/.seeded', '/usr/sbin/cupsd', '/usr/bin/lpstat'],
+    // (A private cupsd over a fresh copy of the seeded printers and held jobs per start.)
+    server: (port) => ({ cmd: '/bin/sh', args: ['/var/lib/cs-acceptance/cups/serve.sh', String(port)] }),
+    readyPath: '/printers/',
+    bootMs: 15_000,
   },
 };
 
@@ -1044,4 +1055,40 @@ export async function rspamdApi(
   const text = await r.text();
   if (!r.ok) throw new Error(`Rspamd ${method} ${path}: ${r.status} ${text}`);
   return /^[[{]/.test(text) ? JSON.parse(text) : text;
+}
+
+/** CUPS's admin (a system user in lpadmin, scripts/acceptance-setup.sh), for its Basic auth. */
+export const CUPS_USER = { username: 'orchardprint', password: 'Print-admin-pass-1' };
+
+/** What `cmd` (lpstat, lpadmin, cupsenable…) says or does at the cupsd serving `base`: over its
+ * unix socket (serve.sh), where root is trusted without the Basic auth its port asks for. */
+export function cupsSays(base: string, cmd: string, ...args: string[]): string {
+  const sock = `/tmp/cs-cups-run-${new URL(base).port}/cups.sock`;
+  return execFileSync(cmd, ['-h', sock, ...args], { encoding: 'utf8', timeout: 10_000 });
+}
+
+/** The ids of the jobs not yet completed or cancelled (`Orchard_Laser-3`), in order. */
+export const cupsOpenJobs = (base: string) =>
+  cupsSays(base, 'lpstat', '-W', 'not-completed', '-o')
+    .split('\n')
+    .map((l) => l.split(/\s+/)[0]!)
+    .filter(Boolean);
+
+/** Each printer's state as lpstat tells it: `idle`, `disabled` (paused); `accepting` or not. */
+export function cupsPrinters(base: string): Record<string, { state: string; accepting: boolean; description: string; location: string }> {
+  const out: Record<string, { state: string; accepting: boolean; description: string; location: string }> = {};
+  let cur: string | null = null;
+  for (const l of cupsSays(base, 'lpstat', '-l', '-p').split('\n')) {
+    const m = /^printer (\S+) (?:is )?(idle|disabled|now printing)/.exec(l);
+    if (m) out[(cur = m[1]!)] = { state: m[2]!, accepting: true, description: '', location: '' };
+    const d = /^\s+Description: (.*)$/.exec(l);
+    if (d && cur) out[cur]!.description = d[1]!.trim();
+    const loc = /^\s+Location: (.*)$/.exec(l);
+    if (loc && cur) out[cur]!.location = loc[1]!.trim();
+  }
+  for (const l of cupsSays(base, 'lpstat', '-a').split('\n')) {
+    const m = /^(\S+) (not )?accepting/.exec(l);
+    if (m && out[m[1]!]) out[m[1]!]!.accepting = !m[2];
+  }
+  return out;
 }
