@@ -29,9 +29,20 @@ export interface RuntimeOptions {
   onActivity?: () => void;
 }
 
+/** An HTTP authentication challenge a page's document answered with (401, Basic or Digest). */
+export interface AuthChallenge {
+  origin: string;
+  scheme: 'basic' | 'digest';
+  realm: string | null;
+}
+
 export class CaptureRuntime {
   lastActivity = Date.now();
   readonly startedAt = Date.now();
+  /** Each page's pending challenge: its last document was a 401 asking for Basic or Digest credentials. */
+  private readonly challenges = new WeakMap<Page, AuthChallenge>();
+  /** The logins given to the context for sites that asked (one per origin, the latest wins). */
+  private readonly credentials = new Map<string, { username: string; password: string; origin: string }>();
 
   private constructor(
     private readonly pool: BrowserPool,
@@ -101,6 +112,7 @@ export class CaptureRuntime {
       });
       rt = new CaptureRuntime(pool, slot, recorder, live);
       const runtime = rt;
+      runtime.watchChallenges(slot.page);
       runtime.onActivity = o.onActivity;
       slot.onAction = (page, json) => recorder.pageAction(page, json);
       slot.onCrash = o.onCrash;
@@ -140,7 +152,50 @@ export class CaptureRuntime {
     this.onActivity?.();
   }
 
+  /**
+   * A site behind HTTP Basic or Digest auth answers its pages 401 until a browser's sign-in dialog
+   * gives a login. The live view has no such dialog: the page shows the 401, and a login pasted
+   * then (`paste`, by secret id) answers the challenge instead (answerChallenge).
+   */
+  private watchChallenges(p: Page) {
+    p.on('response', (r) => {
+      if (!r.request().isNavigationRequest() || r.frame() !== p.mainFrame()) return;
+      const scheme = /^\s*(basic|digest)\b/i.exec(r.headers()['www-authenticate'] ?? '')?.[1]?.toLowerCase() as
+        | AuthChallenge['scheme']
+        | undefined;
+      if (r.status() === 401 && scheme) {
+        const realm = /\brealm="([^"]*)"/i.exec(r.headers()['www-authenticate'] ?? '')?.[1] ?? null;
+        this.challenges.set(p, { origin: new URL(r.url()).origin, scheme, realm });
+      } else this.challenges.delete(p);
+    });
+  }
+
+  /** The challenge the page in the live view is showing, if any. */
+  challenge(): AuthChallenge | null {
+    return this.challenges.get(this.live.page) ?? null;
+  }
+
+  /**
+   * Answers the live page's challenge with a stored login, as a sign-in dialog would: both values
+   * are registered for redaction first (the recording shows placeholders, in the Authorization
+   * header's Basic token too), the context sends them to that origin only, and the page loads again.
+   */
+  async answerChallenge(secretId: string, username: string, password: string): Promise<void> {
+    this.touch();
+    const page = this.live.page;
+    const c = this.challenges.get(page);
+    if (!c) return;
+    this.recorder.registerPaste(page, secretId, 'username', username, null);
+    this.recorder.registerPaste(page, secretId, 'password', password, null);
+    this.credentials.set(c.origin, { username, password, origin: c.origin });
+    await this.slot.context.setHTTPCredentials([...this.credentials.values()]);
+    this.challenges.delete(page);
+    this.recorder.expectNavigation(page, 'reload');
+    await page.reload({ waitUntil: 'commit' }).catch(() => {});
+  }
+
   private async adoptPage(p: Page) {
+    this.watchChallenges(p);
     const opener = await p.opener().catch(() => null);
     await this.recorder.attachPage(p, opener).catch(() => {});
     await this.live.adopt(p);

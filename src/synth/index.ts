@@ -448,12 +448,17 @@ function synthesizeNow(inp: SynthInput): SynthResult {
     traced: chain.vars.map((v) => `${v.name}: ${v.how}`),
     ...(picks.length ? { picks: pickDecision(picks) } : {}),
   };
-  // A login the person named (hints.secrets) that no recorded request carries, with no sign-in in
+  // A login the person named (hints.secrets) or pasted (a capture session's answer to a Digest
+  // challenge, whose headers hold only hashes) that no recorded request carries, with no sign-in in
   // the recording: a browser answers an HTTP Basic or Digest challenge out of the recording's sight
   // (its sign-in dialog, Playwright's httpCredentials). The run answers it the same way, if the site asks.
   const basicAuth =
     !loginSteps.length && [...chain.usedSecretFields].every((f) => f.endsWith('.username'))
-      ? secrets.slots.find((s) => s.type === 'login' && hints.secrets?.[s.name] !== undefined)?.name
+      ? secrets.slots.find(
+          (s) =>
+            s.type === 'login' &&
+            (hints.secrets?.[s.name] !== undefined || rec.pasted.some((p) => secrets.slotOfSecretId(p.secret_id, p.field) === s.name)),
+        )?.name
       : undefined;
   // (A Digest answer holds a hash, never the password: the login must be one the person names.)
   if (!basicAuth && rec.digestUsers.length && !loginSteps.length)

@@ -71,8 +71,15 @@ function basicCredentialsOf(x: Exchange): { token: string; username: string; pas
   if (!m) return null;
   const decoded = Buffer.from(m[1], 'base64').toString('utf8');
   const colon = decoded.indexOf(':');
-  // Not credentials: no separator, or bytes that are no UTF-8 text (the token is something else).
-  if (colon < 0 || decoded.includes('\uFFFD') || basicToken(decoded.slice(0, colon), decoded.slice(colon + 1)) !== m[1]) return null;
+  // Not credentials: no separator, or bytes that are no UTF-8 text (the token is something else);
+  // nor a login pasted in a capture session (its placeholders: substitute.ts pastedBasic).
+  if (
+    colon < 0 ||
+    decoded.includes('\uFFFD') ||
+    decoded.includes('{{secret:') ||
+    basicToken(decoded.slice(0, colon), decoded.slice(colon + 1)) !== m[1]
+  )
+    return null;
   return { token: m[1], username: decoded.slice(0, colon), password: decoded.slice(colon + 1) };
 }
 

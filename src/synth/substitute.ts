@@ -94,7 +94,13 @@ export function substitute(
   // typed value is found there in that form too, `Plums &amp; pears`.)
   const inXml = xmlText(value);
   const inDocument = jsonText(value) ? ' | jsonesc' : inXml ? ' | xmlesc' : '';
-  // 1. capture placeholders
+  // 1. capture placeholders (a login pasted to answer a site's Basic challenge is in the header's
+  // token: `Basic base64("{{secret:…:username}}:{{secret:…:password}}")`, the slot's `basic`)
+  const basic = pastedBasic(value, slotOfSecretId);
+  if (basic) {
+    used.secrets.push({ slot: basic, field: 'basic' });
+    return { template: `Basic {{secrets.${basic}.basic}}`, args: [], secrets: used.secrets, whole: false };
+  }
   let t = value.replace(SECRET_PLACEHOLDER_RE, (m, id: string, f: SecretField) => {
     const slot = slotOfSecretId(id, f);
     if (!slot) return m;
@@ -165,4 +171,15 @@ export function substitute(
   const template = t.replace(/\u0000/g, '');
   const whole = t.split('\u0000').every((p, i) => i % 2 === 1 || p === '');
   return { template, ...used, whole };
+}
+
+/** The login slot whose pasted username and password make up `value`'s HTTP Basic token, if they do. */
+export function pastedBasic(value: string, slotOfSecretId: (id: string, f: SecretField) => string | null): string | null {
+  const m = /^\s*basic\s+([A-Za-z0-9+/]+=*)\s*$/i.exec(value);
+  if (!m) return null;
+  const p = /^\{\{secret:([0-9a-zA-Z-]+):username\}\}:\{\{secret:([0-9a-zA-Z-]+):password\}\}$/.exec(
+    Buffer.from(m[1]!, 'base64').toString('utf8'),
+  );
+  if (!p || p[1] !== p[2]) return null;
+  return slotOfSecretId(p[1]!, 'password');
 }

@@ -454,6 +454,15 @@ export class CaptureSessionsService {
         input: 'totp',
       });
     }
+    // (A page asking for HTTP Basic or Digest credentials: the login answers it, as a sign-in
+    // dialog would — username and password together, whichever field was pasted.)
+    const challenged = this.live.get(id);
+    if (body.field !== 'totp' && challenged?.rt.challenge()) {
+      const s = await this.deps.secrets.resolve(userId, body.secret_id);
+      if (s?.value.type !== 'login') throw notFound('Secret');
+      await challenged.rt.answerChallenge(body.secret_id, s.value.username, s.value.password);
+      return;
+    }
     let value: string;
     if (body.field === 'totp') value = await this.pasteTotp(userId, body.secret_id);
     else {
