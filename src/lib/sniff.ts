@@ -21,5 +21,7 @@ export function sniffedType(text: string): string | null {
   return null;
 }
 
-/** A Content-Type that says nothing of the body: none, HAR's `x-unknown`, or raw bytes. */
-export const untyped = (mime: string | null | undefined) => !mime || /^(x-unknown|application\/octet-stream)(;|$)/i.test(mime.trim());
+/** A Content-Type that says nothing of the body: none, HAR's `x-unknown`, or WHATWG's unknown
+ * types. (Not `application/octet-stream`: that says "bytes, a download", and a browser keeps it so.) */
+export const untyped = (mime: string | null | undefined) =>
+  !mime?.trim() || /^(x-unknown|unknown\/unknown|application\/unknown|\*\/\*)(;|$)/i.test(mime.trim());

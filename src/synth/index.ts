@@ -30,6 +30,7 @@ import { SynthError, type Exchange, type Hints, type RecordedSecrets, type Recor
 import { argumentValues, findDetail, flatValues, isPlainObject, landing, lastActionTime, listEntries, prefixed } from './facts.js';
 import { encodings, preview } from './values.js';
 import { argType, fractionalFields } from './arg-types.js';
+import { safeDecode } from './producers.js';
 import { pickDecision, pickedResultValues, pickPreference, picksOf } from './picks.js';
 
 export const SYNTH_VERSION = 'synth/1.0';
@@ -267,7 +268,7 @@ function synthesizeNow(inp: SynthInput): SynthResult {
   );
   const texts = (xs: Exchange[]) => xs.map((x) => x.text as string).slice(-6);
   // (The record a read's address ends with: `/printers/Orchard_Laser`, the argument typed last.)
-  const lastSegment = decodeURIComponent(new URL(first.url).pathname.split('/').filter(Boolean).at(-1) ?? '');
+  const lastSegment = safeDecode(new URL(first.url).pathname.split('/').filter(Boolean).at(-1) ?? '');
   const named = isRead(first) ? typedValues.find((v) => v.length >= 2 && v.toLowerCase() === lastSegment.toLowerCase()) : undefined;
   const out = buildOutput(samples, !!paging, resultValues, {
     typed: typedValues,

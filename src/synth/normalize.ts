@@ -6,7 +6,6 @@ import { basicToken } from '../lib/secret-forms.js';
 import { parseMultipart } from './multipart.js';
 import { parseJson } from './slots.js';
 import type { Exchange, Recording } from './types.js';
-
 import { sniffedType, untyped } from '../lib/sniff.js';
 
 const header = (hs: { name: string; value: string }[], n: string) => hs.find((h) => h.name.toLowerCase() === n)?.value;

@@ -196,7 +196,8 @@ function findInHtml(html: string, value: string, opts: { strongOnly?: boolean })
   return findInText(html, value);
 }
 
-function safeDecode(s: string): string {
+/** A URL component decoded (`Orchard%20Laser`), or as it is when its escapes are malformed. */
+export function safeDecode(s: string): string {
   try {
     return decodeURIComponent(s);
   } catch {

@@ -3,7 +3,7 @@
 // a form whose radio's value is a long hyphen-joined name.
 import { describe, expect, it } from 'vitest';
 import { contentOf } from '../../../src/browser/recording/har-parts.js';
-import { sniffedType } from '../../../src/lib/sniff.js';
+import { sniffedType, untyped as untypedMime } from '../../../src/lib/sniff.js';
 import { normalize } from '../../../src/synth/normalize.js';
 import { synthesize } from '../../../src/synth/index.js';
 import { entry, har } from '../../helpers/har-fragment.js';
@@ -46,6 +46,10 @@ describe('a page served without a Content-Type', () => {
     expect(sniffedType('<?xml version="1.0"?><a/>')).toBe('text/xml');
     expect(sniffedType('{"a": 1}')).toBe('application/json');
     for (const t of ['<htmlx>', '{not json', 'plain words', '<svg></svg>']) expect(sniffedType(t), t).toBeNull();
+    // (Only a missing or unknown type is sniffed: `application/octet-stream` says "a download".)
+    for (const m of [null, '', ' ', 'x-unknown', 'unknown/unknown', 'application/unknown', '*/*'])
+      expect(untypedMime(m), String(m)).toBe(true);
+    for (const m of ['application/octet-stream', 'text/plain', 'text/html; charset=utf-8']) expect(untypedMime(m), m).toBe(false);
   });
 
   it('is read as the HTML it is by synthesis (a HAR says x-unknown), and recorded as text', () => {
@@ -83,6 +87,11 @@ describe("a printer's page, its address ending with the printer's name", () => {
     const props = Object.keys((r.output_schema as any).properties);
     expect(props).toEqual(expect.arrayContaining(['title', 'description', 'location', 'driver']));
     expect(props).not.toContain('items');
+  });
+
+  it('takes an address with malformed escapes as it is', () => {
+    const rec = recordingOf(untyped({ url: `${O}/printers/Orchard%E0%A4%A`, html: orchard, at: 1500 }));
+    expect(() => synthesize({ recording: rec, hints: { arguments: { printer: 'Orchard_Laser' } } })).not.toThrow(URIError);
   });
 
   it('reads the list when the argument does not name the page (a search that finds jobs by printer)', () => {
