@@ -13,7 +13,7 @@ import { keyedRecord, recordByArgument } from './record-by-argument.js';
 import { linkedRecord } from './html-record-link.js';
 import type { SecretPlan } from './secrets.js';
 import type { Exchange, Slot } from './types.js';
-import { argName, looksRandom, lowEntropy, nowInside, nowTemplate, preview } from './values.js';
+import { argName, looksRandom, lowEntropy, nowInside, nowTemplate, preview, randomLetters } from './values.js';
 
 export type Resolution =
   | { kind: 'template'; template: string; args: string[]; secrets: { slot: string; field: string }[] }
@@ -365,7 +365,7 @@ export function traceChain(inp: TraceInput): Chain {
       // (An element of a list named as ids counts as its list: Transmission's `"ids": [3]`, a
       // PHP form's `hostids[0]=10561`.)
       const idKey = /ids?$/i.test(listKey(slot.key)) && /^\d+$/.test(v);
-      const idLike = slot.where === 'path' ? /\d/.test(v) || looksRandom(v) : slot.where !== 'query' || !weak || idKey;
+      const idLike = slot.where === 'path' ? /\d/.test(v) || looksRandom(v) || randomLetters(v) : slot.where !== 'query' || !weak || idKey;
       if (((weak && slot.where !== 'path' && slot.where !== 'query' && !idKey) || !idLike) && !inp.dynamics?.has(v)) {
         resolved.push({ slot, res: { kind: 'constant', why: 'short/low-entropy literal' } });
         continue;
@@ -662,8 +662,9 @@ function searchedFor(y: Exchange, args: ArgValue[], arg: string): boolean {
  * `system.listMethods`) holds too, at a place that moves between starts.
  */
 const codeName = (v: string) =>
-  (v.length <= 40 && /^[a-z]+(?:[_-][a-z]+)*$/i.test(v)) ||
-  (v.length <= 48 && /^[a-z]+(?:[_-][a-z]+)*(?:\.[a-z]+(?:[_-][a-z]+)*)+$/i.test(v));
+  !randomLetters(v) &&
+  ((v.length <= 40 && /^[a-z]+(?:[_-][a-z]+)*$/i.test(v)) ||
+    (v.length <= 48 && /^[a-z]+(?:[_-][a-z]+)*(?:\.[a-z]+(?:[_-][a-z]+)*)+$/i.test(v)));
 
 /** A field's name without its list places: `arguments.ids.0` → `ids`, `hostids[0]` → `hostids`. */
 const listKey = (key: string) =>

@@ -81,6 +81,19 @@ export function looksRandom(v: string): boolean {
   return v.length >= 12 && !/\s/.test(v) && entropy(v) >= 3.2 && /\d/.test(v) && /[a-z]/i.test(v) && !isRoute(v) && !isSettings(v);
 }
 
+/**
+ * Random letters without a digit (a nanoid-style id, `XCVSmdXHoZHGpNyU`: one in sixteen 16-letter
+ * ids has none): long, both cases, and its lowercase runs too short for CamelCase words
+ * (`SearchBooksQuery`, `XMLHttpRequest`).
+ */
+export function randomLetters(v: string): boolean {
+  if (v.length < 12 || !/^[A-Za-z]+$/.test(v) || !/[a-z]/.test(v) || !/[A-Z]/.test(v) || entropy(v) < 3.2) return false;
+  // (Words have lowercase runs of three letters or more: `orkflows`, `earch`; random text short ones.)
+  const lower = v.match(/[a-z]+/g) ?? [];
+  const mean = lower.reduce((n, r) => n + r.length, 0) / lower.length;
+  return lower.length >= 3 && mean < 2.5 && Math.max(...lower.map((r) => r.length)) <= 5;
+}
+
 /** Named settings (`pdf=1,flash=0,webp=1`: what the browser can show): words and short values. */
 const isSettings = (v: string) => /^[a-z][\w-]*=[\w.-]{0,8}([,;&][a-z][\w-]*=[\w.-]{0,8})+$/i.test(v);
 
@@ -212,9 +225,10 @@ function formatAccepts(name: string, s: string): boolean {
  */
 export function generatedName(s: string): boolean {
   if (/^:r[0-9a-z]*:$/i.test(s)) return true;
-  return s
-    .split(/[-_:.[\]\s]+/)
-    .some((p) => /^\d{3,}$/.test(p) || (/^(?=.*\d)(?=.*[a-z])[a-z0-9]{5,}$/i.test(p) && !/^[a-z]+\d{1,2}$/i.test(p)));
+  const parts = s.split(/[-_:.[\]\s]+/);
+  // (Two counters in a row are a script's too: Element Plus's `el-id-47-49`, a random seed then a count.)
+  if (/[-_:]\d+[-_:]\d+$/.test(s)) return true;
+  return parts.some((p) => /^\d{3,}$/.test(p) || (/^(?=.*\d)(?=.*[a-z])[a-z0-9]{5,}$/i.test(p) && !/^[a-z]+\d{1,2}$/i.test(p)));
 }
 
 /** snake_case identifier from a field name / label / JSON key ("Search items" → search_items). */

@@ -62,8 +62,9 @@ describe('a token holding ":" and ","', () => {
 
 describe('a name a script generated for a field', () => {
   it('is no name for an argument: a random piece, a long counter, a React id; a word with a short number is one', () => {
-    for (const n of ['input-8nb9bwpcu', 'el-id-5632-4', 'mui-1234', ':r5:', 'field_a7f3k9']) expect(generatedName(n), n).toBe(true);
-    for (const n of ['q', 'search', 'address2', 'line_1', 'emailOrLdapLoginId', 'user[name]', 'post_title', 'ids[0]'])
+    for (const n of ['input-8nb9bwpcu', 'el-id-5632-4', 'el-id-47-49', 'mui-1234', ':r5:', 'field_a7f3k9'])
+      expect(generatedName(n), n).toBe(true);
+    for (const n of ['q', 'search', 'address2', 'line_1', 'emailOrLdapLoginId', 'user[name]', 'post_title', 'ids[0]', 'items[0][1]'])
       expect(generatedName(n), n).toBe(false);
   });
 
