@@ -5,12 +5,11 @@
 // (the Authorization header's token too); synthesis with nothing hinted makes the pasted login the
 // connector's, which then runs with a bound login and a NEW argument. Before, a paste on the 401
 // page typed the password into nothing, and such a site could not be recorded in a session at all.
-import http from 'node:http';
-import type { AddressInfo } from 'node:net';
 import type { Browser } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { openChromium } from '../src/browser/chromium.js';
 import { startHarness, type Harness } from './helpers/harness.js';
+import { localSite } from './helpers/local-site.js';
 import { completeCapture, wsDriver } from './helpers/live-view.js';
 import { loginSecret, logsOf, run } from './helpers/runs.js';
 
@@ -29,7 +28,7 @@ ${CRATES.filter((c) => c.toLowerCase().includes(q.toLowerCase()))
 
 function basicSite() {
   const seen = { challenged: 0, authorized: 0, asked: [] as string[] };
-  const server = http.createServer((req, res) => {
+  const site = localSite((req, res) => {
     if (req.headers.authorization !== `Basic ${TOKEN}`) {
       seen.challenged++;
       return void res
@@ -45,12 +44,7 @@ function basicSite() {
     }
     res.writeHead(404).end();
   });
-  return {
-    seen,
-    start: () =>
-      new Promise<string>((r) => server.listen(0, '127.0.0.1', () => r(`http://127.0.0.1:${(server.address() as AddressInfo).port}`))),
-    close: () => new Promise<void>((r) => server.close(() => r())),
-  };
+  return { seen, ...site };
 }
 
 describe('a site behind HTTP Basic auth, recorded in a capture session (sqlite)', () => {

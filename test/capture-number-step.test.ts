@@ -3,13 +3,12 @@
 // 22.5. Before, the example's form alone decided (`integer`), and the run was refused with 422.
 // Recorded by the service's own recorder in Chromium (the action log carries the input's step)
 // from a page whose form a script builds (the recorded HTML has no such input).
-import http from 'node:http';
-import type { AddressInfo } from 'node:net';
 import type { Browser } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { openChromium } from '../src/browser/chromium.js';
 import { recordCaptured } from './helpers/acceptance.js';
 import { startHarness, type Harness } from './helpers/harness.js';
+import { localSite } from './helpers/local-site.js';
 import { run } from './helpers/runs.js';
 import { synthesizeFrom } from './helpers/synth.js';
 
@@ -28,7 +27,7 @@ document.getElementById('save').addEventListener('click', async () => {
 
 function thresholdSite() {
   const saved: unknown[] = [];
-  const server = http.createServer((req, res) => {
+  const site = localSite((req, res) => {
     const url = new URL(req.url ?? '/', 'http://x');
     if (url.pathname === '/') return void res.writeHead(200, { 'content-type': 'text/html' }).end(PAGE);
     if (url.pathname === '/api/thresholds' && req.method === 'POST') {
@@ -43,12 +42,7 @@ function thresholdSite() {
     }
     res.writeHead(404).end();
   });
-  return {
-    saved,
-    start: () =>
-      new Promise<string>((r) => server.listen(0, '127.0.0.1', () => r(`http://127.0.0.1:${(server.address() as AddressInfo).port}`))),
-    close: () => new Promise<void>((r) => server.close(() => r())),
-  };
+  return { saved, ...site };
 }
 
 describe('a whole number typed into an input that takes fractions (sqlite)', () => {

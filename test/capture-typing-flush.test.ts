@@ -4,13 +4,12 @@
 // stops has reported nothing. The recorder now asks each page for what was typed when it stops
 // (before, a capture session blurred the focused field — running the page's own blur handlers
 // after the person had finished — and a recording made by the recorder alone lost the text).
-import http from 'node:http';
-import type { AddressInfo } from 'node:net';
 import type { Browser } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { openChromium } from '../src/browser/chromium.js';
 import { recordCaptured } from './helpers/acceptance.js';
 import { startHarness, type Harness } from './helpers/harness.js';
+import { localSite } from './helpers/local-site.js';
 import { completeCapture, wsDriver } from './helpers/live-view.js';
 import { run } from './helpers/runs.js';
 
@@ -34,7 +33,7 @@ box.addEventListener('input', () => {
 
 function varietySite() {
   const asked: string[] = [];
-  const server = http.createServer((req, res) => {
+  const site = localSite((req, res) => {
     const url = new URL(req.url ?? '/', 'http://x');
     if (url.pathname === '/') return void res.writeHead(200, { 'content-type': 'text/html' }).end(PAGE);
     if (url.pathname === '/api/varieties') {
@@ -45,12 +44,7 @@ function varietySite() {
     }
     res.writeHead(404).end();
   });
-  return {
-    asked,
-    start: () =>
-      new Promise<string>((r) => server.listen(0, '127.0.0.1', () => r(`http://127.0.0.1:${(server.address() as AddressInfo).port}`))),
-    close: () => new Promise<void>((r) => server.close(() => r())),
-  };
+  return { asked, ...site };
 }
 
 describe('text typed into a search-as-you-type box, the session completed with the focus still there (sqlite)', () => {

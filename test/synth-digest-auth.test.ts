@@ -11,6 +11,7 @@ import type { Browser } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { openChromium } from '../src/browser/chromium.js';
 import { recordLive } from './helpers/acceptance.js';
+import { completeCapture, wsDriver } from './helpers/live-view.js';
 import { backends, type Harness, startHarness } from './helpers/harness.js';
 import { loginSecret, logsOf, publish, run } from './helpers/runs.js';
 import { synthesizeFrom } from './helpers/synth.js';
@@ -288,6 +289,52 @@ describe.each(await backends())('a site behind HTTP Digest authentication (%s)',
     expect(sent.length).toBeGreaterThanOrEqual(1);
     expect(sent.filter((a) => a !== '')).toEqual([]);
     expect(other.log.accepted).toEqual([]);
+  });
+
+  it('recorded in a capture session: the login pasted at the 401 answers the challenge; synthesized with nothing hinted', async () => {
+    const site = await start({ algorithms: ['SHA-256', 'MD5'], usesPerNonce: 100 });
+    const account = await loginSecret(h, USER, PASS);
+    const ref = await (
+      await browser.newContext({ viewport: { width: 1280, height: 800 }, httpCredentials: { username: USER, password: PASS } })
+    ).newPage();
+    try {
+      await ref.goto(site.base);
+      const s = (await h.api('POST', '/v1beta/capture_sessions', { start_url: site.base })).json;
+      const d = await wsDriver(s.iframe_url, ref);
+      // (The live view shows the 401 once Chromium gave up on it: the person pastes then.)
+      await expect.poll(d.url, { timeout: 15_000 }).toMatch(/chrome-error|127\.0\.0\.1/);
+      await new Promise((r) => setTimeout(r, 1000));
+      const pasted = await h.api('POST', `/v1beta/capture_sessions/${s.id}/paste`, { field: 'username', secret_id: account });
+      expect(pasted.status, pasted.text).toBe(204);
+      await expect.poll(() => site.log.accepted.length, { timeout: 10_000 }).toBeGreaterThan(0);
+      await new Promise((r) => setTimeout(r, 500));
+      await d.click('#q');
+      d.text('apple');
+      await d.press('Enter');
+      await expect.poll(() => site.log.accepted.length, { timeout: 10_000 }).toBeGreaterThan(1);
+      const rec = await completeCapture(h, s.id);
+      expect(leaks(JSON.stringify(rec))).toEqual([]);
+      expect(JSON.stringify(rec)).not.toContain(USER);
+
+      const c = await h.api('POST', '/v1beta/connectors', {
+        display_name: `digest ${tag}`,
+        purpose: 'find plants',
+        capture_session_id: s.id,
+      });
+      expect(c.status, c.text).toBe(200);
+      const def = (await h.api('GET', `/v1beta/connectors/${c.json.id}/definition`)).json.definition;
+      expect(def.basic_auth).toBe('account');
+      expect(leaks(JSON.stringify(def))).toEqual([]);
+      const props = Object.keys(c.json.input_schema.properties);
+      expect(props).toHaveLength(1);
+      const out = await run(h, { connector_id: c.json.id, arguments: { [props[0]!]: 'plum' }, secret_bindings: { account } });
+      expect(out.status, JSON.stringify(out.error)).toBe('success');
+      expect(JSON.stringify(out.result)).toContain('Cherry plum');
+      expect(JSON.stringify(out.result)).not.toContain('Apple');
+      expect(leaks(JSON.stringify(out) + (await logsOf(h, out.id)))).toEqual([]);
+    } finally {
+      await ref.context().close();
+    }
   });
 
   it('a browser connector with basic_auth and no page to open is refused at publish time', async () => {

@@ -123,6 +123,43 @@ describe.skipIf(!ready).each(ready ? (await backends()).slice(0, 1) : ['sqlite' 
     expect(open).toContain('Greenhouse_Label-5');
   });
 
+  it('a held job moved to another printer, run on ANOTHER job and ANOTHER printer', async () => {
+    const har = await record('move-job', async (page) => {
+      await page.goto(`${live.url}/jobs/`);
+      const row = page.locator('tr', { hasText: 'Orchard_Laser-1' });
+      await Promise.all([page.waitForEvent('load'), row.locator('input[value="Move Job"]').click()]);
+      await page.selectOption('select[name=JOB_PRINTER_URI]', { label: 'Cellar_Inkjet' });
+      await Promise.all([page.waitForEvent('load'), page.click('input[value="Move Job"]')]);
+      await page.waitForSelector('text=moved to');
+    });
+    expect(cupsOpenJobs(live.url)).toContain('Cellar_Inkjet-1');
+    await flow('cu-move', har, hinted({ job_id: 1, destination: 'Cellar_Inkjet' }), bound({ job_id: 4, destination: 'Barn_Dotmatrix' }));
+    const open = cupsOpenJobs(live.url);
+    expect(open).toContain('Barn_Dotmatrix-4');
+    expect(open).not.toContain('Orchard_Laser-4');
+    expect(open).toContain('Cellar_Inkjet-1');
+  });
+
+  it("a printer's default page size set from its Administration menu, run on ANOTHER printer with ANOTHER size", async () => {
+    const pageSize = (p: string) => /^PageSize\/[^:]*:.*\*(\S+)/m.exec(cupsSays(live.url, 'lpoptions', '-p', p, '-l'))?.[1];
+    const har = await record('options', async (page) => {
+      await openPrinter(page, 'Orchard_Laser');
+      await choose(page, 'administration', 'set-printer-options');
+      await page.selectOption('#select-PageSize', 'A4');
+      await Promise.all([page.waitForEvent('load'), page.locator('input[value="Set Default Options"]:visible').first().click()]);
+      await page.waitForSelector('text=have been set successfully');
+    });
+    expect(pageSize('Orchard_Laser')).toBe('A4');
+    await flow(
+      'cu-options',
+      har,
+      hinted({ printer: 'Orchard_Laser', page_size: 'A4' }),
+      bound({ printer: 'Cellar_Inkjet', page_size: 'Legal' }),
+    );
+    expect(pageSize('Cellar_Inkjet')).toBe('Legal');
+    expect(pageSize('Orchard_Laser')).toBe('A4');
+  });
+
   it("a printer's allowed users set from its Administration menu, run on ANOTHER printer with OTHER users", async () => {
     const har = await record('users', async (page) => {
       await openPrinter(page, 'Orchard_Laser');
