@@ -171,6 +171,18 @@ export function recordNamingArgs(def: unknown): Set<string> {
   return out;
 }
 
+/** Arguments in the path of a page an http step reads (`GET /printers/{{args.printer}}`): the page of a record. */
+export function pathNamingArgs(def: unknown): Set<string> {
+  const out = new Set<string>();
+  const steps = (def as { steps?: unknown[]; login?: { steps?: unknown[] } } | null)?.steps ?? [];
+  for (const st of steps) {
+    const o = st as { id?: unknown; action?: unknown; method?: unknown; url?: unknown };
+    if (typeof o.id !== 'string' || o.action !== undefined || typeof o.url !== 'string' || (o.method ?? 'GET') !== 'GET') continue;
+    for (const m of o.url.split('?')[0]!.matchAll(/\{\{\s*args\.(\w+)/g)) out.add(m[1]!);
+  }
+  return out;
+}
+
 /** Arguments sent through `| choose:` (a drop-down's label or code): a made-up label is no choice. */
 export function chosenArgs(def: unknown): Set<string> {
   return new Set([...JSON.stringify(def).matchAll(/\{\{\s*args\.(\w+)\s*\|\s*choose:/g)].map((m) => m[1]!));
@@ -325,8 +337,11 @@ export async function validateByReplay(
         ms: Date.now() - t0,
       };
     // A fresh value that addressed nothing (HTTP 404, no such record: `/inject/inj_water 8f6d`)
-    // shows the argument names a record the site holds: once more with the recorded values.
-    if (opts.sideEffects && fresh.length && notFound(e)) {
+    // shows the argument names a record the site holds: once more with the recorded values. So
+    // does a failure after reading a page addressed by a fresh value (`GET /printers/{{args.printer}}`:
+    // CUPS answers an error page, 200, whose form has nothing to read).
+    const addressed = pathNamingArgs(plan.definition);
+    if (opts.sideEffects && fresh.length && (notFound(e) || (e instanceof ReplayFailed && fresh.some((f) => addressed.has(f.name))))) {
       for (const f of fresh.splice(0)) args[f.name] = plan.input_schema.properties[f.name]?.examples?.[0];
       first = await once(args, label());
     } else {

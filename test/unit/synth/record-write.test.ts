@@ -5,7 +5,7 @@
 // signed-in person's email inside the record (its author) does not make the write login traffic.
 import { describe, expect, it } from 'vitest';
 import type { HttpDefinition } from '../../../src/formats/definition/types.js';
-import { changedValue, chosenArgs, freshValues, recordNamingArgs } from '../../../src/modules/connectors/replay.js';
+import { changedValue, chosenArgs, freshValues, pathNamingArgs, recordNamingArgs } from '../../../src/modules/connectors/replay.js';
 import { synthesize } from '../../../src/synth/index.js';
 import { har } from '../../helpers/har-fragment.js';
 
@@ -139,5 +139,17 @@ describe('fresh values for a replay that writes', () => {
     const schema = { properties: { node: { type: 'string' }, name: { type: 'string' } } };
     const keep = recordNamingArgs(def);
     expect(freshValues(schema, { node: 'inj_pick', name: 'Pick pears' }, false, keep).map((f) => f.name)).toEqual(['name']);
+  });
+
+  it("names the page a read step's path addresses by an argument (GET /printers/{{args.printer}}), not a query's or a write's", () => {
+    const def = {
+      steps: [
+        { id: 'list', url: '/printers/' },
+        { id: 'page', url: '/printers/{{args.printer | urlencode}}?which={{args.which}}' },
+        { id: 'save', method: 'POST', url: '/admin/{{args.section}}', body: { form: { printer_name: '{{args.printer}}' } } },
+        { action: 'navigate', url: '/wiki/{{args.page}}' },
+      ],
+    };
+    expect([...pathNamingArgs(def)]).toEqual(['printer']);
   });
 });
