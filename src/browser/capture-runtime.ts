@@ -29,18 +29,11 @@ export interface RuntimeOptions {
   onActivity?: () => void;
 }
 
-/** An HTTP authentication challenge a page's document answered with (401, Basic or Digest). */
-export interface AuthChallenge {
-  origin: string;
-  scheme: 'basic' | 'digest';
-  realm: string | null;
-}
-
 export class CaptureRuntime {
   lastActivity = Date.now();
   readonly startedAt = Date.now();
-  /** Each page's pending challenge: its last document was a 401 asking for Basic or Digest credentials. */
-  private readonly challenges = new WeakMap<Page, AuthChallenge>();
+  /** The origin each page's last document asked Basic or Digest credentials of (a 401), if it did. */
+  private readonly challenges = new WeakMap<Page, string>();
   /** The logins given to the context for sites that asked (one per origin, the latest wins). */
   private readonly credentials = new Map<string, { username: string; password: string; origin: string }>();
 
@@ -160,18 +153,14 @@ export class CaptureRuntime {
   private watchChallenges(p: Page) {
     p.on('response', (r) => {
       if (!r.request().isNavigationRequest() || r.frame() !== p.mainFrame()) return;
-      const scheme = /^\s*(basic|digest)\b/i.exec(r.headers()['www-authenticate'] ?? '')?.[1]?.toLowerCase() as
-        | AuthChallenge['scheme']
-        | undefined;
-      if (r.status() === 401 && scheme) {
-        const realm = /\brealm="([^"]*)"/i.exec(r.headers()['www-authenticate'] ?? '')?.[1] ?? null;
-        this.challenges.set(p, { origin: new URL(r.url()).origin, scheme, realm });
-      } else this.challenges.delete(p);
+      if (r.status() === 401 && /^\s*(basic|digest)\b/i.test(r.headers()['www-authenticate'] ?? ''))
+        this.challenges.set(p, new URL(r.url()).origin);
+      else this.challenges.delete(p);
     });
   }
 
-  /** The challenge the page in the live view is showing, if any. */
-  challenge(): AuthChallenge | null {
+  /** The origin whose challenge the page in the live view is showing, if any. */
+  challenge(): string | null {
     return this.challenges.get(this.live.page) ?? null;
   }
 
@@ -183,11 +172,11 @@ export class CaptureRuntime {
   async answerChallenge(secretId: string, username: string, password: string): Promise<void> {
     this.touch();
     const page = this.live.page;
-    const c = this.challenges.get(page);
-    if (!c) return;
+    const origin = this.challenges.get(page);
+    if (!origin) return;
     this.recorder.registerPaste(page, secretId, 'username', username, null);
     this.recorder.registerPaste(page, secretId, 'password', password, null);
-    this.credentials.set(c.origin, { username, password, origin: c.origin });
+    this.credentials.set(origin, { username, password, origin });
     await this.slot.context.setHTTPCredentials([...this.credentials.values()]);
     this.challenges.delete(page);
     this.recorder.expectNavigation(page, 'reload');

@@ -222,6 +222,7 @@ export function detailBlock($: cheerio.CheerioAPI, site: SiteTemplate): Structur
       extractor: { from: 'css', selector: rec.root, fields: rec.fields },
       schema: { type: 'object', properties: rec.props, required: Object.keys(rec.props) },
       why: `detail block ${root}: ${pairs} label/value pair(s)${fields.title ? ' and its heading' : ''}`,
+      labelled: true,
       text: clean(main.text()),
       records: 1,
       fieldCount: Object.keys(rec.fields).length,

@@ -21,6 +21,8 @@ export interface StructuralCandidate {
   main: boolean;
   /** Added to the candidate's rank by what found it (a search page's only hit). */
   bonus?: number;
+  /** A record read from label/value pairs (a detail block's, a two-column table's). */
+  labelled?: boolean;
 }
 
 export type El = cheerio.Cheerio<any>;

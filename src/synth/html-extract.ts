@@ -19,6 +19,8 @@ export interface HtmlExtraction {
   schema: Schema;
   sample: unknown;
   why: string;
+  /** Read from label/value pairs (StructuralCandidate.labelled). */
+  labelled?: boolean;
 }
 
 const FIELD_ATTRS = ['data-field', 'itemprop', 'data-prop'];
@@ -194,7 +196,7 @@ export function extractHtml(
     // its label/value block headed by the key is the result, not a list the page also shows (the
     // printer's jobs, each named after it — a list another record may not have at all).
     const title = c.kind === 'detail' && sample && typeof sample === 'object' ? (sample as { title?: unknown }).title : undefined;
-    const headed = !!named && typeof title === 'string' && /label\/value/.test(c.why) && unslug(title).includes(unslug(named));
+    const headed = !!named && !!c.labelled && typeof title === 'string' && unslug(title).includes(unslug(named));
     const score =
       (hints.length ? (100 * (exact.length + 0.6 * inside.length)) / hints.length : 0) +
       (seen.length ? 10 : 0) +
@@ -212,7 +214,7 @@ export function extractHtml(
           ? 1
           : Math.min(s.fieldCount, 12);
     consider(
-      { kind: s.kind, extractor: s.extractor, schema: s.schema, sample: null, why: s.why },
+      { kind: s.kind, extractor: s.extractor, schema: s.schema, sample: null, why: s.why, labelled: s.labelled },
       size + (s.main ? 5 : 0) + (s.bonus ?? 0),
     );
   }

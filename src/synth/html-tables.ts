@@ -210,6 +210,7 @@ export function tables($: cheerio.CheerioAPI, template: Set<unknown>): Structura
           extractor: { from: 'css', selector: sel, fields },
           schema: { type: 'object', properties: props, required: Object.keys(props) },
           why: `label/value table ${sel} (${Object.keys(fields).length} rows)`,
+          labelled: true,
           text: clean(table.text()),
           records: 1,
           fieldCount: Object.keys(fields).length,

@@ -70,8 +70,10 @@ export function cgiQuery(url: string): string {
  */
 function sniffedMime(mime: string, text: string | undefined): string {
   const t = text?.trim() ?? '';
-  // (No type, or HAR's `x-unknown`: what the browser sniffed — CUPS serves its pages untyped.)
-  if (untyped(mime)) mime = (t && sniffedType(t)) || mime;
+  // (No type, or HAR's `x-unknown`: what the browser sniffed — CUPS serves its pages untyped. The
+  // sniffed type is final: JSON was parsed there.)
+  const sniffed = untyped(mime) && t ? sniffedType(t) : null;
+  if (sniffed) return sniffed;
   if (/json/.test(mime) && parseJson(t) === undefined) return /<[a-z][\w-]*(\s[^>]*)?>/i.test(t) ? 'text/html' : 'text/plain';
   if (/json|xml|csv|javascript|css/.test(mime) || !/^(text\/(plain|html)|application\/octet-stream)?(;|$)/.test(mime)) return mime;
   if (!/^[[{]/.test(t) || parseJson(t) === undefined) return mime;
