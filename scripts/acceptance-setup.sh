@@ -57,6 +57,7 @@ if [ ! -d /usr/share/tt-rss ]; then
   echo 'tt-rss tt-rss/dbconfig-install boolean false' | debconf-set-selections
 fi
 command -v cupsd >/dev/null || need+=(cups cups-client cups-bsd)
+command -v hledger-web >/dev/null || need+=(hledger-web)
 if [ ! -d /usr/share/roundcube ]; then
   need+=(roundcube-core roundcube-sqlite3 dovecot-imapd)
   # (Roundcube's database is our own SQLite file per run: no dbconfig-common database.)
@@ -2590,4 +2591,77 @@ SERVE
   touch "$CU_DIR/.seeded"
 fi
 
-echo "acceptance apps ready: dokuwiki (/usr/share/dokuwiki), phpmyadmin (/usr/share/phpmyadmin), mariadb db acme, adminer (/usr/share/adminer, mariadb db orchard), mediawiki (/var/lib/mediawiki, sqlite $MWDB), wordpress (/usr/share/wordpress, mariadb db wordpress), fossil ($FSL_DIR/repo.fossil), redmine (/usr/share/redmine, sqlite), django admin ($DJ_DIR), directus ($DX_DIR, postgresql db directus_acc), request tracker 5 (/usr/share/request-tracker5, sqlite), ghost ($GH_DIR, sqlite), transmission ($TR_DIR), jupyter ($JN_DIR), qbittorrent ($QB_DIR), verdaccio ($VD_DIR), radicale ($RD_DIR), rabbitmq ($RQ_DIR), syncthing ($ST_DIR), prometheus ($PM_DIR), tomcat ($TC_DIR), roundcube ($RC_DIR), monit ($MN_DIR), shaarli ($SH_DIR), znc ($ZN_DIR), zabbix ($ZB_DIR, postgresql db zabbix_seed), vendure ($VN_DIR, postgresql db vendure_seed), postfixadmin ($PF_DIR, sqlite), nagios ($NG_DIR, apache2 on the test's port), tt-rss ($TT_DIR, postgresql db ttrss_seed), icinga web 2 ($IW_DIR, postgresql db icingaweb_seed), tiddlywiki ($TW_DIR), deluge ($DL_DIR), cacti ($CT_DIR, mariadb db cacti_seed), node-red ($NR_DIR), unleash ($UL_DIR, postgresql db unleash_seed), n8n ($N8_DIR), rspamd ($RS_DIR), cups ($CU_DIR)"
+# ---- hledger-web 1.25 (Debian's hledger-web: the web UI of a plain-text double-entry accounting
+# journal, a Haskell/Yesod app. Server-rendered pages: the journal, an account's register reached by
+# a search query `q=inacct:<account>`, and an "add a transaction" form in a modal whose postings are
+# repeated `account`/`amount` fields, guarded by a `_token` tied to the session cookie). No sign-in.
+# Each start serves a fresh copy of the seeded journal (several accounts, two currencies).
+HL_DIR=/var/lib/cs-acceptance/hledger
+if [ ! -f "$HL_DIR/.seeded" ]; then
+  rm -rf "$HL_DIR" && mkdir -p "$HL_DIR"
+  cat > "$HL_DIR/ledger.journal" <<'JOURNAL'
+; The orchard's books (acceptance seed).
+account assets:bank:checking
+account assets:bank:savings
+account assets:cash
+account expenses:food
+account expenses:rent
+account expenses:tools
+account expenses:fuel
+account income:salary
+account income:cider
+account liabilities:card
+
+2026-11-01 Orchard Co-op payroll
+    assets:bank:checking      2400.00 EUR
+    income:salary
+
+2026-11-02 Rent November
+    expenses:rent              900.00 EUR
+    assets:bank:checking
+
+2026-11-05 Farmers market
+    expenses:food               42.50 EUR
+    assets:cash
+
+2026-11-07 Cider sales at the gate
+    assets:cash                180.00 EUR
+    income:cider
+
+2026-11-09 Pruning saw and loppers
+    expenses:tools              64.90 EUR
+    liabilities:card
+
+2026-11-12 Tractor diesel
+    expenses:fuel               75.20 EUR
+    assets:bank:checking
+
+2026-11-15 Savings transfer
+    assets:bank:savings        500.00 EUR
+    assets:bank:checking
+
+2026-11-18 Bakery and cheese
+    expenses:food               23.80 EUR
+    assets:cash
+
+2026-11-20 Cider sales to the pub
+    assets:bank:checking       320.00 EUR
+    income:cider
+
+2026-11-21 Grafting knife from Swiss supplier
+    expenses:tools              45.00 CHF
+    liabilities:card
+JOURNAL
+  cat > "$HL_DIR/serve.sh" <<'SERVE'
+#!/bin/sh
+# serve.sh PORT: hledger-web on PORT over a fresh copy of the seeded journal (view, add, manage).
+set -e
+RUN=/tmp/cs-hledger-run-$1
+rm -rf "$RUN" && mkdir -p "$RUN" && cp /var/lib/cs-acceptance/hledger/ledger.journal "$RUN/"
+exec hledger-web --serve --host 127.0.0.1 --port "$1" --file "$RUN/ledger.journal" --capabilities=view,add,manage
+SERVE
+  chmod +x "$HL_DIR/serve.sh"
+  touch "$HL_DIR/.seeded"
+fi
+
+echo "acceptance apps ready: dokuwiki (/usr/share/dokuwiki), phpmyadmin (/usr/share/phpmyadmin), mariadb db acme, adminer (/usr/share/adminer, mariadb db orchard), mediawiki (/var/lib/mediawiki, sqlite $MWDB), wordpress (/usr/share/wordpress, mariadb db wordpress), fossil ($FSL_DIR/repo.fossil), redmine (/usr/share/redmine, sqlite), django admin ($DJ_DIR), directus ($DX_DIR, postgresql db directus_acc), request tracker 5 (/usr/share/request-tracker5, sqlite), ghost ($GH_DIR, sqlite), transmission ($TR_DIR), jupyter ($JN_DIR), qbittorrent ($QB_DIR), verdaccio ($VD_DIR), radicale ($RD_DIR), rabbitmq ($RQ_DIR), syncthing ($ST_DIR), prometheus ($PM_DIR), tomcat ($TC_DIR), roundcube ($RC_DIR), monit ($MN_DIR), shaarli ($SH_DIR), znc ($ZN_DIR), zabbix ($ZB_DIR, postgresql db zabbix_seed), vendure ($VN_DIR, postgresql db vendure_seed), postfixadmin ($PF_DIR, sqlite), nagios ($NG_DIR, apache2 on the test's port), tt-rss ($TT_DIR, postgresql db ttrss_seed), icinga web 2 ($IW_DIR, postgresql db icingaweb_seed), tiddlywiki ($TW_DIR), deluge ($DL_DIR), cacti ($CT_DIR, mariadb db cacti_seed), node-red ($NR_DIR), unleash ($UL_DIR, postgresql db unleash_seed), n8n ($N8_DIR), rspamd ($RS_DIR), cups ($CU_DIR), hledger-web ($HL_DIR)"

@@ -219,7 +219,7 @@ export function tables($: cheerio.CheerioAPI, template: Set<unknown>): Structura
       return;
     }
     if (width < 2 && !head) return;
-    const grouped = rowGroups($, table);
+    const grouped = rowGroups($, table) ?? headedRows($, table, head, sel);
     if (grouped) {
       out.push(grouped);
       return;
@@ -398,6 +398,80 @@ function rowGroups($: cheerio.CheerioAPI, table: El): StructuralCandidate | null
     why: `table ${sel}: ${groups.length} records of ${k} rows each (a <tbody> per record; ${Object.keys(fields).join(', ')})`,
     text: clean(groups.map((g) => g.text()).join(' ')),
     records: groups.length,
+    fieldCount: Object.keys(fields).length,
+    main: inMain(table),
+  };
+}
+
+/** How many columns a cell covers (its colspan, 1 to 20). */
+const spanOf = ($: cheerio.CheerioAPI, cell: unknown) => Math.max(1, Math.min(20, Number($(cell as never).attr('colspan') ?? 1) || 1));
+
+/** A row's cell texts by the column each cell starts at ('' under a cell spanning from the left). */
+function startTexts($: cheerio.CheerioAPI, row: El, width: number): string[] {
+  const out = Array.from({ length: width }, () => '');
+  let at = 0;
+  for (const c of row.children('td, th').toArray()) {
+    if (at < width) out[at] = clean(visibleText($(c)));
+    at += spanOf($, c);
+  }
+  return out;
+}
+
+/**
+ * A headed table whose records are grouped under heading rows (hledger's journal: a transaction's
+ * date and description on a row of its own, the description spanning a column, its postings'
+ * accounts and amounts on the rows below with date and description left blank). Heading rows are
+ * the rows with a spanning cell, as wide as the header, the first row among them; the records
+ * are the rows without one. The columns every heading fills and every record leaves blank (each
+ * by its unique header) fill down onto the records; the headings are no records (`headings`).
+ */
+function headedRows($: cheerio.CheerioAPI, table: El, head: string[] | null, sel: string): StructuralCandidate | null {
+  if (!head || head.length < 3 || tdHeaderRow($, table)) return null;
+  const width = head.length;
+  const rows = table
+    .find('> tbody > tr')
+    .filter((_, r) => $(r).children('td').length > 0)
+    .toArray()
+    .map((r) => $(r));
+  const spans = (r: El) => r.children('td, th').toArray().map((c) => spanOf($, c));
+  const headings = rows.filter((r) => spans(r).some((n) => n > 1));
+  const records = rows.filter((r) => r.children('td, th').length === width && spans(r).every((n) => n === 1));
+  if (headings.length < 2 || records.length < 2 || headings.length + records.length !== rows.length || !headings.includes(rows[0]!)) return null;
+  if (headings.some((r) => spans(r).reduce((a, b) => a + b, 0) !== width)) return null;
+  const headText = headings.map((r) => startTexts($, r, width));
+  const recText = records.map((r) => startTexts($, r, width));
+  const unique = (k: number) => !!head[k] && head.filter((h) => h.toLowerCase() === head[k]!.toLowerCase()).length === 1;
+  const groupCols = head.map((_, k) => k).filter((k) => unique(k) && headText.every((t) => t[k]) && recText.every((t) => !t[k]));
+  // (Headings fill those columns only; the records hold the rest.)
+  if (!groupCols.length || headText.some((t) => t.some((v, k) => v && !groupCols.includes(k)))) return null;
+  const taken = new Set<string>();
+  const fields: Record<string, CssField> = {};
+  const props: Record<string, Schema> = {};
+  for (const k of groupCols) {
+    const name = fieldName(head[k]!, taken, `column_${k + 1}`);
+    const kinds = headText.map((t) => typed(t[k]!));
+    const ty = kinds.every((x) => x.type && x.type === kinds[0]!.type) ? kinds[0]! : { schema: { type: 'string' } as Schema };
+    fields[name] = { column: head[k]!, ...(ty.type ? { type: ty.type } : {}), fill_down: true };
+    props[name] = ty.schema;
+  }
+  const columns = head.flatMap((h, k) =>
+    groupCols.includes(k) ? [] : [{ cells: records.map((r) => r.children('td, th').eq(k)), header: h, at: `> :nth-child(${k + 1})` }],
+  );
+  const data = columnFields(columns, true, records.length);
+  for (const name of Object.keys(data.fields)) {
+    const own = taken.has(name) ? argName(name, taken) : name;
+    taken.add(own);
+    fields[own] = data.fields[name]!;
+    props[own] = data.props[name]!;
+  }
+  if (Object.keys(fields).length === groupCols.length) return null;
+  return {
+    kind: 'list',
+    extractor: { from: 'css', selector: `${sel} > tbody > tr:has(> td)`, all: true, required: false, headings: true, fields },
+    schema: { type: 'array', items: { type: 'object', properties: props, required: Object.keys(props) } },
+    why: `table ${sel}: ${records.length} rows under ${headings.length} heading rows (${groupCols.map((k) => head[k]).join(', ')} filled down; ${Object.keys(fields).join(', ')})`,
+    text: clean(rows.map((r) => r.text()).join(' ')),
+    records: records.length,
     fieldCount: Object.keys(fields).length,
     main: inMain(table),
   };

@@ -47,7 +47,8 @@ export interface RealApp {
     | 'unleash'
     | 'n8n'
     | 'rspamd'
-    | 'cups';
+    | 'cups'
+    | 'hledger';
   /** The PHP document root (Fossil: the repository file; Redmine: the Rails application). */
   docroot: string;
   /** Port the fixtures were recorded on. */
@@ -477,6 +478,15 @@ export const APPS: Record<RealApp['name'], RealApp> = {
     server: (port) => ({ cmd: '/bin/sh', args: ['/var/lib/cs-acceptance/cups/serve.sh', String(port)] }),
     readyPath: '/printers/',
     bootMs: 15_000,
+  },
+  hledger: {
+    name: 'hledger',
+    docroot: '/var/lib/cs-acceptance/hledger',
+    recordedPort: 9012,
+    needs: ['/var/lib/cs-acceptance/hledger/.seeded', '/usr/bin/hledger-web'],
+    // (A fresh copy of the seeded journal per start.)
+    server: (port) => ({ cmd: '/bin/sh', args: ['/var/lib/cs-acceptance/hledger/serve.sh', String(port)] }),
+    readyPath: '/journal',
   },
 };
 
@@ -1091,4 +1101,27 @@ export function cupsPrinters(base: string): Record<string, { state: string; acce
     if (m && out[m[1]!]) out[m[1]!]!.accepting = !m[2];
   }
   return out;
+}
+
+/** A transaction of the hledger journal served at `base`, as its JSON API lists it. */
+export interface HledgerTransaction {
+  date: string;
+  description: string;
+  postings: { account: string; amount: string }[];
+}
+
+/** The journal's transactions (hledger-web's own `/transactions`), amounts as `42.50 EUR`. */
+export async function hledgerTransactions(base: string): Promise<HledgerTransaction[]> {
+  const r = await fetch(`${base}/transactions`);
+  if (!r.ok) throw new Error(`hledger /transactions: ${r.status}`);
+  type Amount = { acommodity: string; aquantity: { floatingPoint: number; decimalPlaces: number } };
+  type Tx = { tdate: string; tdescription: string; tpostings: { paccount: string; pamount: Amount[] }[] };
+  return ((await r.json()) as Tx[]).map((t) => ({
+    date: t.tdate,
+    description: t.tdescription,
+    postings: t.tpostings.map((p) => ({
+      account: p.paccount,
+      amount: p.pamount.map((a) => `${a.aquantity.floatingPoint.toFixed(a.aquantity.decimalPlaces)} ${a.acommodity}`).join(', '),
+    })),
+  }));
 }

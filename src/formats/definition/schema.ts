@@ -68,6 +68,7 @@ const selectorProps = {
   selector: nonEmpty,
   attr: nonEmpty,
   fields: fieldsOf({ column: nonEmpty, selector: nonEmpty, attr: nonEmpty, pattern: nonEmpty, fill_down: { type: 'boolean' } }),
+  headings: { type: 'boolean' },
   ...recordWhere,
 };
 

@@ -178,6 +178,12 @@ export interface CssExtractor extends ExtractorBase, RecordWhere {
   attr?: string;
   /** Build one object per matched element instead of a string. */
   fields?: Record<string, CssField>;
+  /**
+   * With `fields` and `all`: a matched row whose `fill_down` fields hold something and whose other
+   * fields read blank or nothing heads the rows below it (a journal's transaction row above its
+   * postings): its values fill down, and it is not a record itself.
+   */
+  headings?: boolean;
 }
 
 /** The same selectors and fields over an XML document (parsed as XML: names are case-sensitive and
@@ -187,6 +193,7 @@ export interface XmlExtractor extends ExtractorBase, RecordWhere {
   selector: string;
   attr?: string;
   fields?: Record<string, CssField>;
+  headings?: boolean;
 }
 
 /** Regular expression on the body text. */

@@ -164,7 +164,19 @@ function cellOf($: cheerio.CheerioAPI, el: any, column: string): cheerio.Cheerio
     }
     i = found.get(key)!;
   }
-  return i < 0 ? $([]) : $(el).children('td, th').eq(i);
+  return i < 0 ? $([]) : cellAt($, $(el), i);
+}
+
+/** The cell of `row` that starts at column `i`, colspans counted (as header texts are): none when
+ * a cell starting earlier spans over it, so a heading row's wide cell is read once, under its own column. */
+function cellAt($: cheerio.CheerioAPI, row: cheerio.Cheerio<any>, i: number): cheerio.Cheerio<any> {
+  let at = 0;
+  for (const c of row.children('td, th').toArray()) {
+    if (at === i) return $(c);
+    at += Math.max(1, Math.min(20, Number($(c).attr('colspan') ?? 1) || 1));
+    if (at > i) break;
+  }
+  return $([]);
 }
 const tableHeaders = new WeakMap<object, string[]>();
 const tdHeaders = new WeakMap<object, Map<string, number>>();
@@ -176,17 +188,35 @@ function isHeaderRow($: cheerio.CheerioAPI, el: any, fields: Record<string, CssF
   return columns.length >= 2 && columns.every((c) => headerKey(visibleText(cellOf($, el, c))) === headerKey(c));
 }
 
-/** Records whose `fill_down` fields are blank take the value of the closest record above that has one. */
+/** Records whose `fill_down` fields are blank take the value of the closest record above that has
+ * one; heading rows (`headings`) give theirs and are left out. */
 function fillDown(records: Record<string, unknown>[], fields: Record<string, CssField>): Record<string, unknown>[] {
   const keys = Object.keys(fields).filter((k) => fields[k]!.fill_down);
   const last: Record<string, unknown> = {};
   for (const r of keys.length ? records : []) {
     for (const k of keys) {
-      if (r[k] === null || r[k] === '') r[k] = last[k] ?? r[k];
+      if (blank(r[k])) r[k] = last[k] ?? r[k];
       else last[k] = r[k];
     }
   }
-  return records;
+  return records.filter((r) => !headingRows.has(r));
+}
+
+const blank = (v: unknown) => v === null || v === '';
+const headingRows = new WeakSet<object>();
+
+/**
+ * A row of a list with `headings`: a heading when its `fill_down` fields hold something and every
+ * other field reads blank or nothing (hledger's transaction row: a date and a description, then
+ * its postings' rows below with those cells empty). A heading's missing fields are no failure.
+ */
+function recordOrHeading($: cheerio.CheerioAPI, el: any, fields: Record<string, CssField>, where: string): Record<string, unknown> {
+  const lax = fieldsOf($, el, Object.fromEntries(Object.entries(fields).map(([k, f]) => [k, { ...f, required: false }])), where);
+  const keys = Object.keys(fields);
+  const heading = keys.some((k) => fields[k]!.fill_down && !blank(lax[k])) && keys.every((k) => fields[k]!.fill_down || blank(lax[k]));
+  if (!heading) return fieldsOf($, el, fields, where);
+  headingRows.add(lax);
+  return lax;
 }
 
 function fieldsOf($: cheerio.CheerioAPI, el: any, fields: Record<string, CssField>, where: string): Record<string, unknown> {
@@ -271,7 +301,7 @@ function matchesOf(x: Extractor, view: View, where: string, lookup?: Lookup): un
       const found = $(x.selector)
         .toArray()
         .filter((el) => !x.fields || !x.all || !isHeaderRow($, el, x.fields))
-        .map((el) => (x.fields ? fieldsOf($, el, x.fields, where) : readEl($, el, x.attr)))
+        .map((el) => (!x.fields ? readEl($, el, x.attr) : (x.headings ? recordOrHeading : fieldsOf)($, el, x.fields, where)))
         .filter((v) => v !== undefined);
       const records = x.fields ? fillDown(found as Record<string, unknown>[], x.fields) : found;
       return x.where || x.select !== undefined ? recordsWhere(x, records, lookup, where) : records;
