@@ -433,10 +433,15 @@ function headedRows($: cheerio.CheerioAPI, table: El, head: string[] | null, sel
     .filter((_, r) => $(r).children('td').length > 0)
     .toArray()
     .map((r) => $(r));
-  const spans = (r: El) => r.children('td, th').toArray().map((c) => spanOf($, c));
+  const spans = (r: El) =>
+    r
+      .children('td, th')
+      .toArray()
+      .map((c) => spanOf($, c));
   const headings = rows.filter((r) => spans(r).some((n) => n > 1));
   const records = rows.filter((r) => r.children('td, th').length === width && spans(r).every((n) => n === 1));
-  if (headings.length < 2 || records.length < 2 || headings.length + records.length !== rows.length || !headings.includes(rows[0]!)) return null;
+  if (headings.length < 2 || records.length < 2 || headings.length + records.length !== rows.length || !headings.includes(rows[0]!))
+    return null;
   if (headings.some((r) => spans(r).reduce((a, b) => a + b, 0) !== width)) return null;
   const headText = headings.map((r) => startTexts($, r, width));
   const recText = records.map((r) => startTexts($, r, width));
