@@ -23,7 +23,7 @@ import { traceChain } from './trace.js';
 import { fileArgSchema, fileArgsOf, nameFileFields, RAW_BODY } from './file-args.js';
 import { recordsNamed } from './named-records.js';
 import { namedListPaging } from './named-list-paging.js';
-import { isManagedHeader, parseJson, requestSlots } from './slots.js';
+import { isFormBody, isManagedHeader, parseJson, requestSlots } from './slots.js';
 import { type ArgValue, needlesForField, type SecretNeedle } from './substitute.js';
 import { secretsPattern } from '../lib/secret-forms.js';
 import { SynthError, type Exchange, type Hints, type RecordedSecrets, type Recording, type SecretValues } from './types.js';
@@ -370,6 +370,7 @@ function synthesizeNow(inp: SynthInput): SynthResult {
     });
     // (A bodiless answer whose header named the next page, which the recording went on to.)
     if (x.redirectHeader) step.follow_header = x.redirectHeader;
+    if (postedAndRedirected(x) && !loginIds.has(id)) step.expect_redirect = true;
     // (A list whose record an argument names, read one page at a time until the record is found.)
     const namedPaging = !isTarget && step.extract ? namedListPaging(x, step.extract) : null;
     if (namedPaging) step.paginate = namedPaging;
@@ -761,4 +762,14 @@ function assertNoSecrets(r: SynthResult, needles: string[]) {
     throw new SynthError([
       { stage: 'secrets', message: `a secret value would appear in the connector (${leaked.length} value(s)); refusing to publish` },
     ]);
+}
+
+/**
+ * A form the site took, answered with a redirect to the page after it (post/redirect/get): at run
+ * time, the form's page again instead is the site refusing it (`expect_redirect`). Login forms keep
+ * their own check (a login page where the session should be).
+ */
+function postedAndRedirected(x: Exchange): boolean {
+  const form = !!x.body && (isFormBody(x.body) || /multipart\/form-data/i.test(x.body.mime));
+  return x.method !== 'GET' && form && (x.hops.length > 0 || !!x.redirectHeader);
 }

@@ -252,3 +252,50 @@ describe.skipIf(!ready).each(ready ? (await backends()).slice(0, 1) : ['sqlite' 
     ]);
   });
 });
+
+describe.skipIf(!ready)('hledger-web refusing a run (sqlite)', () => {
+  const live = liveApp(APPS.hledger, 'sqlite', 'nobody', 'no-password');
+  it('a transaction the site refuses (an amount it cannot read): the run fails with its message, nothing added', async () => {
+    const har = await live.record('add-refused', async (page, base) => {
+      await refuseOtherHosts(page, base);
+      await page.goto(`${base}/journal`);
+      await page.click('#addformlink');
+      await page.waitForSelector('#addform input[name=date]', { state: 'visible' });
+      await page.fill('#addform input[name=date]', '2026-11-25');
+      await page.fill('#addform input[name=description]', 'Apple crates');
+      await page.locator('#addform input[name=account]').nth(0).fill('expenses:tools');
+      await page.locator('#addform input.amount-input').nth(0).fill('30.00 EUR');
+      await page.locator('#addform input[name=account]').nth(1).fill('assets:cash');
+      await Promise.all([page.waitForEvent('load'), page.click('#addform button[type=submit]')]);
+    });
+    const c = await synthesizeFrom(live.h, har, {
+      hints: {
+        arguments: {
+          date: '2026-11-25',
+          description: 'Apple crates',
+          account: 'expenses:tools',
+          amount: '30.00 EUR',
+          from_account: 'assets:cash',
+        },
+        allow_side_effects: true,
+      },
+    });
+    expect(c.status, c.text).toBe(200);
+    const before = (await hledgerTransactions(live.url)).length;
+    const out = await run(live.h, {
+      connector_id: c.json.id,
+      arguments: {
+        date: '2026-11-28',
+        description: 'Never added',
+        account: 'expenses:fuel',
+        amount: 'lots of EUR',
+        from_account: 'assets:cash',
+      },
+    });
+    // (Before, the site's form page again was read as a success: {"message": "Postings validation failed"}.)
+    expect(out.status, JSON.stringify(out)).toBe('connector_error');
+    expect(out.error).toMatchObject({ type: 'invalid_input', details: { refused: true } });
+    expect(out.error.message).toContain('Postings validation failed');
+    expect((await hledgerTransactions(live.url)).length).toBe(before);
+  });
+});

@@ -132,6 +132,7 @@ const httpStep = {
     },
     follow_redirects: { type: 'boolean' },
     follow_header: { type: 'string', pattern: '^[A-Za-z0-9-]{1,100}$' },
+    expect_redirect: { type: 'boolean' },
     expect_status: { type: 'array', items: { type: 'integer', minimum: 100, maximum: 599 }, minItems: 1 },
     error_rules: {
       type: 'array',

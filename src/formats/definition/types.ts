@@ -380,6 +380,12 @@ export interface HttpStep extends Annotated {
   follow_header?: string;
   /** Accepted statuses; default any 2xx (after redirects). */
   expect_status?: number[];
+  /**
+   * The site answered the recorded request with a redirect (a form posted, then the page after it,
+   * as sites answer a save they took). An answer here that is not one, a page with the form again,
+   * is the site refusing the request: the run fails `invalid_input` with the page's message.
+   */
+  expect_redirect?: boolean;
   error_rules?: ErrorRule[];
   /** Values from the response, stored as vars.<name>. */
   extract?: Record<string, Extractor>;

@@ -139,7 +139,8 @@ export function freshValues(
         !p.enum &&
         typeof args[k] === 'string' &&
         /[a-z]/i.test(args[k] as string) &&
-        !idLike(args[k] as string),
+        !idLike(args[k] as string) &&
+        !quantity(args[k] as string),
     )
     .filter(([k]) => {
       const free = /\s/.test((args[k] as string).trim()) || (args[k] as string).length >= 8;
@@ -202,6 +203,9 @@ function freshen(v: string, tag: string): string {
   return `${v}${sep}${/[A-Z]/.test(v) && !/[a-z]/.test(v) ? tag.toUpperCase() : tag}`;
 }
 
+/** An amount with its unit or currency (`30.00 EUR`, `$12`, `4,50 €`, `12 kg`): a suffix makes no amount. */
+const quantity = (s: string) => /^\s*(?:[A-Z]{3}\s?|\p{Sc}\s?)?[-+]?\d[\d.,' ]*(?:\s?(?:[A-Za-z]{1,4}|\p{Sc}|%))?\s*$/u.test(s);
+
 /** A hex id (a database's ObjectId, a hash) or a UUID. */
 const hexId = (s: string) => /^[0-9a-f]{12,}$/i.test(s) || /^[0-9a-f]{8}(-[0-9a-f]{4}){3}-[0-9a-f]{12}$/i.test(s);
 /**
@@ -211,6 +215,13 @@ const hexId = (s: string) => /^[0-9a-f]{12,}$/i.test(s) || /^[0-9a-f]{8}(-[0-9a-
  */
 const idLike = (s: string) =>
   hexId(s) || (/^[A-Za-z0-9]{16,}$/.test(s) && /\d/.test(s) && /[A-Za-z]/.test(s)) || /^[a-z][a-z0-9+.-]*:\S+$/i.test(s);
+
+/** A replay the site answered with its form again instead of the redirect the recording had. */
+function refused(e: unknown): boolean {
+  const err = e instanceof ReplayFailed ? (e.details.error as { type?: string; details?: { refused?: boolean } } | undefined) : undefined;
+  return err?.type === 'invalid_input' && err.details?.refused === true;
+}
+const REFUSED = Symbol('refused');
 
 /** A replay that ended because the site has no record or page for the arguments (`not_found`). */
 function notFound(e: unknown): boolean {
@@ -321,6 +332,15 @@ export async function validateByReplay(
   for (const f of fresh) args[f.name] = f.value;
   const label = () =>
     fresh.length ? `with fresh values for ${fresh.map((f) => `'${f.name}'`).join(', ')}` : 'with the recorded arguments';
+  // The site answering the form with the form again (`expect_redirect`), with fresh values and
+  // with the recorded ones: what it wants is not in the values a replay can make (the recorded
+  // name is taken now, a made-up one breaks its rules). Published unreplayed, saying what it said.
+  let refusal = '';
+  const unlessRefused = (e: unknown): typeof REFUSED => {
+    if (!opts.sideEffects || !refused(e)) throw e;
+    refusal = (e as Error).message;
+    return REFUSED;
+  };
   let first: unknown;
   try {
     first = await once(args, label());
@@ -340,21 +360,35 @@ export async function validateByReplay(
     // shows the argument names a record the site holds: once more with the recorded values. So
     // does a failure after reading a page addressed by a fresh value (`GET /printers/{{args.printer}}`:
     // CUPS answers an error page, 200, whose form has nothing to read).
+    // So does a form the site refused with a fresh value (a made-up amount, `30.00 EUR 3f9a`).
     const addressed = pathNamingArgs(plan.definition);
-    if (opts.sideEffects && fresh.length && (notFound(e) || (e instanceof ReplayFailed && fresh.some((f) => addressed.has(f.name))))) {
+    if (
+      opts.sideEffects &&
+      fresh.length &&
+      (notFound(e) || refused(e) || (e instanceof ReplayFailed && fresh.some((f) => addressed.has(f.name))))
+    ) {
       for (const f of fresh.splice(0)) args[f.name] = plan.input_schema.properties[f.name]?.examples?.[0];
-      first = await once(args, label());
+      first = await once(args, label()).catch(unlessRefused);
     } else {
       // Single words are kept at first (they are often a choice the site knows: a project key, a
       // tag), but a created object's name is a single word too ("Plum", a wiki page that the
       // recording made): when the replay fails, once more with those fresh as well.
       const words = opts.sideEffects && e instanceof ReplayFailed ? freshValues(plan.input_schema, args, true, keep) : [];
-      if (!words.length) throw e;
-      for (const f of words) args[f.name] = f.value;
-      fresh.push(...words);
-      first = await once(args, label());
+      if (!words.length) first = unlessRefused(e);
+      else {
+        for (const f of words) args[f.name] = f.value;
+        fresh.push(...words);
+        first = await once(args, label()).catch(unlessRefused);
+      }
     }
   }
+  if (first === REFUSED)
+    return {
+      replayed: false,
+      reason: `not replayed: the site did not take the replayed request (${refusal})`,
+      warnings: [`not validated by a replay: ${refusal}`],
+      ms: Date.now() - t0,
+    };
   const warnings: string[] = [];
   // The live site must give what the recording showed: data (not an empty list or a record of
   // nulls) and every hinted result value. Otherwise the connector would be an empty promise.

@@ -99,6 +99,15 @@ describe('fresh values for a side-effect replay', () => {
     expect(freshValues(schema, args).map((f) => f.name)).toEqual(['name']);
   });
 
+  it('an amount with its currency or unit keeps its value: a suffix makes no amount (hledger refused `30.00 EUR 3f9a`)', async () => {
+    const { freshValues } = await import('../../../src/modules/connectors/replay.js');
+    const names = ['amount', 'price', 'weight', 'share', 'name'];
+    const schema = { properties: Object.fromEntries(names.map((n) => [n, { type: 'string' }])) };
+    const args = { amount: '30.00 EUR', price: '$ 1,250.00', weight: '12.5 kg', share: '4,50 €', name: 'Lot 7 cider' };
+    expect(freshValues(schema, args).map((f) => f.name)).toEqual(['name']);
+    expect(freshValues(schema, args, true).map((f) => f.name)).toEqual([]);
+  });
+
   it('a file name keeps its extension (a new file of the same type)', async () => {
     const { freshValues } = await import('../../../src/modules/connectors/replay.js');
     const [f] = freshValues({ properties: { file: { type: 'string' } } }, { file: 'notes/grafting.txt' });

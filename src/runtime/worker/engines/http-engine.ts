@@ -7,6 +7,7 @@ import { DEFAULT_ANTI_BOT, extractValue, View } from './extract.js';
 import { RunFailure } from '../../shared/failure.js';
 import type { SessionResponse } from './http-session.js';
 import { ChallengeAnswer, parseChallenges, pickChallenge } from './http-auth.js';
+import { refusalMessage } from './refusal.js';
 
 const truthy = (v: unknown) =>
   !(v === undefined || v === null || v === false || v === '' || v === 0 || (Array.isArray(v) && v.length === 0));
@@ -298,6 +299,12 @@ export class HttpEngine {
       }
       throw new RunFailure('site_changed', `step ${step.id}: unexpected HTTP ${res.status}`, {
         details: { step: step.id, status: res.status, expected: step.expect_status ?? '2xx' },
+      });
+    }
+    if (step.expect_redirect && !res.redirected && res.status < 300) {
+      const says = refusalMessage(view);
+      throw new RunFailure('invalid_input', `step ${step.id}: the site did not take the request${says ? `: ${says}` : ''}`, {
+        details: { step: step.id, status: res.status, url: res.url, refused: true, message: says || null },
       });
     }
     return view;

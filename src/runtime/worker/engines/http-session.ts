@@ -48,6 +48,8 @@ export interface SessionResponse {
   text: string;
   bytes: Buffer;
   json(): unknown;
+  /** Whether a redirect (or a `followHeader` page) was followed on the way to this answer. */
+  redirected: boolean;
 }
 
 export class HttpSession {
@@ -205,7 +207,7 @@ export class HttpSession {
       const ct = res.headers['content-type'];
       if (/^\s*(text\/html|application\/xhtml\+xml)/i.test(Array.isArray(ct) ? (ct[0] ?? '') : (ct ?? ''))) this.page = url;
       const text = res.body.toString('utf8');
-      return { status: res.status, url: url.href, headers: res.headers, text, bytes: res.body, json: () => JSON.parse(text) };
+      return { status: res.status, url: url.href, headers: res.headers, text, bytes: res.body, json: () => JSON.parse(text), redirected: hop > 0 };
     }
   }
 }
