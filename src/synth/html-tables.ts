@@ -40,11 +40,14 @@ function headerCells($: cheerio.CheerioAPI, table: El): string[] | null {
   return row.length ? headerTexts($, row) : null;
 }
 
+/** How many columns a cell covers (its colspan, 1 to 20). */
+const spanOf = ($: cheerio.CheerioAPI, cell: unknown) => Math.max(1, Math.min(20, Number($(cell as never).attr('colspan') ?? 1) || 1));
+
 /** A header row's cell texts by column position, colspans expanded so they line up with body cells. */
 function headerTexts($: cheerio.CheerioAPI, row: El): string[] {
   const out: string[] = [];
   row.children('th, td').each((_, c) => {
-    const span = Math.max(1, Math.min(20, Number($(c).attr('colspan') ?? 1) || 1));
+    const span = spanOf($, c);
     const text = clean(visibleText($(c))); // (not a cell's inline script: Adminer's sort handlers)
     for (let i = 0; i < span; i++) out.push(span > 1 ? '' : text);
   });
@@ -402,9 +405,6 @@ function rowGroups($: cheerio.CheerioAPI, table: El): StructuralCandidate | null
     main: inMain(table),
   };
 }
-
-/** How many columns a cell covers (its colspan, 1 to 20). */
-const spanOf = ($: cheerio.CheerioAPI, cell: unknown) => Math.max(1, Math.min(20, Number($(cell as never).attr('colspan') ?? 1) || 1));
 
 /** A row's cell texts by the column each cell starts at ('' under a cell spanning from the left). */
 function startTexts($: cheerio.CheerioAPI, row: El, width: number): string[] {

@@ -131,12 +131,15 @@ function headerColumns($: cheerio.CheerioAPI, table: cheerio.Cheerio<any>): stri
 function cellTexts($: cheerio.CheerioAPI, row: cheerio.Cheerio<any>): string[] {
   const out: string[] = [];
   row.children('th, td').each((_, c) => {
-    const span = Math.max(1, Math.min(20, Number($(c).attr('colspan') ?? 1) || 1));
+    const span = colspan($, c);
     // (What a reader sees: not a cell's inline script or hidden helper text.)
     for (let i = 0; i < span; i++) out.push(span > 1 ? '' : headerKey(visibleText($(c))));
   });
   return out;
 }
+
+/** How many columns a cell covers (its colspan, 1 to 20). */
+const colspan = ($: cheerio.CheerioAPI, cell: any) => Math.max(1, Math.min(20, Number($(cell).attr('colspan') ?? 1) || 1));
 
 const headerKey = (text: string) => text.replace(/\s+/g, ' ').trim().toLowerCase();
 
@@ -173,7 +176,7 @@ function cellAt($: cheerio.CheerioAPI, row: cheerio.Cheerio<any>, i: number): ch
   let at = 0;
   for (const c of row.children('td, th').toArray()) {
     if (at === i) return $(c);
-    at += Math.max(1, Math.min(20, Number($(c).attr('colspan') ?? 1) || 1));
+    at += colspan($, c);
     if (at > i) break;
   }
   return $([]);

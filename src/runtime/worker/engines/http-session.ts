@@ -207,7 +207,15 @@ export class HttpSession {
       const ct = res.headers['content-type'];
       if (/^\s*(text\/html|application\/xhtml\+xml)/i.test(Array.isArray(ct) ? (ct[0] ?? '') : (ct ?? ''))) this.page = url;
       const text = res.body.toString('utf8');
-      return { status: res.status, url: url.href, headers: res.headers, text, bytes: res.body, json: () => JSON.parse(text), redirected: hop > 0 };
+      return {
+        status: res.status,
+        url: url.href,
+        headers: res.headers,
+        text,
+        bytes: res.body,
+        json: () => JSON.parse(text),
+        redirected: hop > 0,
+      };
     }
   }
 }
