@@ -58,6 +58,7 @@ if [ ! -d /usr/share/tt-rss ]; then
 fi
 command -v cupsd >/dev/null || need+=(cups cups-client cups-bsd)
 command -v hledger-web >/dev/null || need+=(hledger-web)
+command -v haproxy >/dev/null || need+=(haproxy)
 if [ ! -d /usr/share/roundcube ]; then
   need+=(roundcube-core roundcube-sqlite3 dovecot-imapd)
   # (Roundcube's database is our own SQLite file per run: no dbconfig-common database.)
@@ -2664,4 +2665,49 @@ SERVE
   touch "$HL_DIR/.seeded"
 fi
 
-echo "acceptance apps ready: dokuwiki (/usr/share/dokuwiki), phpmyadmin (/usr/share/phpmyadmin), mariadb db acme, adminer (/usr/share/adminer, mariadb db orchard), mediawiki (/var/lib/mediawiki, sqlite $MWDB), wordpress (/usr/share/wordpress, mariadb db wordpress), fossil ($FSL_DIR/repo.fossil), redmine (/usr/share/redmine, sqlite), django admin ($DJ_DIR), directus ($DX_DIR, postgresql db directus_acc), request tracker 5 (/usr/share/request-tracker5, sqlite), ghost ($GH_DIR, sqlite), transmission ($TR_DIR), jupyter ($JN_DIR), qbittorrent ($QB_DIR), verdaccio ($VD_DIR), radicale ($RD_DIR), rabbitmq ($RQ_DIR), syncthing ($ST_DIR), prometheus ($PM_DIR), tomcat ($TC_DIR), roundcube ($RC_DIR), monit ($MN_DIR), shaarli ($SH_DIR), znc ($ZN_DIR), zabbix ($ZB_DIR, postgresql db zabbix_seed), vendure ($VN_DIR, postgresql db vendure_seed), postfixadmin ($PF_DIR, sqlite), nagios ($NG_DIR, apache2 on the test's port), tt-rss ($TT_DIR, postgresql db ttrss_seed), icinga web 2 ($IW_DIR, postgresql db icingaweb_seed), tiddlywiki ($TW_DIR), deluge ($DL_DIR), cacti ($CT_DIR, mariadb db cacti_seed), node-red ($NR_DIR), unleash ($UL_DIR, postgresql db unleash_seed), n8n ($N8_DIR), rspamd ($RS_DIR), cups ($CU_DIR), hledger-web ($HL_DIR)"
+# ---- HAProxy 2.6 (Debian's haproxy: the load balancer's own statistics page, served by HAProxy
+# itself — one table per proxy, a header of two rows (column groups spanning the columns they name,
+# a rowspan corner), hover tooltips hidden by the page's stylesheet, and an admin form under each
+# backend that posts the checked servers and an action and redirects to a status code). HTTP Basic
+# auth. Each start is a fresh process (server states live in memory) with backends of its own; no
+# health checks and no frontend, so nothing listens or connects beyond the stats port.
+HP_DIR=/var/lib/cs-acceptance/haproxy
+if [ ! -f "$HP_DIR/.seeded" ]; then
+  rm -rf "$HP_DIR" && mkdir -p "$HP_DIR"
+  cat > "$HP_DIR/serve.sh" <<'SERVE'
+#!/bin/sh
+# serve.sh PORT: HAProxy with its statistics page (admin enabled) on PORT, backends be_shop and be_api.
+set -e
+RUN=/tmp/cs-haproxy-run-$1
+rm -rf "$RUN" && mkdir -p "$RUN"
+cat > "$RUN/haproxy.cfg" <<CONF
+global
+    maxconn 100
+defaults
+    mode http
+    timeout connect 2s
+    timeout client 10s
+    timeout server 10s
+backend be_shop
+    balance roundrobin
+    server shop-a 127.0.0.1:9 weight 10
+    server shop-b 127.0.0.1:9 weight 20
+    server shop-c 127.0.0.1:9 weight 30
+backend be_api
+    server api-1 127.0.0.1:9
+    server api-2 127.0.0.1:9 backup
+listen stats
+    bind 127.0.0.1:$1
+    stats enable
+    stats uri /
+    stats refresh 0
+    stats auth admin:hap-admin-pass-1
+    stats admin if TRUE
+CONF
+exec haproxy -f "$RUN/haproxy.cfg" -db
+SERVE
+  chmod +x "$HP_DIR/serve.sh"
+  touch "$HP_DIR/.seeded"
+fi
+
+echo "acceptance apps ready: dokuwiki (/usr/share/dokuwiki), phpmyadmin (/usr/share/phpmyadmin), mariadb db acme, adminer (/usr/share/adminer, mariadb db orchard), mediawiki (/var/lib/mediawiki, sqlite $MWDB), wordpress (/usr/share/wordpress, mariadb db wordpress), fossil ($FSL_DIR/repo.fossil), redmine (/usr/share/redmine, sqlite), django admin ($DJ_DIR), directus ($DX_DIR, postgresql db directus_acc), request tracker 5 (/usr/share/request-tracker5, sqlite), ghost ($GH_DIR, sqlite), transmission ($TR_DIR), jupyter ($JN_DIR), qbittorrent ($QB_DIR), verdaccio ($VD_DIR), radicale ($RD_DIR), rabbitmq ($RQ_DIR), syncthing ($ST_DIR), prometheus ($PM_DIR), tomcat ($TC_DIR), roundcube ($RC_DIR), monit ($MN_DIR), shaarli ($SH_DIR), znc ($ZN_DIR), zabbix ($ZB_DIR, postgresql db zabbix_seed), vendure ($VN_DIR, postgresql db vendure_seed), postfixadmin ($PF_DIR, sqlite), nagios ($NG_DIR, apache2 on the test's port), tt-rss ($TT_DIR, postgresql db ttrss_seed), icinga web 2 ($IW_DIR, postgresql db icingaweb_seed), tiddlywiki ($TW_DIR), deluge ($DL_DIR), cacti ($CT_DIR, mariadb db cacti_seed), node-red ($NR_DIR), unleash ($UL_DIR, postgresql db unleash_seed), n8n ($N8_DIR), rspamd ($RS_DIR), cups ($CU_DIR), hledger-web ($HL_DIR), haproxy ($HP_DIR)"

@@ -6,6 +6,7 @@ import type { CssExtractor, ValueType } from '../formats/definition/types.js';
 import type { Schema } from './schema-infer.js';
 import { argName, stringFormat, typeOf } from './values.js';
 import { HIDDEN_TEXT, visibleText } from '../runtime/worker/engines/extract.js';
+import { styleHidden } from '../runtime/worker/engines/style-hidden.js';
 import { clean, tagOf } from './dom-text.js';
 
 export interface StructuralCandidate {
@@ -128,13 +129,13 @@ export function relPath(root: El, el: El): string {
   return `> ${parts.join(' > ')}`;
 }
 
-/** Whether `e` is hidden from readers (HIDDEN_TEXT), from one match of the selector per page. */
+/** Whether `e` is hidden from readers (HIDDEN_TEXT, or the page's own style rules), from one match of the selector per page. */
 export function hidden($: cheerio.CheerioAPI, e: El): boolean {
   return hiddenSet($).has(e.get(0));
 }
 function hiddenSet($: cheerio.CheerioAPI): Set<unknown> {
   let set = hiddenSets.get($);
-  if (!set) hiddenSets.set($, (set = new Set($(HIDDEN_TEXT).toArray())));
+  if (!set) hiddenSets.set($, (set = new Set([...$(HIDDEN_TEXT).toArray(), ...styleHidden($.root())])));
   return set;
 }
 const hiddenSets = new WeakMap<object, Set<unknown>>();

@@ -4,12 +4,12 @@
 // outcome — it may not even hold the new record on its first page. The message is, with the link
 // it usually carries to what was made. Found by the conventions sites use to mark such messages,
 // for people and assistive technology alike: role=alert/status, aria-live, or a class or id token
-// naming a message (message, notice, flash, alert, success…). Text the site's other recorded pages
+// naming a message (message, notice, flash, alert, success…), or a dismiss control of its own. Text the site's other recorded pages
 // also show (a standing banner) is no outcome. Selected structurally, like every other rule.
 import type * as cheerio from 'cheerio';
 import { loadHtml } from './html-load.js';
 import type { Extractor } from '../formats/definition/types.js';
-import { visibleText } from '../runtime/worker/engines/extract.js';
+import { DISMISS, visibleText } from '../runtime/worker/engines/extract.js';
 import { clean } from './dom-text.js';
 import { pathOf } from './html-dom.js';
 import type { Schema } from './schema-infer.js';
@@ -46,8 +46,11 @@ export interface OutcomeRule {
 export function outcomeMessage(html: string, otherPages: string[] = []): OutcomeRule | null {
   const $ = loadHtml(html);
   const elsewhere = otherPages.map((p) => clean(loadHtml(p)('body').text()));
+  // (A box with its own dismiss control is a message too, whatever its class: HAProxy's `[X]`.)
   const marked = (e: cheerio.Cheerio<any>) =>
-    e.is(MARKED) || [...(e.attr('class') ?? '').split(/\s+/), e.attr('id') ?? ''].some((t) => TOKEN.test(t) || compoundToken(t));
+    e.is(MARKED) ||
+    [...(e.attr('class') ?? '').split(/\s+/), e.attr('id') ?? ''].some((t) => TOKEN.test(t) || compoundToken(t)) ||
+    e.children(DISMISS).length > 0;
   const found = $('body *')
     .toArray()
     .map((el) => $(el))
@@ -67,7 +70,8 @@ export function outcomeMessage(html: string, otherPages: string[] = []): Outcome
   if (!found) return null;
   const selector = pathOf($, found);
   if ($(selector).first().get(0) !== found.get(0)) return null;
-  const link = found.find('a[href]').first();
+  // (Not its dismiss control: that link leads back to the page without the message.)
+  const link = found.find('a[href]').first().not(DISMISS);
   const extract: Record<string, Extractor> = {
     message: { from: 'css', selector, required: false, note: "the site's message about the write" },
   };

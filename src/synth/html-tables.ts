@@ -5,6 +5,8 @@ import type { CssField } from '../formats/definition/types.js';
 import type { Schema } from './schema-infer.js';
 import { argName } from './values.js';
 import { HIDDEN_TEXT, visibleText } from '../runtime/worker/engines/extract.js';
+import { styleHidden } from '../runtime/worker/engines/style-hidden.js';
+import { columnNames, headCells, headRows } from '../runtime/worker/engines/table-headers.js';
 import { inTemplate } from './page-template.js';
 import { clean, cssq, tagOf } from './dom-text.js';
 import {
@@ -24,20 +26,10 @@ import {
 function headerCells($: cheerio.CheerioAPI, table: El): string[] | null {
   const tdHead = tdHeaderRow($, table);
   if (tdHead) return headerTexts($, tdHead);
-  // The thead row with th cells and the most text (a second row may hold filter inputs).
-  let row =
-    table
-      .find('> thead > tr')
-      .filter((_, r) => $(r).children('th').length > 0)
-      .toArray()
-      .map((r) => $(r))
-      .sort((a, b) => clean(b.text()).length - clean(a.text()).length)[0] ?? table.find('> thead > tr').last();
-  if (!row.length)
-    row = table
-      .find('> tbody > tr')
-      .first()
-      .filter((_, r) => $(r).children('td').length === 0 && $(r).children('th').length > 0);
-  return row.length ? headerTexts($, row) : null;
+  // (Over every header row: a group's name above joins its columns' own — "Sessions Cur".)
+  const rows = headRows($, table);
+  // (not a cell's inline script: Adminer's sort handlers)
+  return rows.length ? columnNames(rows.map((r) => headCells($, r, (c) => clean(visibleText(c))))) : null;
 }
 
 /** How many columns a cell covers (its colspan, 1 to 20). */
@@ -188,7 +180,8 @@ export function tables($: cheerio.CheerioAPI, template: Set<unknown>): Structura
     // (A table holding tables lays out a page; one whose only inner tables are hidden — a row's
     // hint box or popup, Zabbix's host list — or lay out one cell's link and icons — Nagios's
     // status lists — is a data table, and the hidden ones are no candidates.)
-    const hidden = table.find(HIDDEN_TEXT);
+    const styled = styleHidden(table);
+    const hidden = table.find(HIDDEN_TEXT).add(styled.size ? table.find('*').filter((_, e) => styled.has(e)) : []);
     if (foldedAway($, table)) return;
     const inner = table.find('table').not(hidden.find('table')).not(hidden.filter('table'));
     if (inChrome(table) || inTemplate(template, table) || inner.toArray().some((t) => !inCellDecoration($, table, $(t)))) return;
@@ -228,8 +221,10 @@ export function tables($: cheerio.CheerioAPI, template: Set<unknown>): Structura
       return;
     }
     const rowArr = rows.toArray().map((r) => $(r));
-    const columns = Array.from({ length: width }, (_, k) => ({
-      cells: rowArr.map((r) => r.children('td, th').eq(k)),
+    // (Under a header, a cell is found by the column it starts at, as the runtime finds it: a row
+    // may join columns — HAProxy's servers span three check columns with one empty cell.)
+    const columns = Array.from({ length: head ? Math.max(width, head.length) : width }, (_, k) => ({
+      cells: rowArr.map((r) => (head ? cellStarting($, r, k) : r.children('td, th').eq(k))),
       header: head?.[k] ?? '',
       at: `> :nth-child(${k + 1})`,
     }));
@@ -273,15 +268,17 @@ function columnFields(columns: Column[], byHeaders: boolean, records: number) {
   const taken = new Set<string>();
   const headers = columns.map((c) => c.header);
   const named = headers.filter(Boolean).length;
+  let actions = false;
   for (const [k, col] of columns.entries()) {
     const cells = col.cells;
     const texts = cells.map((c) => clean(visibleText(c)));
     // A selection column (a checkbox per row, "Select …" for screen readers) is no data.
     if (cells.every((c) => c.find('input[type=checkbox], input[type=radio]').length > 0)) continue;
-    // (A link that only runs script — `javascript:void(0)`, `#` — leads nowhere: no URL field.)
+    // (A link that only runs script — `javascript:void(0)`, `#` — or moves within the page — HAProxy's
+    // `#be_shop/shop-a` anchors — leads nowhere: no URL field. A hash route `#/items/3` does.)
     const hrefs = cells
       .map((c) => c.find('a[href]').first().attr('href') ?? (tagOf(c) === 'a' ? c.attr('href') : undefined))
-      .map((h) => (h && !/^\s*(javascript:|#$)/i.test(h) ? h : undefined));
+      .map((h) => (h && !/^\s*(javascript:|#(?![/!]))/i.test(h) ? h : undefined));
     // A unique header text finds its column on every run (added/reordered columns don't shift values).
     const byHeader = byHeaders && !!col.header && headers.filter((x) => x.toLowerCase() === col.header.toLowerCase()).length === 1;
     // A headed column of icons (yes/no, a status): each image's alt text is the value.
@@ -298,9 +295,20 @@ function columnFields(columns: Column[], byHeaders: boolean, records: number) {
       continue;
     }
     if (texts.every((x) => !x) && hrefs.every((h) => !h)) continue; // icon/checkbox column
-    // Data columns have headers: a headerless column of a headed table is row actions (edit, delete…).
-    if (named >= 2 && !col.header) continue;
-    const name = fieldName(col.header, taken, `column_${k + 1}`);
+    // Data columns have headers: a headerless column of a headed table is row actions (edit, delete…)
+    // — unless it is the first, of distinct words in every row: the rows' own names under an empty
+    // corner cell (HAProxy's servers).
+    const label =
+      !actions &&
+      !Object.keys(fields).length &&
+      records >= 2 &&
+      texts.every((t) => /\p{L}/u.test(t)) &&
+      new Set(texts).size === texts.length;
+    if (named >= 2 && !col.header && !label) {
+      actions = true; // (what follows row actions is no label: phpMyAdmin's Edit, Copy, then Delete)
+      continue;
+    }
+    const name = fieldName(col.header, taken, label && !col.header ? 'name' : `column_${k + 1}`);
     const present = cells.every((c) => c.length > 0);
     // A linked value followed by the same words in every row (row actions "Edit | Trash | View"):
     // the link's text is the value.
@@ -406,6 +414,17 @@ function rowGroups($: cheerio.CheerioAPI, table: El): StructuralCandidate | null
   };
 }
 
+/** The cell of `row` that starts at column `k`, colspans counted (none under a cell spanning from the left). */
+function cellStarting($: cheerio.CheerioAPI, row: El, k: number): El {
+  let at = 0;
+  for (const c of row.children('td, th').toArray()) {
+    if (at === k) return $(c);
+    at += spanOf($, c);
+    if (at > k) break;
+  }
+  return $([]);
+}
+
 /** A row's cell texts by the column each cell starts at ('' under a cell spanning from the left). */
 function startTexts($: cheerio.CheerioAPI, row: El, width: number): string[] {
   const out = Array.from({ length: width }, () => '');
@@ -460,7 +479,7 @@ function headedRows($: cheerio.CheerioAPI, table: El, head: string[] | null, sel
     props[name] = ty.schema;
   }
   const columns = head.flatMap((h, k) =>
-    groupCols.includes(k) ? [] : [{ cells: records.map((r) => r.children('td, th').eq(k)), header: h, at: `> :nth-child(${k + 1})` }],
+    groupCols.includes(k) ? [] : [{ cells: records.map((r) => cellStarting($, r, k)), header: h, at: `> :nth-child(${k + 1})` }],
   );
   const data = columnFields(columns, true, records.length);
   for (const name of Object.keys(data.fields)) {

@@ -1,6 +1,6 @@
 // Real open-source web applications for the synthesis acceptance suite (installed and seeded by
 // scripts/acceptance-setup.sh from Debian packages): each is served on 127.0.0.1 by `php -S` (Fossil
-// by `fossil server`, Redmine by rackup, Django by `manage.py runserver`, Directus by `directus start`, Request Tracker by `rt-server`, Ghost by its own `node index.js`, Transmission by `transmission-daemon`, Jupyter by `jupyter-notebook`, qBittorrent by `qbittorrent-nox`, Verdaccio by its own bin, Radicale by `python3 -m radicale`, RabbitMQ, Syncthing, Prometheus, Tomcat, Roundcube, Monit, Shaarli, ZNC, Zabbix, Vendure, PostfixAdmin, Nagios, tt-rss, Icinga Web, TiddlyWiki, Deluge, Cacti, Node-RED, Unleash, n8n, Rspamd and CUPS by their setup's `serve.sh`) and stopped by its PID. Recorded HARs are rebased onto the
+// by `fossil server`, Redmine by rackup, Django by `manage.py runserver`, Directus by `directus start`, Request Tracker by `rt-server`, Ghost by its own `node index.js`, Transmission by `transmission-daemon`, Jupyter by `jupyter-notebook`, qBittorrent by `qbittorrent-nox`, Verdaccio by its own bin, Radicale by `python3 -m radicale`, RabbitMQ, Syncthing, Prometheus, Tomcat, Roundcube, Monit, Shaarli, ZNC, Zabbix, Vendure, PostfixAdmin, Nagios, tt-rss, Icinga Web, TiddlyWiki, Deluge, Cacti, Node-RED, Unleash, n8n, Rspamd, CUPS, hledger-web and HAProxy by their setup's `serve.sh`) and stopped by its PID. Recorded HARs are rebased onto the
 // port a test started the app on.
 import { type ChildProcess, execFileSync, spawn } from 'node:child_process';
 import crypto from 'node:crypto';
@@ -48,7 +48,8 @@ export interface RealApp {
     | 'n8n'
     | 'rspamd'
     | 'cups'
-    | 'hledger';
+    | 'hledger'
+    | 'haproxy';
   /** The PHP document root (Fossil: the repository file; Redmine: the Rails application). */
   docroot: string;
   /** Port the fixtures were recorded on. */
@@ -487,6 +488,15 @@ export const APPS: Record<RealApp['name'], RealApp> = {
     // (A fresh copy of the seeded journal per start.)
     server: (port) => ({ cmd: '/bin/sh', args: ['/var/lib/cs-acceptance/hledger/serve.sh', String(port)] }),
     readyPath: '/journal',
+  },
+  haproxy: {
+    name: 'haproxy',
+    docroot: '/var/lib/cs-acceptance/haproxy',
+    recordedPort: 9014,
+    needs: ['/var/lib/cs-acceptance/haproxy/.seeded', '/usr/sbin/haproxy'],
+    // (A fresh process per start: its servers' states live in memory. Up once it answers at all:
+    // every page asks for Basic auth.)
+    server: (port) => ({ cmd: '/bin/sh', args: ['/var/lib/cs-acceptance/haproxy/serve.sh', String(port)] }),
   },
 };
 
@@ -1124,4 +1134,27 @@ export async function hledgerTransactions(base: string): Promise<HledgerTransact
       amount: p.pamount.map((a) => `${a.aquantity.floatingPoint.toFixed(a.aquantity.decimalPlaces)} ${a.acommodity}`).join(', '),
     })),
   }));
+}
+
+export const HAPROXY_USER = { username: 'admin', password: 'hap-admin-pass-1' };
+const haproxyAuth = `Basic ${Buffer.from(`${HAPROXY_USER.username}:${HAPROXY_USER.password}`).toString('base64')}`;
+
+/** Each server's status by `backend/server`, from HAProxy's own CSV export (`/;csv`). */
+export async function haproxyStates(base: string): Promise<Record<string, string>> {
+  const r = await fetch(`${base}/;csv`, { headers: { authorization: haproxyAuth } });
+  if (!r.ok) throw new Error(`haproxy /;csv: ${r.status}`);
+  const [head, ...rows] = (await r.text())
+    .trim()
+    .split('\n')
+    .map((l) => l.split(','));
+  const status = head!.indexOf('status');
+  return Object.fromEntries(rows.map((c) => [`${c[0]}/${c[1]}`, c[status]!]));
+}
+
+/** Sets servers of a backend (by its name or `#id`) to a state as the page's admin form does. */
+export async function haproxyAction(base: string, backend: string, servers: string[], action: string): Promise<void> {
+  const body = new URLSearchParams([...servers.map((s) => ['s', s]), ['action', action], ['b', backend]]);
+  const r = await fetch(`${base}/`, { method: 'POST', body, redirect: 'manual', headers: { authorization: haproxyAuth } });
+  if (r.status !== 303 || !/st=DONE/.test(r.headers.get('location') ?? ''))
+    throw new Error(`haproxy ${action}: ${r.status} ${r.headers.get('location')}`);
 }

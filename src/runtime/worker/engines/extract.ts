@@ -8,6 +8,8 @@ import { callArguments } from './js-calls.js';
 import { recordsWhere } from './record-where.js';
 import type { Lookup } from '../../../formats/definition/template.js';
 import { RunFailure } from '../../shared/failure.js';
+import { styleHidden } from './style-hidden.js';
+import { columnNames, headCells, headRows } from './table-headers.js';
 
 export interface Source {
   status?: number;
@@ -95,17 +97,37 @@ export const HIDDEN_TEXT =
   'script, style, template, noscript, [hidden], [aria-hidden=true], [style*="display:none"], [style*="display: none"], .hidden, .screen-reader-text, .sr-only, .visually-hidden';
 
 /**
- * Nor is a drop-down's list of options text a reader sees as the element's content (a list's
- * inline-edit <select> of every status beside the status shown).
+ * A message's own dismiss control (Bootstrap's `data-bs-dismiss` ×, a "Close" button, HAProxy's
+ * `[X]` link titled "Remove this message"): it marks a box as a message, and its text is none of it.
  */
-const NOT_TEXT = `${HIDDEN_TEXT}, select, datalist`;
+export const DISMISS =
+  '[data-dismiss], [data-bs-dismiss], button[aria-label="close" i], button[aria-label="dismiss" i], :is(a, button)[title*="message" i]:is([title*="remove" i], [title*="close" i], [title*="dismiss" i], [title*="hide" i])';
 
-/** The element's text without what is hidden from readers. */
+/**
+ * Nor is a drop-down's list of options text a reader sees as the element's content (a list's
+ * inline-edit <select> of every status beside the status shown), or a message's dismiss control.
+ */
+const NOT_TEXT = `${HIDDEN_TEXT}, select, datalist, ${DISMISS}`;
+
+/** The element's text without what is hidden from readers (by markup, or by the page's own style rules). */
 export function visibleText(node: cheerio.Cheerio<any>): string {
-  if (!node.find(NOT_TEXT).length) return node.text();
-  const c = node.clone();
-  c.find(NOT_TEXT).remove();
-  return c.text();
+  const styled = styleHidden(node);
+  const hide = node.find(NOT_TEXT);
+  if (!hide.length && !styled.size) return node.text();
+  const skip = new Set<object>(hide.toArray());
+  let out = '';
+  // (The text nodes in document order, hidden subtrees left out; the element itself is read.)
+  const stack: any[] = node
+    .toArray()
+    .flatMap((el) => (el.type === 'text' ? [el] : [...(el.children ?? [])]))
+    .reverse();
+  while (stack.length) {
+    const n = stack.pop();
+    if (n.type === 'text') out += n.data;
+    else if (n.children && !skip.has(n) && !styled.has(n) && n.type !== 'comment')
+      for (let k = n.children.length - 1; k >= 0; k--) stack.push(n.children[k]);
+  }
+  return out;
 }
 
 function readEl($: cheerio.CheerioAPI, el: any, attr: string | undefined): string | undefined {
@@ -118,13 +140,16 @@ function readEl($: cheerio.CheerioAPI, el: any, attr: string | undefined): strin
   return node.attr(attr);
 }
 
-/** Header texts of a table by column position (colspans expanded; the thead row with the most text). */
-function headerColumns($: cheerio.CheerioAPI, table: cheerio.Cheerio<any>): string[] {
-  const rows = table.find('> thead > tr').toArray();
-  const first = table.find('> tbody > tr').first();
-  if (!rows.length && first.children('th').length && !first.children('td').length) rows.push(first.get(0)!);
-  const row = rows.map((r) => $(r)).sort((a, b) => b.text().trim().length - a.text().trim().length)[0];
-  return row ? cellTexts($, row) : [];
+/**
+ * Header names of a table by column position: the names over all its header rows ("Sessions Cur",
+ * table-headers.ts), then each header row's own texts (a definition made before names were joined
+ * over rows finds its column by one row's text).
+ */
+function headerColumns($: cheerio.CheerioAPI, table: cheerio.Cheerio<any>): string[][] {
+  const rows = headRows($, table);
+  if (!rows.length) return [];
+  const joined = columnNames(rows.map((r) => headCells($, r, (c) => visibleText(c)))).map(headerKey);
+  return rows.length > 1 ? [joined, ...rows.map((r) => cellTexts($, r))] : [joined];
 }
 
 /** A row's cell texts by column position, colspans expanded (lowercase, spaces collapsed). */
@@ -154,7 +179,7 @@ function cellOf($: cheerio.CheerioAPI, el: any, column: string): cheerio.Cheerio
   const key = headerKey(column);
   let headers = tableHeaders.get(node);
   if (!headers) tableHeaders.set(node, (headers = headerColumns($, table)));
-  let i = headers.indexOf(key);
+  let i = headers.map((h) => h.indexOf(key)).find((k) => k >= 0) ?? -1;
   if (!headers.length) {
     let found = tdHeaders.get(node);
     if (!found) tdHeaders.set(node, (found = new Map()));
@@ -181,7 +206,7 @@ function cellAt($: cheerio.CheerioAPI, row: cheerio.Cheerio<any>, i: number): ch
   }
   return $([]);
 }
-const tableHeaders = new WeakMap<object, string[]>();
+const tableHeaders = new WeakMap<object, string[][]>();
 const tdHeaders = new WeakMap<object, Map<string, number>>();
 
 /** A table's header row of <td> cells, matched by a list's row selector: every column its fields
