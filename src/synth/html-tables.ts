@@ -179,8 +179,8 @@ export function tables($: cheerio.CheerioAPI, template: Set<unknown>): Structura
     const table = $(t);
     // (A table holding tables lays out a page; one whose only inner tables are hidden — a row's
     // hint box or popup, Zabbix's host list; by the page's stylesheet, HAProxy's hover tooltips —
-    // or lay out one cell's link and icons — Nagios's
-    // status lists — is a data table, and the hidden ones are no candidates.)
+    // or lay out one cell's link and icons — Nagios's status lists — is a data table, and the
+    // hidden ones are no candidates.)
     const styled = styleHidden(table);
     const hidden = table.find(HIDDEN_TEXT).add(styled.size ? table.find('*').filter((_, e) => styled.has(e)) : []);
     if (foldedAway($, table)) return;
