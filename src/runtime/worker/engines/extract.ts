@@ -106,15 +106,25 @@ export const DISMISS =
 /**
  * Nor is a drop-down's list of options text a reader sees as the element's content (a list's
  * inline-edit <select> of every status beside the status shown), or a message's dismiss control.
+ * Tested element by element (`notText`: the same tests as HIDDEN_TEXT and DISMISS, without a
+ * selector engine — this runs on every cell of every page, and a selector is compiled per query).
  */
-const NOT_TEXT = `${HIDDEN_TEXT}, select, datalist, ${DISMISS}`;
+const NOT_TEXT_TAGS = new Set(['script', 'style', 'template', 'noscript', 'select', 'datalist']);
+const HIDDEN_CLASSES = new Set(['hidden', 'screen-reader-text', 'sr-only', 'visually-hidden']);
+function notText(n: { name: string; attribs?: Record<string, string> }): boolean {
+  if (NOT_TEXT_TAGS.has(n.name)) return true;
+  const a = n.attribs;
+  if (!a) return false;
+  if ('hidden' in a || a['aria-hidden'] === 'true' || 'data-dismiss' in a || 'data-bs-dismiss' in a) return true;
+  if (a.style && (a.style.includes('display:none') || a.style.includes('display: none'))) return true;
+  if (a.class?.split(/\s+/).some((c) => HIDDEN_CLASSES.has(c))) return true;
+  if (n.name === 'button' && /^(close|dismiss)$/i.test(a['aria-label'] ?? '')) return true;
+  return (n.name === 'a' || n.name === 'button') && /message/i.test(a.title ?? '') && /remove|close|dismiss|hide/i.test(a.title ?? '');
+}
 
 /** The element's text without what is hidden from readers (by markup, or by the page's own style rules). */
 export function visibleText(node: cheerio.Cheerio<any>): string {
   const styled = styleHidden(node);
-  const hide = node.find(NOT_TEXT);
-  if (!hide.length && !styled.size) return node.text();
-  const skip = new Set<object>(hide.toArray());
   let out = '';
   // (The text nodes in document order, hidden subtrees left out; the element itself is read.)
   const stack: any[] = node
@@ -124,7 +134,7 @@ export function visibleText(node: cheerio.Cheerio<any>): string {
   while (stack.length) {
     const n = stack.pop();
     if (n.type === 'text') out += n.data;
-    else if (n.children && !skip.has(n) && !styled.has(n) && n.type !== 'comment')
+    else if (n.children && n.type !== 'comment' && !(n.name && (notText(n) || styled.has(n))))
       for (let k = n.children.length - 1; k >= 0; k--) stack.push(n.children[k]);
   }
   return out;
