@@ -3,9 +3,10 @@
 // the top: "The book “X” was added successfully.", "Item 64 has been inserted." The list is not the
 // outcome — it may not even hold the new record on its first page. The message is, with the link
 // it usually carries to what was made. Found by the conventions sites use to mark such messages,
-// for people and assistive technology alike: role=alert/status, aria-live, or a class or id token
-// naming a message (message, notice, flash, alert, success…), or a dismiss control of its own. Text the site's other recorded pages
-// also show (a standing banner) is no outcome. Selected structurally, like every other rule.
+// for people and assistive technology alike: role=alert/status, aria-live, a class or id token
+// naming a message (message, notice, flash, alert, success…), or a dismiss control of its own. Text
+// the site's other recorded pages also show (a standing banner) is no outcome. Selected
+// structurally, like every other rule.
 import type * as cheerio from 'cheerio';
 import { loadHtml } from './html-load.js';
 import type { Extractor } from '../formats/definition/types.js';

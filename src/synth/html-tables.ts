@@ -4,7 +4,7 @@ import type * as cheerio from 'cheerio';
 import type { CssField } from '../formats/definition/types.js';
 import type { Schema } from './schema-infer.js';
 import { argName } from './values.js';
-import { HIDDEN_TEXT, visibleText } from '../runtime/worker/engines/extract.js';
+import { cellAt, HIDDEN_TEXT, visibleText } from '../runtime/worker/engines/extract.js';
 import { styleHidden } from '../runtime/worker/engines/style-hidden.js';
 import { columnNames, headCells, headRows } from '../runtime/worker/engines/table-headers.js';
 import { inTemplate } from './page-template.js';
@@ -26,9 +26,9 @@ import {
 function headerCells($: cheerio.CheerioAPI, table: El): string[] | null {
   const tdHead = tdHeaderRow($, table);
   if (tdHead) return headerTexts($, tdHead);
-  // (Over every header row: a group's name above joins its columns' own — "Sessions Cur".)
+  // (Over every header row: a group's name above joins its columns' own — "Sessions Cur". A cell's
+  // visible text: not its inline script, Adminer's sort handlers.)
   const rows = headRows($, table);
-  // (not a cell's inline script: Adminer's sort handlers)
   return rows.length ? columnNames(rows.map((r) => headCells($, r, (c) => clean(visibleText(c))))) : null;
 }
 
@@ -225,7 +225,7 @@ export function tables($: cheerio.CheerioAPI, template: Set<unknown>): Structura
     // (Under a header, a cell is found by the column it starts at, as the runtime finds it: a row
     // may join columns — HAProxy's servers span three check columns with one empty cell.)
     const columns = Array.from({ length: head ? Math.max(width, head.length) : width }, (_, k) => ({
-      cells: rowArr.map((r) => (head ? cellStarting($, r, k) : r.children('td, th').eq(k))),
+      cells: rowArr.map((r) => (head ? cellAt($, r, k) : r.children('td, th').eq(k))),
       header: head?.[k] ?? '',
       at: `> :nth-child(${k + 1})`,
     }));
@@ -415,17 +415,6 @@ function rowGroups($: cheerio.CheerioAPI, table: El): StructuralCandidate | null
   };
 }
 
-/** The cell of `row` that starts at column `k`, colspans counted (none under a cell spanning from the left). */
-function cellStarting($: cheerio.CheerioAPI, row: El, k: number): El {
-  let at = 0;
-  for (const c of row.children('td, th').toArray()) {
-    if (at === k) return $(c);
-    at += spanOf($, c);
-    if (at > k) break;
-  }
-  return $([]);
-}
-
 /** A row's cell texts by the column each cell starts at ('' under a cell spanning from the left). */
 function startTexts($: cheerio.CheerioAPI, row: El, width: number): string[] {
   const out = Array.from({ length: width }, () => '');
@@ -480,7 +469,7 @@ function headedRows($: cheerio.CheerioAPI, table: El, head: string[] | null, sel
     props[name] = ty.schema;
   }
   const columns = head.flatMap((h, k) =>
-    groupCols.includes(k) ? [] : [{ cells: records.map((r) => cellStarting($, r, k)), header: h, at: `> :nth-child(${k + 1})` }],
+    groupCols.includes(k) ? [] : [{ cells: records.map((r) => cellAt($, r, k)), header: h, at: `> :nth-child(${k + 1})` }],
   );
   const data = columnFields(columns, true, records.length);
   for (const name of Object.keys(data.fields)) {

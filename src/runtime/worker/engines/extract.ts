@@ -207,7 +207,7 @@ function cellOf($: cheerio.CheerioAPI, el: any, column: string): cheerio.Cheerio
 
 /** The cell of `row` that starts at column `i`, colspans counted (as header texts are): none when
  * a cell starting earlier spans over it, so a heading row's wide cell is read once, under its own column. */
-function cellAt($: cheerio.CheerioAPI, row: cheerio.Cheerio<any>, i: number): cheerio.Cheerio<any> {
+export function cellAt($: cheerio.CheerioAPI, row: cheerio.Cheerio<any>, i: number): cheerio.Cheerio<any> {
   let at = 0;
   for (const c of row.children('td, th').toArray()) {
     if (at === i) return $(c);
