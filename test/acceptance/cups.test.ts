@@ -17,8 +17,15 @@ import { APPS, appInstalled, CUPS_USER, cupsOpenJobs, cupsPrinters, cupsSays } f
 const ready = process.env.ACCEPTANCE === '1' && appInstalled(APPS.cups);
 
 describe.skipIf(!ready).each(ready ? (await backends()).slice(0, 1) : ['sqlite' as const])('synthesis on CUPS (%s)', (backend) => {
-  // (Signed in through the browser's Basic dialog where CUPS asks: the connector answers the challenge.)
-  const live = liveApp(APPS.cups, backend, CUPS_USER.username, CUPS_USER.password, { httpCredentials: CUPS_USER });
+  // (Signed in through HTTP Basic auth, the credentials sent with every request: Debian's cupsd
+  // 2.4.2-3+deb12u10 crashes — a segfault — on a job's Cancel posted to /jobs/ WITHOUT credentials,
+  // which is how a browser that waits for a challenge sends it (/jobs/ itself asks for none). The
+  // connector sends the recorded Authorization header the same way.)
+  const basic = `Basic ${Buffer.from(`${CUPS_USER.username}:${CUPS_USER.password}`).toString('base64')}`;
+  const live = liveApp(APPS.cups, backend, CUPS_USER.username, CUPS_USER.password, {
+    httpCredentials: CUPS_USER,
+    extraHTTPHeaders: { authorization: basic },
+  });
   const { flow } = live;
   const hinted = (args: Record<string, unknown>, more: Record<string, unknown> = {}) => ({
     hints: { arguments: args, secrets: { account: live.secret }, allow_side_effects: true, ...more },
