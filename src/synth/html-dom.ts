@@ -140,6 +140,14 @@ function hiddenSet($: cheerio.CheerioAPI): Set<unknown> {
 }
 const hiddenSets = new WeakMap<object, Set<unknown>>();
 
+/** Whether `e`, or an element around it below `top`, is hidden from readers (the page's hidden set). */
+export function hiddenWithin($: cheerio.CheerioAPI, e: El, top: El): boolean {
+  const set = hiddenSet($);
+  const stop = top.get(0);
+  for (let n: any = e.get(0); n && n !== stop && n.type !== 'root'; n = n.parent) if (set.has(n)) return true;
+  return false;
+}
+
 /**
  * Whether `e` is folded away from readers: it, or an element around it, is hidden (HIDDEN_TEXT) —
  * unless that element holds most of the page's text. Some apps keep their whole content hidden

@@ -4,8 +4,7 @@ import type * as cheerio from 'cheerio';
 import type { CssField } from '../formats/definition/types.js';
 import type { Schema } from './schema-infer.js';
 import { argName } from './values.js';
-import { cellAt, HIDDEN_TEXT, visibleText } from '../runtime/worker/engines/extract.js';
-import { styleHidden } from '../runtime/worker/engines/style-hidden.js';
+import { cellAt, visibleText } from '../runtime/worker/engines/extract.js';
 import { columnNames, headCells, headRows } from '../runtime/worker/engines/table-headers.js';
 import { inTemplate } from './page-template.js';
 import { clean, cssq, tagOf } from './dom-text.js';
@@ -13,6 +12,7 @@ import {
   type El,
   fieldName,
   foldedAway,
+  hiddenWithin,
   inChrome,
   inMain,
   nullable,
@@ -181,10 +181,8 @@ export function tables($: cheerio.CheerioAPI, template: Set<unknown>): Structura
     // hint box or popup, Zabbix's host list; by the page's stylesheet, HAProxy's hover tooltips —
     // or lay out one cell's link and icons — Nagios's status lists — is a data table, and the
     // hidden ones are no candidates.)
-    const styled = styleHidden(table);
-    const hidden = table.find(HIDDEN_TEXT).add(styled.size ? table.find('*').filter((_, e) => styled.has(e)) : []);
     if (foldedAway($, table)) return;
-    const inner = table.find('table').not(hidden.find('table')).not(hidden.filter('table'));
+    const inner = table.find('table').filter((_, t) => !hiddenWithin($, $(t), table));
     if (inChrome(table) || inTemplate(template, table) || inner.toArray().some((t) => !inCellDecoration($, table, $(t)))) return;
     const rows = dataRows($, table);
     if (!rows.length) return;
