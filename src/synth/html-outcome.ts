@@ -4,9 +4,11 @@
 // outcome — it may not even hold the new record on its first page. The message is, with the link
 // it usually carries to what was made. Found by the conventions sites use to mark such messages,
 // for people and assistive technology alike: role=alert/status, aria-live, a class or id token
-// naming a message (message, notice, flash, alert, success…), or a dismiss control of its own. Text
-// the site's other recorded pages also show (a standing banner) is no outcome. Selected
-// structurally, like every other rule.
+// naming a message (message, notice, flash, alert, success…), or a dismiss control of its own —
+// or, whatever its markup, an element showing the words the landing page's own address carries
+// (`/?message=Process%20web%20stopped`: the site put them there to be shown). Text the site's other
+// recorded pages also show (a standing banner) is no outcome. Selected structurally, like every
+// other rule.
 import type * as cheerio from 'cheerio';
 import { loadHtml } from './html-load.js';
 import type { Extractor } from '../formats/definition/types.js';
@@ -18,7 +20,7 @@ import type { Schema } from './schema-infer.js';
 const MARKED = '[role=alert], [role=status], [aria-live]';
 /** Class or id tokens that name a status message in the usual frameworks and CMSs. */
 const TOKEN =
-  /^(messages?|messagelist|notices?|notification|alert|alert-(success|info)|flash|flash[-_](notice|success|info)|success|updated|toast)$/i;
+  /^(messages?|messagelist|msg|status_?(msg|message)|notices?|notification|alert|alert-(success|info)|flash|flash[-_](notice|success|info)|success|updated|toast)$/i;
 
 /**
  * A framework's compound token naming a message (`pure-alert-success`, `header-alert-message`,
@@ -43,15 +45,37 @@ export interface OutcomeRule {
   text: string;
 }
 
-/** The status message a write's landing page shows, as a rule; null when it shows none. */
-export function outcomeMessage(html: string, otherPages: string[] = []): OutcomeRule | null {
+/**
+ * Words a page's address carries to be shown (`?message=Process%20web%20stopped`, `?msg=Saved.`):
+ * query values of two words or more, letters among them. Ids, tokens and single words are not.
+ */
+export function addressedTexts(url: string | undefined): string[] {
+  if (!url) return [];
+  try {
+    return [...new URL(url).searchParams.values()].map(clean).filter((v) => v.length <= 300 && /\p{L}{2}.*\s\S/u.test(v));
+  } catch {
+    return [];
+  }
+}
+
+/**
+ * The status message a write's landing page shows, as a rule; null when it shows none. `landedAt`:
+ * the landing page's address, whose message words mark the element showing them.
+ */
+export function outcomeMessage(html: string, otherPages: string[] = [], landedAt?: string): OutcomeRule | null {
   const $ = loadHtml(html);
   const elsewhere = otherPages.map((p) => clean(loadHtml(p)('body').text()));
+  const echoed = addressedTexts(landedAt);
   // (A box with its own dismiss control is a message too, whatever its class: HAProxy's `[X]`.)
   const marked = (e: cheerio.Cheerio<any>) =>
     e.is(MARKED) ||
     [...(e.attr('class') ?? '').split(/\s+/), e.attr('id') ?? ''].some((t) => TOKEN.test(t) || compoundToken(t)) ||
-    e.children(DISMISS).length > 0;
+    e.children(DISMISS).length > 0 ||
+    (echoed.length > 0 && echoes(e));
+  const echoes = (e: cheerio.Cheerio<any>) => {
+    const all = clean(e.text());
+    return echoed.some((t) => all.includes(t)) && echoed.includes(clean(visibleText(e)));
+  };
   const found = $('body *')
     .toArray()
     .map((el) => $(el))

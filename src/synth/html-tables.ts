@@ -294,6 +294,7 @@ function columnFields(columns: Column[], byHeaders: boolean, records: number) {
       continue;
     }
     if (texts.every((x) => !x) && hrefs.every((h) => !h)) continue; // icon/checkbox column
+    if (rowActions(cells, texts, records)) continue;
     // Data columns have headers: a headerless column of a headed table is row actions (edit, delete…)
     // — unless it is the first, of distinct words in every row: the rows' own names under an empty
     // corner cell (HAProxy's servers).
@@ -341,6 +342,27 @@ function columnFields(columns: Column[], byHeaders: boolean, records: number) {
     }
   }
   return { fields, props };
+}
+
+/**
+ * A column of row actions under a header of its own (Supervisor's "Action": Start, Clear Log, Tail
+ * -f Stdout…): every cell is two links or more and nothing but their words, and the same few words
+ * come back row after row (at most half as many distinct as there are links). A column of values
+ * that are links — tags, members — has words of its own in each row.
+ */
+function rowActions(cells: El[], texts: string[], records: number): boolean {
+  if (records < 2) return false;
+  // (A hidden link's words are not in the cell's text: left out.)
+  const words = cells.map((c, i) =>
+    c
+      .find('a[href], button')
+      .toArray()
+      .map((a) => clean(visibleText(c.find(a).first())))
+      .filter((w) => w && texts[i]!.includes(w)),
+  );
+  if (words.some((w, i) => w.length < 2 || clean(w.join(' ')) !== texts[i])) return false;
+  const all = words.flat();
+  return new Set(all).size * 2 <= all.length;
 }
 
 /**

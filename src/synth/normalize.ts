@@ -5,6 +5,7 @@ import { redirectTarget } from '../lib/redirect-header.js';
 import { basicToken } from '../lib/secret-forms.js';
 import { parseMultipart } from './multipart.js';
 import { parseJson } from './slots.js';
+import { READ_VERBS, WRITE_VERBS, nameWords } from './verbs.js';
 import type { Exchange, Recording } from './types.js';
 import { sniffedType, untyped } from '../lib/sniff.js';
 
@@ -300,23 +301,6 @@ export function isGraphqlQuery(x: Exchange): boolean {
   );
 }
 
-// Verbs in an RPC method's name (`torrent-get`, `core.get_torrents_status`, `VideoLibrary.GetMovies`,
-// `aria2.tellStatus`, `eth_getBalance`): a read names a read verb and no write verb.
-const READ_VERBS = new Set(
-  'get list search find query read fetch show describe status stats info tell count lookup browse view exists ping version'.split(' '),
-);
-const WRITE_VERBS = new Set(
-  'set add create update upsert delete remove put post save send start stop move rename upload write insert edit modify reset clear purge import run exec execute submit cancel pause resume login logout apply change mark toggle enable disable verify reannounce queue approve reject archive restore sync'.split(
-    ' ',
-  ),
-);
-const methodWords = (m: string) =>
-  m
-    .replace(/([a-z0-9])([A-Z])/g, '$1 $2')
-    .toLowerCase()
-    .split(/[^a-z0-9]+/)
-    .filter(Boolean);
-
 /** Method names that only dispatch to another one, named in the params or the URL. */
 const DISPATCHERS = new Set(['call', 'call_kw', 'invoke', 'dispatch', 'rpc']);
 const methodName = (m: unknown) => (typeof m === 'string' && /^[\w.\-/]{1,100}$/.test(m) ? m : null);
@@ -346,7 +330,7 @@ export function isRpcRead(x: Exchange): boolean {
     calls.every((c) => {
       const m = rpcMethod(c, x.url);
       if (!m) return false;
-      const words = methodWords(m);
+      const words = nameWords(m);
       return words.some((w) => READ_VERBS.has(w)) && !words.some((w) => WRITE_VERBS.has(w));
     })
   );
@@ -354,5 +338,43 @@ export function isRpcRead(x: Exchange): boolean {
 
 /** Methods that change nothing on the site (RFC 9110's safe methods and WebDAV's reads). */
 const SAFE_METHODS = new Set(['GET', 'HEAD', 'OPTIONS', 'PROPFIND', 'REPORT', 'SEARCH']);
-/** Changes nothing on the site: a safe method, a GraphQL query or an RPC call named as a read. */
-export const isRead = (x: Exchange) => SAFE_METHODS.has(x.method) || isGraphqlQuery(x) || isRpcRead(x);
+/** Changes nothing on the site: a safe method (unless an action link), a GraphQL query or an RPC
+ * call named as a read. */
+export const isRead = (x: Exchange) => (SAFE_METHODS.has(x.method) && !isActionLink(x)) || isGraphqlQuery(x) || isRpcRead(x);
+
+/**
+ * A GET that acts, as links in admin pages do (`index.html?processname=web&action=stop`,
+ * `post.php?post=5&action=trash`, `?do=clearlog`): a query value that names a write verb, answered
+ * by a redirect to another page (the list again, often with the outcome in its query). A link to a
+ * form (`?action=edit`) answers with the form itself, not a redirect; a read that redirects
+ * (`/docs` → `/docs/`) names no verb.
+ */
+export function isActionLink(x: Exchange): boolean {
+  if (x.method !== 'GET' || (!x.hops.length && !x.redirectHeader) || requestUrl(x.finalUrl) === requestUrl(x.url)) return false;
+  for (const [, v] of new URL(x.url).searchParams) {
+    if (!/^[A-Za-z][\w-]{1,39}$/.test(v)) continue;
+    const words = nameWords(v);
+    if (
+      words.length <= 3 &&
+      LINK_VERBS.some((verb) => words[0] === verb || (words[0]!.startsWith(verb) && VERB_OBJECTS.has(words[0]!.slice(verb.length))))
+    )
+      return true;
+  }
+  return false;
+}
+
+// The write verbs a link's query names, less those that are no action of a link (`edit` and `add`
+// open a form; a login or logout is the session's own business), and verbs of admin links.
+const LINK_VERBS = [
+  ...[...WRITE_VERBS].filter(
+    (v) =>
+      !['login', 'logout', 'edit', 'add', 'post', 'put', 'send', 'submit', 'queue', 'verify', 'sync', 'apply', 'change', 'write'].includes(
+        v,
+      ),
+  ),
+  ...'restart kill reload ack acknowledge flush trigger retry suspend unsuspend activate deactivate lock unlock block unblock ban unban trash untrash spam unspam publish unpublish hide unhide dismiss confirm deny accept decline install uninstall deploy schedule unschedule silence mute unmute empty pin unpin subscribe unsubscribe close reopen resolve drain'.split(
+    ' ',
+  ),
+];
+/** Objects a verb takes in one word (`clearlog`, `restartall`, `stopall`). */
+const VERB_OBJECTS = new Set(['all', 'log', 'logs', 'cache', 'selected']);

@@ -138,7 +138,9 @@ export function buildOutput(samples: Exchange[], paging: boolean, resultHints: s
     // message — has made no page of its own: that page's text is no detail of what was made.)
     const backToForm = t.hops.length > 0 && sameResource(t.url, t.finalUrl);
     const said =
-      ctx.write && !resultHints.length && (h?.kind !== 'detail' || backToForm) ? outcomeMessage(t.text, ctx.sitePages ?? otherPages) : null;
+      ctx.write && !resultHints.length && (h?.kind !== 'detail' || backToForm)
+        ? outcomeMessage(t.text, ctx.sitePages ?? otherPages, t.finalUrl)
+        : null;
     if (said)
       return {
         extract: said.extract,

@@ -140,9 +140,54 @@ export function visibleText(node: cheerio.Cheerio<any>): string {
   return out;
 }
 
+/** Elements a browser lays out on lines of their own (`innerText` breaks the line around them). */
+const BLOCKS = new Set(
+  'address article aside blockquote br caption dd details dialog div dl dt fieldset figcaption figure footer form h1 h2 h3 h4 h5 h6 header hr li main nav ol p section summary table tbody tfoot thead tr ul'.split(
+    ' ',
+  ),
+);
+const LINE = { type: 'line' };
+const GAP = { type: 'gap' };
+
+/**
+ * The element's text as a reader sees it laid out (much as the DOM's `innerText`): the source's
+ * own line breaks and indentation are one space, block elements and `<br>` begin lines, cells are
+ * apart, each line trimmed and blank lines dropped — a cell holding a list of links reads
+ * "Start\nClear Log", not the template's indentation. Inside `<pre>` or `<textarea>` the text is
+ * kept as written.
+ */
+export function readableText(node: cheerio.Cheerio<any>): string {
+  for (let p = node.get(0); p; p = p.parent) if (p.name === 'pre' || p.name === 'textarea') return visibleText(node).trim();
+  const styled = styleHidden(node);
+  let out = '';
+  const stack: any[] = node
+    .toArray()
+    .flatMap((el) => (el.type === 'text' ? [el] : [...(el.children ?? [])]))
+    .reverse();
+  while (stack.length) {
+    const n = stack.pop();
+    if (n === LINE) out += '\n';
+    else if (n === GAP) out += ' ';
+    else if (n.type === 'text') out += n.data.replace(/[ \t\n\r\f]+/g, ' ');
+    else if (n.children && n.type !== 'comment' && !(n.name && (notText(n) || styled.has(n)))) {
+      const mark = BLOCKS.has(n.name) ? LINE : n.name === 'td' || n.name === 'th' ? GAP : null;
+      if (mark) {
+        out += mark === LINE ? '\n' : ' ';
+        stack.push(mark);
+      }
+      for (let k = n.children.length - 1; k >= 0; k--) stack.push(n.children[k]);
+    }
+  }
+  return out
+    .split('\n')
+    .map((l) => l.replace(/ {2,}/g, ' ').trim())
+    .filter(Boolean)
+    .join('\n');
+}
+
 function readEl($: cheerio.CheerioAPI, el: any, attr: string | undefined): string | undefined {
   const node = $(el);
-  if (!attr) return visibleText(node).trim();
+  if (!attr) return readableText(node);
   if (attr === 'html') return node.html() ?? undefined;
   // A checkbox or radio without a value attribute submits "on" (HTML's default), as its DOM
   // `value` says: a form field read from the page is what a browser would send.
