@@ -59,6 +59,7 @@ fi
 command -v cupsd >/dev/null || need+=(cups cups-client cups-bsd)
 command -v hledger-web >/dev/null || need+=(hledger-web)
 command -v haproxy >/dev/null || need+=(haproxy)
+command -v supervisord >/dev/null || need+=(supervisor)
 if [ ! -d /usr/share/roundcube ]; then
   need+=(roundcube-core roundcube-sqlite3 dovecot-imapd)
   # (Roundcube's database is our own SQLite file per run: no dbconfig-common database.)
@@ -2710,4 +2711,60 @@ SERVE
   touch "$HP_DIR/.seeded"
 fi
 
-echo "acceptance apps ready: dokuwiki (/usr/share/dokuwiki), phpmyadmin (/usr/share/phpmyadmin), mariadb db acme, adminer (/usr/share/adminer, mariadb db orchard), mediawiki (/var/lib/mediawiki, sqlite $MWDB), wordpress (/usr/share/wordpress, mariadb db wordpress), fossil ($FSL_DIR/repo.fossil), redmine (/usr/share/redmine, sqlite), django admin ($DJ_DIR), directus ($DX_DIR, postgresql db directus_acc), request tracker 5 (/usr/share/request-tracker5, sqlite), ghost ($GH_DIR, sqlite), transmission ($TR_DIR), jupyter ($JN_DIR), qbittorrent ($QB_DIR), verdaccio ($VD_DIR), radicale ($RD_DIR), rabbitmq ($RQ_DIR), syncthing ($ST_DIR), prometheus ($PM_DIR), tomcat ($TC_DIR), roundcube ($RC_DIR), monit ($MN_DIR), shaarli ($SH_DIR), znc ($ZN_DIR), zabbix ($ZB_DIR, postgresql db zabbix_seed), vendure ($VN_DIR, postgresql db vendure_seed), postfixadmin ($PF_DIR, sqlite), nagios ($NG_DIR, apache2 on the test's port), tt-rss ($TT_DIR, postgresql db ttrss_seed), icinga web 2 ($IW_DIR, postgresql db icingaweb_seed), tiddlywiki ($TW_DIR), deluge ($DL_DIR), cacti ($CT_DIR, mariadb db cacti_seed), node-red ($NR_DIR), unleash ($UL_DIR, postgresql db unleash_seed), n8n ($N8_DIR), rspamd ($RS_DIR), cups ($CU_DIR), hledger-web ($HL_DIR), haproxy ($HP_DIR)"
+# ---- Supervisor 4.2 (Debian's supervisor: supervisord's own web interface, served by its Medusa
+# server — a table of processes whose last column is a list of action links (GET requests that act,
+# then answer with a 301 to the status page carrying the outcome as a `message` parameter), links
+# hidden by its external stylesheet, and a tail page per process that opens in a new window).
+# HTTP Basic auth. Each start is a fresh supervisord (process states live in memory) with programs
+# that only sleep or print a line: nothing listens or connects beyond the test's port.
+SV_DIR=/var/lib/cs-acceptance/supervisor
+if [ ! -f "$SV_DIR/.seeded" ]; then
+  rm -rf "$SV_DIR" && mkdir -p "$SV_DIR"
+  cat > "$SV_DIR/serve.sh" <<'SERVE'
+#!/bin/sh
+# serve.sh PORT: supervisord in the foreground, its web interface on PORT, six programs.
+set -e
+RUN=/tmp/cs-supervisor-run-$1
+rm -rf "$RUN" && mkdir -p "$RUN"
+cat > "$RUN/supervisord.conf" <<CONF
+[supervisord]
+nodaemon=true
+logfile=$RUN/supervisord.log
+pidfile=$RUN/supervisord.pid
+childlogdir=$RUN
+[inet_http_server]
+port=127.0.0.1:$1
+username=ops
+password=sv-ops-pass-1
+[rpcinterface:supervisor]
+supervisor.rpcinterface_factory = supervisor.rpcinterface:make_main_rpcinterface
+[program:web-a]
+command=/bin/sleep 1000000
+startsecs=0
+[program:web-b]
+command=/bin/sleep 1000000
+startsecs=0
+[group:webs]
+programs=web-a,web-b
+[program:worker]
+command=/bin/sh -c "echo 'worker started: 4 threads on queue default'; exec sleep 1000000"
+startsecs=0
+[program:mailer]
+command=/bin/sh -c "echo 'mailer ready: relay localhost, 12 messages waiting'; exec sleep 1000000"
+startsecs=0
+[program:backup]
+command=/bin/sleep 1000000
+startsecs=0
+autostart=false
+[program:reindex]
+command=/bin/sleep 1000000
+startsecs=0
+autostart=false
+CONF
+exec supervisord -c "$RUN/supervisord.conf"
+SERVE
+  chmod +x "$SV_DIR/serve.sh"
+  touch "$SV_DIR/.seeded"
+fi
+
+echo "acceptance apps ready: dokuwiki (/usr/share/dokuwiki), phpmyadmin (/usr/share/phpmyadmin), mariadb db acme, adminer (/usr/share/adminer, mariadb db orchard), mediawiki (/var/lib/mediawiki, sqlite $MWDB), wordpress (/usr/share/wordpress, mariadb db wordpress), fossil ($FSL_DIR/repo.fossil), redmine (/usr/share/redmine, sqlite), django admin ($DJ_DIR), directus ($DX_DIR, postgresql db directus_acc), request tracker 5 (/usr/share/request-tracker5, sqlite), ghost ($GH_DIR, sqlite), transmission ($TR_DIR), jupyter ($JN_DIR), qbittorrent ($QB_DIR), verdaccio ($VD_DIR), radicale ($RD_DIR), rabbitmq ($RQ_DIR), syncthing ($ST_DIR), prometheus ($PM_DIR), tomcat ($TC_DIR), roundcube ($RC_DIR), monit ($MN_DIR), shaarli ($SH_DIR), znc ($ZN_DIR), zabbix ($ZB_DIR, postgresql db zabbix_seed), vendure ($VN_DIR, postgresql db vendure_seed), postfixadmin ($PF_DIR, sqlite), nagios ($NG_DIR, apache2 on the test's port), tt-rss ($TT_DIR, postgresql db ttrss_seed), icinga web 2 ($IW_DIR, postgresql db icingaweb_seed), tiddlywiki ($TW_DIR), deluge ($DL_DIR), cacti ($CT_DIR, mariadb db cacti_seed), node-red ($NR_DIR), unleash ($UL_DIR, postgresql db unleash_seed), n8n ($N8_DIR), rspamd ($RS_DIR), cups ($CU_DIR), hledger-web ($HL_DIR), haproxy ($HP_DIR), supervisor ($SV_DIR)"

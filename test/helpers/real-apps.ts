@@ -49,7 +49,8 @@ export interface RealApp {
     | 'rspamd'
     | 'cups'
     | 'hledger'
-    | 'haproxy';
+    | 'haproxy'
+    | 'supervisor';
   /** The PHP document root (Fossil: the repository file; Redmine: the Rails application). */
   docroot: string;
   /** Port the fixtures were recorded on. */
@@ -497,6 +498,15 @@ export const APPS: Record<RealApp['name'], RealApp> = {
     // (A fresh process per start: its servers' states live in memory. Up once it answers at all:
     // every page asks for Basic auth.)
     server: (port) => ({ cmd: '/bin/sh', args: ['/var/lib/cs-acceptance/haproxy/serve.sh', String(port)] }),
+  },
+  supervisor: {
+    name: 'supervisor',
+    docroot: '/var/lib/cs-acceptance/supervisor',
+    recordedPort: 9016,
+    needs: ['/var/lib/cs-acceptance/supervisor/.seeded', '/usr/bin/supervisord'],
+    // (A fresh supervisord per start: its processes' states live in memory. Up once it answers at
+    // all: every page asks for Basic auth.)
+    server: (port) => ({ cmd: '/bin/sh', args: ['/var/lib/cs-acceptance/supervisor/serve.sh', String(port)] }),
   },
 };
 
@@ -1157,4 +1167,30 @@ export async function haproxyAction(base: string, backend: string, servers: stri
   const r = await fetch(`${base}/`, { method: 'POST', body, redirect: 'manual', headers: { authorization: haproxyAuth } });
   if (r.status !== 303 || !/st=DONE/.test(r.headers.get('location') ?? ''))
     throw new Error(`haproxy ${action}: ${r.status} ${r.headers.get('location')}`);
+}
+
+export const SUPERVISOR_USER = { username: 'ops', password: 'sv-ops-pass-1' };
+const supervisorAuth = `Basic ${Buffer.from(`${SUPERVISOR_USER.username}:${SUPERVISOR_USER.password}`).toString('base64')}`;
+
+/** Each process's state by its full name (`group:name`, or `name` alone), from supervisord's XML-RPC. */
+export async function supervisorStates(base: string): Promise<Record<string, string>> {
+  const body = '<?xml version="1.0"?><methodCall><methodName>supervisor.getAllProcessInfo</methodName><params/></methodCall>';
+  const r = await fetch(`${base}/RPC2`, { method: 'POST', body, headers: { authorization: supervisorAuth, 'content-type': 'text/xml' } });
+  if (!r.ok) throw new Error(`supervisor RPC2: ${r.status}`);
+  const states: Record<string, string> = {};
+  for (const struct of (await r.text()).split('<struct>').slice(1)) {
+    const field = (n: string) => new RegExp(`<name>${n}</name>\\s*<value><string>([^<]*)</string>`).exec(struct)?.[1];
+    const [group, name, state] = [field('group'), field('name'), field('statename')];
+    if (name && state) states[group && group !== name ? `${group}:${name}` : name] = state;
+  }
+  return states;
+}
+
+/** Acts on a process as its row's links do (`start`, `stop`, `restart`, `clearlog`); returns the page's message. */
+export async function supervisorAction(base: string, process: string, action: string): Promise<string> {
+  const url = `${base}/index.html?${new URLSearchParams({ processname: process, action })}`;
+  const r = await fetch(url, { redirect: 'manual', headers: { authorization: supervisorAuth } });
+  const to = r.headers.get('location');
+  if (r.status !== 301 || !to) throw new Error(`supervisor ${action} ${process}: ${r.status}`);
+  return new URL(to).searchParams.get('message') ?? '';
 }
