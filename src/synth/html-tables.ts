@@ -435,6 +435,48 @@ function rowGroups($: cheerio.CheerioAPI, table: El): StructuralCandidate | null
   };
 }
 
+/**
+ * A headed table whose records are grouped under caption rows, each one cell as wide as the table
+ * (Redmine's issues grouped by priority: "High 2 Collapse all/Expand all" over the high ones): the
+ * caption names the group of the records below it, field `group` filled down. The caption's own
+ * words are the first of its child elements whose text has letters and differs from caption to
+ * caption (Redmine's name, not its count badge or its script link), else its whole text. Only
+ * where the records leave the caption's first column blank (a selection column), so that no data
+ * field reads the caption at run time.
+ */
+function captionedRows($: cheerio.CheerioAPI, headings: El[], records: El[], head: string[], sel: string): StructuralCandidate | null {
+  const cells = headings.map((r) => r.children('td, th'));
+  if (cells.some((c) => c.length !== 1) || records.some((r) => clean(visibleText(r.children().first())))) return null;
+  const words = (pick: (c: El) => El) => cells.map((c) => clean(visibleText(pick(c))));
+  const differ = (texts: string[]) => texts.every((t) => /\p{L}/u.test(t)) && new Set(texts).size === texts.length;
+  const own = cells[0]!
+    .children()
+    .toArray()
+    .map((k) => relPath(cells[0]!, $(k)).slice(2))
+    .find((rel) => differ(words((c) => c.children(rel).first())));
+  if (!own && !differ(words((c) => c))) return null;
+  const columns = head.map((h, k) => ({ cells: records.map((r) => cellAt($, r, k)), header: h, at: `> :nth-child(${k + 1})` }));
+  const data = columnFields(columns, true, records.length);
+  if (!Object.keys(data.fields).length) return null;
+  const taken = new Set(Object.keys(data.fields));
+  const name = argName('group', taken);
+  const fields: Record<string, CssField> = {
+    [name]: { selector: `> :only-child${own ? ` > ${own}` : ''}`, required: false, fill_down: true },
+    ...data.fields,
+  };
+  const props: Record<string, Schema> = { [name]: { type: 'string' }, ...data.props };
+  return {
+    kind: 'list',
+    extractor: { from: 'css', selector: `${sel} > tbody > tr:has(> td)`, all: true, required: false, headings: true, fields },
+    schema: { type: 'array', items: { type: 'object', properties: props, required: Object.keys(props) } },
+    why: `table ${sel}: ${records.length} rows under ${headings.length} caption rows (each caption the rows' ${name}; ${Object.keys(data.fields).join(', ')})`,
+    text: clean([...headings, ...records].map((r) => r.text()).join(' ')),
+    records: records.length,
+    fieldCount: Object.keys(fields).length,
+    main: inMain(headings[0]!.closest('table')),
+  };
+}
+
 /** A row's cell texts by the column each cell starts at ('' under a cell spanning from the left). */
 function startTexts($: cheerio.CheerioAPI, row: El, width: number): string[] {
   const out = Array.from({ length: width }, () => '');
@@ -476,6 +518,7 @@ function headedRows($: cheerio.CheerioAPI, table: El, head: string[] | null, sel
   const recText = records.map((r) => startTexts($, r, width));
   const unique = (k: number) => !!head[k] && head.filter((h) => h.toLowerCase() === head[k]!.toLowerCase()).length === 1;
   const groupCols = head.map((_, k) => k).filter((k) => unique(k) && headText.every((t) => t[k]) && recText.every((t) => !t[k]));
+  if (!groupCols.length) return captionedRows($, headings, records, head, sel);
   // (Headings fill those columns only; the records hold the rest.)
   if (!groupCols.length || headText.some((t) => t.some((v, k) => v && !groupCols.includes(k)))) return null;
   const taken = new Set<string>();
