@@ -351,8 +351,8 @@ export const isRead = (x: Exchange) => (SAFE_METHODS.has(x.method) && !isActionL
  */
 export function isActionLink(x: Exchange): boolean {
   if (x.method !== 'GET' || (!x.hops.length && !x.redirectHeader) || requestUrl(x.finalUrl) === requestUrl(x.url)) return false;
-  for (const [, v] of new URL(x.url).searchParams) {
-    if (!/^[A-Za-z][\w-]{1,39}$/.test(v)) continue;
+  for (const [k, v] of new URL(x.url).searchParams) {
+    if (!/^[A-Za-z][\w-]{1,39}$/.test(v) || VIEW_PARAMS.test(k)) continue;
     const words = nameWords(v);
     if (
       words.length <= 3 &&
@@ -376,5 +376,8 @@ const LINK_VERBS = [
     ' ',
   ),
 ];
+/** Parameters that choose what a page shows, never what it does (`?sort=start_date`, `?tab=import`). */
+const VIEW_PARAMS =
+  /^_?(sort|sort_?by|order|order_?by|dir|direction|tab|view|page|filter|q|query|search|s|lang|locale|format|type|category|section|field|column|col|group_?by)$/i;
 /** Objects a verb takes in one word (`clearlog`, `restartall`, `stopall`). */
 const VERB_OBJECTS = new Set(['all', 'log', 'logs', 'cache', 'selected']);

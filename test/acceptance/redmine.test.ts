@@ -22,7 +22,7 @@ const PASSWORD = 'rm-admin-pass-1';
 describe.skipIf(!ready).each(ready ? (await backends()).slice(0, 1) : ['sqlite' as const])('synthesis on Redmine (%s)', (backend) => {
   const live = liveApp(APPS.redmine, backend, 'admin', PASSWORD);
   const { record, flow } = live;
-  type Issue = { id: number; subject: string; description: string; status: { name: string } };
+  type Issue = { id: number; subject: string; description: string; status: { name: string }; priority: { name: string } };
   /** The project's issues, newest first, from Redmine's REST API (every page: each run adds two). */
   const issues = async (): Promise<Issue[]> => {
     const out: Issue[] = [];
@@ -111,6 +111,42 @@ describe.skipIf(!ready).each(ready ? (await backends()).slice(0, 1) : ['sqlite' 
     const truth = await issues();
     expect(truth.length).toBeGreaterThan(25);
     expect(result.items.map((i: any) => i.subject)).toEqual(truth.map((i) => i.subject));
+  });
+
+  it("the issue list grouped by priority: each issue carries its group's caption (not its count or the collapse link)", async () => {
+    // (Three issues of another priority than the rest, set through the REST API: two groups.)
+    const auth = { authorization: `Basic ${Buffer.from(`admin:${PASSWORD}`).toString('base64')}`, 'content-type': 'application/json' };
+    const priorities = (
+      (await (await fetch(`${live.url}/enumerations/issue_priorities.json`, { headers: auth })).json()) as {
+        issue_priorities: { id: number }[];
+      }
+    ).issue_priorities;
+    expect(priorities.length).toBeGreaterThan(1);
+    for (const i of (await issues()).slice(0, 3)) {
+      const r = await fetch(`${live.url}/issues/${i.id}.json`, {
+        method: 'PUT',
+        headers: auth,
+        body: JSON.stringify({ issue: { priority_id: priorities[1]!.id } }),
+      });
+      expect(r.status).toBeLessThan(300);
+    }
+    const truth = await issues();
+    const har = await record('grouped', async (page, base) => {
+      await login(page, base);
+      await page.goto(`${base}/projects/orchard/issues?set_filter=1&status_id=*&group_by=priority&per_page=100`);
+      await page.waitForSelector('tr.group');
+    });
+    const { result } = await flow(
+      'rm-grouped',
+      har,
+      { hints: { result: [truth[0]!.subject], secrets: { account: live.secret } } },
+      { secret_bindings: { account: live.secret } },
+    );
+    // (Checked by issue number against the API: every issue once, under its own priority.)
+    const priority = new Map((await issues()).map((i) => [i.id, i.priority.name]));
+    expect(result.items.map((i: any) => i.id).sort()).toEqual([...priority.keys()].sort());
+    expect(new Set(result.items.map((i: any) => i.group)).size).toBeGreaterThan(1);
+    for (const i of result.items) expect(i.group, `#${i.id}`).toBe(priority.get(i.id));
   });
 
   it('a NEW issue through the multipart form (Rails authenticity token, an empty file input)', async () => {

@@ -68,6 +68,8 @@ describe("Supervisor's action links", () => {
     expect(isActionLink(linkOf(`${O}/docs?lang=en`, '/docs/?lang=en'))).toBe(false);
     expect(isActionLink(linkOf(`${O}/admin?tab=settings`, '/admin/settings'))).toBe(false);
     expect(isActionLink(linkOf(`${O}/index.php?action=search&q=pear`, '/search/pear'))).toBe(false);
+    expect(isActionLink(linkOf(`${O}/tasks?sort=start_date`, '/tasks/?sort=start_date'))).toBe(false);
+    expect(isActionLink(linkOf(`${O}/admin?tab=import`, '/admin/import'))).toBe(false);
     // (The session's own links, and an address that redirects to itself.)
     expect(isActionLink(linkOf(`${O}/index.php?action=logout`, '/login'))).toBe(false);
     // (Not redirected: a link to a form, `?action=edit` answered by the form.)
