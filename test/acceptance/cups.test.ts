@@ -26,11 +26,10 @@ describe.skipIf(!ready).each(ready ? (await backends()).slice(0, 1) : ['sqlite' 
     httpCredentials: CUPS_USER,
     extraHTTPHeaders: { authorization: basic },
   });
-  const { flow } = live;
+  const { flow, bound } = live;
   const hinted = (args: Record<string, unknown>, more: Record<string, unknown> = {}) => ({
     hints: { arguments: args, secrets: { account: live.secret }, allow_side_effects: true, ...more },
   });
-  const bound = (args: Record<string, unknown>) => ({ arguments: args, secret_bindings: { account: live.secret } });
   /** Records a flow from the printers page, with every request to another host refused. */
   const record = (name: string, steps: (page: Page) => Promise<void>) =>
     live.record(name, async (page, base) => {

@@ -19,11 +19,7 @@ const ready = process.env.ACCEPTANCE === '1' && appInstalled(APPS.haproxy);
 describe.skipIf(!ready).each(ready ? (await backends()).slice(0, 1) : ['sqlite' as const])('synthesis on HAProxy (%s)', (backend) => {
   // (Signed in through the browser's Basic dialog: the connector answers the challenge, basic_auth.)
   const live = liveApp(APPS.haproxy, backend, HAPROXY_USER.username, HAPROXY_USER.password, { httpCredentials: HAPROXY_USER });
-  const { flow } = live;
-  const hinted = (args: Record<string, unknown>, more: Record<string, unknown> = {}) => ({
-    hints: { arguments: args, secrets: { account: live.secret }, ...more },
-  });
-  const bound = (args: Record<string, unknown>) => ({ arguments: args, secret_bindings: { account: live.secret } });
+  const { flow, hinted, bound } = live;
   /** Records a flow from the statistics page, with every request to another host refused. */
   const record = (name: string, steps: (page: Page) => Promise<void>) =>
     live.record(name, async (page, base) => {

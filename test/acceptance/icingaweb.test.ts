@@ -17,10 +17,9 @@ const ready = process.env.ACCEPTANCE === '1' && appInstalled(APPS.icingaweb);
 
 describe.skipIf(!ready).each(ready ? (await backends()).slice(0, 1) : ['sqlite' as const])('synthesis on Icinga Web 2 (%s)', (backend) => {
   const live = liveApp(APPS.icingaweb, backend, ICINGAWEB_USER.username, ICINGAWEB_USER.password);
-  const { flow } = live;
+  const { flow, bound } = live;
   const rows = (sql: string) => pgRows(`icingaweb_run_${new URL(live.url).port}`, sql);
   const hinted = (args: Record<string, unknown>) => ({ hints: { arguments: args, secrets: { account: live.secret } } });
-  const bound = (args: Record<string, unknown>) => ({ arguments: args, secret_bindings: { account: live.secret } });
   /** Records a flow after signing in through the login form, from `start`, with every request to another host refused. */
   const record = (name: string, start: string, steps: (page: Page) => Promise<void>) =>
     live.record(name, async (p, base) => {

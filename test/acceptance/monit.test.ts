@@ -16,12 +16,8 @@ const ready = process.env.ACCEPTANCE === '1' && appInstalled(APPS.monit);
 describe.skipIf(!ready).each(ready ? (await backends()).slice(0, 1) : ['sqlite' as const])('synthesis on Monit (%s)', (backend) => {
   // (Signed in through the browser's Basic dialog: the connector answers the challenge, basic_auth.)
   const live = liveApp(APPS.monit, backend, MONIT_USER.username, MONIT_USER.password, { httpCredentials: MONIT_USER });
-  const { flow } = live;
+  const { flow, hinted, bound } = live;
   const services = () => monitServices(live.url);
-  const hinted = (args: Record<string, unknown>, more: Record<string, unknown> = {}) => ({
-    hints: { arguments: args, secrets: { account: live.secret }, ...more },
-  });
-  const bound = (args: Record<string, unknown>) => ({ arguments: args, secret_bindings: { account: live.secret } });
   /** Records a flow from Monit's home page, with every request to another host refused. */
   const record = (name: string, steps: (page: Page) => Promise<void>) =>
     live.record(name, async (page, base) => {

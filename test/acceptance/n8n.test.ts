@@ -17,11 +17,10 @@ type Workflow = { id: string; name: string; active: boolean; versionId: string; 
 
 describe.skipIf(!ready).each(ready ? (await backends()).slice(0, 1) : ['sqlite' as const])('synthesis on n8n (%s)', (backend) => {
   const live = liveApp(APPS.n8n, backend, N8N_OWNER.email, N8N_OWNER.password);
-  const { flow } = live;
+  const { flow, bound } = live;
   const hinted = (args: Record<string, unknown>) => ({
     hints: { arguments: args, secrets: { account: live.secret }, allow_side_effects: true },
   });
-  const bound = (args: Record<string, unknown>) => ({ arguments: args, secret_bindings: { account: live.secret } });
   const workflows = async (): Promise<Workflow[]> => n8nApi(live.url, 'GET', '/rest/workflows?filter=%7B%7D');
   const workflow = async (name: string): Promise<Workflow | undefined> => (await workflows()).find((w) => w.name === name);
 

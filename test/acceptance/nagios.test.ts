@@ -18,10 +18,9 @@ describe.skipIf(!ready).each(ready ? (await backends()).slice(0, 1) : ['sqlite' 
   // (Signed in through the browser's Digest dialog: the connector answers the challenge with the
   // hinted login, basic_auth.)
   const live = liveApp(APPS.nagios, backend, NAGIOS_USER.username, NAGIOS_USER.password, { httpCredentials: NAGIOS_USER });
-  const { flow } = live;
+  const { flow, bound } = live;
   const port = () => Number(new URL(live.url).port);
   const hinted = (args: Record<string, unknown>) => ({ hints: { arguments: args, secrets: { account: live.secret } } });
-  const bound = (args: Record<string, unknown>) => ({ arguments: args, secret_bindings: { account: live.secret } });
   const cgi = (base: string, path: string) => `${base}/nagios4/cgi-bin/${path}`;
   const record = (name: string, steps: (page: Page, base: string) => Promise<void>) =>
     live.record(name, async (p, base) => {

@@ -17,11 +17,10 @@ type Node = { id: string; type: string; name?: string; z?: string; payload?: str
 
 describe.skipIf(!ready).each(ready ? (await backends()).slice(0, 1) : ['sqlite' as const])('synthesis on Node-RED (%s)', (backend) => {
   const live = liveApp(APPS.nodered, backend, NODERED_USER.username, NODERED_USER.password);
-  const { flow } = live;
+  const { flow, bound } = live;
   const hinted = (args: Record<string, unknown>) => ({
     hints: { arguments: args, secrets: { account: live.secret }, allow_side_effects: true },
   });
-  const bound = (args: Record<string, unknown>) => ({ arguments: args, secret_bindings: { account: live.secret } });
   /** The log the seeded flow keeps of every inject it was given (its own HTTP endpoint). */
   const tasks = async (): Promise<{ topic: string; payload: unknown }[]> => (await fetch(`${live.url}/orchard/tasks`)).json();
   const nodes = async (): Promise<Node[]> =>

@@ -15,12 +15,11 @@ const ready = process.env.ACCEPTANCE === '1' && appInstalled(APPS.postfixadmin);
 
 describe.skipIf(!ready).each(ready ? (await backends()).slice(0, 1) : ['sqlite' as const])('synthesis on PostfixAdmin (%s)', (backend) => {
   const live = liveApp(APPS.postfixadmin, backend, POSTFIXADMIN_USER.username, POSTFIXADMIN_USER.password);
-  const { flow } = live;
+  const { flow, bound } = live;
   const rows = (sql: string) => postfixadminRows(Number(new URL(live.url).port), sql);
   const mailbox = (username: string) =>
     rows(`SELECT username, name, active, password FROM mailbox WHERE username = '${username}'`)[0] as any;
   const hinted = (args: Record<string, unknown>) => ({ hints: { arguments: args, secrets: { account: live.secret } } });
-  const bound = (args: Record<string, unknown>) => ({ arguments: args, secret_bindings: { account: live.secret } });
   /** Records a flow after signing in through the login form, with every request to another host refused. */
   const record = (name: string, steps: (page: Page, base: string) => Promise<void>) =>
     live.record(name, async (p, base) => {

@@ -17,10 +17,9 @@ const ready = process.env.ACCEPTANCE === '1' && appInstalled(APPS.roundcube);
 
 describe.skipIf(!ready).each(ready ? (await backends()).slice(0, 1) : ['sqlite' as const])('synthesis on Roundcube (%s)', (backend) => {
   const live = liveApp(APPS.roundcube, backend, ROUNDCUBE_USER.username, ROUNDCUBE_USER.password);
-  const { flow } = live;
+  const { flow, bound } = live;
   const port = () => Number(new URL(live.url).port);
   const hinted = (args: Record<string, unknown>) => ({ hints: { arguments: args, secrets: { account: live.secret } } });
-  const bound = (args: Record<string, unknown>) => ({ arguments: args, secret_bindings: { account: live.secret } });
   /** Records a flow after signing in through the login form, with every request to another host refused. */
   const record = (name: string, steps: (page: Page, base: string) => Promise<void>) =>
     live.record(name, async (page, base) => {

@@ -33,11 +33,10 @@ const GROWER = email(
 describe.skipIf(!ready).each(ready ? (await backends()).slice(0, 1) : ['sqlite' as const])('synthesis on Rspamd (%s)', (backend) => {
   // (Rspamd's controller has a password and no user name; the login's username is never sent.)
   const live = liveApp(APPS.rspamd, backend, 'admin', RSPAMD_PASSWORD);
-  const { flow } = live;
+  const { flow, bound } = live;
   const hinted = (args: Record<string, unknown>) => ({
     hints: { arguments: args, secrets: { account: live.secret }, allow_side_effects: true },
   });
-  const bound = (args: Record<string, unknown>) => ({ arguments: args, secret_bindings: { account: live.secret } });
   const api = (method: string, path: string, body?: string, headers?: Record<string, string>) =>
     rspamdApi(live.url, method, path, body, headers);
 

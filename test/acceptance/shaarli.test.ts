@@ -18,11 +18,10 @@ type Link = { id: number; url: string; title: string; description: string; tags:
 
 describe.skipIf(!ready).each(ready ? (await backends()).slice(0, 1) : ['sqlite' as const])('synthesis on Shaarli (%s)', (backend) => {
   const live = liveApp(APPS.shaarli, backend, SHAARLI_USER.username, SHAARLI_USER.password);
-  const { flow } = live;
+  const { flow, bound } = live;
   const links = async (): Promise<Link[]> => shaarliApi(live.url, '/links?limit=all');
   const byTitle = async (title: string) => (await links()).find((l) => l.title === title);
   const hinted = (args: Record<string, unknown>) => ({ hints: { arguments: args, secrets: { account: live.secret } } });
-  const bound = (args: Record<string, unknown>) => ({ arguments: args, secret_bindings: { account: live.secret } });
   const signIn = async (page: Page, base: string) => {
     await page.goto(`${base}/login`);
     await page.fill('input[name=login]:visible', SHAARLI_USER.username);

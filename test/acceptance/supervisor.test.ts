@@ -20,11 +20,7 @@ describe.skipIf(!ready).each(ready ? (await backends()).slice(0, 1) : ['sqlite' 
   const live = liveApp(APPS.supervisor, backend, SUPERVISOR_USER.username, SUPERVISOR_USER.password, {
     httpCredentials: SUPERVISOR_USER,
   });
-  const { flow } = live;
-  const hinted = (args: Record<string, unknown>, more: Record<string, unknown> = {}) => ({
-    hints: { arguments: args, secrets: { account: live.secret }, ...more },
-  });
-  const bound = (args: Record<string, unknown>) => ({ arguments: args, secret_bindings: { account: live.secret } });
+  const { flow, hinted, bound } = live;
   /** Records a flow from the status page, with every request to another host refused. */
   const record = (name: string, steps: (page: Page) => Promise<void>) =>
     live.record(name, async (page, base) => {

@@ -20,11 +20,10 @@ describe.skipIf(!ready).each(ready ? (await backends()).slice(0, 1) : ['sqlite' 
   const live = liveApp(APPS.tiddlywiki, backend, TIDDLYWIKI_USER.username, TIDDLYWIKI_USER.password, {
     httpCredentials: TIDDLYWIKI_USER,
   });
-  const { flow } = live;
+  const { flow, bound } = live;
   const hinted = (args: Record<string, unknown>, more: Record<string, unknown> = {}) => ({
     hints: { arguments: args, secrets: { account: live.secret }, allow_side_effects: true, ...more },
   });
-  const bound = (args: Record<string, unknown>) => ({ arguments: args, secret_bindings: { account: live.secret } });
   /** Records a flow from the wiki's page, with every request to another host refused. */
   const record = (name: string, steps: (page: Page) => Promise<void>) =>
     live.record(name, async (page, base) => {

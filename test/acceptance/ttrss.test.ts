@@ -16,10 +16,9 @@ const ready = process.env.ACCEPTANCE === '1' && appInstalled(APPS.ttrss);
 
 describe.skipIf(!ready).each(ready ? (await backends()).slice(0, 1) : ['sqlite' as const])('synthesis on tt-rss (%s)', (backend) => {
   const live = liveApp(APPS.ttrss, backend, TTRSS_USER.username, TTRSS_USER.password);
-  const { flow } = live;
+  const { flow, bound } = live;
   const rows = (sql: string) => ttrssRows(Number(new URL(live.url).port), sql);
   const hinted = (args: Record<string, unknown>) => ({ hints: { arguments: args, secrets: { account: live.secret } } });
-  const bound = (args: Record<string, unknown>) => ({ arguments: args, secret_bindings: { account: live.secret } });
   /** Records a flow after signing in through the login form, with every request to another host refused. */
   const record = (name: string, steps: (page: Page, base: string) => Promise<void>) =>
     live.record(name, async (p, base) => {

@@ -19,11 +19,10 @@ type Flag = { name: string; description: string; type: string; environments: { n
 
 describe.skipIf(!ready).each(ready ? (await backends()).slice(0, 1) : ['sqlite' as const])('synthesis on Unleash (%s)', (backend) => {
   const live = liveApp(APPS.unleash, backend, UNLEASH_USER.username, UNLEASH_USER.password);
-  const { flow } = live;
+  const { flow, bound } = live;
   const hinted = (args: Record<string, unknown>) => ({
     hints: { arguments: args, secrets: { account: live.secret }, allow_side_effects: true },
   });
-  const bound = (args: Record<string, unknown>) => ({ arguments: args, secret_bindings: { account: live.secret } });
   const flag = async (name: string): Promise<Flag> => unleashApi(live.url, `/api/admin/projects/default/features/${name}`);
   const enabledIn = (f: Flag, env: string) => f.environments.find((e) => e.name === env)?.enabled;
 

@@ -16,7 +16,7 @@ type Product = { id: string; name: string; slug: string; enabled: boolean; descr
 
 describe.skipIf(!ready).each(ready ? (await backends()).slice(0, 1) : ['sqlite' as const])('synthesis on Vendure (%s)', (backend) => {
   const live = liveApp(APPS.vendure, backend, VENDURE_USER.username, VENDURE_USER.password);
-  const { flow } = live;
+  const { flow, bound } = live;
   const api = (query: string, variables?: Record<string, unknown>) => vendureApi(live.url, query, variables);
   const products = async (term: string): Promise<Product[]> =>
     (
@@ -26,7 +26,6 @@ describe.skipIf(!ready).each(ready ? (await backends()).slice(0, 1) : ['sqlite' 
       )
     ).products.items;
   const hinted = (args: Record<string, unknown>) => ({ hints: { arguments: args, secrets: { account: live.secret } } });
-  const bound = (args: Record<string, unknown>) => ({ arguments: args, secret_bindings: { account: live.secret } });
   /** Records a flow after signing in through the admin app's login form (other hosts refused). */
   const record = (name: string, steps: (page: Page, base: string) => Promise<void>) =>
     live.record(name, async (p, base) => {

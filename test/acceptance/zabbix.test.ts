@@ -15,12 +15,11 @@ const ready = process.env.ACCEPTANCE === '1' && appInstalled(APPS.zabbix);
 
 describe.skipIf(!ready).each(ready ? (await backends()).slice(0, 1) : ['sqlite' as const])('synthesis on Zabbix (%s)', (backend) => {
   const live = liveApp(APPS.zabbix, backend, ZABBIX_USER.username, ZABBIX_USER.password);
-  const { flow } = live;
+  const { flow, bound } = live;
   const api = (method: string, params: unknown) => zabbixApi(live.url, method, params);
   const hostNamed = async (host: string) =>
     (await api('host.get', { filter: { host }, selectGroups: ['name'], selectInterfaces: ['ip'] }))[0];
   const hinted = (args: Record<string, unknown>) => ({ hints: { arguments: args, secrets: { account: live.secret } } });
-  const bound = (args: Record<string, unknown>) => ({ arguments: args, secret_bindings: { account: live.secret } });
   /** Records a flow after signing in through the login form, with every request to another host refused. */
   const record = (name: string, steps: (page: Page, base: string) => Promise<void>) =>
     live.record(name, async (p, base) => {

@@ -184,6 +184,12 @@ export function liveApp(app: RealApp, backend: Backend, user: string, password: 
       recordCaptured(browser!, live.h.dataDir, `${app.name}-${name}`, live.url, flow),
     flow: (name: string, har: string, body: Record<string, unknown>, runBody: Record<string, unknown>) =>
       synthesizeAndRun(live.h, figures, name, har, body, runBody),
+    /** A synthesis body: these arguments hinted, the app's login as the `account` slot, and `more` hints. */
+    hinted: (args: Record<string, unknown>, more: Record<string, unknown> = {}) => ({
+      hints: { arguments: args, secrets: { account: live.secret }, ...more },
+    }),
+    /** A run body: these arguments, the app's login bound to the `account` slot. */
+    bound: (args: Record<string, unknown>) => ({ arguments: args, secret_bindings: { account: live.secret } }),
     /** synthesizeAndRunOne with the app's login secret bound. */
     flowOne: (har: string, body: Record<string, unknown>, value: unknown) => synthesizeAndRunOne(live.h, har, body, value, live.secret),
   };

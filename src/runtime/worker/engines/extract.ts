@@ -124,20 +124,7 @@ function notText(n: { name: string; attribs?: Record<string, string> }): boolean
 
 /** The element's text without what is hidden from readers (by markup, or by the page's own style rules). */
 export function visibleText(node: cheerio.Cheerio<any>): string {
-  const styled = styleHidden(node);
-  let out = '';
-  // (The text nodes in document order, hidden subtrees left out; the element itself is read.)
-  const stack: any[] = node
-    .toArray()
-    .flatMap((el) => (el.type === 'text' ? [el] : [...(el.children ?? [])]))
-    .reverse();
-  while (stack.length) {
-    const n = stack.pop();
-    if (n.type === 'text') out += n.data;
-    else if (n.children && n.type !== 'comment' && !(n.name && (notText(n) || styled.has(n))))
-      for (let k = n.children.length - 1; k >= 0; k--) stack.push(n.children[k]);
-  }
-  return out;
+  return textOf(node, false);
 }
 
 /** Elements a browser lays out on lines of their own (`innerText` breaks the line around them). */
@@ -158,6 +145,16 @@ const GAP = { type: 'gap' };
  */
 export function readableText(node: cheerio.Cheerio<any>): string {
   for (let p = node.get(0); p; p = p.parent) if (p.name === 'pre' || p.name === 'textarea') return visibleText(node).trim();
+  return textOf(node, true)
+    .split('\n')
+    .map((l) => l.replace(/ {2,}/g, ' ').trim())
+    .filter(Boolean)
+    .join('\n');
+}
+
+/** The text nodes in document order, hidden subtrees left out (the element itself is read);
+ * `laidOut`: source whitespace as one space, line breaks around blocks, a space between cells. */
+function textOf(node: cheerio.Cheerio<any>, laidOut: boolean): string {
   const styled = styleHidden(node);
   let out = '';
   const stack: any[] = node
@@ -168,9 +165,9 @@ export function readableText(node: cheerio.Cheerio<any>): string {
     const n = stack.pop();
     if (n === LINE) out += '\n';
     else if (n === GAP) out += ' ';
-    else if (n.type === 'text') out += n.data.replace(/[ \t\n\r\f]+/g, ' ');
+    else if (n.type === 'text') out += laidOut ? n.data.replace(/[ \t\n\r\f]+/g, ' ') : n.data;
     else if (n.children && n.type !== 'comment' && !(n.name && (notText(n) || styled.has(n)))) {
-      const mark = BLOCKS.has(n.name) ? LINE : n.name === 'td' || n.name === 'th' ? GAP : null;
+      const mark = !laidOut ? null : BLOCKS.has(n.name) ? LINE : n.name === 'td' || n.name === 'th' ? GAP : null;
       if (mark) {
         out += mark === LINE ? '\n' : ' ';
         stack.push(mark);
@@ -178,11 +175,7 @@ export function readableText(node: cheerio.Cheerio<any>): string {
       for (let k = n.children.length - 1; k >= 0; k--) stack.push(n.children[k]);
     }
   }
-  return out
-    .split('\n')
-    .map((l) => l.replace(/ {2,}/g, ' ').trim())
-    .filter(Boolean)
-    .join('\n');
+  return out;
 }
 
 function readEl($: cheerio.CheerioAPI, el: any, attr: string | undefined): string | undefined {
