@@ -38,6 +38,25 @@ function inProse($: cheerio.CheerioAPI, el: El, m: RegExpExecArray): boolean {
   return ps.length > 1 && ps.filter((p) => labelLine(clean($(p).text()))).length * 2 <= ps.length;
 }
 
+/**
+ * The page's links to itself in other formats ("Also available in: Atom | PDF" → `/issues/7.atom`,
+ * `/issues/7.pdf`; "Download in other formats: CSV, RSS" → `?format=csv`): two links or more to
+ * one address, each in another format. Page furniture, not a value of the record.
+ */
+function otherFormats(el: El): boolean {
+  const hrefs = el
+    .find('a[href]')
+    .toArray()
+    .map((a) => a.attribs.href ?? '');
+  if (hrefs.length < 2) return false;
+  const stems = hrefs.map((h) => {
+    const m = /^([^?#]*?)(?:\.([A-Za-z0-9]{2,5}))?(?:\?([^#]*))?(?:#.*)?$/.exec(h);
+    const format = m?.[2] ?? new URLSearchParams(m?.[3] ?? '').get('format');
+    return format ? `${m![1]}|${format.toLowerCase()}` : null;
+  });
+  return stems.every(Boolean) && new Set(stems.map((x) => x!.split('|')[0])).size === 1 && new Set(stems).size === stems.length;
+}
+
 /** Text that is labels only ("Due date:", "Subject: Owner: Due:"): an empty value's neighbours, no value. */
 const ONLY_LABELS = /^([^:]{1,40}:\s*)+$/;
 
@@ -188,7 +207,7 @@ export function detailBlock($: cheerio.CheerioAPI, site: SiteTemplate): Structur
     )
       return;
     const m = labelLine(clean(el.text()));
-    if (!m || /https?$/i.test(m[1]) || !once(m[1]) || ONLY_LABELS.test(m[2]) || inProse($, el, m)) return;
+    if (!m || /https?$/i.test(m[1]) || !once(m[1]) || ONLY_LABELS.test(m[2]) || inProse($, el, m) || otherFormats(el)) return;
     const name = fieldName(m[1], taken, 'value');
     const ty = typed(m[2]);
     const esc = m[1].replace(/[.*+?^${}()|[\]\\]/g, '\\$&');

@@ -30,6 +30,15 @@ describe('Redmine pages', () => {
     expect(run(x, issue!)).toEqual({ title: 'Fix the fence by the gate', status: 'New', priority: 'Low', assignee: '-' });
   });
 
+  it('the same page reached through a filter of one hit (no previous/next links): still no "Also available in: Atom PDF" field', () => {
+    const [list, alone] = pages('rm-issue-alone.har');
+    const x = extractHtml(alone!, [], ['31'], undefined, [list!]);
+    expect(x!.kind).toBe('detail');
+    const got = run(x, alone!) as Record<string, unknown>;
+    expect(got).toMatchObject({ status: 'New', assignee: '-' });
+    expect(JSON.stringify(got)).not.toMatch(/Atom|PDF/);
+  });
+
   it("the site's menus (printed on the other recorded page at the same place) and a form's labels are not records", () => {
     const whys = structuralCandidates(search!, [overview!]).map((c) => c.why);
     expect(whys.filter((w) => /#(main-menu|top-menu|account)\b/.test(w))).toEqual([]);
