@@ -444,7 +444,14 @@ function rowGroups($: cheerio.CheerioAPI, table: El): StructuralCandidate | null
  * where the records leave the caption's first column blank (a selection column), so that no data
  * field reads the caption at run time.
  */
-function captionedRows($: cheerio.CheerioAPI, headings: El[], records: El[], head: string[], sel: string): StructuralCandidate | null {
+function captionedRows(
+  $: cheerio.CheerioAPI,
+  table: El,
+  headings: El[],
+  records: El[],
+  head: string[],
+  sel: string,
+): StructuralCandidate | null {
   const cells = headings.map((r) => r.children('td, th'));
   if (cells.some((c) => c.length !== 1) || records.some((r) => clean(visibleText(r.children().first())))) return null;
   const words = (pick: (c: El) => El) => cells.map((c) => clean(visibleText(pick(c))));
@@ -473,7 +480,7 @@ function captionedRows($: cheerio.CheerioAPI, headings: El[], records: El[], hea
     text: clean([...headings, ...records].map((r) => r.text()).join(' ')),
     records: records.length,
     fieldCount: Object.keys(fields).length,
-    main: inMain(headings[0]!.closest('table')),
+    main: inMain(table),
   };
 }
 
@@ -518,9 +525,9 @@ function headedRows($: cheerio.CheerioAPI, table: El, head: string[] | null, sel
   const recText = records.map((r) => startTexts($, r, width));
   const unique = (k: number) => !!head[k] && head.filter((h) => h.toLowerCase() === head[k]!.toLowerCase()).length === 1;
   const groupCols = head.map((_, k) => k).filter((k) => unique(k) && headText.every((t) => t[k]) && recText.every((t) => !t[k]));
-  if (!groupCols.length) return captionedRows($, headings, records, head, sel);
+  if (!groupCols.length) return captionedRows($, table, headings, records, head, sel);
   // (Headings fill those columns only; the records hold the rest.)
-  if (!groupCols.length || headText.some((t) => t.some((v, k) => v && !groupCols.includes(k)))) return null;
+  if (headText.some((t) => t.some((v, k) => v && !groupCols.includes(k)))) return null;
   const taken = new Set<string>();
   const fields: Record<string, CssField> = {};
   const props: Record<string, Schema> = {};
