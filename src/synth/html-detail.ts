@@ -49,12 +49,16 @@ function otherFormats(el: El): boolean {
     .toArray()
     .map((a) => a.attribs.href ?? '');
   if (hrefs.length < 2) return false;
-  const stems = hrefs.map((h) => {
+  // (Each link as its address without the format, and the format: an extension or `format=`.)
+  const links = hrefs.map((h) => {
     const m = /^([^?#]*?)(?:\.([A-Za-z0-9]{2,5}))?(?:\?([^#]*))?(?:#.*)?$/.exec(h);
-    const format = m?.[2] ?? new URLSearchParams(m?.[3] ?? '').get('format');
-    return format ? `${m![1]}|${format.toLowerCase()}` : null;
+    return { stem: m?.[1], format: (m?.[2] ?? new URLSearchParams(m?.[3] ?? '').get('format'))?.toLowerCase() };
   });
-  return stems.every(Boolean) && new Set(stems.map((x) => x!.split('|')[0])).size === 1 && new Set(stems).size === stems.length;
+  return (
+    links.every((l) => l.format) &&
+    new Set(links.map((l) => l.stem)).size === 1 &&
+    new Set(links.map((l) => l.format)).size === links.length
+  );
 }
 
 /** Text that is labels only ("Due date:", "Subject: Owner: Due:"): an empty value's neighbours, no value. */

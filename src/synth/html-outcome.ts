@@ -66,16 +66,17 @@ export function outcomeMessage(html: string, otherPages: string[] = [], landedAt
   const $ = loadHtml(html);
   const elsewhere = otherPages.map((p) => clean(loadHtml(p)('body').text()));
   const echoed = addressedTexts(landedAt);
+  // (The cheap whole text first: the visible text is read only where those words are.)
+  const echoes = (e: cheerio.Cheerio<any>) => {
+    const all = clean(e.text());
+    return echoed.some((t) => all.includes(t)) && echoed.includes(clean(visibleText(e)));
+  };
   // (A box with its own dismiss control is a message too, whatever its class: HAProxy's `[X]`.)
   const marked = (e: cheerio.Cheerio<any>) =>
     e.is(MARKED) ||
     [...(e.attr('class') ?? '').split(/\s+/), e.attr('id') ?? ''].some((t) => TOKEN.test(t) || compoundToken(t)) ||
     e.children(DISMISS).length > 0 ||
     (echoed.length > 0 && echoes(e));
-  const echoes = (e: cheerio.Cheerio<any>) => {
-    const all = clean(e.text());
-    return echoed.some((t) => all.includes(t)) && echoed.includes(clean(visibleText(e)));
-  };
   const found = $('body *')
     .toArray()
     .map((el) => $(el))
