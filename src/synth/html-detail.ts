@@ -23,7 +23,7 @@ import {
   typed,
 } from './html-dom.js';
 import { isPairTable, pairFields } from './html-tables.js';
-import { visibleText } from '../runtime/worker/engines/extract.js';
+import { readableText, visibleText } from '../runtime/worker/engines/extract.js';
 
 const labelLine = (text: string) => /^([A-Za-z][\w .()/-]{0,38}?)\s*:\s+(\S.{0,300})$/.exec(text);
 
@@ -212,6 +212,10 @@ export function detailBlock($: cheerio.CheerioAPI, site: SiteTemplate): Structur
       return;
     const m = labelLine(clean(el.text()));
     if (!m || /https?$/i.test(m[1]) || !once(m[1]) || ONLY_LABELS.test(m[2]) || inProse($, el, m) || otherFormats(el)) return;
+    // (Not a link's words — a commit's linked subject "tests: add empty layers" — nor the first of
+    // several lines: a message whose subject has a colon.)
+    const links = el.find('a[href]');
+    if ((links.length === 1 && clean(visibleText(links)) === clean(visibleText(el))) || readableText(el).includes('\n')) return;
     const name = fieldName(m[1], taken, 'value');
     const ty = typed(m[2]);
     const esc = m[1].replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
@@ -233,7 +237,7 @@ export function detailBlock($: cheerio.CheerioAPI, site: SiteTemplate): Structur
   }
   // The record's own text beside its fields (a message's body under its headers, an issue's
   // description under its attributes).
-  const prose = pairs ? proseBody($, main, Object.values(fields), heading) : null;
+  const prose = pairs ? proseBody($, main, Object.values(fields), heading, site) : null;
   if (prose && !fields.content) {
     fields.content = { selector: shortRel(main, prose, stableIdOf($, prose)), required: false };
     props.content = nullable({ type: 'string' });
@@ -323,7 +327,7 @@ function subHeading($: cheerio.CheerioAPI, main: El, title: El, fields: CssField
  * fields' elements and the heading, widened to the outermost wrapper with a stable id that adds no
  * text. Null when there is none, or when it would hold a field (it would repeat the fields).
  */
-function proseBody($: cheerio.CheerioAPI, main: El, fields: CssField[], heading: El): El | null {
+function proseBody($: cheerio.CheerioAPI, main: El, fields: CssField[], heading: El, site: SiteTemplate): El | null {
   const taken = [...fields.flatMap((f) => (f.selector ? main.find(f.selector).toArray() : [])), ...heading.toArray()];
   const near = (e: any) => taken.some((t) => t === e || $.contains(t, e) || $.contains(e, t));
   const leaves = main
@@ -335,7 +339,10 @@ function proseBody($: cheerio.CheerioAPI, main: El, fields: CssField[], heading:
       return (
         own.length >= 30 &&
         own.split(/\s+/).length >= 6 &&
-        !labelLine(own) &&
+        // (A message of several lines is prose though its first has a colon: "tests: add …".)
+        !(labelLine(own) && !readableText(e).includes('\n')) &&
+        // (Nor text the site's other pages print too: a project's description in every footer.)
+        !site.texts.has(templateText(e.text())) &&
         !e.is(SKIP) &&
         !e.closest(`${SKIP}, form`).length &&
         !foldedAway($, e) &&

@@ -239,6 +239,22 @@ function marksMain(e: El): boolean {
 }
 const docsWithMain = new WeakMap<object, boolean>();
 
+/**
+ * The words of a class attribute that may name a value (`author`, `subject`, `size`): not layout or
+ * styling (`col-md-3`, `text-left`, `nowrap`), nor a row's stripe or state (`odd`, `dark`, `active`),
+ * nor the generic `list`. Used to name a value, never to select it.
+ */
+export function classWords(cls: string | undefined): string[] {
+  return (cls ?? '')
+    .split(/\s+/)
+    .filter(
+      (c) =>
+        /^[a-z][a-z_-]{2,20}$/i.test(c) &&
+        !/^(col|row|left|right|center|bold|small|big|flex|grid|p|m|text)([-_]|$)/i.test(c) &&
+        !/^(odd|even|dark|light|alt|first|last|active|selected|current|hidden|nowrap|wrap|list|top|middle|bottom|align\w*)$/i.test(c),
+    );
+}
+
 export function fieldName(raw: string, taken: Set<string>, fallback: string): string {
   let t = clean(raw)
     .replace(/[:*]+$/, '')

@@ -6,11 +6,11 @@ import { loadHtml } from './html-load.js';
 import type { CssExtractor, CssField, ValueType } from '../formats/definition/types.js';
 import type { Schema } from './schema-infer.js';
 import { stringFormat, typeOf } from './values.js';
-import { extractValue, View } from '../runtime/worker/engines/extract.js';
+import { extractValue, View, visibleText } from '../runtime/worker/engines/extract.js';
 import { nextPageLink, structuralCandidates } from './html-structure.js';
 import { formRecords } from './html-form-record.js';
 import { singleHits } from './html-single-hit.js';
-import { cssq } from './dom-text.js';
+import { clean, cssq } from './dom-text.js';
 import { renderedAnew } from './html-dom.js';
 
 export interface HtmlExtraction {
@@ -166,7 +166,7 @@ export function extractHtml(
   const view = new View({ url: 'http://recorded.invalid/', status: 200, text: html });
   const conv = [detail($, []), list($, [])].filter((c): c is HtmlExtraction => !!c);
   const cands: { c: HtmlExtraction; score: number; missing: string[] }[] = [];
-  const consider = (c: HtmlExtraction, base: number) => {
+  const consider = (c: HtmlExtraction, base: number, echoes = true) => {
     let sample: unknown;
     try {
       sample = extractValue(c.extractor, view, 'synthesis');
@@ -197,25 +197,40 @@ export function extractHtml(
     // printer's jobs, each named after it — a list another record may not have at all).
     const title = c.kind === 'detail' && sample && typeof sample === 'object' ? (sample as { title?: unknown }).title : undefined;
     const headed = !!named && !!c.labelled && typeof title === 'string' && unslug(title).includes(unslug(named));
+    // (A block is credited with an echo its list does not hold only when its own heading shows it:
+    // the post a slug names.)
+    const echoed = seen.length > 0 && (echoes || (typeof title === 'string' && seen.some((t) => unslug(title).includes(unslug(t)))));
     const score =
       (hints.length ? (100 * (exact.length + 0.6 * inside.length)) / hints.length : 0) +
-      (seen.length ? 10 : 0) +
+      (echoed ? 10 : 0) +
       (headed ? 10 : 0) +
       base +
       (prefer?.(c.kind, sample) ?? 0);
     cands.push({ c: { ...c, sample }, score, missing });
   };
   for (const c of conv) consider(c, 30);
-  for (const s of structuralCandidates(html, otherPages, [formRecords, singleHits(typed)])) {
+  const structural = structuralCandidates(html, otherPages, [formRecords, singleHits(typed)]);
+  // (The longest list of records on the page, by its text: a page that is a third or more one
+  // table is that table's, not an article — gitweb's directory listing under a path naming it.)
+  const listText = Math.max(
+    0,
+    ...structural.filter((s) => s.kind === 'list' && s.records >= 3 && s.fieldCount >= 2).map((s) => s.text.length),
+  );
+  const shown = (sel: string) => clean(visibleText($(sel).first())).length;
+  for (const s of structural) {
+    const block = /main content block/.test(s.why);
     const size =
       s.kind === 'list'
         ? Math.min(s.records, 25) * 0.4 + Math.min(s.fieldCount, 8) * (s.records >= 3 ? 1 : 0.5)
-        : /main content block/.test(s.why)
+        : block
           ? 1
           : Math.min(s.fieldCount, 12);
+    // A typed value the whole block shows only outside that list (its heading, a breadcrumb) is no
+    // echo of hits: the block as a whole gets no credit for it.
     consider(
       { kind: s.kind, extractor: s.extractor, schema: s.schema, sample: null, why: s.why, labelled: s.labelled },
       size + (s.main ? 5 : 0) + (s.bonus ?? 0),
+      !(block && 'selector' in s.extractor && listText * 3 >= shown(s.extractor.selector)),
     );
   }
   cands.sort((a, b) => b.score - a.score);

@@ -14,11 +14,12 @@ import type { Schema } from './schema-infer.js';
 import { argName } from './values.js';
 import { visibleText } from '../runtime/worker/engines/extract.js';
 import { inTemplate, siteTemplate } from './page-template.js';
-import { clean, tagOf } from './dom-text.js';
+import { clean, cssq, tagOf } from './dom-text.js';
 import {
   type El,
   hidden,
   inChrome,
+  classWords,
   inMain,
   namedMenu,
   nullable,
@@ -56,15 +57,7 @@ function leavesOf($: cheerio.CheerioAPI, rec: El): Leaf[] {
     if (/^(script|style|svg|button|input|select|textarea)$/.test(tag) || hidden($, e)) return;
     if (!e.is(rec)) {
       const path = relPath(rec, e);
-      const nameHint =
-        e.attr('itemprop') ??
-        e.attr('data-field') ??
-        (e.attr('class') ?? '')
-          .split(/\s+/)
-          .find(
-            (c) => /^[a-z][a-z_-]{2,20}$/i.test(c) && !/^(col|row|left|right|center|bold|small|big|flex|grid|p|m|text)([-_]|$)/i.test(c),
-          ) ??
-        '';
+      const nameHint = e.attr('itemprop') ?? e.attr('data-field') ?? classWords(e.attr('class'))[0] ?? '';
       if (tag === 'a' && e.attr('href')) out.push({ path, attr: 'href', kind: 'link', hint: nameHint });
       if (tag === 'time' && e.attr('datetime')) out.push({ path, attr: 'datetime', kind: 'time', hint: 'date' });
       if (tag === 'img' && e.attr('src')) out.push({ path, attr: 'src', kind: 'img', hint: 'image' });
@@ -334,6 +327,19 @@ export function nextPageLink($: cheerio.CheerioAPI): string | null {
     const hits = $(`a.${c}[href]`);
     if (hits.length && hits.toArray().every((e) => $(e).attr('href') === href)) return `a.${c}[href]`;
   }
+  // Else its access key (gitweb's `accesskey="n"`) or its own words, when they pick out only it: the
+  // pager's other links ("first ⋅ prev") come and go before it from page to page.
+  const key = a.attr('accesskey');
+  const byKey = key && /^\w$/.test(key) ? `a[accesskey=${cssq(key)}][href]` : '';
+  const only = (sel: string) =>
+    !!sel &&
+    $(sel)
+      .toArray()
+      .every((e) => $(e).attr('href') === href);
+  if (only(byKey)) return byKey;
+  const words = clean(a.text());
+  const byText = words && !/"/.test(words) ? `a[href]:contains(${cssq(words)})` : '';
+  if (only(byText)) return byText;
   return pathOf($, a);
 }
 

@@ -4,11 +4,12 @@ import type * as cheerio from 'cheerio';
 import type { CssField } from '../formats/definition/types.js';
 import type { Schema } from './schema-infer.js';
 import { argName } from './values.js';
-import { cellAt, visibleText } from '../runtime/worker/engines/extract.js';
+import { cellAt, readableText, visibleText } from '../runtime/worker/engines/extract.js';
 import { columnNames, headCells, headRows } from '../runtime/worker/engines/table-headers.js';
 import { inTemplate } from './page-template.js';
 import { clean, cssq, tagOf } from './dom-text.js';
 import {
+  classWords,
   type El,
   fieldName,
   foldedAway,
@@ -121,6 +122,7 @@ function findTdHeaderRow($: cheerio.CheerioAPI, table: El): El | null {
  * two-column table whose header says so ("Property | Value") or that has no header at all.
  */
 export function isPairTable($: cheerio.CheerioAPI, table: El): boolean {
+  if (continuedPairs($, table)) return true;
   const rows = dataRows($, table);
   if (!rows.length || !rows.toArray().every((r) => $(r).children().length === 2)) return false;
   const head = headerCells($, table);
@@ -135,7 +137,49 @@ export function isPairTable($: cheerio.CheerioAPI, table: El): boolean {
   return thLabels || kvHeader || colonLabels || (!head && rows.length >= 2);
 }
 
-/** One field per row of a label/value table; the row is found by its label text (rows may move). */
+/**
+ * The rows of a label/value table without a header that continues a label on the rows below it
+ * (a blank label cell) and may end a row with a cell of links or nothing (gitweb's commit: "author"
+ * over its name, then a blank label over the date; "tree", its id, then "tree | snapshot"). Every
+ * row two or three cells; the labels short words without links, distinct, on the first row and on
+ * two rows or more; every value there. Null when the table is not one.
+ */
+function continuedPairs($: cheerio.CheerioAPI, table: El): El[] | null {
+  if (headerCells($, table)) return null;
+  const rows = table
+    .find('> tbody > tr')
+    .filter((_, r) => $(r).children('td').length > 0)
+    .toArray()
+    .map((r) => $(r));
+  const cells = rows.map((r) =>
+    r
+      .children('td, th')
+      .toArray()
+      .map((c) => $(c)),
+  );
+  if (rows.length < 3 || cells.some((c) => c.length < 2 || c.length > 3) || cells.every((c) => c.length === 2)) return null;
+  const labels = cells.map((c) => clean(visibleText(c[0]!)));
+  const named = labels.filter(Boolean);
+  if (!labels[0] || named.length < 2 || named.length === rows.length || new Set(named).size !== named.length) return null;
+  if (cells.some((c) => c[0]!.find('a[href], input, select, button').length || !clean(visibleText(c[1]!)))) return null;
+  if (named.some((l) => l.length > 30 || !/\p{L}/u.test(l))) return null;
+  // (A third cell: nothing, or links and the separators between them.)
+  const linksOnly = (c: El) => {
+    const text = clean(visibleText(c).replace(/[|·⋅•[\]()]/g, ' '));
+    const words = c
+      .find('a[href]')
+      .toArray()
+      .map((a) => clean(visibleText($(a))));
+    return !text || clean(words.join(' ')) === text;
+  };
+  return cells.every((c) => !c[2] || linksOnly(c[2])) ? rows : null;
+}
+
+/**
+ * One field per row of a label/value table; the row is found by its label text (rows may move),
+ * or by its place when another label holds that text ("commit" in "committer"). A row that
+ * continues the label above is `<label>_detail`, found as the row after the label's.
+ */
 export function pairFields(
   $: cheerio.CheerioAPI,
   table: El,
@@ -144,17 +188,30 @@ export function pairFields(
 ): { fields: Record<string, CssField>; props: Record<string, Schema> } {
   const fields: Record<string, CssField> = {};
   const props: Record<string, Schema> = {};
-  const rows = dataRows($, table);
-  const labels = rows.toArray().map((r) => clean($(r).children().first().text()));
-  rows.each((i, r) => {
-    const label = labels[i];
+  const rows =
+    continuedPairs($, table) ??
+    dataRows($, table)
+      .toArray()
+      .map((r) => $(r));
+  const labels = rows.map((r) => clean($(r).children().first().text()));
+  rows.forEach((r, i) => {
+    const own = labels[i];
+    // (A blank label continues the row just above, when that row has one.)
+    const label = own || (i > 0 ? labels[i - 1] : '');
     const value = clean($(r).children().eq(1).text());
     if (!label || !value || labels.filter((l) => l === label).length > 1 || /"/.test(label)) return;
-    const name = fieldName(label, taken, `field_${i + 1}`);
+    const name = own ? fieldName(label, taken, `field_${i + 1}`) : argName(`${fieldName(label, new Set(), `field_${i}`)}_detail`, taken);
     const ty = typed(value);
-    const byLabel = `tr:has(> :first-child:contains(${cssq(label)})) > :nth-child(2)`;
+    const unique = !labels.some((l) => l !== label && l.includes(label));
+    const row = unique ? `tr:has(> :first-child:contains(${cssq(label)}))${own ? '' : ' + tr'}` : `tr:nth-of-type(${i + 1})`;
+    const byLabel = `${row} > :nth-child(2)`;
     const cell = $(r).children().eq(1);
-    const sel = root ? shortRel(root, cell, [byLabel, `${relPath(root, table)} > tbody > ${byLabel}`]) : `> tbody > ${byLabel}`;
+    const sel =
+      root && unique
+        ? shortRel(root, cell, [byLabel, `${relPath(root, table)} > tbody > ${byLabel}`])
+        : root
+          ? `${relPath(root, table)} > tbody > ${byLabel}`
+          : `> tbody > ${byLabel}`;
     fields[name] = { selector: sel, ...(ty.type ? { type: ty.type } : {}), required: false };
     props[name] = nullable(ty.schema);
   });
@@ -308,21 +365,31 @@ function columnFields(columns: Column[], byHeaders: boolean, records: number) {
       actions = true; // (what follows row actions is no label: phpMyAdmin's Edit, Copy, then Delete)
       continue;
     }
-    const name = fieldName(col.header, taken, label && !col.header ? 'name' : `column_${k + 1}`);
     const present = cells.every((c) => c.length > 0);
     // A linked value followed by the same words in every row (row actions "Edit | Trash | View"):
     // the link's text is the value.
     const linkTexts = cells.map((c) => clean(visibleText(c.find('a[href]').first())));
     const rests = texts.map((t, i) => (linkTexts[i] ? clean(t.replace(linkTexts[i], '')) : ''));
     // (Words: a count after the link — "Items 3" in each row — is part of the value.)
-    const linkOnly = records >= 2 && linkTexts.every(Boolean) && rests.every((r) => /\p{L}/u.test(r)) && new Set(rests).size === 1;
-    const vals = linkOnly ? linkTexts : texts;
+    const sameRest = records >= 2 && linkTexts.every(Boolean) && rests.every((r) => /\p{L}/u.test(r)) && new Set(rests).size === 1;
+    const excerpt = !sameRest && excerpts(cells, linkTexts, rests, records);
+    const linkOnly = sameRest || excerpt || badged(texts, linkTexts, rests, records);
+    let vals = linkOnly ? linkTexts : texts;
+    // A value cut short on the page ("Mapping toolkit that renders...") reads whole from its title.
+    const titled = cutShort(cells, vals);
+    if (titled) vals = titled;
+    const name = fieldName(
+      col.header || (named ? '' : columnHint(cells, vals, taken)),
+      taken,
+      label && !col.header ? 'name' : `column_${k + 1}`,
+    );
     const kinds = vals.filter(Boolean).map((x) => typed(x));
     const allSame = kinds.length === vals.length && kinds.every((x) => x.type === kinds[0].type && x.type);
     const ty = allSame ? kinds[0] : { schema: { type: 'string' } as Schema };
+    const inner = titled ? { selector: '[title]', attr: 'title' } : linkOnly ? { selector: 'a[href]' } : {};
     const cell: CssField = byHeader
-      ? { column: col.header, ...(linkOnly ? { selector: 'a[href]' } : {}) }
-      : { selector: `${col.at}${linkOnly ? ' a[href]' : ''}` };
+      ? { column: col.header, ...inner }
+      : { ...inner, selector: `${col.at}${inner.selector ? ` ${inner.selector}` : ''}` };
     // The first data column, named once for the rows under it (a host on its first service's row,
     // blank on the next): each blank takes the value above.
     const down = !Object.keys(fields).length && groupsRows(vals, cells) ? { fill_down: true } : {};
@@ -331,6 +398,12 @@ function columnFields(columns: Column[], byHeaders: boolean, records: number) {
       // (A typed cell may hold no number next time — a service not monitored shows "-" for its UID —
       // and reads as null: as a JSON read's fields, it is nullable. Text is text either way.)
       props[name] = present && (vals.every(Boolean) || down.fill_down) && !ty.type ? ty.schema : nullable(ty.schema);
+    }
+    // (A search hit's excerpt under its linked title: the whole cell's text beside the title.)
+    if (excerpt) {
+      const x = argName(`${name}_text`, taken);
+      fields[x] = byHeader ? { column: col.header, required: false } : { selector: col.at, required: false };
+      props[x] = nullable({ type: 'string' });
     }
     // A link that is the same in every row (an action) is not data.
     if (hrefs.some(Boolean) && !(records >= 3 && new Set(hrefs).size === 1)) {
@@ -360,9 +433,73 @@ function rowActions(cells: El[], texts: string[], records: number): boolean {
       .map((a) => clean(visibleText(c.find(a).first())))
       .filter((w) => w && texts[i]!.includes(w)),
   );
-  if (words.some((w, i) => w.length < 2 || clean(w.join(' ')) !== texts[i])) return false;
+  // (Separators between the links are no words: gitweb's "commit | commitdiff | tree".)
+  const bare = (t: string) => clean(t.replace(/[|·⋅•[\]()]/g, ' '));
+  // (A row may have none: a directory listing's ".." entry.)
+  const acting = words.filter((w, i) => w.length || texts[i]);
+  if (acting.length < 2 || words.some((w, i) => (w.length || texts[i]) && (w.length < 2 || clean(w.join(' ')) !== bare(texts[i]!))))
+    return false;
   const all = words.flat();
-  return new Set(all).size * 2 <= all.length;
+  // (Words of one row only are its own — a linked title before its actions, WordPress's — but for
+  // the odd one: gitweb's one subdirectory's "tree" among its files' "blob".)
+  const rows = new Map<string, number>();
+  for (const w of words) for (const x of new Set(w)) rows.set(x, (rows.get(x) ?? 0) + 1);
+  const own = [...rows.values()].filter((n) => n === 1).length;
+  return new Set(all).size * 2 <= all.length && own * 4 <= acting.length;
+}
+
+/**
+ * A linked value with a note after it in a few rows only (a branch's badge beside one commit's
+ * subject): the link's text is the value in every row. At most a third of the rows have one.
+ */
+function badged(texts: string[], links: string[], rests: string[], records: number): boolean {
+  const noted = rests.filter(Boolean).length;
+  return records >= 3 && noted > 0 && noted * 3 <= records && links.every((l, i) => !!l && texts[i]!.startsWith(l));
+}
+
+/**
+ * A linked title over lines of the row's own text (a search hit's excerpt, different in every
+ * row): the title is the value, and the whole cell is its text. The title stands on a line of its own.
+ */
+function excerpts(cells: El[], links: string[], rests: string[], records: number): boolean {
+  if (records < 2 || new Set(rests).size < Math.min(records, 3) || rests.some((r) => r.length < 12)) return false;
+  return cells.every((c, i) => {
+    const lines = readableText(c).split('\n');
+    return lines.length >= 2 && clean(lines[0]!) === links[i];
+  });
+}
+
+/**
+ * Values cut short on the page with an ellipsis, each whole in its element's `title` (a project's
+ * description, "Mapping toolkit that renders..." with the rest in the link's tooltip): the titles,
+ * when every cell has one that begins with its shown words and at least one value was cut.
+ */
+function cutShort(cells: El[], vals: string[]): string[] | null {
+  const cut = /\s*(\.\.\.|…)$/;
+  if (!vals.some((v) => cut.test(v))) return null;
+  const titles = cells.map((c) => clean(c.find('[title]').first().attr('title') ?? ''));
+  return titles.every((t, i) => t?.startsWith(vals[i]!.replace(cut, ''))) ? titles : null;
+}
+
+/**
+ * A headerless column's name: the class word every cell shares (gitweb's `td.author`), else the
+ * one every cell's link shares (`a.list.subject`), else what its values are — dates, or the rows'
+ * own names (distinct linked words). '' when nothing names it.
+ */
+function columnHint(cells: El[], vals: string[], taken: Set<string>): string {
+  const shared = (els: El[]) => {
+    if (!els.length || els.some((e) => !e.length)) return '';
+    const lists = els.map((e) => classWords(e.attr('class')));
+    return lists[0]!.find((w) => lists.every((l) => l.includes(w))) ?? '';
+  };
+  const byClass = shared(cells) || shared(cells.map((c) => c.find('a[href]').first()));
+  if (byClass) return byClass;
+  if (vals.length >= 2 && vals.every((v) => /^(date|date-time)$/.test(String(typed(v).schema.format ?? '')))) return 'date';
+  const linked = cells.every((c, i) => !!vals[i] && clean(visibleText(c.find('a[href]').first())) === vals[i]);
+  // (One row may be no name: a directory listing's "..".)
+  const worded = vals.filter((v) => /\p{L}/u.test(v)).length;
+  if (linked && !taken.has('name') && worded >= Math.max(2, vals.length - 1) && new Set(vals).size === vals.length) return 'name';
+  return '';
 }
 
 /**

@@ -139,17 +139,25 @@ const GAP = { type: 'gap' };
 /**
  * The element's text as a reader sees it laid out (much as the DOM's `innerText`): the source's
  * own line breaks and indentation are one space, block elements and `<br>` begin lines, cells are
- * apart, each line trimmed and blank lines dropped — a cell holding a list of links reads
+ * apart, non-breaking spaces plain ones, each line trimmed and blank lines dropped — a cell holding a list of links reads
  * "Start\nClear Log", not the template's indentation. Inside `<pre>` or `<textarea>` the text is
  * kept as written.
  */
 export function readableText(node: cheerio.Cheerio<any>): string {
   for (let p = node.get(0); p; p = p.parent) if (p.name === 'pre' || p.name === 'textarea') return visibleText(node).trim();
-  return textOf(node, true)
-    .split('\n')
-    .map((l) => l.replace(/ {2,}/g, ' ').trim())
-    .filter(Boolean)
-    .join('\n');
+  return (
+    textOf(node, true)
+      .split('\n')
+      // (A non-breaking space reads as a space: gitweb writes a message's words apart with &nbsp;.)
+      .map((l) =>
+        l
+          .replace(/\u00a0/g, ' ')
+          .replace(/ {2,}/g, ' ')
+          .trim(),
+      )
+      .filter(Boolean)
+      .join('\n')
+  );
 }
 
 /** The text nodes in document order, hidden subtrees left out (the element itself is read);
