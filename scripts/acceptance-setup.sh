@@ -60,6 +60,10 @@ command -v cupsd >/dev/null || need+=(cups cups-client cups-bsd)
 command -v hledger-web >/dev/null || need+=(hledger-web)
 command -v haproxy >/dev/null || need+=(haproxy)
 command -v supervisord >/dev/null || need+=(supervisor)
+# (gitweb: git's own CGI, served by Apache's mod_cgi; Perl's CGI module.)
+[ -f /usr/share/gitweb/gitweb.cgi ] || need+=(git)
+[ -x /usr/sbin/apache2 ] || need+=(apache2)
+perl -MCGI -e1 2>/dev/null || need+=(libcgi-pm-perl)
 if [ ! -d /usr/share/roundcube ]; then
   need+=(roundcube-core roundcube-sqlite3 dovecot-imapd)
   # (Roundcube's database is our own SQLite file per run: no dbconfig-common database.)
@@ -2767,4 +2771,106 @@ SERVE
   touch "$SV_DIR/.seeded"
 fi
 
-echo "acceptance apps ready: dokuwiki (/usr/share/dokuwiki), phpmyadmin (/usr/share/phpmyadmin), mariadb db acme, adminer (/usr/share/adminer, mariadb db orchard), mediawiki (/var/lib/mediawiki, sqlite $MWDB), wordpress (/usr/share/wordpress, mariadb db wordpress), fossil ($FSL_DIR/repo.fossil), redmine (/usr/share/redmine, sqlite), django admin ($DJ_DIR), directus ($DX_DIR, postgresql db directus_acc), request tracker 5 (/usr/share/request-tracker5, sqlite), ghost ($GH_DIR, sqlite), transmission ($TR_DIR), jupyter ($JN_DIR), qbittorrent ($QB_DIR), verdaccio ($VD_DIR), radicale ($RD_DIR), rabbitmq ($RQ_DIR), syncthing ($ST_DIR), prometheus ($PM_DIR), tomcat ($TC_DIR), roundcube ($RC_DIR), monit ($MN_DIR), shaarli ($SH_DIR), znc ($ZN_DIR), zabbix ($ZB_DIR, postgresql db zabbix_seed), vendure ($VN_DIR, postgresql db vendure_seed), postfixadmin ($PF_DIR, sqlite), nagios ($NG_DIR, apache2 on the test's port), tt-rss ($TT_DIR, postgresql db ttrss_seed), icinga web 2 ($IW_DIR, postgresql db icingaweb_seed), tiddlywiki ($TW_DIR), deluge ($DL_DIR), cacti ($CT_DIR, mariadb db cacti_seed), node-red ($NR_DIR), unleash ($UL_DIR, postgresql db unleash_seed), n8n ($N8_DIR), rspamd ($RS_DIR), cups ($CU_DIR), hledger-web ($HL_DIR), haproxy ($HP_DIR), supervisor ($SV_DIR)"
+# ---- gitweb (git's own CGI repository browser, Debian's git: /usr/share/gitweb), served by Apache's
+# mod_cgi. Pages of tables without header rows (a project's log, search hits, a directory), each
+# row ending in a column of "commit | commitdiff | tree" links; addresses whose parameters are
+# separated by `;` (`?p=atlas.git;a=commit;h=…`); a log paged 100 commits at a time by "next"
+# links; commits read as label/value rows. Three bare repositories with fixed authors and dates
+# (the same commit ids on every machine), read-only: each start serves them as they are.
+GW_DIR=/var/lib/cs-acceptance/gitweb
+if [ ! -f "$GW_DIR/.seeded" ]; then
+  rm -rf "$GW_DIR" && mkdir -p "$GW_DIR/repos"
+  gw_seed() { # gw_seed NAME DESCRIPTION OWNER COMMITS
+    local name=$1 work
+    work=$(mktemp -d)
+    git -C "$work" init -q -b main
+    local areas=(tiles render cache api cli docs tests build projection styles)
+    local verbs=(add fix speed\ up simplify document rework guard tidy)
+    local things=("zoom levels" "the tile index" "empty layers" "retina scaling" "the config loader" "labels at the antimeridian" "vector sources" "the disk budget" "slow requests" "error messages")
+    local people=("Dana Reyes:dana@example.test" "Lee Park:lee@example.test" "Sam Okafor:sam@example.test" "Ivy Chen:ivy@example.test")
+    mkdir -p "$work/src/render" "$work/docs"
+    local i area thing person when
+    for i in $(seq 1 "$4"); do
+      area=${areas[$(( (i * 7) % ${#areas[@]} ))]}
+      thing=${things[$(( (i * 3 + i / 7) % ${#things[@]} ))]}
+      person=${people[$(( (i * 3 + ${#name}) % ${#people[@]} ))]}
+      when=$(( 1767225600 + i * 86400 + (i * 3571) % 40000 ))
+      case $(( i % 4 )) in
+        0) echo "$area change $i" >> "$work/src/$area.c" ;;
+        1) echo "note $i about $area" >> "$work/docs/$area.md" ;;
+        2) echo "render step $i" >> "$work/src/render/pass$(( i % 3 )).c" ;;
+        3) echo "$name $i" >> "$work/README" ;;
+      esac
+      git -C "$work" add -A
+      GIT_AUTHOR_NAME=${person%%:*} GIT_AUTHOR_EMAIL=${person#*:} GIT_COMMITTER_NAME="Dana Reyes" GIT_COMMITTER_EMAIL=dana@example.test \
+        GIT_AUTHOR_DATE="@$when +0000" GIT_COMMITTER_DATE="@$(( when + 600 )) +0000" \
+        git -C "$work" commit -q -m "$area: ${verbs[$(( (i * 5) % ${#verbs[@]} ))]} $thing" -m "Change $i of $name: $area work on $thing."
+      if [ $(( i % 40 )) -eq 0 ]; then GIT_COMMITTER_NAME="Dana Reyes" GIT_COMMITTER_EMAIL=dana@example.test GIT_COMMITTER_DATE="@$(( when + 700 )) +0000" git -C "$work" tag -a "v0.$(( i / 40 ))" -m "Release 0.$(( i / 40 ))"; fi
+    done
+    git clone -q --bare "$work" "$GW_DIR/repos/$name.git"
+    rm -rf "$work"
+    echo "$2" > "$GW_DIR/repos/$name.git/description"
+    git -C "$GW_DIR/repos/$name.git" config gitweb.owner "$3"
+  }
+  gw_seed atlas "Mapping toolkit that renders and caches map tiles" "Dana Reyes" 130
+  gw_seed beacon "Uptime beacon agent with a tiny status API" "Lee Park" 25
+  gw_seed cobalt "Static site theme with dark styles" "Sam Okafor" 9
+  cat > "$GW_DIR/gitweb.conf" <<'CONF'
+# The acceptance suite's gitweb (scripts/acceptance-setup.sh).
+$projectroot = "/var/lib/cs-acceptance/gitweb/repos";
+$site_name = "Acme code";
+$home_link_str = "projects";
+@stylesheets = ("static/gitweb.css");
+$javascript = "static/gitweb.js";
+$logo = "static/git-logo.png";
+$favicon = "static/git-favicon.png";
+$feature{'pickaxe'}{'default'} = [1];
+$feature{'highlight'}{'default'} = [0];
+CONF
+  chown -R www-data:www-data "$GW_DIR/repos"
+  cat > "$GW_DIR/serve.sh" <<'SERVE'
+#!/bin/sh
+# serve.sh PORT: Apache in the foreground serving gitweb.cgi at / on PORT (its own run directory).
+set -e
+DIR=/tmp/cs-acceptance-gitweb-$1
+rm -rf "$DIR" && mkdir -p "$DIR/run"
+cat > "$DIR/httpd.conf" <<CONF
+ServerRoot /etc/apache2
+ServerName 127.0.0.1
+Listen 127.0.0.1:$1
+PidFile $DIR/run/httpd.pid
+DefaultRuntimeDir $DIR/run
+Mutex file:$DIR/run
+User www-data
+Group www-data
+ErrorLog $DIR/error.log
+LogLevel warn
+LoadModule mpm_prefork_module /usr/lib/apache2/modules/mod_mpm_prefork.so
+LoadModule authz_core_module /usr/lib/apache2/modules/mod_authz_core.so
+LoadModule alias_module /usr/lib/apache2/modules/mod_alias.so
+LoadModule cgi_module /usr/lib/apache2/modules/mod_cgi.so
+LoadModule dir_module /usr/lib/apache2/modules/mod_dir.so
+LoadModule env_module /usr/lib/apache2/modules/mod_env.so
+LoadModule mime_module /usr/lib/apache2/modules/mod_mime.so
+TypesConfig /etc/mime.types
+SetEnv GITWEB_CONFIG /var/lib/cs-acceptance/gitweb/gitweb.conf
+DocumentRoot /usr/share/gitweb
+<Directory /usr/share/gitweb>
+  Options +ExecCGI
+  AddHandler cgi-script .cgi
+  DirectoryIndex gitweb.cgi
+  Require all granted
+</Directory>
+CONF
+chown -R www-data:www-data "$DIR"
+# (Its own session: Apache's prefork MPM ends its whole process group when it stops.)
+setsid /usr/sbin/apache2 -f "$DIR/httpd.conf" -DFOREGROUND &
+WEB=$!
+trap 'kill $WEB 2>/dev/null; wait $WEB 2>/dev/null; exit 0' INT TERM
+wait $WEB
+SERVE
+  chmod +x "$GW_DIR/serve.sh"
+  touch "$GW_DIR/.seeded"
+fi
+
+echo "acceptance apps ready: dokuwiki (/usr/share/dokuwiki), phpmyadmin (/usr/share/phpmyadmin), mariadb db acme, adminer (/usr/share/adminer, mariadb db orchard), mediawiki (/var/lib/mediawiki, sqlite $MWDB), wordpress (/usr/share/wordpress, mariadb db wordpress), fossil ($FSL_DIR/repo.fossil), redmine (/usr/share/redmine, sqlite), django admin ($DJ_DIR), directus ($DX_DIR, postgresql db directus_acc), request tracker 5 (/usr/share/request-tracker5, sqlite), ghost ($GH_DIR, sqlite), transmission ($TR_DIR), jupyter ($JN_DIR), qbittorrent ($QB_DIR), verdaccio ($VD_DIR), radicale ($RD_DIR), rabbitmq ($RQ_DIR), syncthing ($ST_DIR), prometheus ($PM_DIR), tomcat ($TC_DIR), roundcube ($RC_DIR), monit ($MN_DIR), shaarli ($SH_DIR), znc ($ZN_DIR), zabbix ($ZB_DIR, postgresql db zabbix_seed), vendure ($VN_DIR, postgresql db vendure_seed), postfixadmin ($PF_DIR, sqlite), nagios ($NG_DIR, apache2 on the test's port), tt-rss ($TT_DIR, postgresql db ttrss_seed), icinga web 2 ($IW_DIR, postgresql db icingaweb_seed), tiddlywiki ($TW_DIR), deluge ($DL_DIR), cacti ($CT_DIR, mariadb db cacti_seed), node-red ($NR_DIR), unleash ($UL_DIR, postgresql db unleash_seed), n8n ($N8_DIR), rspamd ($RS_DIR), cups ($CU_DIR), hledger-web ($HL_DIR), haproxy ($HP_DIR), supervisor ($SV_DIR), gitweb ($GW_DIR, apache2 on the test's port)"

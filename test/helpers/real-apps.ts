@@ -50,7 +50,8 @@ export interface RealApp {
     | 'cups'
     | 'hledger'
     | 'haproxy'
-    | 'supervisor';
+    | 'supervisor'
+    | 'gitweb';
   /** The PHP document root (Fossil: the repository file; Redmine: the Rails application). */
   docroot: string;
   /** Port the fixtures were recorded on. */
@@ -507,6 +508,14 @@ export const APPS: Record<RealApp['name'], RealApp> = {
     // (A fresh supervisord per start: its processes' states live in memory. Up once it answers at
     // all: every page asks for Basic auth.)
     server: (port) => ({ cmd: '/bin/sh', args: ['/var/lib/cs-acceptance/supervisor/serve.sh', String(port)] }),
+  },
+  gitweb: {
+    name: 'gitweb',
+    docroot: '/var/lib/cs-acceptance/gitweb',
+    recordedPort: 9018,
+    needs: ['/var/lib/cs-acceptance/gitweb/.seeded', '/usr/share/gitweb/gitweb.cgi', '/usr/sbin/apache2'],
+    // (Apache's mod_cgi on the port, its own run directory per start; the repositories are read-only.)
+    server: (port) => ({ cmd: '/bin/sh', args: ['/var/lib/cs-acceptance/gitweb/serve.sh', String(port)] }),
   },
 };
 
@@ -1193,4 +1202,12 @@ export async function supervisorAction(base: string, process: string, action: st
   const to = r.headers.get('location');
   if (r.status !== 301 || !to) throw new Error(`supervisor ${action} ${process}: ${r.status}`);
   return new URL(to).searchParams.get('message') ?? '';
+}
+
+/** `git` over one of gitweb's seeded bare repositories (`atlas`, `beacon`, `cobalt`); its output's lines. */
+export function gitwebGit(repo: string, ...args: string[]): string[] {
+  const out = execFileSync('git', ['-c', 'safe.directory=*', '-C', `/var/lib/cs-acceptance/gitweb/repos/${repo}.git`, ...args], {
+    encoding: 'utf8',
+  });
+  return out.split('\n').filter((l) => l !== '');
 }
