@@ -39,6 +39,25 @@ function inProse($: cheerio.CheerioAPI, el: El, m: RegExpExecArray): boolean {
 }
 
 /**
+ * A "Label: value" line that is a message's words, not a field: a "label" of four words or more
+ * ("Change 128 of atlas: tests work on…"), or one lower-case word alone of its kind among its
+ * siblings — a commit subject in the conventional form ("tests: add empty layers", "docs: fix
+ * typo"), where a record's attributes come as several lines of one shape ("Status: open").
+ */
+function messageLine($: cheerio.CheerioAPI, el: El, m: RegExpExecArray): boolean {
+  const label = m[1].trim();
+  if (label.split(/\s+/).length >= 4) return true;
+  if (!/^[a-z]+$/.test(label)) return false;
+  return !el
+    .siblings()
+    .toArray()
+    .some((x) => {
+      const other = labelLine(clean($(x).text()));
+      return !!other && other[1].trim().split(/\s+/).length < 4;
+    });
+}
+
+/**
  * The page's links to itself in other formats ("Also available in: Atom | PDF" → `/issues/7.atom`,
  * `/issues/7.pdf`; "Download in other formats: CSV, RSS" → `?format=csv`): two links or more to
  * one address, each in another format. Page furniture, not a value of the record.
@@ -124,7 +143,8 @@ export function detailBlock($: cheerio.CheerioAPI, site: SiteTemplate): Structur
   const pairTables = new Set<unknown>();
   main.find('table').each((_, t) => {
     const table = $(t);
-    if (inChrome(table) || !isPairTable($, table)) return;
+    // (A table of labelled controls is a form's layout — cgit's diff options — not a record.)
+    if (inChrome(table) || !isPairTable($, table) || table.find('select, textarea, input:not([type=hidden])').length) return;
     pairTables.add(t);
     const kv = pairFields($, table, main, taken);
     Object.assign(fields, kv.fields);
@@ -213,9 +233,10 @@ export function detailBlock($: cheerio.CheerioAPI, site: SiteTemplate): Structur
     const m = labelLine(clean(el.text()));
     if (!m || /https?$/i.test(m[1]) || !once(m[1]) || ONLY_LABELS.test(m[2]) || inProse($, el, m) || otherFormats(el)) return;
     // (Not a link's words — a commit's linked subject "tests: add empty layers" — nor the first of
-    // several lines: a message whose subject has a colon.)
+    // several lines: a message whose subject has a colon; nor a message's line.)
     const links = el.find('a[href]');
     if ((links.length === 1 && clean(visibleText(links)) === clean(visibleText(el))) || readableText(el).includes('\n')) return;
+    if (messageLine($, el, m)) return;
     const name = fieldName(m[1], taken, 'value');
     const ty = typed(m[2]);
     const esc = m[1].replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
@@ -241,6 +262,13 @@ export function detailBlock($: cheerio.CheerioAPI, site: SiteTemplate): Structur
   if (prose && !fields.content) {
     fields.content = { selector: shortRel(main, prose, stableIdOf($, prose)), required: false };
     props.content = nullable({ type: 'string' });
+    // (A line of its own just before that text, read by nothing else, is its summary: a commit's
+    // subject over its message when no heading holds it.)
+    const lead = leadLine(prose, heading);
+    if (lead && !fields.summary && !fields.title) {
+      fields.summary = { selector: shortRel(main, lead, []), required: false };
+      props.summary = nullable({ type: 'string' });
+    }
   }
   const rec = (!h1.length && pageHeading($, main, ownHeading, fields, props)) || { root, fields, props };
   if (pairs)
@@ -339,8 +367,9 @@ function proseBody($: cheerio.CheerioAPI, main: El, fields: CssField[], heading:
       return (
         own.length >= 30 &&
         own.split(/\s+/).length >= 6 &&
-        // (A message of several lines is prose though its first has a colon: "tests: add …".)
-        !(labelLine(own) && !readableText(e).includes('\n')) &&
+        // (A message of several lines is prose though its first has a colon: "tests: add …"; so
+        // is a message's line.)
+        !(labelLine(own) && !readableText(e).includes('\n') && !messageLine($, e, labelLine(own)!)) &&
         // (Nor text the site's other pages print too: a project's description in every footer.)
         !site.texts.has(templateText(e.text())) &&
         !e.is(SKIP) &&
@@ -350,15 +379,35 @@ function proseBody($: cheerio.CheerioAPI, main: El, fields: CssField[], heading:
       );
     });
   if (!leaves.length) return null;
+  const lift = (e: El) => {
+    let up = e;
+    while (!up.is(main) && /^(p|span|a|b|i|em|strong|code|li|td|dd)$/.test(tagOf(up))) up = up.parent();
+    return up;
+  };
   let lca = $(leaves[0]);
   for (const d of leaves.slice(1)) while (lca.length && !lca.is(main) && !$(d).closest(lca).length) lca = lca.parent();
-  while (!lca.is(main) && /^(p|span|a|b|i|em|strong|code|li|td|dd)$/.test(tagOf(lca))) lca = lca.parent();
+  lca = lift(lca);
+  // (Sentences spread over the whole block — a commit's message, then its diff's summary — have
+  // the block for their common part: the first of them, right after the fields, is the record's.)
+  if (lca.is(main)) lca = lift($(leaves[0]));
   if (lca.is(main) || !lca.closest(main).length || near(lca.get(0))) return null;
   // (A wrapper with an id that holds the same text reads the same on a page with more parts.)
   const text = clean(visibleText(lca));
   for (let up = lca.parent(); !up.is(main) && up.length && clean(visibleText(up)) === text; up = up.parent())
     if (stableIdOf($, up).length) lca = up;
   return lca;
+}
+
+/**
+ * The element just before the record's prose when it is a line of plain text of its own — no
+ * child elements, two words or more, no label's colon at its end, not the page's heading (cgit's
+ * `<div class='commit-subject'>` before `<div class='commit-msg'>`). Null otherwise.
+ */
+function leadLine(prose: El, heading: El): El | null {
+  const lead = prose.prev();
+  if (!lead.length || !/^(div|p)$/.test(tagOf(lead)) || lead.children().length || lead.is(heading)) return null;
+  const text = clean(lead.text());
+  return text.split(/\s+/).length >= 2 && text.length <= 200 && !/:$/.test(text) ? lead : null;
 }
 
 /** `#id` when `e` has a stable id that is unique on the page (a selector that survives layout changes). */

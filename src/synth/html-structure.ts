@@ -313,7 +313,8 @@ export function nextPageLink($: cheerio.CheerioAPI): string | null {
   if (rel.length) return rels.size === 1 ? 'a[rel~=next][href]' : pathOf($, rel);
   const a = $('a[href]')
     .filter((_, e) => {
-      const t = clean($(e).text() || $(e).attr('aria-label') || $(e).attr('title') || '');
+      // (Bracketed as some pagers print it: cgit's "[next]".)
+      const t = clean($(e).text() || $(e).attr('aria-label') || $(e).attr('title') || '').replace(/^\[(.+)\]$/, '$1');
       return /^(next( page| \d+)?|next ›|next »|›|»|older( posts| entries| \d+)?|more results)$/i.test(t);
     })
     .first();

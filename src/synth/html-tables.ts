@@ -122,7 +122,7 @@ function findTdHeaderRow($: cheerio.CheerioAPI, table: El): El | null {
  * two-column table whose header says so ("Property | Value") or that has no header at all.
  */
 export function isPairTable($: cheerio.CheerioAPI, table: El): boolean {
-  if (continuedPairs($, table)) return true;
+  if (labelledRows($, table)) return true;
   const rows = dataRows($, table);
   if (!rows.length || !rows.toArray().every((r) => $(r).children().length === 2)) return false;
   const head = headerCells($, table);
@@ -138,13 +138,14 @@ export function isPairTable($: cheerio.CheerioAPI, table: El): boolean {
 }
 
 /**
- * The rows of a label/value table without a header that continues a label on the rows below it
- * (a blank label cell) and may end a row with a cell of links or nothing (gitweb's commit: "author"
- * over its name, then a blank label over the date; "tree", its id, then "tree | snapshot"). Every
- * row two or three cells; the labels short words without links, distinct, on the first row and on
- * two rows or more; every value there. Null when the table is not one.
+ * The rows of a label/value table without a header whose rows are two or three cells: a short
+ * label, its value, and a third cell (gitweb's and cgit's commit header). With <th> labels every
+ * row has one, and a third cell is the label's second value (cgit: "author", the name, the date).
+ * With <td> labels a blank label continues the row above (gitweb: "author" over the name, then a
+ * blank label over the date), and a third cell holds links or nothing ("tree | snapshot"). The
+ * labels are distinct words without links, the values all there. Null when the table is not one.
  */
-function continuedPairs($: cheerio.CheerioAPI, table: El): El[] | null {
+function labelledRows($: cheerio.CheerioAPI, table: El): El[] | null {
   if (headerCells($, table)) return null;
   const rows = table
     .find('> tbody > tr')
@@ -157,28 +158,31 @@ function continuedPairs($: cheerio.CheerioAPI, table: El): El[] | null {
       .toArray()
       .map((c) => $(c)),
   );
-  if (rows.length < 3 || cells.some((c) => c.length < 2 || c.length > 3) || cells.every((c) => c.length === 2)) return null;
+  if (cells.some((c) => c.length < 2 || c.length > 3) || cells.every((c) => c.length === 2)) return null;
+  const th = cells.every((c) => tagOf(c[0]!) === 'th' && c.slice(1).every((v) => tagOf(v) === 'td'));
   const labels = cells.map((c) => clean(visibleText(c[0]!)));
   const named = labels.filter(Boolean);
-  if (!labels[0] || named.length < 2 || named.length === rows.length || new Set(named).size !== named.length) return null;
+  if (rows.length < (th ? 2 : 3) || !labels[0] || new Set(named).size !== named.length) return null;
+  if (th ? named.length !== rows.length : named.length < 2 || named.length === rows.length) return null;
   if (cells.some((c) => c[0]!.find('a[href], input, select, button').length || !clean(visibleText(c[1]!)))) return null;
   if (named.some((l) => l.length > 30 || !/\p{L}/u.test(l))) return null;
-  // (A third cell: nothing, or links and the separators between them.)
-  const linksOnly = (c: El) => {
-    const text = clean(visibleText(c).replace(/[|·⋅•[\]()]/g, ' '));
-    const words = c
-      .find('a[href]')
-      .toArray()
-      .map((a) => clean(visibleText($(a))));
-    return !text || clean(words.join(' ')) === text;
-  };
-  return cells.every((c) => !c[2] || linksOnly(c[2])) ? rows : null;
+  return th || cells.every((c) => !c[2] || linksOnly($, c[2])) ? rows : null;
+}
+
+/** A cell of nothing but links and the separators between them ("tree | snapshot"), or empty. */
+function linksOnly($: cheerio.CheerioAPI, c: El): boolean {
+  const text = clean(visibleText(c).replace(/[|·⋅•[\]()]/g, ' '));
+  const words = c
+    .find('a[href]')
+    .toArray()
+    .map((a) => clean(visibleText($(a))));
+  return !text || clean(words.join(' ')) === text;
 }
 
 /**
  * One field per row of a label/value table; the row is found by its label text (rows may move),
  * or by its place when another label holds that text ("commit" in "committer"). A row that
- * continues the label above is `<label>_detail`, found as the row after the label's.
+ * continues the label above, or a value in a third cell, is `<label>_detail`.
  */
 export function pairFields(
   $: cheerio.CheerioAPI,
@@ -189,7 +193,7 @@ export function pairFields(
   const fields: Record<string, CssField> = {};
   const props: Record<string, Schema> = {};
   const rows =
-    continuedPairs($, table) ??
+    labelledRows($, table) ??
     dataRows($, table)
       .toArray()
       .map((r) => $(r));
@@ -214,6 +218,12 @@ export function pairFields(
           : `> tbody > ${byLabel}`;
     fields[name] = { selector: sel, ...(ty.type ? { type: ty.type } : {}), required: false };
     props[name] = nullable(ty.schema);
+    // (A value in a third cell: cgit's date beside the author.)
+    const third = $(r).children().eq(2);
+    if (!own || !third.length || linksOnly($, third)) return;
+    const more = argName(`${name}_detail`, taken);
+    fields[more] = { selector: sel.replace(/:nth-child\(2\)$/, ':nth-child(3)'), required: false };
+    props[more] = nullable({ type: 'string' });
   });
   return { fields, props };
 }

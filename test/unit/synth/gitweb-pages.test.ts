@@ -85,7 +85,16 @@ describe("gitweb's commit page", () => {
     const h = 'a87bfd45470d3755789c5ac6a176da27ae727014';
     const r = synthesize({ recording: saved('gw-commit'), hints: { arguments: { h } } });
     const ex = lastExtract(r);
-    expect(Object.keys(ex.fields)).toEqual(['author', 'author_detail', 'committer', 'committer_detail', 'commit', 'tree', 'parent', 'content']);
+    expect(Object.keys(ex.fields)).toEqual([
+      'author',
+      'author_detail',
+      'committer',
+      'committer_detail',
+      'commit',
+      'tree',
+      'parent',
+      'content',
+    ]);
     const rec = extractValue(ex, new View({ url: 'http://x/', status: 200, text: pageOf('gw-commit', /a=commit;h=/) }), 't') as any;
     expect(rec).toMatchObject({
       author: 'Lee Park <lee@example.test>',
