@@ -64,6 +64,7 @@ command -v supervisord >/dev/null || need+=(supervisor)
 [ -f /usr/share/gitweb/gitweb.cgi ] || need+=(git)
 [ -x /usr/sbin/apache2 ] || need+=(apache2)
 perl -MCGI -e1 2>/dev/null || need+=(libcgi-pm-perl)
+[ -x /usr/lib/cgit/cgit.cgi ] || need+=(cgit)
 if [ ! -d /usr/share/roundcube ]; then
   need+=(roundcube-core roundcube-sqlite3 dovecot-imapd)
   # (Roundcube's database is our own SQLite file per run: no dbconfig-common database.)
@@ -2873,4 +2874,75 @@ SERVE
   touch "$GW_DIR/.seeded"
 fi
 
-echo "acceptance apps ready: dokuwiki (/usr/share/dokuwiki), phpmyadmin (/usr/share/phpmyadmin), mariadb db acme, adminer (/usr/share/adminer, mariadb db orchard), mediawiki (/var/lib/mediawiki, sqlite $MWDB), wordpress (/usr/share/wordpress, mariadb db wordpress), fossil ($FSL_DIR/repo.fossil), redmine (/usr/share/redmine, sqlite), django admin ($DJ_DIR), directus ($DX_DIR, postgresql db directus_acc), request tracker 5 (/usr/share/request-tracker5, sqlite), ghost ($GH_DIR, sqlite), transmission ($TR_DIR), jupyter ($JN_DIR), qbittorrent ($QB_DIR), verdaccio ($VD_DIR), radicale ($RD_DIR), rabbitmq ($RQ_DIR), syncthing ($ST_DIR), prometheus ($PM_DIR), tomcat ($TC_DIR), roundcube ($RC_DIR), monit ($MN_DIR), shaarli ($SH_DIR), znc ($ZN_DIR), zabbix ($ZB_DIR, postgresql db zabbix_seed), vendure ($VN_DIR, postgresql db vendure_seed), postfixadmin ($PF_DIR, sqlite), nagios ($NG_DIR, apache2 on the test's port), tt-rss ($TT_DIR, postgresql db ttrss_seed), icinga web 2 ($IW_DIR, postgresql db icingaweb_seed), tiddlywiki ($TW_DIR), deluge ($DL_DIR), cacti ($CT_DIR, mariadb db cacti_seed), node-red ($NR_DIR), unleash ($UL_DIR, postgresql db unleash_seed), n8n ($N8_DIR), rspamd ($RS_DIR), cups ($CU_DIR), hledger-web ($HL_DIR), haproxy ($HP_DIR), supervisor ($SV_DIR), gitweb ($GW_DIR, apache2 on the test's port)"
+# ---- cgit 1.2 (Debian's cgit: a fast CGI repository browser in C, served by Apache's mod_cgi) over
+# the same three repositories as gitweb above — the same data in other markup: headed tables
+# (`table.list`), addresses as paths (`/atlas.git/log/?ofs=50`), a log paged 50 commits at a time,
+# a commit's header as a table of <th> labels, and a search form in the page's tab bar.
+CG_DIR=/var/lib/cs-acceptance/cgit
+if [ ! -f "$CG_DIR/.seeded" ]; then
+  rm -rf "$CG_DIR" && mkdir -p "$CG_DIR"
+  cat > "$CG_DIR/cgitrc" <<'CONF'
+# The acceptance suite's cgit (scripts/acceptance-setup.sh): gitweb's repositories, no cache.
+css=/cgit-css/cgit.css
+logo=/cgit-css/cgit.png
+favicon=/cgit-css/favicon.ico
+virtual-root=/
+root-title=Acme code
+root-desc=Mapping, monitoring and theming projects
+enable-index-owner=1
+enable-git-config=1
+enable-commit-graph=0
+enable-log-filecount=1
+enable-log-linecount=1
+max-commit-count=50
+cache-size=0
+snapshots=tar.gz
+remove-suffix=0
+scan-path=/var/lib/cs-acceptance/gitweb/repos
+CONF
+  cat > "$CG_DIR/serve.sh" <<'SERVE'
+#!/bin/sh
+# serve.sh PORT: Apache in the foreground serving cgit.cgi for every path on PORT but its stylesheet.
+set -e
+DIR=/tmp/cs-acceptance-cgit-$1
+rm -rf "$DIR" && mkdir -p "$DIR/run"
+cat > "$DIR/httpd.conf" <<CONF
+ServerRoot /etc/apache2
+ServerName 127.0.0.1
+Listen 127.0.0.1:$1
+PidFile $DIR/run/httpd.pid
+DefaultRuntimeDir $DIR/run
+Mutex file:$DIR/run
+User www-data
+Group www-data
+ErrorLog $DIR/error.log
+LogLevel warn
+LoadModule mpm_prefork_module /usr/lib/apache2/modules/mod_mpm_prefork.so
+LoadModule authz_core_module /usr/lib/apache2/modules/mod_authz_core.so
+LoadModule alias_module /usr/lib/apache2/modules/mod_alias.so
+LoadModule cgi_module /usr/lib/apache2/modules/mod_cgi.so
+LoadModule env_module /usr/lib/apache2/modules/mod_env.so
+LoadModule mime_module /usr/lib/apache2/modules/mod_mime.so
+TypesConfig /etc/mime.types
+SetEnv CGIT_CONFIG /var/lib/cs-acceptance/cgit/cgitrc
+Alias /cgit-css /usr/share/cgit
+ScriptAliasMatch "^/(?!cgit-css)(.*)$" /usr/lib/cgit/cgit.cgi/\$1
+<Directory /usr/share/cgit>
+  Require all granted
+</Directory>
+<Directory /usr/lib/cgit>
+  Require all granted
+</Directory>
+CONF
+chown -R www-data:www-data "$DIR"
+# (Its own session: Apache's prefork MPM ends its whole process group when it stops.)
+setsid /usr/sbin/apache2 -f "$DIR/httpd.conf" -DFOREGROUND &
+WEB=$!
+trap 'kill $WEB 2>/dev/null; wait $WEB 2>/dev/null; exit 0' INT TERM
+wait $WEB
+SERVE
+  chmod +x "$CG_DIR/serve.sh"
+  touch "$CG_DIR/.seeded"
+fi
+
+echo "acceptance apps ready: dokuwiki (/usr/share/dokuwiki), phpmyadmin (/usr/share/phpmyadmin), mariadb db acme, adminer (/usr/share/adminer, mariadb db orchard), mediawiki (/var/lib/mediawiki, sqlite $MWDB), wordpress (/usr/share/wordpress, mariadb db wordpress), fossil ($FSL_DIR/repo.fossil), redmine (/usr/share/redmine, sqlite), django admin ($DJ_DIR), directus ($DX_DIR, postgresql db directus_acc), request tracker 5 (/usr/share/request-tracker5, sqlite), ghost ($GH_DIR, sqlite), transmission ($TR_DIR), jupyter ($JN_DIR), qbittorrent ($QB_DIR), verdaccio ($VD_DIR), radicale ($RD_DIR), rabbitmq ($RQ_DIR), syncthing ($ST_DIR), prometheus ($PM_DIR), tomcat ($TC_DIR), roundcube ($RC_DIR), monit ($MN_DIR), shaarli ($SH_DIR), znc ($ZN_DIR), zabbix ($ZB_DIR, postgresql db zabbix_seed), vendure ($VN_DIR, postgresql db vendure_seed), postfixadmin ($PF_DIR, sqlite), nagios ($NG_DIR, apache2 on the test's port), tt-rss ($TT_DIR, postgresql db ttrss_seed), icinga web 2 ($IW_DIR, postgresql db icingaweb_seed), tiddlywiki ($TW_DIR), deluge ($DL_DIR), cacti ($CT_DIR, mariadb db cacti_seed), node-red ($NR_DIR), unleash ($UL_DIR, postgresql db unleash_seed), n8n ($N8_DIR), rspamd ($RS_DIR), cups ($CU_DIR), hledger-web ($HL_DIR), haproxy ($HP_DIR), supervisor ($SV_DIR), gitweb ($GW_DIR, apache2 on the test's port), cgit ($CG_DIR, gitweb's repositories)"

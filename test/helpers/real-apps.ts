@@ -51,7 +51,8 @@ export interface RealApp {
     | 'hledger'
     | 'haproxy'
     | 'supervisor'
-    | 'gitweb';
+    | 'gitweb'
+    | 'cgit';
   /** The PHP document root (Fossil: the repository file; Redmine: the Rails application). */
   docroot: string;
   /** Port the fixtures were recorded on. */
@@ -516,6 +517,14 @@ export const APPS: Record<RealApp['name'], RealApp> = {
     needs: ['/var/lib/cs-acceptance/gitweb/.seeded', '/usr/share/gitweb/gitweb.cgi', '/usr/sbin/apache2'],
     // (Apache's mod_cgi on the port, its own run directory per start; the repositories are read-only.)
     server: (port) => ({ cmd: '/bin/sh', args: ['/var/lib/cs-acceptance/gitweb/serve.sh', String(port)] }),
+  },
+  cgit: {
+    name: 'cgit',
+    docroot: '/var/lib/cs-acceptance/cgit',
+    recordedPort: 9020,
+    // (gitweb's repositories, in cgit's markup.)
+    needs: ['/var/lib/cs-acceptance/cgit/.seeded', '/var/lib/cs-acceptance/gitweb/.seeded', '/usr/lib/cgit/cgit.cgi', '/usr/sbin/apache2'],
+    server: (port) => ({ cmd: '/bin/sh', args: ['/var/lib/cs-acceptance/cgit/serve.sh', String(port)] }),
   },
 };
 
@@ -1204,7 +1213,7 @@ export async function supervisorAction(base: string, process: string, action: st
   return new URL(to).searchParams.get('message') ?? '';
 }
 
-/** `git` over one of gitweb's seeded bare repositories (`atlas`, `beacon`, `cobalt`); its output's lines. */
+/** `git` over one of gitweb's (and cgit's) seeded bare repositories (`atlas`, `beacon`, `cobalt`); its output's lines. */
 export function gitwebGit(repo: string, ...args: string[]): string[] {
   const out = execFileSync('git', ['-c', 'safe.directory=*', '-C', `/var/lib/cs-acceptance/gitweb/repos/${repo}.git`, ...args], {
     encoding: 'utf8',
