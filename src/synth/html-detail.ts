@@ -388,8 +388,17 @@ function proseBody($: cheerio.CheerioAPI, main: El, fields: CssField[], heading:
   for (const d of leaves.slice(1)) while (lca.length && !lca.is(main) && !$(d).closest(lca).length) lca = lca.parent();
   lca = lift(lca);
   // (Sentences spread over the whole block — a commit's message, then its diff's summary — have
-  // the block for their common part: the first of them, right after the fields, is the record's.)
-  if (lca.is(main)) lca = lift($(leaves[0]));
+  // the block for their common part: the first of them is the record's when it comes right after
+  // the fields, at most one element between them.)
+  if (lca.is(main)) {
+    const first = lift($(leaves[0]));
+    const after = first
+      .prevAll()
+      .slice(0, 2)
+      .toArray()
+      .some((b) => taken.some((t) => t === b || $.contains(b, t)));
+    if (after) lca = first;
+  }
   if (lca.is(main) || !lca.closest(main).length || near(lca.get(0))) return null;
   // (A wrapper with an id that holds the same text reads the same on a page with more parts.)
   const text = clean(visibleText(lca));
