@@ -164,6 +164,8 @@ function labelledRows($: cheerio.CheerioAPI, table: El): El[] | null {
   const named = labels.filter(Boolean);
   if (rows.length < (th ? 2 : 3) || !labels[0] || new Set(named).size !== named.length) return null;
   if (th ? named.length !== rows.length : named.length < 2 || named.length === rows.length) return null;
+  // (<th> labels on rows all three cells wide are row headers of a list, not labels.)
+  if (th && cells.every((c) => c.length === 3)) return null;
   if (cells.some((c) => c[0]!.find('a[href], input, select, button').length || !clean(visibleText(c[1]!)))) return null;
   if (named.some((l) => l.length > 30 || !/\p{L}/u.test(l))) return null;
   return th || cells.every((c) => !c[2] || linksOnly($, c[2])) ? rows : null;

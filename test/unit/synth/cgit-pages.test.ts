@@ -76,6 +76,14 @@ describe('message lines and form tables on their own', () => {
     expect(rec).toMatchObject({ status: 'running', owner: 'ann', queue: 'default' });
   });
 
+  it('rows headed by <th>, all three cells wide, stay a list of records', () => {
+    const row = (n: string, c: number, col: string) => `<tr><th>${n}</th><td>${c}</td><td>${col}</td></tr>`;
+    const html = `<html><body><main><table>${row('pear', 3, 'green')}${row('plum', 4, 'purple')}${row('fig', 5, 'brown')}</table></main></body></html>`;
+    const items = read(extractHtml(html)!.extractor, html);
+    expect(items).toHaveLength(3);
+    expect(Object.values(items[1])).toEqual(expect.arrayContaining(['plum', 'purple']));
+  });
+
   it('a table of labelled controls is no record: its labels are no fields', () => {
     const rec = detail(
       '<form><table><tr><td>context:</td><td><select name="c"><option selected>3</option></select></td></tr><tr><td>mode:</td><td><select name="m"><option>unified</option></select></td></tr></table></form><table><tr><th>Owner</th><td>ann</td></tr><tr><th>State</th><td>open</td></tr></table>',
