@@ -364,12 +364,13 @@ function proseBody($: cheerio.CheerioAPI, main: El, fields: CssField[], heading:
     .filter((d) => {
       const e = $(d);
       const own = ownText(e);
+      const line = labelLine(own);
       return (
         own.length >= 30 &&
         own.split(/\s+/).length >= 6 &&
         // (A message of several lines is prose though its first has a colon: "tests: add …"; so
         // is a message's line.)
-        !(labelLine(own) && !readableText(e).includes('\n') && !messageLine($, e, labelLine(own)!)) &&
+        !(line && !readableText(e).includes('\n') && !messageLine($, e, line)) &&
         // (Nor text the site's other pages print too: a project's description in every footer.)
         !site.texts.has(templateText(e.text())) &&
         !e.is(SKIP) &&

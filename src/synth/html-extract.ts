@@ -230,7 +230,7 @@ export function extractHtml(
     consider(
       { kind: s.kind, extractor: s.extractor, schema: s.schema, sample: null, why: s.why, labelled: s.labelled },
       size + (s.main ? 5 : 0) + (s.bonus ?? 0),
-      !(block && 'selector' in s.extractor && listText * 3 >= shown(s.extractor.selector)),
+      !(block && listText * 3 >= shown(s.extractor.selector)),
     );
   }
   cands.sort((a, b) => b.score - a.score);

@@ -171,9 +171,12 @@ function labelledRows($: cheerio.CheerioAPI, table: El): El[] | null {
   return th || cells.every((c) => !c[2] || linksOnly($, c[2])) ? rows : null;
 }
 
+/** Text without the separators printed between links, which are no words: "commit | diff" → "commit diff". */
+const withoutSeparators = (t: string) => clean(t.replace(/[|·⋅•[\]()]/g, ' '));
+
 /** A cell of nothing but links and the separators between them ("tree | snapshot"), or empty. */
 function linksOnly($: cheerio.CheerioAPI, c: El): boolean {
-  const text = clean(visibleText(c).replace(/[|·⋅•[\]()]/g, ' '));
+  const text = withoutSeparators(visibleText(c));
   const words = c
     .find('a[href]')
     .toArray()
@@ -445,12 +448,10 @@ function rowActions(cells: El[], texts: string[], records: number): boolean {
       .map((a) => clean(visibleText(c.find(a).first())))
       .filter((w) => w && texts[i]!.includes(w)),
   );
-  // (Separators between the links are no words: gitweb's "commit | commitdiff | tree".)
-  const bare = (t: string) => clean(t.replace(/[|·⋅•[\]()]/g, ' '));
-  // (A row may have none: a directory listing's ".." entry.)
-  const acting = words.filter((w, i) => w.length || texts[i]);
-  if (acting.length < 2 || words.some((w, i) => (w.length || texts[i]) && (w.length < 2 || clean(w.join(' ')) !== bare(texts[i]!))))
-    return false;
+  // (A row may have none — a directory listing's ".." entry — and is left aside. Separators
+  // between the links are no words: gitweb's "commit | commitdiff | tree".)
+  const acting = words.flatMap((w, i) => (w.length || texts[i] ? [{ w, text: texts[i]! }] : []));
+  if (acting.length < 2 || acting.some(({ w, text }) => w.length < 2 || clean(w.join(' ')) !== withoutSeparators(text))) return false;
   const all = words.flat();
   // (Words of one row only are its own — a linked title before its actions, WordPress's — but for
   // the odd one: gitweb's one subdirectory's "tree" among its files' "blob".)

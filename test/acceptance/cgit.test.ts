@@ -8,7 +8,7 @@
 // second value in a third cell (the date beside the author). No sign-in. Opt-in: ACCEPTANCE=1.
 import type { Page } from 'playwright-core';
 import { describe, expect, it } from 'vitest';
-import { liveApp, refuseOtherHosts } from '../helpers/acceptance.js';
+import { fieldHolding, liveApp, refuseOtherHosts } from '../helpers/acceptance.js';
 import { backends } from '../helpers/harness.js';
 import { APPS, appInstalled, gitwebGit } from '../helpers/real-apps.js';
 
@@ -33,13 +33,6 @@ describe.skipIf(!ready).each(ready ? (await backends()).slice(0, 1) : ['sqlite' 
     await Promise.all([page.waitForURL(/\/log\/$/), page.click('table.tabs a:text-is("log")')]);
   };
   type Item = Record<string, unknown>;
-  /** The one field of every item whose values are exactly `want` (in order), or a failure naming the fields. */
-  const column = (items: Item[], want: string[]) => {
-    const keys = Object.keys(items[0] ?? {});
-    const key = keys.find((k) => JSON.stringify(items.map((i) => String(i[k] ?? '').trim())) === JSON.stringify(want));
-    expect(key, `a field holding ${JSON.stringify(want.slice(0, 3))}… in ${JSON.stringify(items.slice(0, 2))}`).toBeDefined();
-    return key!;
-  };
 
   it('repositories searched, run with ANOTHER word: the matching repository with its description and owner', async () => {
     const har = await record('index', async (page) => {
@@ -62,12 +55,12 @@ describe.skipIf(!ready).each(ready ? (await backends()).slice(0, 1) : ['sqlite' 
     const { result } = await flow('cg-log', har, hinted({ repo: 'atlas.git' }), bound({ repo: 'beacon.git' }));
     const items = result.items as Item[];
     expect(items).toHaveLength(25);
-    column(items, gitwebGit('beacon', 'log', '--format=%s'));
-    column(items, gitwebGit('beacon', 'log', '--format=%an'));
+    fieldHolding(items, gitwebGit('beacon', 'log', '--format=%s'));
+    fieldHolding(items, gitwebGit('beacon', 'log', '--format=%an'));
     const { result: atlas } = await flow('cg-log-atlas', har, hinted({ repo: 'atlas.git' }), bound({ repo: 'atlas.git' }));
     expect(atlas.items as Item[]).toHaveLength(130);
     // (The newest commit's subject without its HEAD and branch badges; a tagged one without its tag.)
-    column(atlas.items as Item[], gitwebGit('atlas', 'log', '--format=%s'));
+    fieldHolding(atlas.items as Item[], gitwebGit('atlas', 'log', '--format=%s'));
   });
 
   it("the log searched for a word of the messages, run with ANOTHER word: git's own hits", async () => {
@@ -81,7 +74,7 @@ describe.skipIf(!ready).each(ready ? (await backends()).slice(0, 1) : ['sqlite' 
     const { result } = await flow('cg-search', har, hinted({ q: 'antimeridian' }), bound({ q: 'retina' }));
     const want = gitwebGit('atlas', 'log', '--format=%s', '-i', '--grep=retina');
     expect(result.items as Item[]).toHaveLength(want.length);
-    column(result.items as Item[], want);
+    fieldHolding(result.items as Item[], want);
   });
 
   it('a commit opened from the log, run on ANOTHER commit: author and date, committer, ids and message', async () => {
@@ -125,6 +118,6 @@ describe.skipIf(!ready).each(ready ? (await backends()).slice(0, 1) : ['sqlite' 
     const items = result.items as Item[];
     const names = gitwebGit('atlas', 'ls-tree', '--name-only', 'HEAD', 'docs/').map((n) => n.replace(/^docs\//, ''));
     expect(items).toHaveLength(names.length);
-    column(items, names);
+    fieldHolding(items, names);
   });
 });

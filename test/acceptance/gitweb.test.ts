@@ -9,7 +9,7 @@
 // label/value rows. No sign-in. Opt-in: ACCEPTANCE=1.
 import type { Page } from 'playwright-core';
 import { describe, expect, it } from 'vitest';
-import { liveApp, refuseOtherHosts } from '../helpers/acceptance.js';
+import { fieldHolding, liveApp, refuseOtherHosts } from '../helpers/acceptance.js';
 import { backends } from '../helpers/harness.js';
 import { APPS, appInstalled, gitwebGit } from '../helpers/real-apps.js';
 
@@ -34,13 +34,6 @@ describe.skipIf(!ready).each(ready ? (await backends()).slice(0, 1) : ['sqlite' 
   };
   type Item = Record<string, unknown>;
   const values = (items: Item[]) => items.map((i) => Object.values(i).map(String));
-  /** The one field of every item whose values are exactly `want` (in order), or a failure naming the fields. */
-  const column = (items: Item[], want: string[]) => {
-    const keys = Object.keys(items[0] ?? {});
-    const key = keys.find((k) => JSON.stringify(items.map((i) => String(i[k] ?? '').trim())) === JSON.stringify(want));
-    expect(key, `a field holding ${JSON.stringify(want.slice(0, 3))}… in ${JSON.stringify(items.slice(0, 2))}`).toBeDefined();
-    return key!;
-  };
 
   it('projects searched by a word of their description, run with ANOTHER word: the matching projects, whole descriptions', async () => {
     const har = await record('projects', async (page) => {
@@ -72,12 +65,12 @@ describe.skipIf(!ready).each(ready ? (await backends()).slice(0, 1) : ['sqlite' 
     const items = result.items as Item[];
     const subjects = gitwebGit('beacon', 'log', '--format=%s');
     expect(items).toHaveLength(subjects.length);
-    column(items, subjects);
-    column(items, gitwebGit('beacon', 'log', '--format=%an'));
+    fieldHolding(items, subjects);
+    fieldHolding(items, gitwebGit('beacon', 'log', '--format=%an'));
     // (And the recorded project, over both of its pages.)
     const { result: atlas } = await flow('gw-shortlog-atlas', har, hinted({ p: 'atlas.git' }), bound({ p: 'atlas.git' }));
     expect(atlas.items as Item[]).toHaveLength(130);
-    column(atlas.items as Item[], gitwebGit('atlas', 'log', '--format=%s'));
+    fieldHolding(atlas.items as Item[], gitwebGit('atlas', 'log', '--format=%s'));
   });
 
   it("commits searched for a word of their messages, run with ANOTHER word: git's own hits", async () => {
@@ -93,7 +86,7 @@ describe.skipIf(!ready).each(ready ? (await backends()).slice(0, 1) : ['sqlite' 
     const want = gitwebGit('atlas', 'log', '--format=%s', '-i', '--grep=retina');
     expect(want.length).toBeGreaterThan(3);
     expect(items).toHaveLength(want.length);
-    column(items, want);
+    fieldHolding(items, want);
     expect(values(items).flat().join(' ')).not.toContain('antimeridian');
   });
 
@@ -135,6 +128,6 @@ describe.skipIf(!ready).each(ready ? (await backends()).slice(0, 1) : ['sqlite' 
     expect(parent!.name).toBe('..');
     const names = gitwebGit('atlas', 'ls-tree', '--name-only', 'HEAD', 'docs/').map((n) => n.replace(/^docs\//, ''));
     expect(items).toHaveLength(names.length);
-    column(items, names);
+    fieldHolding(items, names);
   });
 });

@@ -211,3 +211,14 @@ export function liveApp(app: RealApp, backend: Backend, user: string, password: 
   });
   return live;
 }
+
+/**
+ * The field of a list's records whose values are exactly `want`, in order (a run checked against
+ * the application's own list, whatever synthesis named the field); fails naming the fields there are.
+ */
+export function fieldHolding(items: Record<string, unknown>[], want: string[]): string {
+  const keys = Object.keys(items[0] ?? {});
+  const key = keys.find((k) => JSON.stringify(items.map((i) => String(i[k] ?? '').trim())) === JSON.stringify(want));
+  expect(key, `a field holding ${JSON.stringify(want.slice(0, 3))}… in ${JSON.stringify(items.slice(0, 2))}`).toBeDefined();
+  return key!;
+}

@@ -4,22 +4,15 @@
 // of labelled form controls that is no record, a message whose lines look like "Label: value"
 // (a conventional subject "tests: add empty layers", a four-word "Change 128 of atlas:") read as
 // the record's summary and content, and a pager's bracketed "[next]".
-import fs from 'node:fs';
-import path from 'node:path';
 import * as cheerio from 'cheerio';
 import { describe, expect, it } from 'vitest';
-import { extractValue, View } from '../../../src/runtime/worker/engines/extract.js';
 import { extractHtml } from '../../../src/synth/html-extract.js';
 import { nextPageLink } from '../../../src/synth/html-structure.js';
 import { synthesize } from '../../../src/synth/index.js';
+import { readRule as read, savedPage, savedRecording } from '../../helpers/saved-recordings.js';
 
-const saved = (name: string) => JSON.parse(fs.readFileSync(path.join(__dirname, `../../fixtures/real/cgit/${name}.har`), 'utf8'));
-const pageOf = (name: string, part: RegExp): string =>
-  saved(name)
-    .log.entries.filter((e: any) => part.test(e.request.url) && /html/.test(e.response.content.mimeType))
-    .at(-1).response.content.text;
-const read = (extractor: unknown, html: string) =>
-  extractValue(extractor as never, new View({ url: 'http://x/', status: 200, text: html }), 't') as any;
+const saved = (name: string) => savedRecording('cgit', name);
+const pageOf = (name: string, part: RegExp) => savedPage('cgit', name, part);
 
 describe("cgit's pages", () => {
   it('a commit: <th> labels with the date in a third cell (author_detail), the subject as summary over the message, no diff options', () => {

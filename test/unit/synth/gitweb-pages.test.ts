@@ -6,23 +6,16 @@
 // a badge in a few rows or over a search hit's excerpt; a value cut short with an ellipsis reads
 // whole from its title; a page that is mostly one listing is that listing, though its address's
 // value shows only in a breadcrumb; a pager's "next" found by its access key.
-import fs from 'node:fs';
-import path from 'node:path';
 import * as cheerio from 'cheerio';
 import { describe, expect, it } from 'vitest';
-import { extractValue, View } from '../../../src/runtime/worker/engines/extract.js';
 import { extractHtml } from '../../../src/synth/html-extract.js';
 import { nextPageLink } from '../../../src/synth/html-structure.js';
 import { synthesize } from '../../../src/synth/index.js';
+import { readRule, savedPage, savedRecording } from '../../helpers/saved-recordings.js';
 
-const saved = (name: string) => JSON.parse(fs.readFileSync(path.join(__dirname, `../../fixtures/real/gitweb/${name}.har`), 'utf8'));
-/** The recorded page whose address matches `part` (the last one). */
-const pageOf = (name: string, part: RegExp): string =>
-  saved(name)
-    .log.entries.filter((e: any) => part.test(e.request.url) && /html/.test(e.response.content.mimeType))
-    .at(-1).response.content.text;
-const run = (x: ReturnType<typeof extractHtml>, html: string) =>
-  extractValue(x!.extractor, new View({ url: 'http://x/', status: 200, text: html }), 't') as Record<string, unknown>[];
+const saved = (name: string) => savedRecording('gitweb', name);
+const pageOf = (name: string, part: RegExp) => savedPage('gitweb', name, part);
+const run = (x: ReturnType<typeof extractHtml>, html: string) => readRule(x!.extractor, html) as Record<string, unknown>[];
 const lastExtract = (r: ReturnType<typeof synthesize>) => {
   const ex = (r.definition as any).steps.at(-1).extract;
   return ex.items ?? ex.record;
@@ -51,7 +44,7 @@ describe("gitweb's headerless tables", () => {
     const r = synthesize({ recording: saved('gw-search'), hints: { arguments: { s: 'antimeridian' } } });
     const ex = lastExtract(r);
     expect(Object.keys(ex.fields)).toEqual(['date', 'author', 'author_url', 'subject', 'subject_text', 'subject_url']);
-    const items = run({ extractor: ex } as any, pageOf('gw-search', /s=antimeridian/));
+    const items = readRule(ex, pageOf('gw-search', /s=antimeridian/)) as Record<string, unknown>[];
     expect(items[0]!.subject).toBe('api: rework labels at the antimeridian');
     expect(items[0]!.subject_text).toContain('work on labels at the antimeridian.');
     expect((r.definition as any).steps.at(-1).query.s).toBe('{{args.s}}');
@@ -61,7 +54,7 @@ describe("gitweb's headerless tables", () => {
     const r = synthesize({ recording: saved('gw-tree'), hints: { arguments: { f: 'src' } } });
     const ex = lastExtract(r);
     expect(Object.keys(ex.fields)).toEqual(['mode', 'size', 'name', 'name_url']);
-    const items = run({ extractor: ex } as any, pageOf('gw-tree', /f=src/));
+    const items = readRule(ex, pageOf('gw-tree', /f=src/)) as Record<string, unknown>[];
     expect(items.map((i) => i.name)).toEqual(['..', 'cache.c', 'cli.c', 'projection.c', 'render', 'tests.c', 'tiles.c']);
   });
 
@@ -69,7 +62,7 @@ describe("gitweb's headerless tables", () => {
     const r = synthesize({ recording: saved('gw-projects'), hints: { arguments: { s: 'tiles' } } });
     const ex = lastExtract(r);
     expect(ex.fields.description).toMatchObject({ column: 'Description', selector: '[title]', attr: 'title' });
-    const [atlas] = run({ extractor: ex } as any, pageOf('gw-projects', /s=tiles/));
+    const [atlas] = readRule(ex, pageOf('gw-projects', /s=tiles/)) as Record<string, unknown>[];
     expect(atlas).toMatchObject({
       project: 'atlas.git',
       description: 'Mapping toolkit that renders and caches map tiles',
@@ -95,7 +88,7 @@ describe("gitweb's commit page", () => {
       'parent',
       'content',
     ]);
-    const rec = extractValue(ex, new View({ url: 'http://x/', status: 200, text: pageOf('gw-commit', /a=commit;h=/) }), 't') as any;
+    const rec = readRule(ex, pageOf('gw-commit', /a=commit;h=/));
     expect(rec).toMatchObject({
       author: 'Lee Park <lee@example.test>',
       committer: 'Dana Reyes <dana@example.test>',
