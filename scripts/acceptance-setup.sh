@@ -99,6 +99,44 @@ wait $CHILD || true
 drop
 SERVE
 chmod +x /var/lib/cs-acceptance/lib/pg-copy.sh
+# One Apache for the CGI browsers (gitweb, cgit): their serve.sh ends with `exec cgi-httpd.sh PORT
+# NAME` and gives their own lines on standard input. Written on every run.
+cat > /var/lib/cs-acceptance/lib/cgi-httpd.sh <<'SERVE'
+#!/bin/sh
+# cgi-httpd.sh PORT NAME: Apache in the foreground on 127.0.0.1:PORT with mod_cgi, its own run
+# directory /tmp/cs-acceptance-NAME-PORT, the app's own configuration lines read from stdin.
+set -e
+DIR=/tmp/cs-acceptance-$2-$1
+rm -rf "$DIR" && mkdir -p "$DIR/run"
+cat > "$DIR/httpd.conf" <<CONF
+ServerRoot /etc/apache2
+ServerName 127.0.0.1
+Listen 127.0.0.1:$1
+PidFile $DIR/run/httpd.pid
+DefaultRuntimeDir $DIR/run
+Mutex file:$DIR/run
+User www-data
+Group www-data
+ErrorLog $DIR/error.log
+LogLevel warn
+LoadModule mpm_prefork_module /usr/lib/apache2/modules/mod_mpm_prefork.so
+LoadModule authz_core_module /usr/lib/apache2/modules/mod_authz_core.so
+LoadModule alias_module /usr/lib/apache2/modules/mod_alias.so
+LoadModule cgi_module /usr/lib/apache2/modules/mod_cgi.so
+LoadModule dir_module /usr/lib/apache2/modules/mod_dir.so
+LoadModule env_module /usr/lib/apache2/modules/mod_env.so
+LoadModule mime_module /usr/lib/apache2/modules/mod_mime.so
+TypesConfig /etc/mime.types
+CONF
+cat >> "$DIR/httpd.conf"
+chown -R www-data:www-data "$DIR"
+# (Its own session: Apache's prefork MPM ends its whole process group when it stops.)
+setsid /usr/sbin/apache2 -f "$DIR/httpd.conf" -DFOREGROUND &
+WEB=$!
+trap 'kill $WEB 2>/dev/null; wait $WEB 2>/dev/null; exit 0' INT TERM
+wait $WEB
+SERVE
+chmod +x /var/lib/cs-acceptance/lib/cgi-httpd.sh
 
 # ---- DokuWiki: an admin account, public read, seeded pages (a table, a definition list, many hits)
 DW=/var/lib/dokuwiki/data/pages
@@ -2831,29 +2869,8 @@ CONF
   chown -R www-data:www-data "$GW_DIR/repos"
   cat > "$GW_DIR/serve.sh" <<'SERVE'
 #!/bin/sh
-# serve.sh PORT: Apache in the foreground serving gitweb.cgi at / on PORT (its own run directory).
-set -e
-DIR=/tmp/cs-acceptance-gitweb-$1
-rm -rf "$DIR" && mkdir -p "$DIR/run"
-cat > "$DIR/httpd.conf" <<CONF
-ServerRoot /etc/apache2
-ServerName 127.0.0.1
-Listen 127.0.0.1:$1
-PidFile $DIR/run/httpd.pid
-DefaultRuntimeDir $DIR/run
-Mutex file:$DIR/run
-User www-data
-Group www-data
-ErrorLog $DIR/error.log
-LogLevel warn
-LoadModule mpm_prefork_module /usr/lib/apache2/modules/mod_mpm_prefork.so
-LoadModule authz_core_module /usr/lib/apache2/modules/mod_authz_core.so
-LoadModule alias_module /usr/lib/apache2/modules/mod_alias.so
-LoadModule cgi_module /usr/lib/apache2/modules/mod_cgi.so
-LoadModule dir_module /usr/lib/apache2/modules/mod_dir.so
-LoadModule env_module /usr/lib/apache2/modules/mod_env.so
-LoadModule mime_module /usr/lib/apache2/modules/mod_mime.so
-TypesConfig /etc/mime.types
+# serve.sh PORT: Apache in the foreground serving gitweb.cgi at / on PORT (lib/cgi-httpd.sh).
+exec /var/lib/cs-acceptance/lib/cgi-httpd.sh "$1" gitweb <<'CONF'
 SetEnv GITWEB_CONFIG /var/lib/cs-acceptance/gitweb/gitweb.conf
 DocumentRoot /usr/share/gitweb
 <Directory /usr/share/gitweb>
@@ -2863,12 +2880,6 @@ DocumentRoot /usr/share/gitweb
   Require all granted
 </Directory>
 CONF
-chown -R www-data:www-data "$DIR"
-# (Its own session: Apache's prefork MPM ends its whole process group when it stops.)
-setsid /usr/sbin/apache2 -f "$DIR/httpd.conf" -DFOREGROUND &
-WEB=$!
-trap 'kill $WEB 2>/dev/null; wait $WEB 2>/dev/null; exit 0' INT TERM
-wait $WEB
 SERVE
   chmod +x "$GW_DIR/serve.sh"
   touch "$GW_DIR/.seeded"
@@ -2902,31 +2913,12 @@ scan-path=/var/lib/cs-acceptance/gitweb/repos
 CONF
   cat > "$CG_DIR/serve.sh" <<'SERVE'
 #!/bin/sh
-# serve.sh PORT: Apache in the foreground serving cgit.cgi for every path on PORT but its stylesheet.
-set -e
-DIR=/tmp/cs-acceptance-cgit-$1
-rm -rf "$DIR" && mkdir -p "$DIR/run"
-cat > "$DIR/httpd.conf" <<CONF
-ServerRoot /etc/apache2
-ServerName 127.0.0.1
-Listen 127.0.0.1:$1
-PidFile $DIR/run/httpd.pid
-DefaultRuntimeDir $DIR/run
-Mutex file:$DIR/run
-User www-data
-Group www-data
-ErrorLog $DIR/error.log
-LogLevel warn
-LoadModule mpm_prefork_module /usr/lib/apache2/modules/mod_mpm_prefork.so
-LoadModule authz_core_module /usr/lib/apache2/modules/mod_authz_core.so
-LoadModule alias_module /usr/lib/apache2/modules/mod_alias.so
-LoadModule cgi_module /usr/lib/apache2/modules/mod_cgi.so
-LoadModule env_module /usr/lib/apache2/modules/mod_env.so
-LoadModule mime_module /usr/lib/apache2/modules/mod_mime.so
-TypesConfig /etc/mime.types
+# serve.sh PORT: Apache in the foreground serving cgit.cgi for every path on PORT but its
+# stylesheet (lib/cgi-httpd.sh).
+exec /var/lib/cs-acceptance/lib/cgi-httpd.sh "$1" cgit <<'CONF'
 SetEnv CGIT_CONFIG /var/lib/cs-acceptance/cgit/cgitrc
 Alias /cgit-css /usr/share/cgit
-ScriptAliasMatch "^/(?!cgit-css)(.*)$" /usr/lib/cgit/cgit.cgi/\$1
+ScriptAliasMatch "^/(?!cgit-css)(.*)$" /usr/lib/cgit/cgit.cgi/$1
 <Directory /usr/share/cgit>
   Require all granted
 </Directory>
@@ -2934,12 +2926,6 @@ ScriptAliasMatch "^/(?!cgit-css)(.*)$" /usr/lib/cgit/cgit.cgi/\$1
   Require all granted
 </Directory>
 CONF
-chown -R www-data:www-data "$DIR"
-# (Its own session: Apache's prefork MPM ends its whole process group when it stops.)
-setsid /usr/sbin/apache2 -f "$DIR/httpd.conf" -DFOREGROUND &
-WEB=$!
-trap 'kill $WEB 2>/dev/null; wait $WEB 2>/dev/null; exit 0' INT TERM
-wait $WEB
 SERVE
   chmod +x "$CG_DIR/serve.sh"
   touch "$CG_DIR/.seeded"
