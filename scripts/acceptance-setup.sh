@@ -65,6 +65,7 @@ command -v supervisord >/dev/null || need+=(supervisor)
 [ -x /usr/sbin/apache2 ] || need+=(apache2)
 perl -MCGI -e1 2>/dev/null || need+=(libcgi-pm-perl)
 [ -x /usr/lib/cgit/cgit.cgi ] || need+=(cgit)
+command -v gitit >/dev/null || need+=(gitit)
 if [ ! -d /usr/share/roundcube ]; then
   need+=(roundcube-core roundcube-sqlite3 dovecot-imapd)
   # (Roundcube's database is our own SQLite file per run: no dbconfig-common database.)
@@ -2931,4 +2932,66 @@ SERVE
   touch "$CG_DIR/.seeded"
 fi
 
-echo "acceptance apps ready: dokuwiki (/usr/share/dokuwiki), phpmyadmin (/usr/share/phpmyadmin), mariadb db acme, adminer (/usr/share/adminer, mariadb db orchard), mediawiki (/var/lib/mediawiki, sqlite $MWDB), wordpress (/usr/share/wordpress, mariadb db wordpress), fossil ($FSL_DIR/repo.fossil), redmine (/usr/share/redmine, sqlite), django admin ($DJ_DIR), directus ($DX_DIR, postgresql db directus_acc), request tracker 5 (/usr/share/request-tracker5, sqlite), ghost ($GH_DIR, sqlite), transmission ($TR_DIR), jupyter ($JN_DIR), qbittorrent ($QB_DIR), verdaccio ($VD_DIR), radicale ($RD_DIR), rabbitmq ($RQ_DIR), syncthing ($ST_DIR), prometheus ($PM_DIR), tomcat ($TC_DIR), roundcube ($RC_DIR), monit ($MN_DIR), shaarli ($SH_DIR), znc ($ZN_DIR), zabbix ($ZB_DIR, postgresql db zabbix_seed), vendure ($VN_DIR, postgresql db vendure_seed), postfixadmin ($PF_DIR, sqlite), nagios ($NG_DIR, apache2 on the test's port), tt-rss ($TT_DIR, postgresql db ttrss_seed), icinga web 2 ($IW_DIR, postgresql db icingaweb_seed), tiddlywiki ($TW_DIR), deluge ($DL_DIR), cacti ($CT_DIR, mariadb db cacti_seed), node-red ($NR_DIR), unleash ($UL_DIR, postgresql db unleash_seed), n8n ($N8_DIR), rspamd ($RS_DIR), cups ($CU_DIR), hledger-web ($HL_DIR), haproxy ($HP_DIR), supervisor ($SV_DIR), gitweb ($GW_DIR, apache2 on the test's port), cgit ($CG_DIR, gitweb's repositories)"
+# ---- Gitit 0.15 (Debian's gitit: a wiki in Haskell, served by its own Happstack server, whose
+# pages are Markdown files in a git repository). Sign-in by a form and a session cookie; a page is
+# edited in a form that carries the revision it was read at (`sha1`); search results, a page's
+# history, recent activity by author and category pages are lists of links. Seeded: the wiki's
+# own first pages, a user `seed`, eight service pages in categories (two commits each, by three
+# authors with fixed dates) and an on-call rota of thirty revisions. Each start serves a fresh copy.
+GT_DIR=/var/lib/cs-acceptance/gitit
+if [ ! -f "$GT_DIR/.seeded" ]; then
+  rm -rf "$GT_DIR" && mkdir -p "$GT_DIR/seed"
+  gitit --print-default-config | sed -e 's/^address: .*/address: 127.0.0.1/' -e 's/^math: .*/math: raw/' \
+    -e 's/^wiki-title: .*/wiki-title: Runbook Wiki/' -e 's/^recent-activity-days: .*/recent-activity-days: 10000/' \
+    -e 's/^compress-responses: .*/compress-responses: no/' > "$GT_DIR/seed/gitit.conf"
+  # (The first start writes the repository, its first pages, static files and templates.)
+  (cd "$GT_DIR/seed" && exec gitit -f gitit.conf -p 9021) & GT_PID=$!
+  for _ in $(seq 1 100); do curl -sf -o /dev/null http://127.0.0.1:9021/_login && break; sleep 0.2; done
+  curl -sf -o /dev/null -X POST http://127.0.0.1:9021/_register --data-urlencode username=seed \
+    --data-urlencode email=seed@example.org --data-urlencode full_name_1= --data-urlencode password=gt-seed-pass-1 \
+    --data-urlencode password2=gt-seed-pass-1 --data-urlencode destination= --data-urlencode register=Register
+  kill $GT_PID; wait $GT_PID 2>/dev/null || true
+  grep -q '"seed"' "$GT_DIR/seed/gitit-users"
+  cd "$GT_DIR/seed/wikidata"
+  n=0
+  gtcommit() { # AUTHOR EMAIL MESSAGE: a commit dated by its number, the same on every machine
+    n=$((n + 1))
+    local d="2025-03-$(printf %02d $((1 + n % 27))) $(printf %02d $((8 + n % 10))):$(printf %02d $((n * 7 % 60))):00 +0000"
+    GIT_AUTHOR_NAME="$1" GIT_AUTHOR_EMAIL="$2" GIT_COMMITTER_NAME="$1" GIT_COMMITTER_EMAIL="$2" \
+      GIT_AUTHOR_DATE="$d" GIT_COMMITTER_DATE="$d" git commit -q -m "$3"
+  }
+  authors=("Ada Moreno:ada@example.org" "Bo Lindqvist:bo@example.org" "Chidi Okafor:chidi@example.org")
+  i=0
+  for s in "Billing:payments:charges cards and sends invoices" "Search:indexing:indexes the catalogue every night" \
+    "Gateway:routing:routes every public request" "Mailer:notifications:sends receipts and password resets" \
+    "Ledger:payments:keeps the double-entry accounts" "Thumbnails:media:resizes uploaded images" \
+    "Scheduler:jobs:runs the recurring jobs" "Reports:analytics:builds the weekly revenue report"; do
+    IFS=: read -r name team what <<<"$s"
+    a=${authors[$((i % 3))]} b=${authors[$(((i + 1) % 3))]}
+    printf -- '---\ncategories: Service, %s\n...\n\n%s %s. It belongs to the %s team.\n\n## Owners\n\nThe %s team is on call for %s during working hours.\n\n## Runbook\n\nRestart %s with `systemctl restart %s` and check its dashboard.\n' \
+      "${team^}" "$name" "$what" "$team" "$team" "$name" "$name" "${name,,}" > "$name.page"
+    git add "$name.page" && gtcommit "${a%%:*}" "${a##*:}" "Create $name"
+    printf '\n## Alerts\n\nPage the %s on-call when %s has failed twice in ten minutes.\n' "$team" "$name" >> "$name.page"
+    git add "$name.page" && gtcommit "${b%%:*}" "${b##*:}" "Alert rule for $name"
+    i=$((i + 1))
+  done
+  printf -- '---\ncategories: Process\n...\n\nWho is on call, week by week.\n\n' > Rota.page
+  for k in $(seq 1 30); do
+    a=${authors[$((k % 3))]} b=${authors[$(((k + 1) % 3))]}
+    printf -- '- Week %s: %s, then %s\n' "$k" "${a%%:*}" "${b%%:*}" >> Rota.page
+    git add Rota.page && gtcommit "${a%%:*}" "${a##*:}" "Rota: week $k"
+  done
+  cd - >/dev/null
+  cat > "$GT_DIR/serve.sh" <<'SERVE'
+#!/bin/sh
+# serve.sh PORT: gitit on PORT over a fresh copy of the seeded wiki (its repository, users, templates).
+set -e
+RUN=/tmp/cs-gitit-run-$1
+rm -rf "$RUN" && cp -a /var/lib/cs-acceptance/gitit/seed "$RUN" && cd "$RUN"
+exec gitit -f gitit.conf -p "$1" -l 127.0.0.1
+SERVE
+  chmod +x "$GT_DIR/serve.sh"
+  touch "$GT_DIR/.seeded"
+fi
+
+echo "acceptance apps ready: dokuwiki (/usr/share/dokuwiki), phpmyadmin (/usr/share/phpmyadmin), mariadb db acme, adminer (/usr/share/adminer, mariadb db orchard), mediawiki (/var/lib/mediawiki, sqlite $MWDB), wordpress (/usr/share/wordpress, mariadb db wordpress), fossil ($FSL_DIR/repo.fossil), redmine (/usr/share/redmine, sqlite), django admin ($DJ_DIR), directus ($DX_DIR, postgresql db directus_acc), request tracker 5 (/usr/share/request-tracker5, sqlite), ghost ($GH_DIR, sqlite), transmission ($TR_DIR), jupyter ($JN_DIR), qbittorrent ($QB_DIR), verdaccio ($VD_DIR), radicale ($RD_DIR), rabbitmq ($RQ_DIR), syncthing ($ST_DIR), prometheus ($PM_DIR), tomcat ($TC_DIR), roundcube ($RC_DIR), monit ($MN_DIR), shaarli ($SH_DIR), znc ($ZN_DIR), zabbix ($ZB_DIR, postgresql db zabbix_seed), vendure ($VN_DIR, postgresql db vendure_seed), postfixadmin ($PF_DIR, sqlite), nagios ($NG_DIR, apache2 on the test's port), tt-rss ($TT_DIR, postgresql db ttrss_seed), icinga web 2 ($IW_DIR, postgresql db icingaweb_seed), tiddlywiki ($TW_DIR), deluge ($DL_DIR), cacti ($CT_DIR, mariadb db cacti_seed), node-red ($NR_DIR), unleash ($UL_DIR, postgresql db unleash_seed), n8n ($N8_DIR), rspamd ($RS_DIR), cups ($CU_DIR), hledger-web ($HL_DIR), haproxy ($HP_DIR), supervisor ($SV_DIR), gitweb ($GW_DIR, apache2 on the test's port), cgit ($CG_DIR, gitweb's repositories), gitit ($GT_DIR)"

@@ -283,21 +283,28 @@ export function detailBlock($: cheerio.CheerioAPI, site: SiteTemplate): Structur
       fieldCount: Object.keys(rec.fields).length,
       main: true,
     });
-  // The main content block as a whole: its heading and its text (an article, a wiki page).
-  const body = contentOf($, main, heading, site);
-  const tfields: Record<string, CssField> = {
-    ...(fields.title ? { title: fields.title } : {}),
-    content: body && !body.is(main) ? { selector: shortRel(main, body, stableIdOf($, body)) } : {},
-  };
+  // The main content block as a whole: its heading and its text (an article, a wiki page). A page
+  // title right beside the block (gitit's <h1> over its #wikipage) is its title, not the block's
+  // first section heading.
+  const beside = h1.length ? null : besideHeading($, main, ownHeading);
+  const body = contentOf($, main, beside ? $() : heading, site);
+  const content: CssField = body && !body.is(main) ? { selector: shortRel(main, body, stableIdOf($, body)) } : {};
+  const tfields: Record<string, CssField> = beside
+    ? {
+        title: { selector: shortRel(beside.holder, beside.h1, ['h1']), required: false },
+        content: { ...content, selector: `${relPath(beside.holder, main)}${content.selector ? ` ${content.selector}` : ''}` },
+      }
+    : { ...(fields.title ? { title: fields.title } : {}), content };
+  const whole = beside ? pathOf($, beside.holder) : root;
   out.push({
     kind: 'detail',
-    extractor: { from: 'css', selector: root, fields: tfields },
+    extractor: { from: 'css', selector: whole, fields: tfields },
     schema: {
       type: 'object',
-      properties: { ...(fields.title ? { title: nullable({ type: 'string' }) } : {}), content: { type: 'string' } },
-      required: [...(fields.title ? ['title'] : []), 'content'],
+      properties: { ...(tfields.title ? { title: nullable({ type: 'string' }) } : {}), content: { type: 'string' } },
+      required: [...(tfields.title ? ['title'] : []), 'content'],
     },
-    why: `main content block ${root} (heading and text)`,
+    why: `main content block ${whole} (heading and text)`,
     text: clean(main.text()),
     records: 1,
     fieldCount: Object.keys(tfields).length,
@@ -320,8 +327,7 @@ function pageHeading(
   fields: Record<string, CssField>,
   props: Record<string, Schema>,
 ): { root: string; fields: Record<string, CssField>; props: Record<string, Schema> } | null {
-  const block = main.get(0)!;
-  const outer = $('h1').filter((_, e) => own($(e)) && !$.contains(block, e) && !!clean($(e).text()));
+  const outer = outerH1($, main, own);
   if (outer.length !== 1) return null;
   const holder = main
     .parents()
@@ -334,6 +340,22 @@ function pageHeading(
   for (const [k, f] of Object.entries(fields)) wide[k] = { ...f, selector: f.selector ? `${inner} ${f.selector}` : inner };
   return { root: pathOf($, holder), fields: wide, props: { [name]: nullable({ type: 'string' }), ...props } };
 }
+
+/**
+ * The page's one own <h1> right beside a block that has none (a sibling of the block or of its
+ * parent, under the nearest element holding both): the block's title. Null otherwise — a site's
+ * name further up is no page's title.
+ */
+function besideHeading($: cheerio.CheerioAPI, main: El, own: (e: El) => boolean): { h1: El; holder: El } | null {
+  const outer = outerH1($, main, own);
+  if (outer.length !== 1) return null;
+  const holder = main.parent().has(outer).length ? main.parent() : main.parent().parent();
+  return holder.length && outer.parent().is(holder) && $.contains(holder.get(0)!, main.get(0)!) ? { h1: outer, holder } : null;
+}
+
+/** The page's own <h1>s with words outside `main`. */
+const outerH1 = ($: cheerio.CheerioAPI, main: El, own: (e: El) => boolean) =>
+  $('h1').filter((_, e) => own($(e)) && !$.contains(main.get(0)!, e) && !!clean($(e).text()));
 
 /** The first heading after the title that comes before every field of the record: its subject. */
 function subHeading($: cheerio.CheerioAPI, main: El, title: El, fields: CssField[], own: (e: El) => boolean): El | null {

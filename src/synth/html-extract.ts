@@ -166,7 +166,9 @@ export function extractHtml(
   const view = new View({ url: 'http://recorded.invalid/', status: 200, text: html });
   const conv = [detail($, []), list($, [])].filter((c): c is HtmlExtraction => !!c);
   const cands: { c: HtmlExtraction; score: number; missing: string[] }[] = [];
-  const consider = (c: HtmlExtraction, base: number, echoes = true) => {
+  // echoes: whether a typed value the candidate shows counts for it — 'heading' only when its own
+  // heading shows it, 'never' not even then.
+  const consider = (c: HtmlExtraction, base: number, echoes: boolean | 'never' = true) => {
     let sample: unknown;
     try {
       sample = extractValue(c.extractor, view, 'synthesis');
@@ -181,7 +183,12 @@ export function extractHtml(
     // Words only, in text only: a typed number (an id) echoes everywhere, in the page's own links
     // ("/issues/31.atom"), dates and times. A link field is no text at all: every command link of
     // a record's page names the record (`cmd.cgi?host=orchard-db`), whatever list it is in.
-    const texts = flatValues(sample, true)
+    // (A list's entry that is nothing but a typed value — "-Payments" on the category page it
+    // filters, a link that drops it — names the query: no hit that echoes it. Such a list is the
+    // menu the value was chosen from, not what choosing it showed.)
+    const entries = c.kind === 'list' && Array.isArray(sample) ? sample.filter((r) => !namesTyped(r, typed)) : [sample];
+    const chooser = Array.isArray(sample) && entries.length < sample.length;
+    const texts = flatValues(entries, true)
       .map((v) => v.toLowerCase())
       .filter((v) => !/^(https?:\/\/|\/|\?|#)/.test(v.trim()));
     // (A slug typed into the URL — "the-broken-fence", "Main_Page" — reads as the words it stands for.)
@@ -199,11 +206,15 @@ export function extractHtml(
     const headed = !!named && !!c.labelled && typeof title === 'string' && unslug(title).includes(unslug(named));
     // (A block is credited with an echo its list does not hold only when its own heading shows it:
     // the post a slug names.)
-    const echoed = seen.length > 0 && (echoes || (typeof title === 'string' && seen.some((t) => unslug(title).includes(unslug(t)))));
+    const echoed =
+      seen.length > 0 &&
+      echoes !== 'never' &&
+      (echoes || (typeof title === 'string' && seen.some((t) => unslug(title).includes(unslug(t)))));
     const score =
       (hints.length ? (100 * (exact.length + 0.6 * inside.length)) / hints.length : 0) +
       (echoed ? 10 : 0) +
-      (headed ? 10 : 0) +
+      (headed ? 10 : 0) -
+      (chooser ? 3 : 0) +
       base +
       (prefer?.(c.kind, sample) ?? 0);
     cands.push({ c: { ...c, sample }, score, missing });
@@ -226,13 +237,16 @@ export function extractHtml(
           ? 1
           : Math.min(s.fieldCount, 12);
     // A typed value the whole block shows only outside that list (its heading, a breadcrumb) is no
-    // echo of hits: the block as a whole gets no credit for it.
+    // echo of hits: the block as a whole gets no credit for it. A block of links under a heading (a
+    // category's pages and its navigation) is a list page, whatever its heading says.
     consider(
       { kind: s.kind, extractor: s.extractor, schema: s.schema, sample: null, why: s.why, labelled: s.labelled },
       size + (s.main ? 5 : 0) + (s.bonus ?? 0),
-      !(block && listText * 3 >= shown(s.extractor.selector)),
+      block && linkDense($, s.extractor.selector) ? 'never' : !(block && listText * 3 >= shown(s.extractor.selector)),
     );
   }
+  // (A stable sort: of equal scores the first candidate, in the page's order, wins — the list
+  // right under the page's heading over another further down.)
   cands.sort((a, b) => b.score - a.score);
   const best = cands[0];
   if (!best) return null;
@@ -249,6 +263,22 @@ const unslug = (t: string) =>
     .toLowerCase()
     .replace(/[-_+\s]+/g, ' ')
     .trim();
+
+/** Whether the text of block `sel` below its headings is (nearly) all links' words: a page of links, not an article. */
+function linkDense($: cheerio.CheerioAPI, sel: string): boolean {
+  const block = $(sel).first();
+  const len = (e: cheerio.Cheerio<any>) => e.toArray().reduce((n, x) => n + clean(visibleText($(x))).length, 0);
+  const heads = block.find('h1, h2, h3');
+  const text = len(block) - len(heads);
+  const links = len(block.find('a[href]').filter((_, a) => !$(a).closest('h1, h2, h3').length));
+  return text > 0 && links >= text * 0.8;
+}
+
+/** A record whose text, but for signs around it, is one of the typed values. */
+const namesTyped = (record: unknown, typed: string[]): boolean => {
+  const text = unslug(flatValues(record, true).join(' ')).replace(/^[^\p{L}\p{N}]+|[^\p{L}\p{N}]+$/gu, '');
+  return typed.some((t) => unslug(t) === text);
+};
 
 /** Every leaf value of a sample; `textOnly` leaves out link fields (`x_url`, `url`). */
 const flatValues = (v: unknown, textOnly = false): string[] =>

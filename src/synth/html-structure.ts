@@ -57,20 +57,39 @@ function leavesOf($: cheerio.CheerioAPI, rec: El): Leaf[] {
     if (/^(script|style|svg|button|input|select|textarea)$/.test(tag) || hidden($, e)) return;
     if (!e.is(rec)) {
       const path = relPath(rec, e);
-      const nameHint = e.attr('itemprop') ?? e.attr('data-field') ?? classWords(e.attr('class'))[0] ?? '';
+      const ownHint = e.attr('itemprop') ?? e.attr('data-field') ?? classWords(e.attr('class'))[0] ?? '';
+      // (A link is named by what wraps it alone or what it alone holds: `<span class="author"><a>`,
+      // `<a><span class="subject">` — gitit's history.)
+      const wrapped = tag === 'a' ? linkHint($, rec, e) : '';
+      const nameHint = ownHint || wrapped;
       if (tag === 'a' && e.attr('href')) out.push({ path, attr: 'href', kind: 'link', hint: nameHint });
       if (tag === 'time' && e.attr('datetime')) out.push({ path, attr: 'datetime', kind: 'time', hint: 'date' });
       if (tag === 'img' && e.attr('src')) out.push({ path, attr: 'src', kind: 'img', hint: 'image' });
       const own = ownText(e);
       const kids = e.children().length;
       if (own || (kids === 0 && clean(e.text())))
-        out.push({ path, kind: 'text', hint: tag === 'a' ? 'title' : /^h[1-6]$/.test(tag) ? 'title' : nameHint });
+        out.push({ path, kind: 'text', hint: tag === 'a' ? wrapped || 'title' : /^h[1-6]$/.test(tag) ? 'title' : nameHint });
       if (tag === 'a' && own) return; // the link's text is its value; don't split it further
     }
     e.children().each((_, c) => visit($(c)));
   };
   visit(rec);
   return out;
+}
+
+/**
+ * The class word of the element that wraps link `a` alone (inside the record), else of the one
+ * element it alone holds — for a link with words (an icon's classes name no value).
+ */
+function linkHint($: cheerio.CheerioAPI, rec: El, a: El): string {
+  if (!/[\p{L}\p{N}]/u.test(a.text())) return '';
+  const p = a.parent();
+  if (!p.is(rec) && p.children().length === 1 && !ownText(p)) {
+    const w = classWords(p.attr('class'))[0];
+    if (w) return w;
+  }
+  const kids = a.children();
+  return kids.length === 1 && !ownText(a) ? (classWords(kids.attr('class'))[0] ?? '') : '';
 }
 
 /**

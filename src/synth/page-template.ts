@@ -69,6 +69,8 @@ export function siteTemplate($: cheerio.CheerioAPI, otherPages: string[]): SiteT
  * elements: how much of the page's own content it holds.
  */
 export function contentLength($: cheerio.CheerioAPI, e: El, skip: string, template: Set<unknown>): number {
+  // (A template element holds none of the page's own content, itself included: gitit's sidebar.)
+  if (template.has(e.get(0))) return 0;
   let n = 0;
   const walk = (node: any) => {
     for (const c of node.children ?? []) {

@@ -139,6 +139,9 @@ export async function synthesizeAndRun(
   t = Date.now();
   const out = await run(h, { connector_id: r.json.id, ...runBody });
   figures.push({ flow: name, synthMs, runMs: Date.now() - t, engine: def.engine });
+  // ACCEPTANCE_RESULT_DIR=<dir> keeps each flow's definition and run there, to read what synthesis made.
+  if (process.env.ACCEPTANCE_RESULT_DIR)
+    fs.writeFileSync(path.join(process.env.ACCEPTANCE_RESULT_DIR, `${name}.json`), JSON.stringify({ definition: def, run: out }, null, 1));
   expect(out.status, JSON.stringify(out.error)).toBe('success');
   return { result: out.result, def };
 }
@@ -213,12 +216,13 @@ export function liveApp(app: RealApp, backend: Backend, user: string, password: 
 }
 
 /**
- * The field of a list's records whose values are exactly `want`, in order (a run checked against
+ * The field of a list's records whose values are exactly `want`, in order unless `anyOrder` (a run checked against
  * the application's own list, whatever synthesis named the field); fails naming the fields there are.
  */
-export function fieldHolding(items: Record<string, unknown>[], want: string[]): string {
+export function fieldHolding(items: Record<string, unknown>[], want: string[], anyOrder = false): string {
   const keys = Object.keys(items[0] ?? {});
-  const key = keys.find((k) => JSON.stringify(items.map((i) => String(i[k] ?? '').trim())) === JSON.stringify(want));
+  const ordered = (v: string[]) => (anyOrder ? [...v].sort() : v);
+  const key = keys.find((k) => JSON.stringify(ordered(items.map((i) => String(i[k] ?? '').trim()))) === JSON.stringify(ordered(want)));
   expect(key, `a field holding ${JSON.stringify(want.slice(0, 3))}… in ${JSON.stringify(items.slice(0, 2))}`).toBeDefined();
   return key!;
 }

@@ -52,7 +52,8 @@ export interface RealApp {
     | 'haproxy'
     | 'supervisor'
     | 'gitweb'
-    | 'cgit';
+    | 'cgit'
+    | 'gitit';
   /** The PHP document root (Fossil: the repository file; Redmine: the Rails application). */
   docroot: string;
   /** Port the fixtures were recorded on. */
@@ -525,6 +526,15 @@ export const APPS: Record<RealApp['name'], RealApp> = {
     // (gitweb's repositories, in cgit's markup.)
     needs: ['/var/lib/cs-acceptance/cgit/.seeded', '/var/lib/cs-acceptance/gitweb/.seeded', '/usr/lib/cgit/cgit.cgi', '/usr/sbin/apache2'],
     server: (port) => ({ cmd: '/bin/sh', args: ['/var/lib/cs-acceptance/cgit/serve.sh', String(port)] }),
+  },
+  gitit: {
+    name: 'gitit',
+    docroot: '/var/lib/cs-acceptance/gitit',
+    recordedPort: 9022,
+    needs: ['/var/lib/cs-acceptance/gitit/.seeded', '/usr/bin/gitit'],
+    // (A fresh copy of the seeded wiki per start: its repository, users and sessions.)
+    server: (port) => ({ cmd: '/bin/sh', args: ['/var/lib/cs-acceptance/gitit/serve.sh', String(port)] }),
+    readyPath: '/_login',
   },
 };
 
@@ -1215,8 +1225,25 @@ export async function supervisorAction(base: string, process: string, action: st
 
 /** `git` over one of gitweb's (and cgit's) seeded bare repositories (`atlas`, `beacon`, `cobalt`); its output's lines. */
 export function gitwebGit(repo: string, ...args: string[]): string[] {
-  const out = execFileSync('git', ['-c', 'safe.directory=*', '-C', `/var/lib/cs-acceptance/gitweb/repos/${repo}.git`, ...args], {
-    encoding: 'utf8',
-  });
+  return gitLines(`/var/lib/cs-acceptance/gitweb/repos/${repo}.git`, args);
+}
+
+/** `git -C dir args…`'s output lines (any owner's repository: the seeds are root's). */
+function gitLines(dir: string, args: string[]): string[] {
+  const out = execFileSync('git', ['-c', 'safe.directory=*', '-C', dir, ...args], { encoding: 'utf8' });
   return out.split('\n').filter((l) => l !== '');
+}
+
+export const GITIT_USER = { username: 'seed', password: 'gt-seed-pass-1' };
+const GITIT_SEED = '/var/lib/cs-acceptance/gitit/seed/wikidata';
+
+/** git over the seeded wiki's repository (as the setup wrote it; a run's edits are in its own copy): its output's lines. */
+export function gititGit(...args: string[]): string[] {
+  return gitLines(GITIT_SEED, args);
+}
+
+/** A page's Markdown source as the wiki served at `base` has it now (gitit's own `/_showraw`); null when there is none. */
+export async function gititRaw(base: string, page: string): Promise<string | null> {
+  const r = await fetch(`${base}/_showraw/${encodeURIComponent(page)}`);
+  return r.ok ? r.text() : null;
 }
