@@ -1,0 +1,80 @@
+// Synthesis on recordings saved from a forty-fourth real application, Gitit (a wiki in Haskell over a
+// git repository; scripts/acceptance-setup.sh), and the rules it showed: a sign-in answered by a
+// 303 with an empty Location (no redirect: the answer itself), a sidebar every page shares that
+// must not be the page's content, a page title beside the content block, links named by what wraps
+// them, and a category page whose own navigation lists the category it shows.
+import { describe, expect, it } from 'vitest';
+import { extractHtml } from '../../../src/synth/html-extract.js';
+import { synthesize } from '../../../src/synth/index.js';
+import { readRule as read, savedPage, savedRecording } from '../../helpers/saved-recordings.js';
+
+const saved = (name: string) => savedRecording('gitit', name);
+const pageOf = (name: string, part: RegExp) => savedPage('gitit', name, part);
+/** The recording's other pages (what the site prints on every page is its template). */
+const othersOf = (name: string, page: string) =>
+  saved(name)
+    .log.entries.filter((e: any) => /html/.test(e.response.content.mimeType) && e.response.content.text && e.response.content.text !== page)
+    .map((e: any) => e.response.content.text as string);
+
+describe("Gitit's pages", () => {
+  it('a new page saved after signing in: the sign-in answer is expected as it came (303, nowhere to go), the result is the page it landed on', () => {
+    const r = synthesize({
+      recording: saved('gt-create'),
+      hints: {
+        arguments: {
+          page: 'Deploy Checklist',
+          editedText: 'Tag the release, then deploy the canary first.',
+          logMsg: 'Start the deploy checklist',
+        },
+        secrets: { account: 's1' },
+      },
+      secretValues: { account: { type: 'login', username: 'seed', password: 'gt-seed-pass-1', totp_secret: null } },
+    });
+    const def = r.definition as any;
+    expect(def.login.steps.map((s: any) => [s.method, s.url, s.expect_status])).toEqual([['POST', '/_login', [303]]]);
+    const last = def.steps.at(-1);
+    expect([last.method, last.url]).toEqual(['POST', '/{{args.page | urlencode}}']);
+    // (Not the sidebar's menu, which holds more text than the page's one line but is on every page.)
+    const landing = pageOf('gt-create', /\/Deploy%20Checklist$/);
+    expect(read(last.extract.record, landing)).toEqual({
+      title: 'Deploy Checklist',
+      content: 'Tag the release, then deploy the canary first.',
+    });
+  });
+
+  it("a page: its title is the <h1> beside the text, not the text's first section heading", () => {
+    const page = pageOf('gt-page', /\/Billing$/);
+    const x = extractHtml(page, [], ['Billing'], undefined, othersOf('gt-page', page), 'Billing');
+    const rec = read(x!.extractor, page);
+    expect(rec.title).toBe('Billing');
+    expect(rec.content).toContain('Billing charges cards and sends invoices.');
+    expect(rec.content).not.toMatch(/Front page|All pages/);
+  });
+
+  it("a category: its pages, not the navigation that lists the category itself ('-Payments')", () => {
+    const page = pageOf('gt-category', /_category\/Payments$/);
+    const x = extractHtml(page, [], ['Payments'], undefined, othersOf('gt-category', page), 'Payments');
+    expect(x!.kind).toBe('list');
+    expect(read(x!.extractor, page).map((i: any) => i.title)).toEqual(['Billing', 'Ledger']);
+    // (The menu holding the typed value alone ranks below the block and the list.)
+    expect(x!.considered.at(-1)).toMatch(/#categoryList/);
+  });
+
+  it("a page's history: the author and subject links named by the elements that wrap them", () => {
+    const page = pageOf('gt-history', /_history\/Billing$/);
+    const x = extractHtml(page, [], ['Billing'], undefined, othersOf('gt-history', page), 'Billing');
+    const items = read(x!.extractor, page);
+    expect(items).toHaveLength(2);
+    expect(Object.keys(items[0])).toEqual(['date', 'author_url', 'author', 'subject_url', 'subject']);
+    expect(items.map((i: any) => i.author)).toEqual(['Bo Lindqvist', 'Ada Moreno']);
+    expect(items[1].subject).toBe('Create Billing');
+  });
+
+  it('search hits: each page with its matching lines', () => {
+    const page = pageOf('gt-search', /_search\?patterns=payments/);
+    const x = extractHtml(page, [], ['payments'], undefined, othersOf('gt-search', page));
+    const items = read(x!.extractor, page);
+    expect(items.map((i: any) => i.title)).toEqual(['Ledger', 'Billing']);
+    expect(items[1].matches).toContain('Billing charges cards and sends invoices.');
+  });
+});
