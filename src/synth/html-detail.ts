@@ -288,7 +288,11 @@ export function detailBlock($: cheerio.CheerioAPI, site: SiteTemplate): Structur
   // first section heading.
   const beside = h1.length ? null : besideHeading($, main, ownHeading);
   const body = contentOf($, main, beside ? $() : heading, site);
-  const content: CssField = body && !body.is(main) ? { selector: shortRel(main, body, stableIdOf($, body)) } : {};
+  const toc = contentsTable($, body ?? main);
+  const content: CssField = {
+    ...(body && !body.is(main) ? { selector: shortRel(main, body, stableIdOf($, body)) } : {}),
+    ...(toc ? { except: toc } : {}),
+  };
   const tfields: Record<string, CssField> = beside
     ? {
         title: { selector: shortRel(beside.holder, beside.h1, ['h1']), required: false },
@@ -440,6 +444,25 @@ function leadLine(prose: El, heading: El): El | null {
   if (!lead.length || !/^(div|p)$/.test(tagOf(lead)) || lead.children().length || lead.is(heading)) return null;
   const text = clean(lead.text());
   return text.split(/\s+/).length >= 2 && text.length <= 200 && !/:$/.test(text) ? lead : null;
+}
+
+/**
+ * A table of contents inside `body` — an element whose words are all those of two or more links
+ * within the page (`#owners`, `#runbook`) but for a caption ("Contents") — as a selector for the
+ * text read to leave out (`except`): it repeats the headings below it. The outermost one.
+ */
+function contentsTable($: cheerio.CheerioAPI, body: El): string | null {
+  const found = body
+    .find('ul, ol, div, nav, table')
+    .toArray()
+    .map((e) => $(e))
+    .find((e) => {
+      const links = e.find('a[href]');
+      if (links.length < 2 || links.toArray().some((a) => !/^#./.test($(a).attr('href') ?? ''))) return false;
+      const linked = clean(links.text()).length;
+      return linked > 0 && clean(e.text()).length - linked <= 20;
+    });
+  return found ? shortRel(body, found, stableIdOf($, found)) : null;
 }
 
 /** `#id` when `e` has a stable id that is unique on the page (a selector that survives layout changes). */

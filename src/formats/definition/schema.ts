@@ -67,7 +67,14 @@ const recordWhere = {
 const selectorProps = {
   selector: nonEmpty,
   attr: nonEmpty,
-  fields: fieldsOf({ column: nonEmpty, selector: nonEmpty, attr: nonEmpty, pattern: nonEmpty, fill_down: { type: 'boolean' } }),
+  fields: fieldsOf({
+    column: nonEmpty,
+    selector: nonEmpty,
+    attr: nonEmpty,
+    except: nonEmpty,
+    pattern: nonEmpty,
+    fill_down: { type: 'boolean' },
+  }),
   headings: { type: 'boolean' },
   ...recordWhere,
 };

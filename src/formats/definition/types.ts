@@ -154,6 +154,8 @@ export interface CssField extends Annotated {
   selector?: string;
   /** Attribute to read; omitted = trimmed text; "html" = inner HTML. */
   attr?: string;
+  /** Selector of descendants whose text the value leaves out (a page's table of contents inside its text). */
+  except?: string;
   type?: ValueType;
   /**
    * Regular expression applied to the text (or attribute) read; its first group (else the whole

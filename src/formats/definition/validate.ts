@@ -269,6 +269,7 @@ function stripNonTemplates(t: unknown): unknown {
           'pattern',
           'path',
           'selector',
+          'except',
           'css',
           'text_match',
           'while_selector',
@@ -320,6 +321,7 @@ function checkExtractor(x: Extractor, loc: Loc, err: (loc: Loc, msg: string) => 
     checkSelector(x.selector, [...loc, 'selector'], err, xml);
     for (const [k, f] of Object.entries(x.fields ?? {})) {
       if (f.selector) checkSelector(f.selector, [...loc, 'fields', k, 'selector'], err, xml);
+      if (f.except) checkSelector(f.except, [...loc, 'fields', k, 'except'], err, xml);
       if (f.pattern) {
         try {
           new RegExp(f.pattern);

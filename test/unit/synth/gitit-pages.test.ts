@@ -4,6 +4,7 @@
 // must not be the page's content, a page title beside the content block, links named by what wraps
 // them, and a category page whose own navigation lists the category it shows.
 import { describe, expect, it } from 'vitest';
+import { validateDefinition } from '../../../src/formats/definition/validate.js';
 import { extractHtml } from '../../../src/synth/html-extract.js';
 import { synthesize } from '../../../src/synth/index.js';
 import { readRule as read, savedPage, savedRecording } from '../../helpers/saved-recordings.js';
@@ -49,6 +50,31 @@ describe("Gitit's pages", () => {
     expect(rec.title).toBe('Billing');
     expect(rec.content).toContain('Billing charges cards and sends invoices.');
     expect(rec.content).not.toMatch(/Front page|All pages/);
+    // (Its table of contents — links to its own sections — is left out: the sections follow.)
+    expect((x!.extractor as any).fields.content.except).toBe('#TOC');
+    expect(rec.content.split('\n').slice(0, 2)).toEqual([
+      'Billing charges cards and sends invoices. It belongs to the payments team.',
+      'Owners',
+    ]);
+  });
+
+  it("a field's `except` leaves those descendants' text out, and must be a selector that compiles", () => {
+    const html =
+      '<div id="a"><ul class="toc"><li><a href="#x">X</a></li></ul><p>Body <b>bold</b></p><ul class="toc"><li>two</li></ul></div>';
+    const rule = (except?: string) => ({ from: 'css', selector: '#a', fields: { text: { ...(except ? { except } : {}) } } });
+    expect(read(rule(), html)).toEqual({ text: 'X\nBody bold\ntwo' });
+    expect(read(rule('ul.toc'), html)).toEqual({ text: 'Body bold' });
+    const def = (except: string) => ({
+      format: 'connector-definition/v1',
+      engine: 'http',
+      steps: [{ id: 'page', url: 'http://a.test/', extract: { rec: rule(except) } }],
+      result: '{{vars.rec}}',
+    });
+    const opts = { inputSchema: { type: 'object', properties: {} }, requiredSecrets: [] } as any;
+    expect(validateDefinition(def('ul.toc'), opts)).toEqual([]);
+    expect(validateDefinition(def('ul[[bad'), opts).map((p) => p.loc.join('.'))).toEqual([
+      'body.definition.steps.0.extract.rec.fields.text.except',
+    ]);
   });
 
   it("a category: its pages, not the navigation that lists the category itself ('-Payments')", () => {

@@ -143,10 +143,10 @@ const GAP = { type: 'gap' };
  * "Start\nClear Log", not the template's indentation. Inside `<pre>` or `<textarea>` the text is
  * kept as written.
  */
-export function readableText(node: cheerio.Cheerio<any>): string {
+export function readableText(node: cheerio.Cheerio<any>, except: Set<unknown> = NONE): string {
   for (let p = node.get(0); p; p = p.parent) if (p.name === 'pre' || p.name === 'textarea') return visibleText(node).trim();
   return (
-    textOf(node, true)
+    textOf(node, true, except)
       .split('\n')
       // (A non-breaking space reads as a space: gitweb writes a message's words apart with &nbsp;.)
       .map((l) =>
@@ -160,9 +160,11 @@ export function readableText(node: cheerio.Cheerio<any>): string {
   );
 }
 
-/** The text nodes in document order, hidden subtrees left out (the element itself is read);
- * `laidOut`: source whitespace as one space, line breaks around blocks, a space between cells. */
-function textOf(node: cheerio.Cheerio<any>, laidOut: boolean): string {
+const NONE = new Set<unknown>();
+
+/** The text nodes in document order, hidden subtrees and `except` left out (the element itself is
+ * read); `laidOut`: source whitespace as one space, line breaks around blocks, a space between cells. */
+function textOf(node: cheerio.Cheerio<any>, laidOut: boolean, except: Set<unknown> = NONE): string {
   const styled = styleHidden(node);
   let out = '';
   const stack: any[] = node
@@ -174,7 +176,7 @@ function textOf(node: cheerio.Cheerio<any>, laidOut: boolean): string {
     if (n === LINE) out += '\n';
     else if (n === GAP) out += ' ';
     else if (n.type === 'text') out += laidOut ? n.data.replace(/[ \t\n\r\f]+/g, ' ') : n.data;
-    else if (n.children && n.type !== 'comment' && !(n.name && (notText(n) || styled.has(n)))) {
+    else if (n.children && n.type !== 'comment' && !(n.name && (notText(n) || styled.has(n) || except.has(n)))) {
       const mark = !laidOut ? null : BLOCKS.has(n.name) ? LINE : n.name === 'td' || n.name === 'th' ? GAP : null;
       if (mark) {
         out += mark === LINE ? '\n' : ' ';
@@ -186,9 +188,9 @@ function textOf(node: cheerio.Cheerio<any>, laidOut: boolean): string {
   return out;
 }
 
-function readEl($: cheerio.CheerioAPI, el: any, attr: string | undefined): string | undefined {
+function readEl($: cheerio.CheerioAPI, el: any, attr: string | undefined, except?: string): string | undefined {
   const node = $(el);
-  if (!attr) return readableText(node);
+  if (!attr) return readableText(node, except ? new Set(node.find(except).toArray()) : NONE);
   if (attr === 'html') return node.html() ?? undefined;
   // A checkbox or radio without a value attribute submits "on" (HTML's default), as its DOM
   // `value` says: a form field read from the page is what a browser would send.
@@ -308,7 +310,7 @@ function fieldsOf($: cheerio.CheerioAPI, el: any, fields: Record<string, CssFiel
   for (const [k, f] of Object.entries(fields)) {
     const base = f.column !== undefined ? cellOf($, el, f.column) : $(el);
     const target = f.selector ? base.find(f.selector).first() : base;
-    let raw = target.length ? readEl($, target.get(0), f.attr) : undefined;
+    let raw = target.length ? readEl($, target.get(0), f.attr, f.except) : undefined;
     // A label sharing the element ("Status: open"): the pattern keeps the value part.
     if (raw !== undefined && f.pattern) {
       const m = patternOf(f.pattern).exec(raw.replace(/\s+/g, ' '));
