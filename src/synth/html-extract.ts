@@ -184,8 +184,8 @@ export function extractHtml(
     // ("/issues/31.atom"), dates and times. A link field is no text at all: every command link of
     // a record's page names the record (`cmd.cgi?host=orchard-db`), whatever list it is in.
     // (A list's entry that is nothing but a typed value — "-Payments" on the category page it
-    // filters, a link that drops it — names the query: no hit that echoes it. Such a list is the
-    // menu the value was chosen from, not what choosing it showed.)
+    // filters, a link that drops it — names the query: no hit that echoes it. Such a list, when
+    // no other entry shows the value, is the menu it was chosen from, not what choosing it showed.)
     const entries = c.kind === 'list' && Array.isArray(sample) ? sample.filter((r) => !namesTyped(r, typed)) : [sample];
     const chooser = Array.isArray(sample) && entries.length < sample.length;
     const texts = flatValues(entries, true)
@@ -214,7 +214,7 @@ export function extractHtml(
       (hints.length ? (100 * (exact.length + 0.6 * inside.length)) / hints.length : 0) +
       (echoed ? 10 : 0) +
       (headed ? 10 : 0) -
-      (chooser ? 3 : 0) +
+      (chooser && !seen.length ? 3 : 0) +
       base +
       (prefer?.(c.kind, sample) ?? 0);
     cands.push({ c: { ...c, sample }, score, missing });
