@@ -84,6 +84,8 @@ function leavesOf($: cheerio.CheerioAPI, rec: El): Leaf[] {
 function linkHint($: cheerio.CheerioAPI, rec: El, a: El): string {
   if (!/[\p{L}\p{N}]/u.test(a.text())) return '';
   const p = a.parent();
+  // (A heading's link is its title, whatever the heading's class: WordPress's `h2.entry-title > a`.)
+  if (/^h[1-6]$/.test(tagOf(p))) return '';
   if (!p.is(rec) && p.children().length === 1 && !ownText(p)) {
     const w = classWords(p.attr('class'))[0];
     if (w) return w;
