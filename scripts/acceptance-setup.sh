@@ -66,6 +66,9 @@ command -v supervisord >/dev/null || need+=(supervisor)
 perl -MCGI -e1 2>/dev/null || need+=(libcgi-pm-perl)
 [ -x /usr/lib/cgit/cgit.cgi ] || need+=(cgit)
 command -v gitit >/dev/null || need+=(gitit)
+# (ikiwiki: its CGI's sign-in, sessions and forms; search through Xapian's omega.)
+command -v ikiwiki >/dev/null && [ -x /usr/lib/cgi-bin/omega/omega ] && perl -MSearch::Xapian -MCGI::FormBuilder -MCGI::Session -MAuthen::Passphrase -e1 2>/dev/null ||
+  need+=(ikiwiki libcgi-formbuilder-perl libcgi-session-perl libauthen-passphrase-perl libtimedate-perl libsearch-xapian-perl xapian-omega libhtml-tree-perl libsort-naturally-perl)
 if [ ! -d /usr/share/roundcube ]; then
   need+=(roundcube-core roundcube-sqlite3 dovecot-imapd)
   # (Roundcube's database is our own SQLite file per run: no dbconfig-common database.)
@@ -100,7 +103,7 @@ wait $CHILD || true
 drop
 SERVE
 chmod +x /var/lib/cs-acceptance/lib/pg-copy.sh
-# One Apache for the CGI browsers (gitweb, cgit): their serve.sh ends with `exec cgi-httpd.sh PORT
+# One Apache for the CGI apps (gitweb, cgit, ikiwiki): their serve.sh ends with `exec cgi-httpd.sh PORT
 # NAME` and gives their own lines on standard input. Written on every run.
 cat > /var/lib/cs-acceptance/lib/cgi-httpd.sh <<'SERVE'
 #!/bin/sh
@@ -2995,4 +2998,178 @@ SERVE
   touch "$GT_DIR/.seeded"
 fi
 
-echo "acceptance apps ready: dokuwiki (/usr/share/dokuwiki), phpmyadmin (/usr/share/phpmyadmin), mariadb db acme, adminer (/usr/share/adminer, mariadb db orchard), mediawiki (/var/lib/mediawiki, sqlite $MWDB), wordpress (/usr/share/wordpress, mariadb db wordpress), fossil ($FSL_DIR/repo.fossil), redmine (/usr/share/redmine, sqlite), django admin ($DJ_DIR), directus ($DX_DIR, postgresql db directus_acc), request tracker 5 (/usr/share/request-tracker5, sqlite), ghost ($GH_DIR, sqlite), transmission ($TR_DIR), jupyter ($JN_DIR), qbittorrent ($QB_DIR), verdaccio ($VD_DIR), radicale ($RD_DIR), rabbitmq ($RQ_DIR), syncthing ($ST_DIR), prometheus ($PM_DIR), tomcat ($TC_DIR), roundcube ($RC_DIR), monit ($MN_DIR), shaarli ($SH_DIR), znc ($ZN_DIR), zabbix ($ZB_DIR, postgresql db zabbix_seed), vendure ($VN_DIR, postgresql db vendure_seed), postfixadmin ($PF_DIR, sqlite), nagios ($NG_DIR, apache2 on the test's port), tt-rss ($TT_DIR, postgresql db ttrss_seed), icinga web 2 ($IW_DIR, postgresql db icingaweb_seed), tiddlywiki ($TW_DIR), deluge ($DL_DIR), cacti ($CT_DIR, mariadb db cacti_seed), node-red ($NR_DIR), unleash ($UL_DIR, postgresql db unleash_seed), n8n ($N8_DIR), rspamd ($RS_DIR), cups ($CU_DIR), hledger-web ($HL_DIR), haproxy ($HP_DIR), supervisor ($SV_DIR), gitweb ($GW_DIR, apache2 on the test's port), cgit ($CG_DIR, gitweb's repositories), gitit ($GT_DIR)"
+# ---- ikiwiki 3.2020 (Debian's ikiwiki: a wiki compiler in Perl: Markdown pages in a git repository
+# compiled to static HTML, with one CGI (ikiwiki.cgi) for signing in, editing, comments and search
+# through Xapian's omega). Its pages carry the addresses they were built for, so serve.sh PORT
+# builds a fresh copy of the seed for its port, then serves the pages and the CGI with Apache.
+IK_DIR=/var/lib/cs-acceptance/ikiwiki
+if [ ! -f "$IK_DIR/.seeded" ]; then
+  rm -rf "$IK_DIR" && mkdir -p "$IK_DIR/seed/src"
+S=$IK_DIR/seed/src
+cd "$S"
+git init -q -b master .
+git config user.name "Seed"; git config user.email seed@example.test
+commit() { # commit AUTHOR DATE MESSAGE
+  git add -A
+  GIT_AUTHOR_NAME="$1" GIT_AUTHOR_EMAIL="$(echo "$1" | tr 'A-Z ' 'a-z.')@example.test" GIT_AUTHOR_DATE="$2" \
+  GIT_COMMITTER_NAME="$1" GIT_COMMITTER_EMAIL="$(echo "$1" | tr 'A-Z ' 'a-z.')@example.test" GIT_COMMITTER_DATE="$2" \
+    git commit -q -m "$3"
+}
+cat > index.mdwn <<'P'
+Welcome to the **Northwind field office** handbook. Everything here is written by the people who keep the office running.
+
+* [[How-to guides|howto]]
+* [[News]]
+* [[Tags|tags]]
+P
+cat > howto.mdwn <<'P'
+Step-by-step guides for the office's equipment and services.
+
+[[!map pages="howto/*"]]
+
+Guides still to write: [[parking]], [[keys]].
+P
+cat > news.mdwn <<'P'
+What changed in the office lately.
+
+[[!inline pages="posts/* and !*/Discussion" show=20 archive=no]]
+P
+cat > tags.mdwn <<'P'
+[[!pagestats pages="tags/*"]]
+P
+commit "Ada Moreno" "2026-03-01T09:00:00Z" "Start the handbook"
+mkdir -p howto posts
+page() { # page NAME TAGS TEXT...
+  local name=$1 title=$2 tags=$3; shift 3
+  { printf '[[!meta title="%s"]]\n\n' "$title"; printf '%s\n' "$@"; echo; for t in $tags; do printf '[[!tag %s]]\n' "$t"; done; } > "howto/$name.mdwn"
+}
+page vpn "Connect to the VPN" "network security" "Connect to the office VPN before opening any internal dashboard." "" "1. Install the WireGuard client from the software portal." "2. Import the profile the service desk mailed you." "3. Turn the tunnel on; the status light goes green within ten seconds." "" "If the tunnel drops every few minutes, ask the network team to renew your key."
+commit "Ada Moreno" "2026-03-02T10:00:00Z" "Add the VPN guide"
+page printing "Print on Heron" "hardware" "Print to the second-floor printer, named Heron." "" "1. Add the printer from the system settings; it announces itself on the office network." "2. Choose duplex by default to save paper." "" "Heron jams on card stock: use the tray by the window instead."
+commit "Chidi Okafor" "2026-03-03T11:00:00Z" "Add the printing guide"
+page wifi "Join the wireless network" "network" "The office wireless network is called Northwind-Staff." "" "Sign in with your directory account. Guests use Northwind-Guest, whose password changes every Monday and is posted at reception." "" "Meeting rooms have their own access points: if the signal is weak, move closer to the door."
+commit "Ada Moreno" "2026-03-04T12:00:00Z" "Add the wireless guide"
+page backups "Back up a laptop" "storage security" "Laptops are backed up every night at one o'clock when they are plugged in." "" "1. Leave the laptop on its dock overnight at least twice a week." "2. Check the backup icon: a green tick means last night's copy finished." "" "To restore a file, open a ticket with the file's name and the day you last saw it."
+commit "Bea Lindqvist" "2026-03-05T13:00:00Z" "Add the backups guide"
+page email "Read your mail" "network" "Mail is read in the browser or in any client that speaks IMAP." "" "The server is mail.northwind.test, port 993, with your directory account." "" "Shared mailboxes such as facilities appear on their own after a day."
+commit "Chidi Okafor" "2026-03-06T14:00:00Z" "Add the mail guide"
+page passwords "Change your password" "security" "Directory passwords expire every ninety days." "" "1. Change yours from the self-service page before it expires." "2. Use a passphrase of at least four words." "" "Never share a password by mail; the service desk will never ask for one."
+commit "Bea Lindqvist" "2026-03-07T15:00:00Z" "Add the passwords guide"
+page laptops "Get a new laptop" "hardware" "New laptops are handed out on Tuesdays by the service desk." "" "Bring the old laptop and its charger; its disk is wiped in front of you." "" "Loan laptops for visitors are kept in the cupboard behind reception."
+commit "Ada Moreno" "2026-03-08T16:00:00Z" "Add the laptops guide"
+page badges "Door badges" "hardware security" "Door badges open the building from seven to nine." "" "A lost badge is blocked as soon as reception hears of it; a new one takes a day." "" "Visitors sign in at reception and wear a paper badge."
+commit "Chidi Okafor" "2026-03-09T17:00:00Z" "Add the badges guide"
+# Second revisions
+sed -i 's/within ten seconds/within ten seconds; it can take a minute on hotel networks/' howto/vpn.mdwn
+commit "Chidi Okafor" "2026-03-10T09:30:00Z" "VPN: hotel networks are slower"
+sed -i 's/to save paper\./to save paper. Colour printing needs a code from reception./' howto/printing.mdwn
+commit "Bea Lindqvist" "2026-03-11T09:30:00Z" "Printing: colour needs a code"
+post() { # post SLUG DATE AUTHOR TITLE TEXT
+  printf '[[!meta title="%s"]]\n[[!meta date="%s"]]\n[[!meta author="%s"]]\n\n%s\n' "$4" "$2" "$3" "$5" > "posts/$1.mdwn"
+  commit "$3" "$2" "Post: $4"
+}
+post kitchen-reopens "2026-04-01 09:00:00" "Bea Lindqvist" "The kitchen reopens" "The second-floor kitchen reopens on Monday with a new coffee machine and a second fridge."
+post new-printer "2026-04-08 09:00:00" "Chidi Okafor" "A new printer on the third floor" "Kestrel, a colour printer, now stands by the lifts on the third floor. Add it like Heron."
+post fire-drill "2026-04-15 09:00:00" "Ada Moreno" "Fire drill on Thursday" "The yearly fire drill is on Thursday at eleven. Leave by the nearest stairs and gather in the car park."
+post network-maintenance "2026-04-22 09:00:00" "Chidi Okafor" "Network maintenance on Saturday" "The office network is down on Saturday from eight to noon while the switches are replaced."
+post bike-racks "2026-04-29 09:00:00" "Bea Lindqvist" "More bike racks" "Twelve new bike racks are in the courtyard, next to the side entrance."
+# Comments on posts (the comments plugin's own file format)
+comment() { # comment POST N AUTHOR DATE SUBJECT TEXT
+  mkdir -p "posts/$1"
+  printf '[[!comment format=mdwn\n username="%s"\n subject="%s"\n date="%s"\n content="""\n%s\n"""]]\n' "$3" "$5" "$4" "$6" > "posts/$1/comment_$2_seed._comment"
+}
+comment kitchen-reopens 1 "ada" "2026-04-01T10:00:00Z" "Tea?" "Does the new machine make tea as well?"
+comment kitchen-reopens 2 "chidi" "2026-04-01T11:00:00Z" "Hot water" "It has a hot water tap, so yes."
+comment kitchen-reopens 3 "bea" "2026-04-01T12:00:00Z" "Labels" "Please label what you leave in the fridges."
+comment fire-drill 1 "chidi" "2026-04-15T12:00:00Z" "Lifts" "The lifts are switched off during the drill."
+comment fire-drill 2 "bea" "2026-04-15T13:00:00Z" "Vests" "Wardens wear the yellow vests."
+commit "Seed" "2026-04-30T09:00:00Z" "Comments"
+mkdir -p tags
+for t in network security hardware storage; do
+  printf '[[!meta title="pages tagged %s"]]\n\n[[!inline pages="tagged(%s)" actions="no" archive="yes"\nfeedshow=10]]\n' "$t" "$t" > "tags/$t.mdwn"
+done
+commit "Ada Moreno" "2026-04-30T10:00:00Z" "Tag pages"
+  cd - >/dev/null
+  cat > "$IK_DIR/seed/wiki.setup.in" <<'SETUP'
+# IkiWiki::Setup::Yaml - YAML formatted setup file
+wikiname: Northwind Handbook
+adminuser:
+- seed
+adminemail: seed@example.test
+srcdir: @RUN@/src
+destdir: @RUN@/public
+url: http://127.0.0.1:@PORT@
+cgiurl: http://127.0.0.1:@PORT@/ikiwiki.cgi
+cgi_wrapper: @RUN@/ikiwiki.cgi
+cgi_wrappermode: '0755'
+add_plugins:
+- goodstuff
+- search
+- comments
+- tag
+- sidebar
+- remove
+- rename
+disable_plugins:
+- openid
+- emailauth
+- smiley
+- fortune
+rcs: git
+gitorigin_branch: ''
+git_wrapper: ''
+usedirs: 1
+indexpages: 0
+discussion: 0
+timeformat: '%Y-%m-%d %H:%M'
+locale: ''
+tagbase: tags
+tag_autocreate: 1
+tag_autocreate_commit: 1
+comments_pagespec: posts/* and !*/Discussion
+comments_closed_pagespec: ''
+comments_allowauthor: 0
+comments_commit: 1
+moderate_pagespec: '!*'
+omega_cgi: /usr/lib/cgi-bin/omega/omega
+recentchangespage: recentchanges
+recentchangesnum: 100
+verbose: 0
+syslog: 0
+SETUP
+  cat > "$IK_DIR/serve.sh" <<'SERVE'
+#!/bin/sh
+# serve.sh PORT: the seeded wiki built for PORT in its own directory (its repository, users and
+# sessions fresh per start), its pages and CGI served by Apache on PORT.
+set -e
+SEED=/var/lib/cs-acceptance/ikiwiki/seed
+RUN=/tmp/cs-ikiwiki-run-$1
+rm -rf "$RUN" && mkdir -p "$RUN"
+cp -a "$SEED/src" "$RUN/src"
+sed -e "s#@RUN@#$RUN#g" -e "s#@PORT@#$1#g" "$SEED/wiki.setup.in" > "$RUN/wiki.setup"
+if [ -f "$SEED/userdb" ]; then mkdir -p "$RUN/src/.ikiwiki" && cp "$SEED/userdb" "$RUN/src/.ikiwiki/userdb"; fi
+ikiwiki --setup "$RUN/wiki.setup" --gettime >/dev/null
+chown -R www-data:www-data "$RUN"
+exec /var/lib/cs-acceptance/lib/cgi-httpd.sh "$1" ikiwiki <<CONF
+DocumentRoot $RUN/public
+DirectoryIndex index.html
+ScriptAlias /ikiwiki.cgi $RUN/ikiwiki.cgi
+<Directory $RUN>
+  Require all granted
+</Directory>
+CONF
+SERVE
+  chmod +x "$IK_DIR/serve.sh"
+  # (The user `seed` registers through the wiki's own form: its password is kept as the wiki keeps it.)
+  setsid sh "$IK_DIR/serve.sh" 9023 >/dev/null 2>&1 & IK_PID=$!
+  for _ in $(seq 1 100); do curl -sf -o /dev/null http://127.0.0.1:9023/ && break; sleep 0.2; done
+  curl -sf -o /dev/null http://127.0.0.1:9023/ikiwiki.cgi --data-urlencode _submitted_signin=1 --data-urlencode do=signin \
+    --data-urlencode name=seed --data-urlencode password=ik-seed-pass-1 --data-urlencode confirm_password=ik-seed-pass-1 \
+    --data-urlencode email=seed@example.test --data-urlencode '_submit=Create Account'
+  cp /tmp/cs-ikiwiki-run-9023/src/.ikiwiki/userdb "$IK_DIR/seed/userdb"
+  kill -TERM -- -$IK_PID 2>/dev/null || true; wait $IK_PID 2>/dev/null || true
+  rm -rf /tmp/cs-ikiwiki-run-9023
+  touch "$IK_DIR/.seeded"
+fi
+
+echo "acceptance apps ready: dokuwiki (/usr/share/dokuwiki), phpmyadmin (/usr/share/phpmyadmin), mariadb db acme, adminer (/usr/share/adminer, mariadb db orchard), mediawiki (/var/lib/mediawiki, sqlite $MWDB), wordpress (/usr/share/wordpress, mariadb db wordpress), fossil ($FSL_DIR/repo.fossil), redmine (/usr/share/redmine, sqlite), django admin ($DJ_DIR), directus ($DX_DIR, postgresql db directus_acc), request tracker 5 (/usr/share/request-tracker5, sqlite), ghost ($GH_DIR, sqlite), transmission ($TR_DIR), jupyter ($JN_DIR), qbittorrent ($QB_DIR), verdaccio ($VD_DIR), radicale ($RD_DIR), rabbitmq ($RQ_DIR), syncthing ($ST_DIR), prometheus ($PM_DIR), tomcat ($TC_DIR), roundcube ($RC_DIR), monit ($MN_DIR), shaarli ($SH_DIR), znc ($ZN_DIR), zabbix ($ZB_DIR, postgresql db zabbix_seed), vendure ($VN_DIR, postgresql db vendure_seed), postfixadmin ($PF_DIR, sqlite), nagios ($NG_DIR, apache2 on the test's port), tt-rss ($TT_DIR, postgresql db ttrss_seed), icinga web 2 ($IW_DIR, postgresql db icingaweb_seed), tiddlywiki ($TW_DIR), deluge ($DL_DIR), cacti ($CT_DIR, mariadb db cacti_seed), node-red ($NR_DIR), unleash ($UL_DIR, postgresql db unleash_seed), n8n ($N8_DIR), rspamd ($RS_DIR), cups ($CU_DIR), hledger-web ($HL_DIR), haproxy ($HP_DIR), supervisor ($SV_DIR), gitweb ($GW_DIR, apache2 on the test's port), cgit ($CG_DIR, gitweb's repositories), gitit ($GT_DIR), ikiwiki ($IK_DIR)"

@@ -1,6 +1,6 @@
 // Real open-source web applications for the synthesis acceptance suite (installed and seeded by
 // scripts/acceptance-setup.sh from Debian packages): each is served on 127.0.0.1 by `php -S` (Fossil
-// by `fossil server`, Redmine by rackup, Django by `manage.py runserver`, Directus by `directus start`, Request Tracker by `rt-server`, Ghost by its own `node index.js`, Transmission by `transmission-daemon`, Jupyter by `jupyter-notebook`, qBittorrent by `qbittorrent-nox`, Verdaccio by its own bin, Radicale by `python3 -m radicale`, RabbitMQ, Syncthing, Prometheus, Tomcat, Roundcube, Monit, Shaarli, ZNC, Zabbix, Vendure, PostfixAdmin, Nagios, tt-rss, Icinga Web, TiddlyWiki, Deluge, Cacti, Node-RED, Unleash, n8n, Rspamd, CUPS, hledger-web and HAProxy by their setup's `serve.sh`) and stopped by its PID. Recorded HARs are rebased onto the
+// by `fossil server`, Redmine by rackup, Django by `manage.py runserver`, Directus by `directus start`, Request Tracker by `rt-server`, Ghost by its own `node index.js`, Transmission by `transmission-daemon`, Jupyter by `jupyter-notebook`, qBittorrent by `qbittorrent-nox`, Verdaccio by its own bin, Radicale by `python3 -m radicale`, RabbitMQ, Syncthing, Prometheus, Tomcat, Roundcube, Monit, Shaarli, ZNC, Zabbix, Vendure, PostfixAdmin, Nagios, tt-rss, Icinga Web, TiddlyWiki, Deluge, Cacti, Node-RED, Unleash, n8n, Rspamd, CUPS, hledger-web, HAProxy, Supervisor, gitweb, cgit, Gitit and ikiwiki by their setup's `serve.sh`) and stopped by its PID. Recorded HARs are rebased onto the
 // port a test started the app on.
 import { type ChildProcess, execFileSync, spawn } from 'node:child_process';
 import crypto from 'node:crypto';
@@ -53,7 +53,8 @@ export interface RealApp {
     | 'supervisor'
     | 'gitweb'
     | 'cgit'
-    | 'gitit';
+    | 'gitit'
+    | 'ikiwiki';
   /** The PHP document root (Fossil: the repository file; Redmine: the Rails application). */
   docroot: string;
   /** Port the fixtures were recorded on. */
@@ -535,6 +536,14 @@ export const APPS: Record<RealApp['name'], RealApp> = {
     // (A fresh copy of the seeded wiki per start: its repository, users and sessions.)
     server: (port) => ({ cmd: '/bin/sh', args: ['/var/lib/cs-acceptance/gitit/serve.sh', String(port)] }),
     readyPath: '/_login',
+  },
+  ikiwiki: {
+    name: 'ikiwiki',
+    docroot: '/var/lib/cs-acceptance/ikiwiki',
+    recordedPort: 9024,
+    needs: ['/var/lib/cs-acceptance/ikiwiki/.seeded', '/usr/bin/ikiwiki', '/usr/lib/cgi-bin/omega/omega', '/usr/sbin/apache2'],
+    // (Built for its port per start from a fresh copy of the seed: its repository, users and sessions.)
+    server: (port) => ({ cmd: '/bin/sh', args: ['/var/lib/cs-acceptance/ikiwiki/serve.sh', String(port)] }),
   },
 };
 
@@ -1246,4 +1255,17 @@ export function gititGit(...args: string[]): string[] {
 export async function gititRaw(base: string, page: string): Promise<string | null> {
   const r = await fetch(`${base}/_showraw/${encodeURIComponent(page)}`);
   return r.ok ? r.text() : null;
+}
+
+export const IKIWIKI_USER = { username: 'seed', password: 'ik-seed-pass-1' };
+
+/** git over the seeded wiki's repository (as the setup wrote it; a run's edits are in its own copy): its output's lines. */
+export function ikiwikiGit(...args: string[]): string[] {
+  return gitLines('/var/lib/cs-acceptance/ikiwiki/seed/src', args);
+}
+
+/** A page's Markdown source in the copy of the wiki served at `base` (serve.sh's run directory); null when there is none. */
+export function ikiwikiSource(base: string, page: string): string | null {
+  const file = `/tmp/cs-ikiwiki-run-${new URL(base).port}/src/${page}.mdwn`;
+  return fs.existsSync(file) ? fs.readFileSync(file, 'utf8') : null;
 }
