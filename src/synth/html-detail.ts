@@ -286,7 +286,7 @@ export function detailBlock($: cheerio.CheerioAPI, site: SiteTemplate): Structur
   // The main content block as a whole: its heading and its text (an article, a wiki page). A page
   // title right beside the block (gitit's <h1> over its #wikipage) is its title, not the block's
   // first section heading.
-  const beside = h1.length ? null : besideHeading($, main, ownHeading);
+  const beside = h1.length ? null : besideHeading($, main, ownHeading, heading.length > 0);
   const body = contentOf($, main, beside ? $() : heading, site);
   const toc = contentsTable($, body ?? main);
   const content: CssField = {
@@ -296,7 +296,7 @@ export function detailBlock($: cheerio.CheerioAPI, site: SiteTemplate): Structur
   const tfields: Record<string, CssField> = beside
     ? {
         title: { selector: shortRel(beside.holder, beside.h1, ['h1']), required: false },
-        content: { ...content, selector: `${relPath(beside.holder, main)}${content.selector ? ` ${content.selector}` : ''}` },
+        content: { ...content, selector: `${shortRel(beside.holder, main, stableIdOf($, main))}${content.selector ? ` ${content.selector}` : ''}` },
       }
     : { ...(fields.title ? { title: fields.title } : {}), content };
   const whole = beside ? pathOf($, beside.holder) : root;
@@ -313,6 +313,7 @@ export function detailBlock($: cheerio.CheerioAPI, site: SiteTemplate): Structur
     records: 1,
     fieldCount: Object.keys(tfields).length,
     main: true,
+    block: main,
   });
   return out;
 }
@@ -348,13 +349,37 @@ function pageHeading(
 /**
  * The page's one own <h1> right beside a block that has none (a sibling of the block or of its
  * parent, under the nearest element holding both): the block's title. Null otherwise — a site's
- * name further up is no page's title.
+ * name further up is no page's title. A block without any heading of its own, on a page without
+ * an <h1>, is titled by the one element outside it that shows the document's own title (ikiwiki's
+ * `<span class="title">` in its page header, the same words as `<title>`).
  */
-function besideHeading($: cheerio.CheerioAPI, main: El, own: (e: El) => boolean): { h1: El; holder: El } | null {
+function besideHeading($: cheerio.CheerioAPI, main: El, own: (e: El) => boolean, headed: boolean): { h1: El; holder: El } | null {
   const outer = outerH1($, main, own);
-  if (outer.length !== 1) return null;
+  if (outer.length > 1 || (!outer.length && headed)) return null;
+  if (!outer.length) return titleBeside($, main, own);
   const holder = main.parent().has(outer).length ? main.parent() : main.parent().parent();
   return holder.length && outer.parent().is(holder) && $.contains(holder.get(0)!, main.get(0)!) ? { h1: outer, holder } : null;
+}
+
+/**
+ * The one element outside `main` (not a link, control or chrome) whose whole text is the
+ * document's <title>, or its first part before a site name ("Connect to the VPN - Handbook"), and
+ * the nearest element holding it and the block. Null when none or several show it.
+ */
+function titleBeside($: cheerio.CheerioAPI, main: El, own: (e: El) => boolean): { h1: El; holder: El } | null {
+  const doc = clean($('head > title').first().text());
+  if (!doc) return null;
+  const names = new Set([doc, doc.split(/\s+[-|–—·:]\s+/)[0]]);
+  const shows = $('body *').filter((_, e) => {
+    const el = $(e);
+    if (el.is(main) || $.contains(main.get(0)!, e) || $.contains(e, main.get(0)!) || !own(el)) return false;
+    if (/^(a|button|option|select|label|textarea|script|style)$/.test(tagOf(el)) || el.closest('a, button, form').length) return false;
+    const t = clean(visibleText(el));
+    return names.has(t) && !el.children().toArray().some((c) => clean(visibleText($(c))) === t);
+  });
+  if (shows.length !== 1) return null;
+  const holder = main.parents().filter((_, p) => $.contains(p, shows.get(0)!)).first();
+  return holder.length && !holder.is('body, html') ? { h1: shows, holder } : null;
 }
 
 /** The page's own <h1>s with words outside `main`. */

@@ -24,6 +24,8 @@ export interface StructuralCandidate {
   bonus?: number;
   /** A record read from label/value pairs (a detail block's, a two-column table's). */
   labelled?: boolean;
+  /** The page's main content block, for the candidate that reads it whole (its thread: html-thread.ts). */
+  block?: El;
 }
 
 export type El = cheerio.Cheerio<any>;

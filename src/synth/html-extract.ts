@@ -2,7 +2,7 @@
 // (data-field / itemprop / data-prop / dd after dt), or a list of records from repeated rows.
 // Values are typed from the recorded text so the output schema is useful.
 import type * as cheerio from 'cheerio';
-import { loadHtml } from './html-load.js';
+import { loadHtml, withParsedPages } from './html-load.js';
 import type { CssExtractor, CssField, ValueType } from '../formats/definition/types.js';
 import type { Schema } from './schema-infer.js';
 import { stringFormat, typeOf } from './values.js';
@@ -11,7 +11,8 @@ import { nextPageLink, structuralCandidates } from './html-structure.js';
 import { formRecords } from './html-form-record.js';
 import { singleHits } from './html-single-hit.js';
 import { clean, cssq } from './dom-text.js';
-import { renderedAnew } from './html-dom.js';
+import { type El, renderedAnew } from './html-dom.js';
+import { type Thread, threadOf } from './html-thread.js';
 
 export interface HtmlExtraction {
   kind: 'detail' | 'list';
@@ -21,6 +22,10 @@ export interface HtmlExtraction {
   why: string;
   /** Read from label/value pairs (StructuralCandidate.labelled). */
   labelled?: boolean;
+  /** The main content block read whole (StructuralCandidate.block). */
+  block?: El;
+  /** A record's thread, returned beside its fields (html-thread.ts). */
+  thread?: Thread;
 }
 
 const FIELD_ATTRS = ['data-field', 'itemprop', 'data-prop'];
@@ -162,6 +167,18 @@ export function extractHtml(
   otherPages: string[] = [], // the site's other recorded pages: what they share is template
   named?: string, // the argument the page's address ends with: the record the page is about
 ): RankedExtraction | null {
+  // (One parse of the page for every rule: a record's thread is found beside the block another read.)
+  return withParsedPages(() => chooseRule(html, hints, typed, prefer, otherPages, named));
+}
+
+function chooseRule(
+  html: string,
+  hints: string[],
+  typed: string[],
+  prefer: ((kind: 'detail' | 'list', sample: unknown) => number) | undefined,
+  otherPages: string[],
+  named: string | undefined,
+): RankedExtraction | null {
   const $ = loadHtml(html);
   const view = new View({ url: 'http://recorded.invalid/', status: 200, text: html });
   const conv = [detail($, []), list($, [])].filter((c): c is HtmlExtraction => !!c);
@@ -240,7 +257,7 @@ export function extractHtml(
     // echo of hits: the block as a whole gets no credit for it. A block of links under a heading (a
     // category's pages and its navigation) is a list page, whatever its heading says.
     consider(
-      { kind: s.kind, extractor: s.extractor, schema: s.schema, sample: null, why: s.why, labelled: s.labelled },
+      { kind: s.kind, extractor: s.extractor, schema: s.schema, sample: null, why: s.why, labelled: s.labelled, block: s.block },
       size + (s.main ? 5 : 0) + (s.bonus ?? 0),
       block && linkDense($, s.extractor.selector) ? 'never' : !(block && listText * 3 >= shown(s.extractor.selector)),
     );
@@ -250,8 +267,11 @@ export function extractHtml(
   cands.sort((a, b) => b.score - a.score);
   const best = cands[0];
   if (!best) return null;
+  const { block, ...chosen } = best.c;
+  const thread = block ? threadOf($, block, structural, Object.keys(best.c.extractor.fields ?? {})) : null;
   return {
-    ...best.c,
+    ...chosen,
+    ...(thread ? { thread } : {}),
     missing: best.missing,
     next: best.c.kind === 'list' ? nextPageLink($) : null,
     considered: cands.slice(0, 5).map((x) => `${Math.round(x.score)}: ${x.c.why}`),

@@ -254,12 +254,29 @@ export function repeated($: cheerio.CheerioAPI, template: Set<unknown>): Structu
       const itemSel = items && `${sel} > ${items.path}`;
       const itemRule =
         items && itemSel && $(itemSel).length === items.records.length ? listCandidate($, items.records, itemSel, parent) : null;
-      const groupRule = listCandidate($, members, sel, parent);
+      const groupRule = got.length > members.length ? onlyMembers($, listCandidate($, members, sel, parent), got, members) : listCandidate($, members, sel, parent);
       if (itemRule) out.push({ ...itemRule, why: `${itemRule.why}, grouped in ${members.length} ${signature($, members[0])}` });
       else if (groupRule) out.push(groupRule);
     }
   });
   return out;
+}
+
+/**
+ * A rule whose selector also matches siblings that are not records (an empty feed-link `<div>` before
+ * ikiwiki's tag entries) keeps only the records: those that hold a required field's element, which
+ * no other sibling holds (`#content > div:has(> a)`). Null when no field tells them apart.
+ */
+function onlyMembers($: cheerio.CheerioAPI, rule: StructuralCandidate | null, got: El, members: El[]): StructuralCandidate | null {
+  if (!rule) return null;
+  const others = got.toArray().filter((e) => !members.some((m) => m.is(e)));
+  for (const f of Object.values(rule.extractor.fields as Record<string, CssField>)) {
+    if (f.required === false || !f.selector?.startsWith('>')) continue;
+    const holds = (e: unknown) => $(e as never).find(f.selector!).length > 0;
+    if (members.every((m) => holds(m[0])) && !others.some(holds))
+      return { ...rule, extractor: { ...rule.extractor, selector: `${rule.extractor.selector}:has(${f.selector})` } };
+  }
+  return null;
 }
 
 /**

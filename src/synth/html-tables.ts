@@ -134,7 +134,10 @@ export function isPairTable($: cheerio.CheerioAPI, table: El): boolean {
     /^(value|details?|data|setting|content)$/i.test(head[1]);
   // (A label says it is one: "Message:" over any number of rows, even one.)
   const colonLabels = rows.toArray().every((r) => /\S:$/.test(clean(visibleText($(r).children().first()))));
-  return thLabels || kvHeader || colonLabels || (!head && rows.length >= 2);
+  // (Labels differ from row to row: first cells that read the same but for their numbers — omega's
+  // "Modified: 2026-04-08 Size: 97 bytes" beside each search hit — are each record's own data.)
+  const shapes = new Set(rows.toArray().map((r) => clean(visibleText($(r).children().first())).replace(/\d+/g, '#')));
+  return thLabels || kvHeader || colonLabels || (!head && rows.length >= 2 && shapes.size === rows.length);
 }
 
 /**
@@ -381,6 +384,28 @@ function columnFields(columns: Column[], byHeaders: boolean, records: number) {
       continue;
     }
     const present = cells.every((c) => c.length > 0);
+    // A headerless cell of "Label: value" pairs, the same labels in every row (omega's "Modified:
+    // 2026-04-08 Size: 97 bytes" beside each hit): a field per label, its value cut out by pattern.
+    // (Read as a run reads them: a <br> after a label parts it from its value.)
+    const lines = cells.map((c) => clean(readableText(c)));
+    const pairs = !col.header && records >= 2 ? cellPairs(lines) : null;
+    if (pairs) {
+      // (Labels are words and spaces only: nothing in them to escape in the pattern.)
+      for (const [i, l] of pairs.entries()) {
+        const name = fieldName(l, taken, `column_${k + 1}`);
+        const vals = lines.map((t) => pairValues(t, pairs)[i]!);
+        const t0 = typed(vals[0]!);
+        const same = vals.every((v) => JSON.stringify(typed(v).schema) === JSON.stringify(t0.schema));
+        fields[name] = {
+          selector: col.at,
+          pattern: `${l}:\\s*(.*?)\\s*${pairs[i + 1] ? `${pairs[i + 1]}:` : '$'}`,
+          ...(same && t0.type ? { type: t0.type } : {}),
+          required: false,
+        };
+        props[name] = nullable(same ? t0.schema : { type: 'string' });
+      }
+      continue;
+    }
     // A linked value followed by the same words in every row (row actions "Edit | Trash | View"):
     // the link's text is the value.
     const linkTexts = cells.map((c) => clean(visibleText(c.find('a[href]').first())));
@@ -430,6 +455,27 @@ function columnFields(columns: Column[], byHeaders: boolean, records: number) {
     }
   }
   return { fields, props };
+}
+
+/** A label: one to three words, the first capitalised, before a colon and a space. */
+const PAIR_LABEL = /(?:^|\s)(\p{Lu}[\p{L}]*(?: [\p{L}]+){0,2}):(?=\s|$)/gu;
+
+/** The labels of cells that are nothing but "Label: value" pairs, the same labels in each; else null. */
+function cellPairs(texts: string[]): string[] | null {
+  const sets = texts.map((t) => [...t.matchAll(PAIR_LABEL)].map((m) => m[1]!));
+  const first = sets[0]!;
+  if (!first.length || sets.some((l) => l.join('|') !== first.join('|'))) return null;
+  // (From the first label on, every value there: nothing before the first label.)
+  return texts.every((t) => t.startsWith(`${first[0]}:`) && pairValues(t, first).every(Boolean)) ? first : null;
+}
+
+/** The values after each of `labels` in a cell's text. */
+function pairValues(text: string, labels: string[]): string[] {
+  return labels.map((l, i) => {
+    const from = text.indexOf(`${l}:`) + l.length + 1;
+    const to = i + 1 < labels.length ? text.indexOf(`${labels[i + 1]}:`, from) : text.length;
+    return clean(text.slice(from, to < 0 ? text.length : to));
+  });
 }
 
 /**

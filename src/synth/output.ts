@@ -153,6 +153,24 @@ export function buildOutput(samples: Exchange[], paging: boolean, resultHints: s
     if (h) {
       const ex: Extractor = { ...h.extractor, note: h.why };
       const extra = { missing: h.missing, considered: h.considered };
+      if (h.kind === 'detail' && h.thread) {
+        // The record's fields, then its thread (a post's comments) under the name of its container.
+        const { name, extractor, schema } = h.thread;
+        const own = Object.keys(h.extractor.fields ?? {});
+        const record = h.schema as { properties: Record<string, Schema>; required?: string[] };
+        return {
+          extract: { record: ex, thread: { ...extractor, note: `the record's ${name}` } },
+          result: { ...Object.fromEntries(own.map((k) => [k, `{{vars.record.${k}}}`])), [name]: '{{vars.thread}}' },
+          schema: {
+            type: 'object',
+            properties: { ...record.properties, [name]: schema },
+            required: [...(record.required ?? []), name],
+          },
+          why: `${h.why}, with its ${name}`,
+          kind: 'html',
+          ...extra,
+        };
+      }
       if (h.kind === 'detail')
         return { extract: { record: ex }, result: '{{vars.record}}', schema: h.schema, why: h.why, kind: 'html', ...extra };
       // A next-page link is returned with the records (links as fields): the caller can follow it.

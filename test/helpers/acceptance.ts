@@ -140,8 +140,10 @@ export async function synthesizeAndRun(
   const out = await run(h, { connector_id: r.json.id, ...runBody });
   figures.push({ flow: name, synthMs, runMs: Date.now() - t, engine: def.engine });
   // ACCEPTANCE_RESULT_DIR=<dir> keeps each flow's definition and run there, to read what synthesis made.
-  if (process.env.ACCEPTANCE_RESULT_DIR)
+  if (process.env.ACCEPTANCE_RESULT_DIR) {
+    fs.mkdirSync(process.env.ACCEPTANCE_RESULT_DIR, { recursive: true });
     fs.writeFileSync(path.join(process.env.ACCEPTANCE_RESULT_DIR, `${name}.json`), JSON.stringify({ definition: def, run: out }, null, 1));
+  }
   expect(out.status, JSON.stringify(out.error)).toBe('success');
   return { result: out.result, def };
 }
