@@ -237,7 +237,7 @@ function chooseRule(
     cands.push({ c: { ...c, sample }, score, missing });
   };
   for (const c of conv) consider(c, 30);
-  const structural = structuralCandidates(html, otherPages, [formRecords, singleHits(typed)]);
+  const structural = structuralCandidates(html, otherPages, [formRecords, singleHits(typed)], typed);
   // (The longest list of records on the page, by its text: a page that is a third or more one
   // table is that table's, not an article — gitweb's directory listing under a path naming it.)
   const listText = Math.max(

@@ -99,7 +99,7 @@ function linkHint($: cheerio.CheerioAPI, rec: El, a: El): string {
  * member (a search's only hit, html-single-hit.ts) gives a rule for the records like it: every
  * value it holds is a field, none required.
  */
-export function listCandidate($: cheerio.CheerioAPI, members: El[], sel: string, parent: El): StructuralCandidate | null {
+export function listCandidate($: cheerio.CheerioAPI, members: El[], sel: string, parent: El, typedValues: string[] = []): StructuralCandidate | null {
   // Copies of one block (a pager printed above and below a list) are not records.
   const copy = (m: El) =>
     `${clean(m.text())} ${m
@@ -125,8 +125,11 @@ export function listCandidate($: cheerio.CheerioAPI, members: El[], sel: string,
       return t.length ? clean(leaf.attr ? (t.attr(leaf.attr) ?? '') : t.text()) : '';
     });
     // Template parts (the same text in every record: labels, separators) are not data; a lone
-    // record shows its labels only by their colon ("Last modified:").
-    if (new Set(vals).size === 1 && members.length >= 3) continue;
+    // record shows its labels only by their colon ("Last modified:"). A value the person typed is
+    // data though every record shows it: the author whose changes were asked for (gitit's
+    // activity) — but for a search's highlight of the words (`<strong>`, `<mark>`) in each hit.
+    const asked = typedValues.some((t) => sameWords(t, vals[0]!)) && !/^(b|strong|em|i|mark)$/.test(tagOf(members[0]!.find(leaf.path).first()));
+    if (new Set(vals).size === 1 && members.length >= 3 && !asked) continue;
     if (members.length === 1 && leaf.kind === 'text' && /:$/.test(vals[0])) continue;
     if (!vals[0]) continue;
     const base =
@@ -167,6 +170,12 @@ export function listCandidate($: cheerio.CheerioAPI, members: El[], sel: string,
     main: inMain(parent),
   };
 }
+
+/** Whether two texts are the same words, whatever their case and separators ("Ada_Moreno", "ada moreno"). */
+const sameWords = (a: string, b: string) => {
+  const w = (t: string) => t.toLowerCase().replace(/[-_+\s]+/g, ' ').trim();
+  return w(a) !== '' && w(a) === w(b);
+};
 
 /**
  * Repeated items inside repeated groups (`ul > li` under each letter of an index, rows under each
@@ -214,7 +223,7 @@ function groupedItems($: cheerio.CheerioAPI, groups: El[]): { path: string; reco
   return fits.length ? { path: fits[0][0], records: fits[0][1].records } : null;
 }
 
-export function repeated($: cheerio.CheerioAPI, template: Set<unknown>): StructuralCandidate[] {
+export function repeated($: cheerio.CheerioAPI, template: Set<unknown>, typedValues: string[] = []): StructuralCandidate[] {
   const out: StructuralCandidate[] = [];
   $('body *').each((_, p) => {
     const parent = $(p);
@@ -253,8 +262,9 @@ export function repeated($: cheerio.CheerioAPI, template: Set<unknown>): Structu
       const items = groupedItems($, members);
       const itemSel = items && `${sel} > ${items.path}`;
       const itemRule =
-        items && itemSel && $(itemSel).length === items.records.length ? listCandidate($, items.records, itemSel, parent) : null;
-      const groupRule = got.length > members.length ? onlyMembers($, listCandidate($, members, sel, parent), got, members) : listCandidate($, members, sel, parent);
+        items && itemSel && $(itemSel).length === items.records.length ? listCandidate($, items.records, itemSel, parent, typedValues) : null;
+      const rule = listCandidate($, members, sel, parent, typedValues);
+      const groupRule = got.length > members.length ? onlyMembers($, rule, got, members) : rule;
       if (itemRule) out.push({ ...itemRule, why: `${itemRule.why}, grouped in ${members.length} ${signature($, members[0])}` });
       else if (groupRule) out.push(groupRule);
     }
@@ -393,13 +403,18 @@ export function nextLinkOf(html: string): { selector: string; href: string } | n
 /** A producer of candidates beside the ones here (html-form-record.ts), given the parsed page and its template. */
 export type CandidateSource = ($: cheerio.CheerioAPI, template: Set<unknown>) => StructuralCandidate[];
 
-export function structuralCandidates(html: string, otherPages: string[] = [], more: CandidateSource[] = []): StructuralCandidate[] {
+export function structuralCandidates(
+  html: string,
+  otherPages: string[] = [],
+  more: CandidateSource[] = [],
+  typedValues: string[] = [], // the values the person typed: data, though every record shows one
+): StructuralCandidate[] {
   const $ = loadHtml(html);
   const site = siteTemplate($, otherPages);
   const template = site.elements;
   return [
     ...tables($, template),
-    ...repeated($, template),
+    ...repeated($, template, typedValues),
     ...dlRecords($, template),
     ...detailBlock($, site),
     ...more.flatMap((m) => m($, template)),
