@@ -52,7 +52,7 @@ export async function recordLive(
     await ctx.close();
   }
   // ACCEPTANCE_HAR_DIR=<dir> keeps every recording there, to look into a flow that failed.
-  if (process.env.ACCEPTANCE_HAR_DIR) fs.copyFileSync(file, path.join(process.env.ACCEPTANCE_HAR_DIR, `${name}.har`));
+  if (process.env.ACCEPTANCE_HAR_DIR) fs.copyFileSync(file, path.join(keptIn(process.env.ACCEPTANCE_HAR_DIR), `${name}.har`));
   return fs.readFileSync(file, 'utf8');
 }
 
@@ -105,7 +105,7 @@ export async function recordCaptured(
     await page.waitForLoadState('networkidle', { timeout: 5000 }).catch(() => undefined);
     await recorder.stop();
     const har = JSON.stringify(await recorder.finalize('acceptance'));
-    if (process.env.ACCEPTANCE_HAR_DIR) fs.writeFileSync(path.join(process.env.ACCEPTANCE_HAR_DIR, `${name}.har`), har);
+    if (process.env.ACCEPTANCE_HAR_DIR) fs.writeFileSync(path.join(keptIn(process.env.ACCEPTANCE_HAR_DIR), `${name}.har`), har);
     return har;
   } finally {
     await ctx.close();
@@ -140,10 +140,8 @@ export async function synthesizeAndRun(
   const out = await run(h, { connector_id: r.json.id, ...runBody });
   figures.push({ flow: name, synthMs, runMs: Date.now() - t, engine: def.engine });
   // ACCEPTANCE_RESULT_DIR=<dir> keeps each flow's definition and run there, to read what synthesis made.
-  if (process.env.ACCEPTANCE_RESULT_DIR) {
-    fs.mkdirSync(process.env.ACCEPTANCE_RESULT_DIR, { recursive: true });
-    fs.writeFileSync(path.join(process.env.ACCEPTANCE_RESULT_DIR, `${name}.json`), JSON.stringify({ definition: def, run: out }, null, 1));
-  }
+  if (process.env.ACCEPTANCE_RESULT_DIR)
+    fs.writeFileSync(path.join(keptIn(process.env.ACCEPTANCE_RESULT_DIR), `${name}.json`), JSON.stringify({ definition: def, run: out }, null, 1));
   expect(out.status, JSON.stringify(out.error)).toBe('success');
   return { result: out.result, def };
 }
@@ -227,4 +225,10 @@ export function fieldHolding(items: Record<string, unknown>[], want: string[], a
   const key = keys.find((k) => JSON.stringify(ordered(items.map((i) => String(i[k] ?? '').trim()))) === JSON.stringify(ordered(want)));
   expect(key, `a field holding ${JSON.stringify(want.slice(0, 3))}… in ${JSON.stringify(items.slice(0, 2))}`).toBeDefined();
   return key!;
+}
+
+/** A directory to keep recordings or results in (ACCEPTANCE_HAR_DIR, ACCEPTANCE_RESULT_DIR), made when missing. */
+function keptIn(dir: string): string {
+  fs.mkdirSync(dir, { recursive: true });
+  return dir;
 }

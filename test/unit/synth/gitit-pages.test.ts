@@ -96,6 +96,18 @@ describe("Gitit's pages", () => {
     expect(items[1].subject).toBe('Create Billing');
   });
 
+  it("an author's activity: the author every change shows is kept, the value asked for (not the template's words)", () => {
+    const page = pageOf('gt-activity', /_activity\?forUser=/);
+    const x = extractHtml(page, [], ['Ada Moreno'], undefined, othersOf('gt-activity', page), undefined);
+    const items = read(x!.extractor, page);
+    expect(items.length).toBeGreaterThanOrEqual(3);
+    expect(new Set(items.map((i: any) => i.author))).toEqual(new Set(['Ada Moreno']));
+    expect(items.every((i: any) => i.subject && i.files)).toBe(true);
+    // (Asked for nothing, the same name on every change is the page's own words: left out.)
+    const plain = read(extractHtml(page, [], [], undefined, othersOf('gt-activity', page))!.extractor, page);
+    expect(plain[0]).not.toHaveProperty('author');
+  });
+
   it('search hits: each page with its matching lines', () => {
     const page = pageOf('gt-search', /_search\?patterns=payments/);
     const x = extractHtml(page, [], ['payments'], undefined, othersOf('gt-search', page));
