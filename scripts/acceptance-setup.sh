@@ -74,6 +74,11 @@ if [ ! -d /usr/share/roundcube ]; then
   # (Roundcube's database is our own SQLite file per run: no dbconfig-common database.)
   echo 'roundcube-core roundcube/dbconfig-install boolean false' | debconf-set-selections
 fi
+# (LDAP Account Manager: PHP over our own slapd; slapd's package configures no directory of its own.)
+if [ ! -d /usr/share/ldap-account-manager ] || ! command -v slapd >/dev/null || ! php -m | grep -qx ldap; then
+  echo 'slapd slapd/no_configuration boolean true' | debconf-set-selections
+  need+=(slapd ldap-utils ldap-account-manager php8.2-ldap php8.2-gmp php8.2-zip php8.2-gd php8.2-curl php8.2-xml php8.2-mbstring)
+fi
 # (Rspamd: its controller serves the web UI; Redis keeps its history and Bayes statistics.)
 command -v rspamd >/dev/null && command -v redis-server >/dev/null || need+=(rspamd redis-server)
 if [ ${#need[@]} -gt 0 ]; then
@@ -3172,4 +3177,79 @@ SERVE
   touch "$IK_DIR/.seeded"
 fi
 
-echo "acceptance apps ready: dokuwiki (/usr/share/dokuwiki), phpmyadmin (/usr/share/phpmyadmin), mariadb db acme, adminer (/usr/share/adminer, mariadb db orchard), mediawiki (/var/lib/mediawiki, sqlite $MWDB), wordpress (/usr/share/wordpress, mariadb db wordpress), fossil ($FSL_DIR/repo.fossil), redmine (/usr/share/redmine, sqlite), django admin ($DJ_DIR), directus ($DX_DIR, postgresql db directus_acc), request tracker 5 (/usr/share/request-tracker5, sqlite), ghost ($GH_DIR, sqlite), transmission ($TR_DIR), jupyter ($JN_DIR), qbittorrent ($QB_DIR), verdaccio ($VD_DIR), radicale ($RD_DIR), rabbitmq ($RQ_DIR), syncthing ($ST_DIR), prometheus ($PM_DIR), tomcat ($TC_DIR), roundcube ($RC_DIR), monit ($MN_DIR), shaarli ($SH_DIR), znc ($ZN_DIR), zabbix ($ZB_DIR, postgresql db zabbix_seed), vendure ($VN_DIR, postgresql db vendure_seed), postfixadmin ($PF_DIR, sqlite), nagios ($NG_DIR, apache2 on the test's port), tt-rss ($TT_DIR, postgresql db ttrss_seed), icinga web 2 ($IW_DIR, postgresql db icingaweb_seed), tiddlywiki ($TW_DIR), deluge ($DL_DIR), cacti ($CT_DIR, mariadb db cacti_seed), node-red ($NR_DIR), unleash ($UL_DIR, postgresql db unleash_seed), n8n ($N8_DIR), rspamd ($RS_DIR), cups ($CU_DIR), hledger-web ($HL_DIR), haproxy ($HP_DIR), supervisor ($SV_DIR), gitweb ($GW_DIR, apache2 on the test's port), cgit ($CG_DIR, gitweb's repositories), gitit ($GT_DIR), ikiwiki ($IK_DIR)"
+# ---- LDAP Account Manager 8.3 (Debian's ldap-account-manager: PHP pages over an OpenLDAP
+# directory; every form carries the session's `sec_token`, the account being edited lives in the
+# PHP session between its tabs). The directory is our own slapd per start (serve.sh), on a Unix
+# socket in its run directory, loaded from the seed LDIF (twelve people in four teams, their
+# posix groups); LAM's one server profile (lam.conf) is pointed at that socket by serve.sh.
+LM_DIR=/var/lib/cs-acceptance/lam
+if [ ! -f "$LM_DIR/.seeded" ]; then
+  rm -rf "$LM_DIR" && mkdir -p "$LM_DIR/seed"
+  python3 - "$LM_DIR/seed/seed.ldif" <<'PY'
+import sys
+people = [("ada", "Ada", "Moreno", "Engineering"), ("bea", "Bea", "Lindqvist", "Facilities"), ("chidi", "Chidi", "Okafor", "Engineering"),
+          ("dara", "Dara", "Kim", "Finance"), ("eli", "Eli", "Novak", "Engineering"), ("fatima", "Fatima", "Haddad", "Finance"),
+          ("gus", "Gus", "Ferreira", "Facilities"), ("hana", "Hana", "Sato", "Support"), ("ivan", "Ivan", "Petrov", "Support"),
+          ("jo", "Jo", "Mensah", "Engineering"), ("kai", "Kai", "Laine", "Support"), ("lena", "Lena", "Vogel", "Finance")]
+groups = {"engineering": 10001, "finance": 10002, "facilities": 10003, "support": 10004}
+out = ["dn: dc=northwind,dc=test", "objectClass: top", "objectClass: dcObject", "objectClass: organization", "o: Northwind", "dc: northwind", "",
+       "dn: ou=People,dc=northwind,dc=test", "objectClass: organizationalUnit", "ou: People", "",
+       "dn: ou=group,dc=northwind,dc=test", "objectClass: organizationalUnit", "ou: group", ""]
+for i, (u, g, s, team) in enumerate(people):
+    out += [f"dn: uid={u},ou=People,dc=northwind,dc=test", "objectClass: inetOrgPerson", "objectClass: posixAccount", "objectClass: shadowAccount",
+            f"uid: {u}", f"cn: {g} {s}", f"givenName: {g}", f"sn: {s}", f"mail: {u}@northwind.test", f"telephoneNumber: +44 20 7946 {101 + i:04d}",
+            f"title: {team} staff", f"uidNumber: {10001 + i}", f"gidNumber: {groups[team.lower()]}", f"homeDirectory: /home/{u}", "loginShell: /bin/bash", ""]
+for name, gid in groups.items():
+    out += [f"dn: cn={name},ou=group,dc=northwind,dc=test", "objectClass: posixGroup", f"cn: {name}", f"gidNumber: {gid}", f"description: The {name} team"]
+    out += [f"memberUid: {u}" for (u, g, s, team) in people if team.lower() == name] + [""]
+open(sys.argv[1], "w").write("\n".join(out))
+PY
+  cat > "$LM_DIR/seed/slapd.conf.in" <<CONF
+# The acceptance suite's directory (scripts/acceptance-setup.sh): serve.sh fills in @RUN@.
+include /etc/ldap/schema/core.schema
+include /etc/ldap/schema/cosine.schema
+include /etc/ldap/schema/nis.schema
+include /etc/ldap/schema/inetorgperson.schema
+pidfile @RUN@/slapd.pid
+modulepath /usr/lib/ldap
+moduleload back_mdb
+database mdb
+maxsize 104857600
+suffix "dc=northwind,dc=test"
+rootdn "cn=admin,dc=northwind,dc=test"
+rootpw $(slappasswd -s lm-admin-pass-1 -h '{SSHA}')
+directory @RUN@/db
+index objectClass eq
+index uid eq
+CONF
+  # (LAM's own sample profile, for our directory: its admin, its suffixes, US English.)
+  sed -e 's/^Admins: .*/Admins: cn=admin,dc=northwind,dc=test/' -e 's/dc=my-domain,dc=com/dc=northwind,dc=test/g' \
+    -e 's/^tools: treeViewSuffix: .*/tools: treeViewSuffix: dc=northwind,dc=test/' -e 's/^defaultLanguage: .*/defaultLanguage: en_US.utf8/' \
+    /var/lib/ldap-account-manager/config/unix.sample.conf > "$LM_DIR/seed/lam.conf"
+  grep -q 'Admins: cn=admin,dc=northwind,dc=test' "$LM_DIR/seed/lam.conf"
+  cat > "$LM_DIR/serve.sh" <<'SERVE'
+#!/bin/sh
+# serve.sh PORT: a fresh directory from the seed LDIF, its slapd on a Unix socket in the run
+# directory, LAM's profile pointed at it, and LAM served by `php -S` on PORT.
+set -e
+SEED=/var/lib/cs-acceptance/lam/seed
+RUN=/tmp/cs-lam-run-$1
+rm -rf "$RUN" && mkdir -p "$RUN/db"
+sed "s#@RUN@#$RUN#g" "$SEED/slapd.conf.in" > "$RUN/slapd.conf"
+slapadd -q -f "$RUN/slapd.conf" -l "$SEED/seed.ldif"
+SOCK=$(printf '%s' "$RUN/ldapi" | sed 's#/#%2F#g')
+slapd -f "$RUN/slapd.conf" -h "ldapi://$SOCK" -d 0 >"$RUN/slapd.log" 2>&1 &
+LDAP=$!
+sed -e "s#^ServerURL: .*#ServerURL: ldapi://$SOCK#" "$SEED/lam.conf" > /var/lib/ldap-account-manager/config/lam.conf
+for _ in $(seq 1 50); do [ -S "$RUN/ldapi" ] && break; sleep 0.1; done
+php -S "127.0.0.1:$1" -t /usr/share/ldap-account-manager &
+WEB=$!
+stop() { kill $WEB $LDAP 2>/dev/null || true; wait $WEB $LDAP 2>/dev/null || true; }
+trap 'stop; exit 0' INT TERM
+wait $WEB
+SERVE
+  chmod +x "$LM_DIR/serve.sh"
+  touch "$LM_DIR/.seeded"
+fi
+
+echo "acceptance apps ready: dokuwiki (/usr/share/dokuwiki), phpmyadmin (/usr/share/phpmyadmin), mariadb db acme, adminer (/usr/share/adminer, mariadb db orchard), mediawiki (/var/lib/mediawiki, sqlite $MWDB), wordpress (/usr/share/wordpress, mariadb db wordpress), fossil ($FSL_DIR/repo.fossil), redmine (/usr/share/redmine, sqlite), django admin ($DJ_DIR), directus ($DX_DIR, postgresql db directus_acc), request tracker 5 (/usr/share/request-tracker5, sqlite), ghost ($GH_DIR, sqlite), transmission ($TR_DIR), jupyter ($JN_DIR), qbittorrent ($QB_DIR), verdaccio ($VD_DIR), radicale ($RD_DIR), rabbitmq ($RQ_DIR), syncthing ($ST_DIR), prometheus ($PM_DIR), tomcat ($TC_DIR), roundcube ($RC_DIR), monit ($MN_DIR), shaarli ($SH_DIR), znc ($ZN_DIR), zabbix ($ZB_DIR, postgresql db zabbix_seed), vendure ($VN_DIR, postgresql db vendure_seed), postfixadmin ($PF_DIR, sqlite), nagios ($NG_DIR, apache2 on the test's port), tt-rss ($TT_DIR, postgresql db ttrss_seed), icinga web 2 ($IW_DIR, postgresql db icingaweb_seed), tiddlywiki ($TW_DIR), deluge ($DL_DIR), cacti ($CT_DIR, mariadb db cacti_seed), node-red ($NR_DIR), unleash ($UL_DIR, postgresql db unleash_seed), n8n ($N8_DIR), rspamd ($RS_DIR), cups ($CU_DIR), hledger-web ($HL_DIR), haproxy ($HP_DIR), supervisor ($SV_DIR), gitweb ($GW_DIR, apache2 on the test's port), cgit ($CG_DIR, gitweb's repositories), gitit ($GT_DIR), ikiwiki ($IK_DIR), ldap account manager ($LM_DIR, its own slapd)"

@@ -111,7 +111,9 @@ export class BrowserPool {
     const guard = await ContextGuard.start(this.opts.egress, proxy);
     let context: BrowserContext;
     try {
-      context = await browser.newContext({ viewport: this.opts.viewport, deviceScaleFactor: 1, ...guard.contextProxy });
+      // (No service workers: a site's worker would answer the page's requests from inside the
+      // browser — LAM's PWA worker does — and the recording would see its copies, not the site.)
+      context = await browser.newContext({ viewport: this.opts.viewport, deviceScaleFactor: 1, serviceWorkers: 'block', ...guard.contextProxy });
     } catch (e) {
       await guard.close();
       throw e;

@@ -48,10 +48,15 @@ function labelOf($: cheerio.CheerioAPI, form: El, el: El): string {
   const aria = clean(el.attr('aria-label') ?? '');
   if (aria) return aria;
   let row = el.parent();
-  for (let up = 0; up < 4 && row.length && !row.is('form'); up++, row = row.parent()) {
+  for (let up = 0; up < 6 && row.length && !row.is('form'); up++, row = row.parent()) {
     if (row.find(VALUE_INPUTS).length > 1) return '';
     const t = textOf(row);
-    if (t) return t.length <= 60 ? t : '';
+    if (t) return t.length <= 60 && up < 4 ? t : '';
+    // (A grid's label column beside the field's column, the field wrapped in a table of its own
+    // with its add/remove buttons: LAM's "Telephone number" | <table><tr><td><input>…)
+    const prev = row.prev();
+    const caption = prev.length && !prev.find('input, select, textarea, button').length ? textOf(prev) : '';
+    if (caption && !/^h[1-6]$/.test(prev.prop('tagName')?.toLowerCase() ?? '')) return caption.length <= 60 ? caption : '';
   }
   return '';
 }

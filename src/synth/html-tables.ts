@@ -13,6 +13,7 @@ import {
   type El,
   fieldName,
   foldedAway,
+  hidden,
   hiddenWithin,
   inChrome,
   inMain,
@@ -52,7 +53,36 @@ function headerTexts($: cheerio.CheerioAPI, row: El): string[] {
 function dataRows($: cheerio.CheerioAPI, table: El): El {
   const rows = rowsOfWidth($, table);
   const head = tdHeaderRow($, table);
-  return head ? rows.filter((_, r) => r !== head.get(0)) : rows;
+  const lead = new Set(controlRows($, table));
+  return rows.filter((_, r) => r !== head?.get(0) && !lead.has(r));
+}
+
+/**
+ * The body's leading rows that are the list's own controls, not records: a row of filter boxes
+ * (a text box or menu under each header) or of sort arrows (icons, no words but in one cell) —
+ * LAM's account list has both between its header and its first account.
+ */
+function controlRows($: cheerio.CheerioAPI, table: El): unknown[] {
+  const out: unknown[] = [];
+  for (const r of table.find('> tbody > tr').toArray()) {
+    const row = $(r);
+    if (!row.children('td').length) continue;
+    // (Words in one cell at most — "Filter", "Sort sequence" —: a row of records has its values. A
+    // record's own hidden inline-edit menus, RT's, are no filter boxes.)
+    const worded = row.children('td, th').filter((_, c) => !!clean(visibleText($(c)))).length;
+    if (worded > 1 || row.children().length < 3) break;
+    const boxes = row.find('input[type=text], input[type=search], input:not([type]), select').filter((_, b) => !hidden($, $(b))).length >= 2;
+    const arrows = row.find('a[href]').length >= 2 && row.find('a[href]').toArray().every((a) => !clean(visibleText($(a))));
+    if (!boxes && !arrows) break;
+    out.push(r);
+  }
+  return out;
+}
+
+/** `:nth-of-type(n+K)` for a table whose first rows are its controls (controlRows), else ''. */
+function afterControls($: cheerio.CheerioAPI, table: El): string {
+  const lead = controlRows($, table);
+  return lead.length ? `:nth-of-type(n+${$(lead.at(-1) as never).index() + 2})` : '';
 }
 
 function rowsOfWidth($: cheerio.CheerioAPI, table: El): El {
@@ -307,9 +337,10 @@ export function tables($: cheerio.CheerioAPI, template: Set<unknown>): Structura
     // Rows of the records' width only (a colspan footer row in another tbody is no record); with
     // header-mapped columns, rows at least that wide (a site may add columns).
     const allByHeader = Object.values(fields).every((f) => f.column !== undefined);
+    const skip = afterControls($, table);
     const rowSel = allByHeader
-      ? `${sel} > tbody > tr:has(> td):has(> :nth-child(${width}))`
-      : `${sel} > tbody > tr:has(> td):has(> :nth-child(${width})):not(:has(> :nth-child(${width + 1})))`;
+      ? `${sel} > tbody > tr${skip}:has(> td):has(> :nth-child(${width}))`
+      : `${sel} > tbody > tr${skip}:has(> td):has(> :nth-child(${width})):not(:has(> :nth-child(${width + 1})))`;
     out.push({
       kind: 'list',
       extractor: { from: 'css', selector: rowSel, all: true, required: false, fields },

@@ -249,6 +249,20 @@ export function scoreTargets(xs: Exchange[], f: TargetFacts): Candidate[] {
         )
         .at(-1)?.x
     : undefined;
+  // A form on the page a typed read opened, submitted from it with nothing typed of its own (LAM's
+  // "Delete" on the confirmation page the entry's DN opened: the entry waits in the session): the
+  // read led to that write, which is the point. (Never a sign-out.)
+  const typedPages = xs.filter((r) => isRead(r) && typedBy(r).length && isHtml(r) && !!r.text && !f.secretCarriers.has(r.id));
+  const confirmOf = new Map<string, Exchange>();
+  for (const x of xs) {
+    if (isRead(x) || !isNavigationRequest(x) || f.secretCarriers.has(x.id) || typedBy(x).length || SIGN_OUT.test(x.url)) continue;
+    // (Right after it: the next page the person went to. A later submit came from that page.)
+    const from = typedPages
+      .filter((r) => r.index < x.index && !xs.some((y) => y.index > r.index && y.index < x.index && isNavigationRequest(y)))
+      .find((r) => submittedFrom(r, x));
+    if (from) confirmOf.set(x.id, from);
+  }
+  const confirmed = new Set([...confirmOf.values()].map((r) => r.id));
   return xs
     .map((x, pos) => {
       const reasons: string[] = [];
@@ -318,6 +332,8 @@ export function scoreTargets(xs: Exchange[], f: TargetFacts): Candidate[] {
       else if (isRead(x) && typed.length && commit && commit.index > x.index)
         add(-4, 'a lookup before the write that carries the same typed values (the caller allowed side effects)');
       if (x === commit) add(2, 'the last write carrying every typed value (the caller allowed side effects)');
+      if (confirmOf.has(x.id)) add(5, 'a form submitted from the page the typed values opened (a confirmation)');
+      if (confirmed.has(x.id)) add(-2, 'a lookup whose page then submitted a form (the submit is the point)');
       if (!isRead(x) && checksOnly(x)) add(-3, 'a write that only checks (a validation, a dry run), not the change itself');
       if (ev.names.length && typed.some((v) => ev.names.includes(v)))
         add(3, `the answer is the record typed value(s) ${ev.names.map((v) => JSON.stringify(v)).join(', ')} name(s)`);
@@ -345,6 +361,31 @@ export function scoreTargets(xs: Exchange[], f: TargetFacts): Candidate[] {
       return { exchange: x, score: Math.round(score * 10) / 10, evidence, reasons };
     })
     .sort((a, b) => b.score - a.score || b.exchange.index - a.exchange.index);
+}
+
+const SIGN_OUT = /log-?out|sign-?out|log-?off/i;
+
+/** Whether POST `x` was sent by a form of `page` (same address, most of its fields named there). */
+function submittedFrom(page: Exchange, x: Exchange): boolean {
+  const $ = loadHtml(page.text!);
+  const to = new URL(x.url);
+  const keys = requestSlots(x)
+    .filter((s) => s.where === 'form' || s.where === 'multipart')
+    .map((s) => s.key);
+  if (!keys.length) return false;
+  return $('form').toArray().some((el) => {
+    const form = $(el);
+    if ((form.attr('method') ?? 'get').toLowerCase() !== 'post') return false;
+    let action: URL;
+    try {
+      action = new URL(form.attr('action') ?? '', page.finalUrl || page.url);
+    } catch {
+      return false;
+    }
+    if (action.origin !== to.origin || action.pathname !== to.pathname) return false;
+    const names = new Set(form.find('[name]').map((_, e) => $(e).attr('name')).get());
+    return keys.filter((k) => names.has(k)).length * 2 >= keys.length;
+  });
 }
 
 export type Paging =

@@ -212,8 +212,11 @@ export function traceChain(inp: TraceInput): Chain {
       let sub = substitute(slot.value, inp.args, needlesForField(needles, slot), inp.secrets.slotOfSecretId);
       // An argument found only INSIDE a form field that an earlier page's form printed whole with
       // this value (an untouched field: book 13's title "… volume 13") is a coincidence: the field
-      // is read from the form below, as the browser sent it.
-      if (sub.args.length && !sub.secrets.length && !sub.whole && controlOf()) sub = { ...sub, args: [], template: slot.value };
+      // is read from the form below, as the browser sent it. So is a whole field that equals an
+      // argument only but for its case (LAM's first name "Chidi", left as the page printed it, on
+      // the record addressed by `uid=chidi`).
+      const caseOnly = sub.args.every((n) => !slot.value.includes(inp.args.find((a) => a.name === n)?.example ?? ''));
+      if (sub.args.length && !sub.secrets.length && (!sub.whole || caseOnly) && controlOf()) sub = { ...sub, args: [], template: slot.value };
       // A leaf of a copied object is read from the record the run reads — also one equal to an
       // argument's example (a translation's id "1" beside the product's id 1) when that argument
       // is still sent elsewhere in the request.

@@ -31,7 +31,9 @@ export async function recordLive(
   context: BrowserContextOptions = {},
 ): Promise<string> {
   const file = path.join(dir, `${name}.har`);
-  const ctx = await browser.newContext({ ...context, recordHar: { path: file, content: 'embed' } });
+  // (Service workers blocked, as a capture session blocks them: LAM's PWA worker would answer the
+  // page's navigations itself, and the HAR would hold its replies at the wrong requests.)
+  const ctx = await browser.newContext({ serviceWorkers: 'block', ...context, recordHar: { path: file, content: 'embed' } });
   // A response whose body has not arrived when the context closes is in the HAR without it (a
   // save's answer, the last XHR): the recording ends once the requests open when the flow ended
   // have finished (not later ones: an app polling its server would keep it open).
@@ -83,7 +85,7 @@ export async function recordCaptured(
     browserVersion: browser.version(),
     extension: {} as never,
   });
-  const ctx = await browser.newContext({ viewport: { width: 1280, height: 800 } });
+  const ctx = await browser.newContext({ viewport: { width: 1280, height: 800 }, serviceWorkers: 'block' });
   recorder.watchContext(ctx);
   // The page's actions (typed values, clicks, a form's submitted fields), as the pool reports them.
   await ctx.exposeBinding(RECORD_BINDING, (src, json: string) => recorder.pageAction(src.page, String(json)));

@@ -1,6 +1,6 @@
 // Real open-source web applications for the synthesis acceptance suite (installed and seeded by
 // scripts/acceptance-setup.sh from Debian packages): each is served on 127.0.0.1 by `php -S` (Fossil
-// by `fossil server`, Redmine by rackup, Django by `manage.py runserver`, Directus by `directus start`, Request Tracker by `rt-server`, Ghost by its own `node index.js`, Transmission by `transmission-daemon`, Jupyter by `jupyter-notebook`, qBittorrent by `qbittorrent-nox`, Verdaccio by its own bin, Radicale by `python3 -m radicale`, RabbitMQ, Syncthing, Prometheus, Tomcat, Roundcube, Monit, Shaarli, ZNC, Zabbix, Vendure, PostfixAdmin, Nagios, tt-rss, Icinga Web, TiddlyWiki, Deluge, Cacti, Node-RED, Unleash, n8n, Rspamd, CUPS, hledger-web, HAProxy, Supervisor, gitweb, cgit, Gitit and ikiwiki by their setup's `serve.sh`) and stopped by its PID. Recorded HARs are rebased onto the
+// by `fossil server`, Redmine by rackup, Django by `manage.py runserver`, Directus by `directus start`, Request Tracker by `rt-server`, Ghost by its own `node index.js`, Transmission by `transmission-daemon`, Jupyter by `jupyter-notebook`, qBittorrent by `qbittorrent-nox`, Verdaccio by its own bin, Radicale by `python3 -m radicale`, RabbitMQ, Syncthing, Prometheus, Tomcat, Roundcube, Monit, Shaarli, ZNC, Zabbix, Vendure, PostfixAdmin, Nagios, tt-rss, Icinga Web, TiddlyWiki, Deluge, Cacti, Node-RED, Unleash, n8n, Rspamd, CUPS, hledger-web, HAProxy, Supervisor, gitweb, cgit, Gitit, ikiwiki and LDAP Account Manager by their setup's `serve.sh`) and stopped by its PID. Recorded HARs are rebased onto the
 // port a test started the app on.
 import { type ChildProcess, execFileSync, spawn } from 'node:child_process';
 import crypto from 'node:crypto';
@@ -54,7 +54,8 @@ export interface RealApp {
     | 'gitweb'
     | 'cgit'
     | 'gitit'
-    | 'ikiwiki';
+    | 'ikiwiki'
+    | 'lam';
   /** The PHP document root (Fossil: the repository file; Redmine: the Rails application). */
   docroot: string;
   /** Port the fixtures were recorded on. */
@@ -544,6 +545,15 @@ export const APPS: Record<RealApp['name'], RealApp> = {
     needs: ['/var/lib/cs-acceptance/ikiwiki/.seeded', '/usr/bin/ikiwiki', '/usr/lib/cgi-bin/omega/omega', '/usr/sbin/apache2'],
     // (Built for its port per start from a fresh copy of the seed: its repository, users and sessions.)
     server: (port) => ({ cmd: '/bin/sh', args: ['/var/lib/cs-acceptance/ikiwiki/serve.sh', String(port)] }),
+  },
+  lam: {
+    name: 'lam',
+    docroot: '/usr/share/ldap-account-manager',
+    recordedPort: 9026,
+    needs: ['/var/lib/cs-acceptance/lam/.seeded', '/usr/share/ldap-account-manager/templates/login.php', '/usr/sbin/slapd'],
+    // (A fresh directory per start, its own slapd on a socket in the run directory.)
+    server: (port) => ({ cmd: '/bin/sh', args: ['/var/lib/cs-acceptance/lam/serve.sh', String(port)] }),
+    readyPath: '/templates/login.php',
   },
 };
 
@@ -1268,4 +1278,26 @@ export function ikiwikiGit(...args: string[]): string[] {
 export function ikiwikiSource(base: string, page: string): string | null {
   const file = `/tmp/cs-ikiwiki-run-${new URL(base).port}/src/${page}.mdwn`;
   return fs.existsSync(file) ? fs.readFileSync(file, 'utf8') : null;
+}
+
+/** LDAP Account Manager's sign-in: the admin's DN is what its user menu sends. */
+export const LAM_USER = { username: 'cn=admin,dc=northwind,dc=test', password: 'lm-admin-pass-1' };
+
+/** The entries under dc=northwind,dc=test matching `filter` in the directory of the LAM served at `base` (its slapd's socket). */
+export function lamLdap(base: string, filter: string, ...attrs: string[]): Record<string, string[]>[] {
+  const sock = encodeURIComponent(`/tmp/cs-lam-run-${new URL(base).port}/ldapi`);
+  const out = execFileSync('ldapsearch', ['-x', '-o', 'ldif-wrap=no', '-H', `ldapi://${sock}`, '-b', 'dc=northwind,dc=test', '-LLL', filter, ...attrs], {
+    encoding: 'utf8',
+  });
+  return out
+    .split(/\n\n+/)
+    .filter((e) => e.trim())
+    .map((e) => {
+      const rec: Record<string, string[]> = {};
+      for (const line of e.split('\n')) {
+        const m = /^([\w-]+)(::?) (.*)$/.exec(line);
+        if (m && m[1] !== 'dn') (rec[m[1]!] ??= []).push(m[2] === '::' ? Buffer.from(m[3]!, 'base64').toString('utf8') : m[3]!);
+      }
+      return rec;
+    });
 }

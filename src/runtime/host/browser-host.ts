@@ -53,7 +53,8 @@ export class BrowserHost {
         const b = await this.chromium();
         const guard = await ContextGuard.start(this.opts.egress, proxy);
         try {
-          const context = await b.newContext({ ...guard.contextProxy, ...(auth ? { httpCredentials: auth } : {}) });
+          // (No service workers, as in capture sessions: the run talks to the site itself.)
+          const context = await b.newContext({ serviceWorkers: 'block', ...guard.contextProxy, ...(auth ? { httpCredentials: auth } : {}) });
           guard.watch(context);
           const page = await context.newPage();
           return { context, page, lastStatus: undefined, guard };
