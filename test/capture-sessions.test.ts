@@ -236,6 +236,40 @@ describe.each(await backends())('capture sessions API (%s)', (backend) => {
     expect(log._capture.actions[0]).toMatchObject({ type: 'navigate', cause: 'start', to: `${site.url}/login` });
   });
 
+  it("a site's service worker answers none of the page's requests: they reach the site and the recording", async () => {
+    // (A worker would answer the page's requests inside the browser — LAM's PWA worker does — and the
+    // recording would hold its copies, not what the site said.)
+    const hits: string[] = [];
+    const pwa = http.createServer((req, res) => {
+      hits.push(req.url ?? '');
+      if (req.url === '/sw.js')
+        return void res.writeHead(200, { 'content-type': 'text/javascript' }).end(`
+          self.addEventListener('install', () => self.skipWaiting());
+          self.addEventListener('activate', (e) => e.waitUntil(self.clients.claim()));
+          self.addEventListener('fetch', (e) => e.respondWith(new Response('from the worker')));`);
+      if (req.url === '/')
+        return void res.writeHead(200, { 'content-type': 'text/html' }).end(`<!doctype html><title>pwa</title><script>
+          navigator.serviceWorker.register('/sw.js').catch(() => {});
+          setTimeout(() => fetch('/after-worker'), 1500);
+        </script>`);
+      res.writeHead(200, { 'content-type': 'text/plain' }).end('from the site');
+    });
+    await new Promise<void>((r) => pwa.listen(0, '127.0.0.1', r));
+    try {
+      const base = `http://127.0.0.1:${(pwa.address() as net.AddressInfo).port}`;
+      const s = await h.api('POST', S, { start_url: `${base}/` });
+      expect(s.status).toBe(200);
+      await expect.poll(() => hits.includes('/after-worker'), { timeout: 20_000 }).toBe(true);
+      expect((await h.api('POST', `${S}/${s.json.id}/complete`)).status).toBe(202);
+      await waitState(h, s.json.id, 'completed');
+      const log = (await h.api('GET', `${S}/${s.json.id}/recording`)).json.log;
+      const last = log.entries.find((e: any) => e.request.url.endsWith('/after-worker'));
+      expect(last.response.content.text).toBe('from the site');
+    } finally {
+      await new Promise((r) => pwa.close(r));
+    }
+  });
+
   it('use_proxy routes the session through the configured proxy; without it nothing goes there', async () => {
     const before = proxy.seen.length;
     const plain = (await h.api('POST', S, { start_url: `${site.url}/login?via=direct` })).json;
