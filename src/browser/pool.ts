@@ -113,7 +113,12 @@ export class BrowserPool {
     try {
       // (No service workers: a site's worker would answer the page's requests from inside the
       // browser — LAM's PWA worker does — and the recording would see its copies, not the site.)
-      context = await browser.newContext({ viewport: this.opts.viewport, deviceScaleFactor: 1, serviceWorkers: 'block', ...guard.contextProxy });
+      context = await browser.newContext({
+        viewport: this.opts.viewport,
+        deviceScaleFactor: 1,
+        serviceWorkers: 'block',
+        ...guard.contextProxy,
+      });
     } catch (e) {
       await guard.close();
       throw e;

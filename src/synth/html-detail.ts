@@ -296,7 +296,10 @@ export function detailBlock($: cheerio.CheerioAPI, site: SiteTemplate): Structur
   const tfields: Record<string, CssField> = beside
     ? {
         title: { selector: shortRel(beside.holder, beside.h1, ['h1']), required: false },
-        content: { ...content, selector: `${shortRel(beside.holder, main, stableIdOf($, main))}${content.selector ? ` ${content.selector}` : ''}` },
+        content: {
+          ...content,
+          selector: `${shortRel(beside.holder, main, stableIdOf($, main))}${content.selector ? ` ${content.selector}` : ''}`,
+        },
       }
     : { ...(fields.title ? { title: fields.title } : {}), content };
   const whole = beside ? pathOf($, beside.holder) : root;
@@ -375,10 +378,19 @@ function titleBeside($: cheerio.CheerioAPI, main: El, own: (e: El) => boolean): 
     if (el.is(main) || $.contains(main.get(0)!, e) || $.contains(e, main.get(0)!) || !own(el)) return false;
     if (/^(a|button|option|select|label|textarea|script|style)$/.test(tagOf(el)) || el.closest('a, button, form').length) return false;
     const t = clean(visibleText(el));
-    return names.has(t) && !el.children().toArray().some((c) => clean(visibleText($(c))) === t);
+    return (
+      names.has(t) &&
+      !el
+        .children()
+        .toArray()
+        .some((c) => clean(visibleText($(c))) === t)
+    );
   });
   if (shows.length !== 1) return null;
-  const holder = main.parents().filter((_, p) => $.contains(p, shows.get(0)!)).first();
+  const holder = main
+    .parents()
+    .filter((_, p) => $.contains(p, shows.get(0)!))
+    .first();
   return holder.length && !holder.is('body, html') ? { h1: shows, holder } : null;
 }
 

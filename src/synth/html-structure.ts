@@ -99,7 +99,13 @@ function linkHint($: cheerio.CheerioAPI, rec: El, a: El): string {
  * member (a search's only hit, html-single-hit.ts) gives a rule for the records like it: every
  * value it holds is a field, none required.
  */
-export function listCandidate($: cheerio.CheerioAPI, members: El[], sel: string, parent: El, typedValues: string[] = []): StructuralCandidate | null {
+export function listCandidate(
+  $: cheerio.CheerioAPI,
+  members: El[],
+  sel: string,
+  parent: El,
+  typedValues: string[] = [],
+): StructuralCandidate | null {
   // Copies of one block (a pager printed above and below a list) are not records.
   const copy = (m: El) =>
     `${clean(m.text())} ${m
@@ -128,7 +134,8 @@ export function listCandidate($: cheerio.CheerioAPI, members: El[], sel: string,
     // record shows its labels only by their colon ("Last modified:"). A value the person typed is
     // data though every record shows it: the author whose changes were asked for (gitit's
     // activity) — but for a search's highlight of the words (`<strong>`, `<mark>`) in each hit.
-    const asked = typedValues.some((t) => sameWords(t, vals[0]!)) && !/^(b|strong|em|i|mark)$/.test(tagOf(members[0]!.find(leaf.path).first()));
+    const asked =
+      typedValues.some((t) => sameWords(t, vals[0]!)) && !/^(b|strong|em|i|mark)$/.test(tagOf(members[0]!.find(leaf.path).first()));
     if (new Set(vals).size === 1 && members.length >= 3 && !asked) continue;
     if (members.length === 1 && leaf.kind === 'text' && /:$/.test(vals[0])) continue;
     if (!vals[0]) continue;
@@ -173,7 +180,11 @@ export function listCandidate($: cheerio.CheerioAPI, members: El[], sel: string,
 
 /** Whether two texts are the same words, whatever their case and separators ("Ada_Moreno", "ada moreno"). */
 const sameWords = (a: string, b: string) => {
-  const w = (t: string) => t.toLowerCase().replace(/[-_+\s]+/g, ' ').trim();
+  const w = (t: string) =>
+    t
+      .toLowerCase()
+      .replace(/[-_+\s]+/g, ' ')
+      .trim();
   return w(a) !== '' && w(a) === w(b);
 };
 
@@ -262,7 +273,9 @@ export function repeated($: cheerio.CheerioAPI, template: Set<unknown>, typedVal
       const items = groupedItems($, members);
       const itemSel = items && `${sel} > ${items.path}`;
       const itemRule =
-        items && itemSel && $(itemSel).length === items.records.length ? listCandidate($, items.records, itemSel, parent, typedValues) : null;
+        items && itemSel && $(itemSel).length === items.records.length
+          ? listCandidate($, items.records, itemSel, parent, typedValues)
+          : null;
       const rule = listCandidate($, members, sel, parent, typedValues);
       const groupRule = got.length > members.length ? onlyMembers($, rule, got, members) : rule;
       if (itemRule) out.push({ ...itemRule, why: `${itemRule.why}, grouped in ${members.length} ${signature($, members[0])}` });

@@ -71,8 +71,14 @@ function controlRows($: cheerio.CheerioAPI, table: El): unknown[] {
     // record's own hidden inline-edit menus, RT's, are no filter boxes.)
     const worded = row.children('td, th').filter((_, c) => !!clean(visibleText($(c)))).length;
     if (worded > 1 || row.children().length < 3) break;
-    const boxes = row.find('input[type=text], input[type=search], input:not([type]), select').filter((_, b) => !hidden($, $(b))).length >= 2;
-    const arrows = row.find('a[href]').length >= 2 && row.find('a[href]').toArray().every((a) => !clean(visibleText($(a))));
+    const boxes =
+      row.find('input[type=text], input[type=search], input:not([type]), select').filter((_, b) => !hidden($, $(b))).length >= 2;
+    const arrows =
+      row.find('a[href]').length >= 2 &&
+      row
+        .find('a[href]')
+        .toArray()
+        .every((a) => !clean(visibleText($(a))));
     if (!boxes && !arrows) break;
     out.push(r);
   }

@@ -373,19 +373,26 @@ function submittedFrom(page: Exchange, x: Exchange): boolean {
     .filter((s) => s.where === 'form' || s.where === 'multipart')
     .map((s) => s.key);
   if (!keys.length) return false;
-  return $('form').toArray().some((el) => {
-    const form = $(el);
-    if ((form.attr('method') ?? 'get').toLowerCase() !== 'post') return false;
-    let action: URL;
-    try {
-      action = new URL(form.attr('action') ?? '', page.finalUrl || page.url);
-    } catch {
-      return false;
-    }
-    if (action.origin !== to.origin || action.pathname !== to.pathname) return false;
-    const names = new Set(form.find('[name]').map((_, e) => $(e).attr('name')).get());
-    return keys.filter((k) => names.has(k)).length * 2 >= keys.length;
-  });
+  return $('form')
+    .toArray()
+    .some((el) => {
+      const form = $(el);
+      if ((form.attr('method') ?? 'get').toLowerCase() !== 'post') return false;
+      let action: URL;
+      try {
+        action = new URL(form.attr('action') ?? '', page.finalUrl || page.url);
+      } catch {
+        return false;
+      }
+      if (action.origin !== to.origin || action.pathname !== to.pathname) return false;
+      const names = new Set(
+        form
+          .find('[name]')
+          .map((_, e) => $(e).attr('name'))
+          .get(),
+      );
+      return keys.filter((k) => names.has(k)).length * 2 >= keys.length;
+    });
 }
 
 export type Paging =

@@ -216,7 +216,8 @@ export function traceChain(inp: TraceInput): Chain {
       // argument only but for its case (LAM's first name "Chidi", left as the page printed it, on
       // the record addressed by `uid=chidi`).
       const caseOnly = sub.args.every((n) => !slot.value.includes(inp.args.find((a) => a.name === n)?.example ?? ''));
-      if (sub.args.length && !sub.secrets.length && (!sub.whole || caseOnly) && controlOf()) sub = { ...sub, args: [], template: slot.value };
+      if (sub.args.length && !sub.secrets.length && (!sub.whole || caseOnly) && controlOf())
+        sub = { ...sub, args: [], template: slot.value };
       // A leaf of a copied object is read from the record the run reads — also one equal to an
       // argument's example (a translation's id "1" beside the product's id 1) when that argument
       // is still sent elsewhere in the request.

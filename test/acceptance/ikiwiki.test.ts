@@ -128,7 +128,11 @@ describe.skipIf(!ready).each(ready ? (await backends()).slice(0, 1) : ['sqlite' 
     await flow(
       'ik-create',
       har,
-      hinted({ page: 'parking', editcontent: 'Park in the basement; the gate opens with your door badge.', editmessage: 'Start the parking guide' }),
+      hinted({
+        page: 'parking',
+        editcontent: 'Park in the basement; the gate opens with your door badge.',
+        editmessage: 'Start the parking guide',
+      }),
       bound({ page: 'keys', editcontent: text, editmessage: 'Start the keys guide' }),
     );
     // (Under the guides, where the recorded one went, not at the top of the wiki.)
@@ -151,7 +155,11 @@ describe.skipIf(!ready).each(ready ? (await backends()).slice(0, 1) : ['sqlite' 
       true,
     );
     expect(ikiwikiSource(live.url, 'howto/vpn')).toContain('with the WireGuard client');
-    const body = hinted({ page: 'howto/vpn', editcontent: 'Connect to the VPN with the WireGuard client.', editmessage: 'Shorter VPN guide' });
+    const body = hinted({
+      page: 'howto/vpn',
+      editcontent: 'Connect to the VPN with the WireGuard client.',
+      editmessage: 'Shorter VPN guide',
+    });
     await flow('ik-edit', har, body, bound({ page: 'howto/wifi', editcontent: 'Join Northwind-Staff.', editmessage: 'Shorter' }));
     expect(ikiwikiSource(live.url, 'howto/wifi')?.trim()).toBe('Join Northwind-Staff.');
     // (A second save of the same guide: read at the revision the first one made, so no merge.)

@@ -143,7 +143,10 @@ export async function synthesizeAndRun(
   figures.push({ flow: name, synthMs, runMs: Date.now() - t, engine: def.engine });
   // ACCEPTANCE_RESULT_DIR=<dir> keeps each flow's definition and run there, to read what synthesis made.
   if (process.env.ACCEPTANCE_RESULT_DIR)
-    fs.writeFileSync(path.join(keptIn(process.env.ACCEPTANCE_RESULT_DIR), `${name}.json`), JSON.stringify({ definition: def, run: out }, null, 1));
+    fs.writeFileSync(
+      path.join(keptIn(process.env.ACCEPTANCE_RESULT_DIR), `${name}.json`),
+      JSON.stringify({ definition: def, run: out }, null, 1),
+    );
   expect(out.status, JSON.stringify(out.error)).toBe('success');
   return { result: out.result, def };
 }

@@ -1286,9 +1286,13 @@ export const LAM_USER = { username: 'cn=admin,dc=northwind,dc=test', password: '
 /** The entries under dc=northwind,dc=test matching `filter` in the directory of the LAM served at `base` (its slapd's socket). */
 export function lamLdap(base: string, filter: string, ...attrs: string[]): Record<string, string[]>[] {
   const sock = encodeURIComponent(`/tmp/cs-lam-run-${new URL(base).port}/ldapi`);
-  const out = execFileSync('ldapsearch', ['-x', '-o', 'ldif-wrap=no', '-H', `ldapi://${sock}`, '-b', 'dc=northwind,dc=test', '-LLL', filter, ...attrs], {
-    encoding: 'utf8',
-  });
+  const out = execFileSync(
+    'ldapsearch',
+    ['-x', '-o', 'ldif-wrap=no', '-H', `ldapi://${sock}`, '-b', 'dc=northwind,dc=test', '-LLL', filter, ...attrs],
+    {
+      encoding: 'utf8',
+    },
+  );
   return out
     .split(/\n\n+/)
     .filter((e) => e.trim())

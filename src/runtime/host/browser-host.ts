@@ -54,7 +54,11 @@ export class BrowserHost {
         const guard = await ContextGuard.start(this.opts.egress, proxy);
         try {
           // (No service workers, as in capture sessions: the run talks to the site itself.)
-          const context = await b.newContext({ serviceWorkers: 'block', ...guard.contextProxy, ...(auth ? { httpCredentials: auth } : {}) });
+          const context = await b.newContext({
+            serviceWorkers: 'block',
+            ...guard.contextProxy,
+            ...(auth ? { httpCredentials: auth } : {}),
+          });
           guard.watch(context);
           const page = await context.newPage();
           return { context, page, lastStatus: undefined, guard };

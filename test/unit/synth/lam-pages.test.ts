@@ -32,7 +32,7 @@ describe("LDAP Account Manager's pages", () => {
     });
   });
 
-  it("an edit: the first name the page printed is sent as read, not as the `uid` argument it equals but for its case", () => {
+  it('an edit: the first name the page printed is sent as read, not as the `uid` argument it equals but for its case', () => {
     const def = synth('lm-edit', { uid: 'chidi', telephoneNumber_0: '+44 20 7946 0999' }).definition;
     const save = fieldsOf(def.steps.at(-1));
     expect(save.telephoneNumber_0).toBe('{{args.telephoneNumber_0}}');
