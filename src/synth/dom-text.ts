@@ -7,3 +7,10 @@ export const cssq = (s: string) => JSON.stringify(s);
 export const clean = (s: string) => s.replace(/\s+/g, ' ').trim();
 /** The element's tag name, lower case ('' for a non-element). */
 export const tagOf = (e: cheerio.Cheerio<any>) => (e.prop('tagName') ?? '').toLowerCase();
+
+/** A slug or name as its words: lower case, separators as spaces ("Main_Page", "the-broken-fence" → "main page", "the broken fence"). */
+export const unslug = (t: string) =>
+  t
+    .toLowerCase()
+    .replace(/[-_+\s]+/g, ' ')
+    .trim();

@@ -10,7 +10,7 @@ import { extractValue, View, visibleText } from '../runtime/worker/engines/extra
 import { nextPageLink, structuralCandidates } from './html-structure.js';
 import { formRecords } from './html-form-record.js';
 import { singleHits } from './html-single-hit.js';
-import { clean, cssq } from './dom-text.js';
+import { clean, cssq, unslug } from './dom-text.js';
 import { type El, renderedAnew } from './html-dom.js';
 import { type Thread, threadOf } from './html-thread.js';
 
@@ -277,12 +277,6 @@ function chooseRule(
     considered: cands.slice(0, 5).map((x) => `${Math.round(x.score)}: ${x.c.why}`),
   };
 }
-
-const unslug = (t: string) =>
-  t
-    .toLowerCase()
-    .replace(/[-_+\s]+/g, ' ')
-    .trim();
 
 /** Whether the text of block `sel` below its headings is (nearly) all links' words: a page of links, not an article. */
 function linkDense($: cheerio.CheerioAPI, sel: string): boolean {

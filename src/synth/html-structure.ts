@@ -14,7 +14,7 @@ import type { Schema } from './schema-infer.js';
 import { argName } from './values.js';
 import { visibleText } from '../runtime/worker/engines/extract.js';
 import { inTemplate, siteTemplate } from './page-template.js';
-import { clean, cssq, tagOf } from './dom-text.js';
+import { clean, cssq, tagOf, unslug } from './dom-text.js';
 import {
   type El,
   hidden,
@@ -179,14 +179,7 @@ export function listCandidate(
 }
 
 /** Whether two texts are the same words, whatever their case and separators ("Ada_Moreno", "ada moreno"). */
-const sameWords = (a: string, b: string) => {
-  const w = (t: string) =>
-    t
-      .toLowerCase()
-      .replace(/[-_+\s]+/g, ' ')
-      .trim();
-  return w(a) !== '' && w(a) === w(b);
-};
+const sameWords = (a: string, b: string) => unslug(a) !== '' && unslug(a) === unslug(b);
 
 /**
  * Repeated items inside repeated groups (`ul > li` under each letter of an index, rows under each
