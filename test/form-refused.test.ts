@@ -33,9 +33,10 @@ describe.each(await backends())('a form the site refuses (%s)', (backend) => {
         const f = new URLSearchParams(body);
         const name = f.get('name') ?? '';
         const crates = f.get('crates') ?? '';
-        // (Letters and spaces only, and each name once: a made-up suffix and a taken name are refused.)
+        // (Up to ten letters and spaces, and each name once: a made-up suffix — whatever its
+        // characters — and a taken name are refused.)
         const errors = [
-          ...(/^[A-Za-z ]+$/.test(name) ? [] : ['Use letters and spaces only.']),
+          ...(/^[A-Za-z ]{1,10}$/.test(name) ? [] : ['Use letters and spaces only, ten at most.']),
           ...(varieties.some((v) => v.name === name) ? ['A variety with this name already exists.'] : []),
         ];
         if (errors.length) return html(200, form(errors, name, crates));
@@ -77,9 +78,9 @@ describe.each(await backends())('a form the site refuses (%s)', (backend) => {
     const def = (await h.api('GET', `/v1beta/connectors/${c.json.id}/definition`)).json.definition;
     const post = def.steps.find((s: { method?: string }) => s.method === 'POST');
     expect(post.expect_redirect).toBe(true);
-    // (The replay: 'Bramley' is taken, 'Bramley3f9a' breaks the letters rule: not replayed, and why.)
+    // (The replay: 'Bramley' is taken, 'Bramley3f9a' breaks the length rule: not replayed, and why.)
     expect(def.meta.validation).toMatchObject({ replayed: false, reason: expect.stringContaining('did not take the replayed request') });
-    expect(def.meta.validation.reason).toContain('Use letters and spaces only.');
+    expect(def.meta.validation.reason).toContain('Use letters and spaces only, ten at most.');
     expect(varieties.map((v) => v.name)).toEqual(['Bramley']);
 
     const taken = await run(h, { connector_id: c.json.id, arguments: { name: 'Cox', crates: 12 } });
