@@ -79,6 +79,8 @@ if [ ! -d /usr/share/ldap-account-manager ] || ! command -v slapd >/dev/null || 
   echo 'slapd slapd/no_configuration boolean true' | debconf-set-selections
   need+=(slapd ldap-utils ldap-account-manager php8.2-ldap php8.2-gmp php8.2-zip php8.2-gd php8.2-curl php8.2-xml php8.2-mbstring)
 fi
+# (phpLDAPadmin: PHP over the same kind of directory, LAM's seed in a slapd of its own.)
+[ -d /usr/share/phpldapadmin ] || need+=(phpldapadmin)
 # (Rspamd: its controller serves the web UI; Redis keeps its history and Bayes statistics.)
 command -v rspamd >/dev/null && command -v redis-server >/dev/null || need+=(rspamd redis-server)
 if [ ${#need[@]} -gt 0 ]; then
@@ -3252,4 +3254,47 @@ SERVE
   touch "$LM_DIR/.seeded"
 fi
 
-echo "acceptance apps ready: dokuwiki (/usr/share/dokuwiki), phpmyadmin (/usr/share/phpmyadmin), mariadb db acme, adminer (/usr/share/adminer, mariadb db orchard), mediawiki (/var/lib/mediawiki, sqlite $MWDB), wordpress (/usr/share/wordpress, mariadb db wordpress), fossil ($FSL_DIR/repo.fossil), redmine (/usr/share/redmine, sqlite), django admin ($DJ_DIR), directus ($DX_DIR, postgresql db directus_acc), request tracker 5 (/usr/share/request-tracker5, sqlite), ghost ($GH_DIR, sqlite), transmission ($TR_DIR), jupyter ($JN_DIR), qbittorrent ($QB_DIR), verdaccio ($VD_DIR), radicale ($RD_DIR), rabbitmq ($RQ_DIR), syncthing ($ST_DIR), prometheus ($PM_DIR), tomcat ($TC_DIR), roundcube ($RC_DIR), monit ($MN_DIR), shaarli ($SH_DIR), znc ($ZN_DIR), zabbix ($ZB_DIR, postgresql db zabbix_seed), vendure ($VN_DIR, postgresql db vendure_seed), postfixadmin ($PF_DIR, sqlite), nagios ($NG_DIR, apache2 on the test's port), tt-rss ($TT_DIR, postgresql db ttrss_seed), icinga web 2 ($IW_DIR, postgresql db icingaweb_seed), tiddlywiki ($TW_DIR), deluge ($DL_DIR), cacti ($CT_DIR, mariadb db cacti_seed), node-red ($NR_DIR), unleash ($UL_DIR, postgresql db unleash_seed), n8n ($N8_DIR), rspamd ($RS_DIR), cups ($CU_DIR), hledger-web ($HL_DIR), haproxy ($HP_DIR), supervisor ($SV_DIR), gitweb ($GW_DIR, apache2 on the test's port), cgit ($CG_DIR, gitweb's repositories), gitit ($GT_DIR), ikiwiki ($IK_DIR), ldap account manager ($LM_DIR, its own slapd)"
+# ---- phpLDAPadmin 1.2.6 (Debian's phpldapadmin: a generic LDAP browser and editor in PHP). Its
+# directory is LAM's seed (twelve people in four teams) in a slapd of its own per start, on a Unix
+# socket in the run directory; its one config (/etc/phpldapadmin/config.php) is written by serve.sh
+# for that socket. Entries are addressed by DN in the query string; a change goes through a page
+# that confirms it (update_confirm) before the update; new entries from a template.
+PL_DIR=/var/lib/cs-acceptance/phpldapadmin
+if [ ! -f "$PL_DIR/.seeded" ]; then
+  rm -rf "$PL_DIR" && mkdir -p "$PL_DIR"
+  cat > "$PL_DIR/serve.sh" <<'SERVE'
+#!/bin/sh
+# serve.sh PORT: a fresh directory from LAM's seed LDIF, its slapd on a Unix socket in the run
+# directory, phpLDAPadmin's config pointed at it, and phpLDAPadmin served by `php -S` on PORT.
+set -e
+SEED=/var/lib/cs-acceptance/lam/seed
+RUN=/tmp/cs-pla-run-$1
+rm -rf "$RUN" && mkdir -p "$RUN/db"
+sed "s#@RUN@#$RUN#g" "$SEED/slapd.conf.in" > "$RUN/slapd.conf"
+slapadd -q -f "$RUN/slapd.conf" -l "$SEED/seed.ldif"
+SOCK=$(printf '%s' "$RUN/ldapi" | sed 's#/#%2F#g')
+slapd -f "$RUN/slapd.conf" -h "ldapi://$SOCK" -d 0 >"$RUN/slapd.log" 2>&1 &
+LDAP=$!
+cat > /etc/phpldapadmin/config.php <<PHP
+<?php
+\$config->custom->appearance['timezone'] = 'UTC';
+\$config->custom->appearance['hide_template_warning'] = true;
+\$servers = new Datastore();
+\$servers->newServer('ldap_pla');
+\$servers->setValue('server','name','Northwind');
+\$servers->setValue('server','host','ldapi://$SOCK');
+\$servers->setValue('server','base',array('dc=northwind,dc=test'));
+\$servers->setValue('login','auth_type','session');
+\$servers->setValue('login','bind_id','cn=admin,dc=northwind,dc=test');
+PHP
+for _ in $(seq 1 50); do [ -S "$RUN/ldapi" ] && break; sleep 0.1; done
+php -S "127.0.0.1:$1" -t /usr/share/phpldapadmin/htdocs &
+WEB=$!
+stop() { kill $WEB $LDAP 2>/dev/null || true; wait $WEB $LDAP 2>/dev/null || true; }
+trap 'stop; exit 0' INT TERM
+wait $WEB
+SERVE
+  chmod +x "$PL_DIR/serve.sh"
+  touch "$PL_DIR/.seeded"
+fi
+echo "acceptance apps ready: dokuwiki (/usr/share/dokuwiki), phpmyadmin (/usr/share/phpmyadmin), mariadb db acme, adminer (/usr/share/adminer, mariadb db orchard), mediawiki (/var/lib/mediawiki, sqlite $MWDB), wordpress (/usr/share/wordpress, mariadb db wordpress), fossil ($FSL_DIR/repo.fossil), redmine (/usr/share/redmine, sqlite), django admin ($DJ_DIR), directus ($DX_DIR, postgresql db directus_acc), request tracker 5 (/usr/share/request-tracker5, sqlite), ghost ($GH_DIR, sqlite), transmission ($TR_DIR), jupyter ($JN_DIR), qbittorrent ($QB_DIR), verdaccio ($VD_DIR), radicale ($RD_DIR), rabbitmq ($RQ_DIR), syncthing ($ST_DIR), prometheus ($PM_DIR), tomcat ($TC_DIR), roundcube ($RC_DIR), monit ($MN_DIR), shaarli ($SH_DIR), znc ($ZN_DIR), zabbix ($ZB_DIR, postgresql db zabbix_seed), vendure ($VN_DIR, postgresql db vendure_seed), postfixadmin ($PF_DIR, sqlite), nagios ($NG_DIR, apache2 on the test's port), tt-rss ($TT_DIR, postgresql db ttrss_seed), icinga web 2 ($IW_DIR, postgresql db icingaweb_seed), tiddlywiki ($TW_DIR), deluge ($DL_DIR), cacti ($CT_DIR, mariadb db cacti_seed), node-red ($NR_DIR), unleash ($UL_DIR, postgresql db unleash_seed), n8n ($N8_DIR), rspamd ($RS_DIR), cups ($CU_DIR), hledger-web ($HL_DIR), haproxy ($HP_DIR), supervisor ($SV_DIR), gitweb ($GW_DIR, apache2 on the test's port), cgit ($CG_DIR, gitweb's repositories), gitit ($GT_DIR), ikiwiki ($IK_DIR), ldap account manager ($LM_DIR, its own slapd), phpldapadmin ($PL_DIR, LAM's seed in its own slapd)"

@@ -55,7 +55,8 @@ export interface RealApp {
     | 'cgit'
     | 'gitit'
     | 'ikiwiki'
-    | 'lam';
+    | 'lam'
+    | 'phpldapadmin';
   /** The PHP document root (Fossil: the repository file; Redmine: the Rails application). */
   docroot: string;
   /** Port the fixtures were recorded on. */
@@ -554,6 +555,15 @@ export const APPS: Record<RealApp['name'], RealApp> = {
     // (A fresh directory per start, its own slapd on a socket in the run directory.)
     server: (port) => ({ cmd: '/bin/sh', args: ['/var/lib/cs-acceptance/lam/serve.sh', String(port)] }),
     readyPath: '/templates/login.php',
+  },
+  phpldapadmin: {
+    name: 'phpldapadmin',
+    docroot: '/usr/share/phpldapadmin/htdocs',
+    recordedPort: 9028,
+    needs: ['/var/lib/cs-acceptance/phpldapadmin/.seeded', '/var/lib/cs-acceptance/lam/.seeded', '/usr/share/phpldapadmin/htdocs/cmd.php'],
+    // (LAM's seed in a slapd of its own per start, on a socket in the run directory.)
+    server: (port) => ({ cmd: '/bin/sh', args: ['/var/lib/cs-acceptance/phpldapadmin/serve.sh', String(port)] }),
+    readyPath: '/index.php',
   },
 };
 
@@ -1284,8 +1294,16 @@ export function ikiwikiSource(base: string, page: string): string | null {
 export const LAM_USER = { username: 'cn=admin,dc=northwind,dc=test', password: 'lm-admin-pass-1' };
 
 /** The entries under dc=northwind,dc=test matching `filter` in the directory of the LAM served at `base` (its slapd's socket). */
-export function lamLdap(base: string, filter: string, ...attrs: string[]): Record<string, string[]>[] {
-  const sock = encodeURIComponent(`/tmp/cs-lam-run-${new URL(base).port}/ldapi`);
+export const lamLdap = (base: string, filter: string, ...attrs: string[]) =>
+  ldapSearch(`/tmp/cs-lam-run-${new URL(base).port}`, filter, ...attrs);
+
+/** The same for the phpLDAPadmin served at `base`. */
+export const plaLdap = (base: string, filter: string, ...attrs: string[]) =>
+  ldapSearch(`/tmp/cs-pla-run-${new URL(base).port}`, filter, ...attrs);
+
+/** The entries matching `filter` in the directory whose slapd listens on `run`/ldapi (scripts/acceptance-setup.sh). */
+function ldapSearch(run: string, filter: string, ...attrs: string[]): Record<string, string[]>[] {
+  const sock = encodeURIComponent(`${run}/ldapi`);
   const out = execFileSync(
     'ldapsearch',
     ['-x', '-o', 'ldif-wrap=no', '-H', `ldapi://${sock}`, '-b', 'dc=northwind,dc=test', '-LLL', filter, ...attrs],
