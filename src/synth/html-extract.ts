@@ -245,6 +245,9 @@ function chooseRule(
     ...structural.filter((s) => s.kind === 'list' && s.records >= 3 && s.fieldCount >= 2).map((s) => s.text.length),
   );
   const shown = (sel: string) => clean(visibleText($(sel).first())).length;
+  // (A lone row beside a list of several records — a search's summary, "Entries found: 4 … Filter
+  // performed: gidNumber=10002" over its hits — restates the query: its echo is no hit's.)
+  const several = structural.some((s) => s.kind === 'list' && s.main && s.records >= 3 && s.fieldCount >= 2);
   for (const s of structural) {
     const block = /main content block/.test(s.why);
     const size =
@@ -259,7 +262,9 @@ function chooseRule(
     consider(
       { kind: s.kind, extractor: s.extractor, schema: s.schema, sample: null, why: s.why, labelled: s.labelled, block: s.block },
       size + (s.main ? 5 : 0) + (s.bonus ?? 0),
-      block && linkDense($, s.extractor.selector) ? 'never' : !(block && listText * 3 >= shown(s.extractor.selector)),
+      (block && linkDense($, s.extractor.selector)) || (several && s.kind === 'list' && s.records === 1 && !s.bonus)
+        ? 'never'
+        : !(block && listText * 3 >= shown(s.extractor.selector)),
     );
   }
   // (A stable sort: of equal scores the first candidate, in the page's order, wins — the list
@@ -324,7 +329,9 @@ export function loginPageMarkers(html: string): string[] {
         : name
           ? `form[name=${cssq(name)}]`
           : action
-            ? `form[action=${cssq(action)}]`
+            ? // (An action every form of the site shares — phpLDAPadmin's `cmd.php` — would mark an
+              // editor's page too: the sign-in's own password field narrows it.)
+              `form[action=${cssq(action)}]${pw ? `:has(input[type=password][name=${cssq(pw)}])` : ''}`
             : pw
               ? `form input[type=password][name=${cssq(pw)}]`
               : 'form input[type=password]',

@@ -30,6 +30,7 @@ import {
   typed,
 } from './html-dom.js';
 import { tables } from './html-tables.js';
+import { tableRecords } from './html-table-records.js';
 import { detailBlock } from './html-detail.js';
 
 // ------------------------------------------------------------------------ repeated records
@@ -248,7 +249,9 @@ export function repeated($: cheerio.CheerioAPI, template: Set<unknown>, typedVal
       const largest = Math.max(...[...groups.entries()].filter(([k]) => k.startsWith(`${tag}(`)).map(([, g]) => g.length));
       // (Two list items of a list are records too: the newest entry of a history has no "cur" link.)
       const listItems = members.length === kids.length && /^(ul|ol)$/.test(tagOf(parent));
-      if ((members.length >= 3 || listItems) && members.length > largest && members.length >= kids.length * 0.6)
+      // (Line breaks between the records — `<table/><br/><table/>` — are spacing, not children that count.)
+      const counted = kids.filter((_, c) => !/^(br|hr)$/.test(tagOf($(c)))).length;
+      if ((members.length >= 3 || listItems) && members.length > largest && members.length >= counted * 0.6)
         groups.set(`${tag}(*)`, members);
     }
     for (const [, members] of groups) {
@@ -420,6 +423,7 @@ export function structuralCandidates(
   const template = site.elements;
   return [
     ...tables($, template),
+    ...tableRecords($, template),
     ...repeated($, template, typedValues),
     ...dlRecords($, template),
     ...detailBlock($, site),
