@@ -30,6 +30,23 @@ const textOf = (e: El) => {
   return clean(c.text());
 };
 
+/** A copy of `e` without its links. */
+const withoutLinks = (e: El) => {
+  const c = e.clone();
+  c.find('a').remove();
+  return c;
+};
+
+/** A copy of `parent` holding only what comes before its child `el`. */
+const before = (parent: El, el: El) => {
+  const c = parent.clone();
+  const i = parent.contents().index(el);
+  c.contents()
+    .slice(i < 0 ? 0 : i)
+    .remove();
+  return c;
+};
+
 /**
  * The text a person reads for a form control: its <label>, else its aria-label, else the text of
  * its row — the nearest enclosing element that holds this one control and some text (a table's
@@ -48,14 +65,22 @@ function labelOf($: cheerio.CheerioAPI, form: El, el: El): string {
   const aria = clean(el.attr('aria-label') ?? '');
   if (aria) return aria;
   let row = el.parent();
-  for (let up = 0; up < 6 && row.length && !row.is('form'); up++, row = row.parent()) {
+  const box = !/^(checkbox|radio)$/i.test(el.attr('type') ?? '');
+  for (let up = 0, child = el; up < 6 && row.length && !row.is('form'); up++, child = row, row = row.parent()) {
     if (row.find(VALUE_INPUTS).length > 1) return '';
-    const t = textOf(row);
-    if (t) return t.length <= 60 && up < 4 ? t : '';
+    // (Text after a text box — "(structural)", the group a number stands for — is a hint or a
+    // unit, not its label; a checkbox's caption does follow it.)
+    const t = box ? textOf(before(row, child)) : textOf(row);
+    // (Text that is only links or marks beside the field — "(add value)", a required "*" — is the
+    // field's commands and hints, not its label: the label is further out.)
+    if (t && /[\p{L}\p{N}]/u.test(textOf(withoutLinks(row)))) return t.length <= 60 && up < 4 ? t : '';
     // (A grid's label column beside the field's column, the field wrapped in a table of its own
-    // with its add/remove buttons: LAM's "Telephone number" | <table><tr><td><input>…)
+    // with its add/remove buttons: LAM's "Telephone number" | <table><tr><td><input>…; or the row
+    // above the field's row, its first cell the label and the next a note — phpLDAPadmin's
+    // "cn | required" over the value's row.)
     const prev = row.prev();
-    const caption = prev.length && !prev.find('input, select, textarea, button').length ? textOf(prev) : '';
+    const prevCell = prev.is('tr') ? prev.children().filter((_, c) => !!textOf($(c))).first() : prev;
+    const caption = prev.length && !prev.find('input, select, textarea, button').length ? textOf(prevCell) : '';
     if (caption && !/^h[1-6]$/.test(prev.prop('tagName')?.toLowerCase() ?? '')) return caption.length <= 60 ? caption : '';
   }
   return '';
