@@ -262,6 +262,17 @@ export function scoreTargets(xs: Exchange[], f: TargetFacts): Candidate[] {
       .find((r) => submittedFrom(r, x));
     if (from) confirmOf.set(x.id, from);
   }
+  // A form posted back from the page that reviewed it (phpLDAPadmin's "update_confirm": the typed
+  // values posted, a page listing the changes, its form posting them again): the second submit
+  // makes the change, the first only showed it. (Right after it, carrying the same typed values.)
+  for (const x of xs) {
+    const typed = typedBy(x);
+    if (isRead(x) || !isNavigationRequest(x) || f.secretCarriers.has(x.id) || !typed.length || SIGN_OUT.test(x.url)) continue;
+    const prev = xs.filter((r) => r.index < x.index && isNavigationRequest(r)).at(-1);
+    if (!prev || isRead(prev) || prev.status !== 200 || !isHtml(prev) || !prev.text || f.secretCarriers.has(prev.id)) continue;
+    const shown = new Set(typedBy(prev));
+    if (typed.every((v) => shown.has(v)) && submittedFrom(prev, x)) confirmOf.set(x.id, prev);
+  }
   const confirmed = new Set([...confirmOf.values()].map((r) => r.id));
   return xs
     .map((x, pos) => {
