@@ -42,7 +42,7 @@ const before = (parent: El, el: El) => {
   const c = parent.clone();
   const i = parent.contents().index(el);
   c.contents()
-    .slice(i < 0 ? 0 : i)
+    .slice(Math.max(0, i))
     .remove();
   return c;
 };
@@ -79,7 +79,12 @@ function labelOf($: cheerio.CheerioAPI, form: El, el: El): string {
     // above the field's row, its first cell the label and the next a note — phpLDAPadmin's
     // "cn | required" over the value's row.)
     const prev = row.prev();
-    const prevCell = prev.is('tr') ? prev.children().filter((_, c) => !!textOf($(c))).first() : prev;
+    const prevCell = prev.is('tr')
+      ? prev
+          .children()
+          .filter((_, c) => !!textOf($(c)))
+          .first()
+      : prev;
     const caption = prev.length && !prev.find('input, select, textarea, button').length ? textOf(prevCell) : '';
     if (caption && !/^h[1-6]$/.test(prev.prop('tagName')?.toLowerCase() ?? '')) return caption.length <= 60 ? caption : '';
   }

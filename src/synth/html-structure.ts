@@ -61,7 +61,7 @@ function leavesOf($: cheerio.CheerioAPI, rec: El): Leaf[] {
       const ownHint = e.attr('itemprop') ?? e.attr('data-field') ?? classWords(e.attr('class'))[0] ?? '';
       // (A link is named by what wraps it alone or what it alone holds: `<span class="author"><a>`,
       // `<a><span class="subject">` — gitit's history.)
-      const wrapped = tag === 'a' ? linkHint($, rec, e) : '';
+      const wrapped = tag === 'a' ? linkHint(rec, e) : '';
       const nameHint = ownHint || wrapped;
       if (tag === 'a' && e.attr('href')) out.push({ path, attr: 'href', kind: 'link', hint: nameHint });
       if (tag === 'time' && e.attr('datetime')) out.push({ path, attr: 'datetime', kind: 'time', hint: 'date' });
@@ -82,7 +82,7 @@ function leavesOf($: cheerio.CheerioAPI, rec: El): Leaf[] {
  * The class word of the element that wraps link `a` alone (inside the record), else of the one
  * element it alone holds — for a link with words (an icon's classes name no value).
  */
-function linkHint($: cheerio.CheerioAPI, rec: El, a: El): string {
+function linkHint(rec: El, a: El): string {
   if (!/[\p{L}\p{N}]/u.test(a.text())) return '';
   const p = a.parent();
   // (A heading's link is its title, whatever the heading's class: WordPress's `h2.entry-title > a`.)

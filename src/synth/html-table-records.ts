@@ -10,7 +10,7 @@ import type { CssField } from '../formats/definition/types.js';
 import type { Schema } from './schema-infer.js';
 import { readableText } from '../runtime/worker/engines/extract.js';
 import { inTemplate } from './page-template.js';
-import { clean, cssq, tagOf } from './dom-text.js';
+import { clean, cssq } from './dom-text.js';
 import { type El, fieldName, inChrome, inMain, nullable, pathOf, type StructuralCandidate, typed } from './html-dom.js';
 
 /** A table's label/value rows: the label (its next-to-last cell, short words) and the value cell, or null when most rows are not. */
@@ -37,8 +37,14 @@ export function tableRecords($: cheerio.CheerioAPI, template: Set<unknown>): Str
     if (seen.has(p)) return;
     seen.add(p);
     if (inChrome(parent) || inTemplate(template, parent)) return;
-    const tables = parent.children('table').toArray().map((e) => $(e));
-    const read = tables.map((tb) => ({ tb, rows: labelRows($, tb) })).filter((x) => x.rows) as { tb: El; rows: { label: string; value: El }[] }[];
+    const tables = parent
+      .children('table')
+      .toArray()
+      .map((e) => $(e));
+    const read = tables.map((tb) => ({ tb, rows: labelRows($, tb) })).filter((x) => x.rows) as {
+      tb: El;
+      rows: { label: string; value: El }[];
+    }[];
     if (read.length < 2) return;
     // (Labels in most of the records: a record's fields. A label in one table only is its own.)
     const count = new Map<string, number>();
@@ -50,6 +56,7 @@ export function tableRecords($: cheerio.CheerioAPI, template: Set<unknown>): Str
     const taken = new Set<string>();
     const fields: Record<string, CssField> = {};
     const props: Record<string, Schema> = {};
+    const rowOf = new Map<string, string>(); // label → the selector of its row
     // A title row linking to the record (its first row, a link and no label/value pair).
     const titled = read.every(({ tb }) => tb.find('> tbody > tr:first-child a[href], > tr:first-child a[href]').length === 1);
     if (titled) {
@@ -69,8 +76,9 @@ export function tableRecords($: cheerio.CheerioAPI, template: Set<unknown>): Str
       const ty = typed(present[0] ?? '');
       const every = present.length === read.length;
       const name = fieldName(label, taken, `field_${taken.size + 1}`);
+      rowOf.set(label, `tr:has(> ${cell}:nth-last-child(2))`);
       fields[name] = {
-        selector: `tr:has(> ${cell}:nth-last-child(2)) > td:last-child`,
+        selector: `${rowOf.get(label)} > td:last-child`,
         ...(ty.type && present.every((v) => typed(v).type === ty.type) ? { type: ty.type } : {}),
         ...(every ? {} : { required: false }),
       };
@@ -79,12 +87,15 @@ export function tableRecords($: cheerio.CheerioAPI, template: Set<unknown>): Str
     }
     // The records: the parent's tables holding the label most of them show (a header table above them holds none).
     const common = labels.reduce((a, b) => (count.get(b)! > count.get(a)! ? b : a));
-    const sel = `${pathOf($, parent)} > table:has(${fields[Object.keys(fields).find((k) => fields[k]!.selector.includes(cssq(common)))!]!.selector.replace(/ > td:last-child$/, '')})`;
+    const sel = `${pathOf($, parent)} > table:has(${rowOf.get(common)})`;
     if ($(sel).length !== read.filter(({ rows }) => rows.some((r) => r.label === common)).length) return;
     out.push({
       kind: 'list',
       extractor: { from: 'css', selector: sel, all: true, required: false, fields },
-      schema: { type: 'array', items: { type: 'object', properties: props, required: Object.keys(props).filter((k) => fields[k]!.required !== false) } },
+      schema: {
+        type: 'array',
+        items: { type: 'object', properties: props, required: Object.keys(props).filter((k) => fields[k]!.required !== false) },
+      },
       why: `${read.length} label/value tables under ${pathOf($, parent)}, one per record (${Object.keys(fields).join(', ')})`,
       text: clean(read.map(({ tb }) => tb.text()).join(' ')),
       records: read.length,
@@ -95,4 +106,3 @@ export function tableRecords($: cheerio.CheerioAPI, template: Set<unknown>): Str
   });
   return out;
 }
-

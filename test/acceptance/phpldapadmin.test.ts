@@ -82,7 +82,12 @@ describe.skipIf(!ready).each(ready ? (await backends()).slice(0, 1) : ['sqlite' 
       await page.waitForURL(/modified_attrs/);
     });
     expect(plaLdap(live.url, '(uid=chidi)', 'telephoneNumber')[0]!.telephoneNumber).toEqual(['+44 20 7946 0999']);
-    await flow('pla-edit', har, hinted({ uid: 'chidi', telephone: '+44 20 7946 0999' }), bound({ uid: 'eli', telephone: '+44 20 7946 0555' }));
+    await flow(
+      'pla-edit',
+      har,
+      hinted({ uid: 'chidi', telephone: '+44 20 7946 0999' }),
+      bound({ uid: 'eli', telephone: '+44 20 7946 0555' }),
+    );
     const [eli] = plaLdap(live.url, '(uid=eli)', 'telephoneNumber', 'givenName', 'sn', 'mail');
     expect(eli).toEqual({ givenName: ['Eli'], sn: ['Novak'], mail: ['eli@northwind.test'], telephoneNumber: ['+44 20 7946 0555'] });
     expect(plaLdap(live.url, '(uid=chidi)', 'telephoneNumber')[0]!.telephoneNumber).toEqual(['+44 20 7946 0999']);

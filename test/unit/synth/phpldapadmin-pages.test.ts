@@ -22,7 +22,13 @@ describe("phpLDAPadmin's pages", () => {
     const def = synth('pla-search', { filter: 'gidNumber=10002' }).definition;
     const items = read(def.steps.at(-1).extract.items, pageOf('pla-search', /search=Search/));
     expect(items).toHaveLength(4);
-    expect(items[0]).toMatchObject({ title: 'uid=dara', dn: 'uid=dara,ou=People,dc=northwind,dc=test', cn: 'Dara Kim', sn: 'Kim', uid: 'dara' });
+    expect(items[0]).toMatchObject({
+      title: 'uid=dara',
+      dn: 'uid=dara,ou=People,dc=northwind,dc=test',
+      cn: 'Dara Kim',
+      sn: 'Kim',
+      uid: 'dara',
+    });
     expect(items[0].url).toContain('cmd=template_engine');
     // (The group has no sn or uid: its fields are null, not the next row's value.)
     expect(items[3]).toMatchObject({ title: 'cn=finance', cn: 'finance', sn: null, uid: null });
