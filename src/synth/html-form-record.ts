@@ -41,9 +41,7 @@ const withoutLinks = (e: El) => {
 const before = (parent: El, el: El) => {
   const c = parent.clone();
   const i = parent.contents().index(el);
-  c.contents()
-    .slice(Math.max(0, i))
-    .remove();
+  c.contents().slice(Math.max(0, i)).remove();
   return c;
 };
 
