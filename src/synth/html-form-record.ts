@@ -30,13 +30,6 @@ const textOf = (e: El) => {
   return clean(c.text());
 };
 
-/** A copy of `e` without its links. */
-const withoutLinks = (e: El) => {
-  const c = e.clone();
-  c.find('a').remove();
-  return c;
-};
-
 /** A copy of `parent` holding only what comes before its child `el`. */
 const before = (parent: El, el: El) => {
   const c = parent.clone();
@@ -69,9 +62,8 @@ function labelOf($: cheerio.CheerioAPI, form: El, el: El): string {
     // (Text after a text box — "(structural)", the group a number stands for — is a hint or a
     // unit, not its label; a checkbox's caption does follow it.)
     const t = box ? textOf(before(row, child)) : textOf(row);
-    // (Text that is only links or marks beside the field — "(add value)", a required "*" — is the
-    // field's commands and hints, not its label: the label is further out.)
-    if (t && /[\p{L}\p{N}]/u.test(textOf(withoutLinks(row)))) return t.length <= 60 && up < 4 ? t : '';
+    // (Marks alone — a required "*" — are no label: the label is further out.)
+    if (/[\p{L}\p{N}]/u.test(t)) return t.length <= 60 && up < 4 ? t : '';
     // (A grid's label column beside the field's column, the field wrapped in a table of its own
     // with its add/remove buttons: LAM's "Telephone number" | <table><tr><td><input>…; or the row
     // above the field's row, its first cell the label and the next a note — phpLDAPadmin's
