@@ -3179,6 +3179,30 @@ SERVE
   touch "$IK_DIR/.seeded"
 fi
 
+# One lifecycle for the apps over our own directory (LDAP Account Manager, phpLDAPadmin): their
+# serve.sh sources ldap-run.sh, then `seed_slapd RUN` loads the seed LDIF (LM_DIR/seed, below) into a
+# fresh directory in RUN and starts its slapd on the socket RUN/ldapi (SOCK: its URL-encoded path,
+# LDAP: its pid); `serve_php PORT DOCROOT` serves the app until stopped, stopping slapd with it.
+# Written on every run.
+cat > /var/lib/cs-acceptance/lib/ldap-run.sh <<'LIB'
+seed_slapd() {
+  SEED=/var/lib/cs-acceptance/lam/seed
+  rm -rf "$1" && mkdir -p "$1/db"
+  sed "s#@RUN@#$1#g" "$SEED/slapd.conf.in" > "$1/slapd.conf"
+  slapadd -q -f "$1/slapd.conf" -l "$SEED/seed.ldif"
+  SOCK=$(printf '%s' "$1/ldapi" | sed 's#/#%2F#g')
+  slapd -f "$1/slapd.conf" -h "ldapi://$SOCK" -d 0 >"$1/slapd.log" 2>&1 &
+  LDAP=$!
+  for _ in $(seq 1 50); do [ -S "$1/ldapi" ] && break; sleep 0.1; done
+}
+serve_php() {
+  php -S "127.0.0.1:$1" -t "$2" &
+  WEB=$!
+  trap 'kill $WEB $LDAP 2>/dev/null || true; wait $WEB $LDAP 2>/dev/null || true; exit 0' INT TERM
+  wait $WEB
+}
+LIB
+
 # ---- LDAP Account Manager 8.3 (Debian's ldap-account-manager: PHP pages over an OpenLDAP
 # directory; every form carries the session's `sec_token`, the account being edited lives in the
 # PHP session between its tabs). The directory is our own slapd per start (serve.sh), on a Unix
@@ -3234,21 +3258,10 @@ CONF
 # serve.sh PORT: a fresh directory from the seed LDIF, its slapd on a Unix socket in the run
 # directory, LAM's profile pointed at it, and LAM served by `php -S` on PORT.
 set -e
-SEED=/var/lib/cs-acceptance/lam/seed
-RUN=/tmp/cs-lam-run-$1
-rm -rf "$RUN" && mkdir -p "$RUN/db"
-sed "s#@RUN@#$RUN#g" "$SEED/slapd.conf.in" > "$RUN/slapd.conf"
-slapadd -q -f "$RUN/slapd.conf" -l "$SEED/seed.ldif"
-SOCK=$(printf '%s' "$RUN/ldapi" | sed 's#/#%2F#g')
-slapd -f "$RUN/slapd.conf" -h "ldapi://$SOCK" -d 0 >"$RUN/slapd.log" 2>&1 &
-LDAP=$!
+. /var/lib/cs-acceptance/lib/ldap-run.sh
+seed_slapd "/tmp/cs-lam-run-$1"
 sed -e "s#^ServerURL: .*#ServerURL: ldapi://$SOCK#" "$SEED/lam.conf" > /var/lib/ldap-account-manager/config/lam.conf
-for _ in $(seq 1 50); do [ -S "$RUN/ldapi" ] && break; sleep 0.1; done
-php -S "127.0.0.1:$1" -t /usr/share/ldap-account-manager &
-WEB=$!
-stop() { kill $WEB $LDAP 2>/dev/null || true; wait $WEB $LDAP 2>/dev/null || true; }
-trap 'stop; exit 0' INT TERM
-wait $WEB
+serve_php "$1" /usr/share/ldap-account-manager
 SERVE
   chmod +x "$LM_DIR/serve.sh"
   touch "$LM_DIR/.seeded"
@@ -3267,14 +3280,8 @@ if [ ! -f "$PL_DIR/.seeded" ]; then
 # serve.sh PORT: a fresh directory from LAM's seed LDIF, its slapd on a Unix socket in the run
 # directory, phpLDAPadmin's config pointed at it, and phpLDAPadmin served by `php -S` on PORT.
 set -e
-SEED=/var/lib/cs-acceptance/lam/seed
-RUN=/tmp/cs-pla-run-$1
-rm -rf "$RUN" && mkdir -p "$RUN/db"
-sed "s#@RUN@#$RUN#g" "$SEED/slapd.conf.in" > "$RUN/slapd.conf"
-slapadd -q -f "$RUN/slapd.conf" -l "$SEED/seed.ldif"
-SOCK=$(printf '%s' "$RUN/ldapi" | sed 's#/#%2F#g')
-slapd -f "$RUN/slapd.conf" -h "ldapi://$SOCK" -d 0 >"$RUN/slapd.log" 2>&1 &
-LDAP=$!
+. /var/lib/cs-acceptance/lib/ldap-run.sh
+seed_slapd "/tmp/cs-pla-run-$1"
 cat > /etc/phpldapadmin/config.php <<PHP
 <?php
 \$config->custom->appearance['timezone'] = 'UTC';
@@ -3287,12 +3294,7 @@ cat > /etc/phpldapadmin/config.php <<PHP
 \$servers->setValue('login','auth_type','session');
 \$servers->setValue('login','bind_id','cn=admin,dc=northwind,dc=test');
 PHP
-for _ in $(seq 1 50); do [ -S "$RUN/ldapi" ] && break; sleep 0.1; done
-php -S "127.0.0.1:$1" -t /usr/share/phpldapadmin/htdocs &
-WEB=$!
-stop() { kill $WEB $LDAP 2>/dev/null || true; wait $WEB $LDAP 2>/dev/null || true; }
-trap 'stop; exit 0' INT TERM
-wait $WEB
+serve_php "$1" /usr/share/phpldapadmin/htdocs
 SERVE
   chmod +x "$PL_DIR/serve.sh"
   touch "$PL_DIR/.seeded"
