@@ -70,7 +70,8 @@ export function tableRecords($: cheerio.CheerioAPI, template: Set<unknown>): Str
       // (By the label's text: `:contains` is a substring match, so a longer label holding this one —
       // `uidNumber` beside `uid` — is ruled out by name.)
       const longer = all.filter((o) => o !== label && o.includes(label));
-      const cell = `td:contains(${cssq(label)})${longer.map((o) => `:not(:contains(${cssq(o)}))`).join('')}`;
+      // (Either cell may be a <th> or a <td>, as labelRows reads them.)
+      const cell = `:contains(${cssq(label)})${longer.map((o) => `:not(:contains(${cssq(o)}))`).join('')}`;
       const vals = read.map(({ rows }) => rows.find((r) => r.label === label)?.value).map((v) => (v ? clean(readableText(v)) : null));
       const present = vals.filter((v): v is string => v !== null);
       const ty = typed(present[0] ?? '');
@@ -78,7 +79,7 @@ export function tableRecords($: cheerio.CheerioAPI, template: Set<unknown>): Str
       const name = fieldName(label, taken, `field_${taken.size + 1}`);
       rowOf.set(label, `tr:has(> ${cell}:nth-last-child(2))`);
       fields[name] = {
-        selector: `${rowOf.get(label)} > td:last-child`,
+        selector: `${rowOf.get(label)} > :last-child`,
         ...(ty.type && present.every((v) => typed(v).type === ty.type) ? { type: ty.type } : {}),
         ...(every ? {} : { required: false }),
       };
