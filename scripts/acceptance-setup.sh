@@ -81,6 +81,8 @@ if [ ! -d /usr/share/ldap-account-manager ] || ! command -v slapd >/dev/null || 
 fi
 # (phpLDAPadmin: PHP over the same kind of directory, LAM's seed in a slapd of its own.)
 [ -d /usr/share/phpldapadmin ] || need+=(phpldapadmin)
+# (DAViCal: PHP over PostgreSQL, its schema and roles from its own create-database.sh.)
+[ -d /usr/share/davical/htdocs ] || need+=(davical php-pgsql)
 # (Rspamd: its controller serves the web UI; Redis keeps its history and Bayes statistics.)
 command -v rspamd >/dev/null && command -v redis-server >/dev/null || need+=(rspamd redis-server)
 if [ ${#need[@]} -gt 0 ]; then
@@ -3299,4 +3301,74 @@ SERVE
   chmod +x "$PL_DIR/serve.sh"
   touch "$PL_DIR/.seeded"
 fi
-echo "acceptance apps ready: dokuwiki (/usr/share/dokuwiki), phpmyadmin (/usr/share/phpmyadmin), mariadb db acme, adminer (/usr/share/adminer, mariadb db orchard), mediawiki (/var/lib/mediawiki, sqlite $MWDB), wordpress (/usr/share/wordpress, mariadb db wordpress), fossil ($FSL_DIR/repo.fossil), redmine (/usr/share/redmine, sqlite), django admin ($DJ_DIR), directus ($DX_DIR, postgresql db directus_acc), request tracker 5 (/usr/share/request-tracker5, sqlite), ghost ($GH_DIR, sqlite), transmission ($TR_DIR), jupyter ($JN_DIR), qbittorrent ($QB_DIR), verdaccio ($VD_DIR), radicale ($RD_DIR), rabbitmq ($RQ_DIR), syncthing ($ST_DIR), prometheus ($PM_DIR), tomcat ($TC_DIR), roundcube ($RC_DIR), monit ($MN_DIR), shaarli ($SH_DIR), znc ($ZN_DIR), zabbix ($ZB_DIR, postgresql db zabbix_seed), vendure ($VN_DIR, postgresql db vendure_seed), postfixadmin ($PF_DIR, sqlite), nagios ($NG_DIR, apache2 on the test's port), tt-rss ($TT_DIR, postgresql db ttrss_seed), icinga web 2 ($IW_DIR, postgresql db icingaweb_seed), tiddlywiki ($TW_DIR), deluge ($DL_DIR), cacti ($CT_DIR, mariadb db cacti_seed), node-red ($NR_DIR), unleash ($UL_DIR, postgresql db unleash_seed), n8n ($N8_DIR), rspamd ($RS_DIR), cups ($CU_DIR), hledger-web ($HL_DIR), haproxy ($HP_DIR), supervisor ($SV_DIR), gitweb ($GW_DIR, apache2 on the test's port), cgit ($CG_DIR, gitweb's repositories), gitit ($GT_DIR), ikiwiki ($IK_DIR), ldap account manager ($LM_DIR, its own slapd), phpldapadmin ($PL_DIR, LAM's seed in its own slapd)"
+# ---- DAViCal 1.1 (Debian's davical: a CalDAV/CardDAV server in PHP over PostgreSQL, with its own
+# server-rendered admin pages). Its seed database `davical_seed` comes from its own create-database.sh
+# (the roles davical_dba and davical_app, an admin); the seed's people, resources, groups and group
+# memberships are made through its own admin forms (multipart posts carrying a csrf_token), each
+# principal with its default calendar and address book. Every start makes a fresh copy of the seed
+# named by the port (serve.sh); its one config (/etc/davical/config.php) names the database from the
+# environment of the `php -S` serving it. What it brings: tables of principals with sortable
+# headers, a principal's page that is a form of label/value rows above several tables, forms placed
+# inside table rows (the parser moves them out of the table), a delete confirmed by a link carrying a
+# one-time token, and a field named `xxxxusername` so browsers do not fill it in.
+DV_DIR=/var/lib/cs-acceptance/davical
+if [ ! -f "$DV_DIR/.seeded" ]; then
+  rm -rf "$DV_DIR" && mkdir -p "$DV_DIR"
+  cat > /etc/davical/config.php <<'PHP'
+<?php
+// The acceptance suite's DAViCal (scripts/acceptance-setup.sh): its database named by the
+// environment of the `php -S` serving it (serve.sh), one PostgreSQL database per instance.
+$c->pg_connect[] = 'dbname=' . (getenv('DAVICAL_DB') ?: 'davical_seed') . ' host=127.0.0.1 port=5432 user=davical_app';
+$c->system_name = 'Orchard calendars';
+$c->admin_email = 'admin@orchard.test';
+PHP
+  psql -q -h 127.0.0.1 -U postgres -d postgres -c "DROP DATABASE IF EXISTS davical_seed"
+  (cd /tmp && PGHOST=127.0.0.1 PGUSER=postgres sh /usr/share/davical/dba/create-database.sh davical_seed 'dv-admin-pass-1' >/dev/null)
+  DAVICAL_DB=davical_seed php -S 127.0.0.1:8994 -t /usr/share/davical/htdocs >/dev/null 2>&1 &
+  DV_PID=$!
+  for i in $(seq 1 50); do curl -s -o /dev/null http://127.0.0.1:8994/ && break; sleep 0.2; done
+  python3 - <<'PY'
+import http.cookiejar, re, urllib.parse, urllib.request, uuid
+BASE = 'http://127.0.0.1:8994'
+op = urllib.request.build_opener(urllib.request.HTTPCookieProcessor(http.cookiejar.CookieJar()))
+def get(path): return op.open(BASE + path).read().decode()
+def post(path, fields):
+  b = uuid.uuid4().hex
+  body = b''.join(f'--{b}\r\nContent-Disposition: form-data; name="{k}"\r\n\r\n{v}\r\n'.encode() for k, v in fields) + f'--{b}--\r\n'.encode()
+  return op.open(urllib.request.Request(BASE + path, data=body, headers={'Content-Type': f'multipart/form-data; boundary={b}'})).read().decode()
+def csrf(page): return re.search(r'name="csrf_token" value="([0-9a-f]+)"', page).group(1)
+op.open(BASE + '/', data=urllib.parse.urlencode({'username': 'admin', 'password': 'dv-admin-pass-1', 'submit': 'GO!'}).encode()).read()
+ids = {}
+def create(username, fullname, type_id):
+  token = csrf(get('/admin.php?action=edit&t=principal'))
+  post('/admin.php?action=edit&t=principal', [('xxxxusername', username), ('newpass1', f'{username}-pass-1'), ('newpass2', f'{username}-pass-1'),
+    ('fullname', fullname), ('email', f'{username}@orchard.test'), ('locale', ''), ('date_format_type', 'E'), ('type_id', type_id),
+    ('is_admin', 'off'), ('user_active', 'off'), ('user_active', 'on'), ('default_privileges[fake_privilege_for_input]', '0'),
+    ('default_privileges[read-free-busy]', 'on'), ('_editor_action[editor_1]', 'insert'), ('submit', 'Create'), ('csrf_token', token)])
+people = [('ada', 'Ada Moreno'), ('ben', 'Ben Okafor'), ('chidi', 'Chidi Obi'), ('dara', 'Dara Kim'), ('elif', 'Elif Demir'),
+  ('farah', 'Farah Haddad'), ('gus', 'Gus Lindqvist'), ('hana', 'Hana Sato')]
+for u, f in people: create(u, f, '1')
+for u, f in [('pressroom', 'Press room'), ('tractor', 'Blue tractor')]: create(u, f, '2')
+for u, f in [('pickers', 'Pickers'), ('cellar', 'Cellar team')]: create(u, f, '3')
+listing = get('/admin.php?action=browse&t=principal&active=t')
+for pid, name in re.findall(r'id=(\d+)">\d+</a></td>\s*<td class="left">([a-z]+)</td>', listing): ids[name] = pid
+def join(group, member):
+  path = f'/admin.php?action=edit&t=principal&id={ids[group]}'
+  post(path, [('csrf_token', csrf(get(path))), ('id', ids[group]), ('member_id', ids[member]), ('_editor_action[editor_2]', 'insert'), ('savegrouprow', 'Add')])
+for m in ['ada', 'ben', 'dara']: join('pickers', m)
+for m in ['chidi', 'elif']: join('cellar', m)
+print('seeded', len(ids), 'principals')
+PY
+  kill $DV_PID
+  wait $DV_PID 2>/dev/null || true
+  cat > "$DV_DIR/serve.sh" <<'SERVE'
+#!/bin/sh
+# serve.sh PORT: DAViCal on PORT over a fresh copy of the seed database (see
+# scripts/acceptance-setup.sh); the copy is dropped when the test stops this script.
+exec /var/lib/cs-acceptance/lib/pg-copy.sh davical_seed "davical_run_$1" \
+  env DAVICAL_DB="davical_run_$1" php -S "127.0.0.1:$1" -t /usr/share/davical/htdocs
+SERVE
+  chmod +x "$DV_DIR/serve.sh"
+  touch "$DV_DIR/.seeded"
+fi
+echo "acceptance apps ready: dokuwiki (/usr/share/dokuwiki), phpmyadmin (/usr/share/phpmyadmin), mariadb db acme, adminer (/usr/share/adminer, mariadb db orchard), mediawiki (/var/lib/mediawiki, sqlite $MWDB), wordpress (/usr/share/wordpress, mariadb db wordpress), fossil ($FSL_DIR/repo.fossil), redmine (/usr/share/redmine, sqlite), django admin ($DJ_DIR), directus ($DX_DIR, postgresql db directus_acc), request tracker 5 (/usr/share/request-tracker5, sqlite), ghost ($GH_DIR, sqlite), transmission ($TR_DIR), jupyter ($JN_DIR), qbittorrent ($QB_DIR), verdaccio ($VD_DIR), radicale ($RD_DIR), rabbitmq ($RQ_DIR), syncthing ($ST_DIR), prometheus ($PM_DIR), tomcat ($TC_DIR), roundcube ($RC_DIR), monit ($MN_DIR), shaarli ($SH_DIR), znc ($ZN_DIR), zabbix ($ZB_DIR, postgresql db zabbix_seed), vendure ($VN_DIR, postgresql db vendure_seed), postfixadmin ($PF_DIR, sqlite), nagios ($NG_DIR, apache2 on the test's port), tt-rss ($TT_DIR, postgresql db ttrss_seed), icinga web 2 ($IW_DIR, postgresql db icingaweb_seed), tiddlywiki ($TW_DIR), deluge ($DL_DIR), cacti ($CT_DIR, mariadb db cacti_seed), node-red ($NR_DIR), unleash ($UL_DIR, postgresql db unleash_seed), n8n ($N8_DIR), rspamd ($RS_DIR), cups ($CU_DIR), hledger-web ($HL_DIR), haproxy ($HP_DIR), supervisor ($SV_DIR), gitweb ($GW_DIR, apache2 on the test's port), cgit ($CG_DIR, gitweb's repositories), gitit ($GT_DIR), ikiwiki ($IK_DIR), ldap account manager ($LM_DIR, its own slapd), phpldapadmin ($PL_DIR, LAM's seed in its own slapd), davical ($DV_DIR, postgresql db davical_seed)"

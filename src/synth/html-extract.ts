@@ -13,6 +13,7 @@ import { singleHits } from './html-single-hit.js';
 import { clean, cssq, unslug } from './dom-text.js';
 import { type El, renderedAnew } from './html-dom.js';
 import { type Thread, threadOf } from './html-thread.js';
+import { relatedLists } from './html-related.js';
 
 export interface HtmlExtraction {
   kind: 'detail' | 'list';
@@ -26,6 +27,8 @@ export interface HtmlExtraction {
   block?: El;
   /** A record's thread, returned beside its fields (html-thread.ts). */
   thread?: Thread;
+  /** Tables about the record below it, each under its heading, returned beside its fields (html-related.ts). */
+  related?: Thread[];
 }
 
 const FIELD_ATTRS = ['data-field', 'itemprop', 'data-prop'];
@@ -273,10 +276,13 @@ function chooseRule(
   const best = cands[0];
   if (!best) return null;
   const { block, ...chosen } = best.c;
-  const thread = block ? threadOf($, block, structural, Object.keys(best.c.extractor.fields ?? {})) : null;
+  const own = Object.keys(best.c.extractor.fields ?? {});
+  const thread = block ? threadOf($, block, structural, own) : null;
+  const related = best.c.kind === 'detail' && !block ? relatedLists($, $(best.c.extractor.selector).first(), structural, own) : [];
   return {
     ...chosen,
     ...(thread ? { thread } : {}),
+    ...(related.length ? { related } : {}),
     missing: best.missing,
     next: best.c.kind === 'list' ? nextPageLink($) : null,
     considered: cands.slice(0, 5).map((x) => `${Math.round(x.score)}: ${x.c.why}`),

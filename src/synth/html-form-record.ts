@@ -103,7 +103,9 @@ function controlField(el: El, name: string): { field: CssField; value: string | 
   }
   if (type === 'checkbox') {
     return {
-      field: { selector: `input[name=${cssq(name)}]`, attr: 'checked', type: 'boolean', required: false, default: false },
+      // (Not the hidden twin many forms put before a checkbox so that "off" is sent too — Rails,
+      // DAViCal: `<input type=hidden name=active value=off><input type=checkbox name=active>`.)
+      field: { selector: `input[name=${cssq(name)}]:not([type=hidden])`, attr: 'checked', type: 'boolean', required: false, default: false },
       value: el.attr('checked') !== undefined,
       schema: { type: 'boolean' },
     };
@@ -118,7 +120,9 @@ function controlField(el: El, name: string): { field: CssField; value: string | 
       required: false,
     },
     value,
-    schema: nullable(t.schema),
+    // (A box holds what someone typed, or nothing: a format its one recorded value had — an
+    // e-mail address — is no promise for the next record, whose box may be empty.)
+    schema: nullable(t.type ? t.schema : { type: 'string' }),
   };
 }
 

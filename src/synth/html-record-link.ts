@@ -165,3 +165,45 @@ export function linkedRecord(earlier: Exchange[], v: string, args: ArgValue[], f
 }
 
 const cssEsc = (c: string) => c.replace(/[^\w-]/g, (ch) => `\\${ch}`);
+
+/**
+ * The link the person clicked to open GET `x`: on the nearest page before it, a link to exactly
+ * x's address, found again by its text (or, without text, as the first link carrying the same
+ * parameter). `v`, a value of x's path or query, is read from that link at run time — the page the
+ * run opened for its own record links to that record's form (`…&user_no=1004`), not the recorded one.
+ */
+export function clickedLink(earlier: Exchange[], x: Exchange, v: string): { x: Exchange; f: Found } | null {
+  if (x.method !== 'GET') return null;
+  const y = earlier.find((e) => isHtml(e) && e.text);
+  if (!y?.text || !(y.text.includes(v) || y.text.includes(encodeURIComponent(v)))) return null;
+  const $ = loadHtml(y.text);
+  const to = (href: string) => {
+    try {
+      return new URL(href, y.url).href;
+    } catch {
+      return '';
+    }
+  };
+  const link = $('a[href]')
+    .filter((_, e) => to($(e).attr('href') ?? '') === x.url)
+    .first();
+  const href = link.attr('href');
+  const pattern = href ? hrefPattern(href, v) : null;
+  if (!pattern) return null;
+  const text = clean(link.text());
+  // (`:contains` is a substring match: the first link holding the text must be this one.)
+  const candidates = text ? [`a[href]:contains(${cssq(text)})`] : [];
+  const param = /^\[\?&;\]([^=]+)=/.exec(pattern.replace(/\\/g, ''))?.[1];
+  if (param) candidates.push(`a[href*=${cssq(`${param}=`)}]`);
+  const selector = candidates.find((c) => $(c).first().is(link));
+  if (!selector) return null;
+  return {
+    x: y,
+    f: {
+      extractor: { from: 'css', selector, fields: { link: { attr: 'href', pattern } }, select: '$.link' },
+      rank: 1,
+      how: `the link ${text ? JSON.stringify(text) : selector} the person clicked (${cssq(href!)})`,
+    },
+  };
+}
+

@@ -307,6 +307,14 @@ export function tables($: cheerio.CheerioAPI, template: Set<unknown>): Structura
       const bySel = `${root} table:has(${names.map((h) => `${cell}:contains(${cssq(h)})`).join('):has(')})`;
       if (names.length && $(bySel).length === 1 && $(bySel).is(table)) sel = bySel;
     }
+    // (Or by the heading right above it: one of several tables alike, each under its own — DAViCal's
+    // "Group Memberships" and "Group Members", whose header cells are the same.)
+    const heading = /nth-of-type/.test(sel) ? table.prevAll('h1, h2, h3, h4, h5, h6').first() : null;
+    const title = heading?.length ? clean(visibleText(heading)) : '';
+    if (heading && title && !/"/.test(title)) {
+      const bySel = `${sel.split(/[ >]/)[0]} ${tagOf(table.parent())}:has(> ${tagOf(heading)}:contains(${cssq(title)})) > table`;
+      if ($(bySel).length === 1 && $(bySel).is(table)) sel = bySel;
+    }
     const width = Math.max(...rows.toArray().map((r) => $(r).children('td, th').length));
     if (isPairTable($, table)) {
       const { fields, props } = pairFields($, table, null, new Set<string>());

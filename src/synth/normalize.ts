@@ -7,6 +7,7 @@ import { parseMultipart } from './multipart.js';
 import { parseJson } from './slots.js';
 import { READ_VERBS, WRITE_VERBS, nameWords } from './verbs.js';
 import type { Exchange, Recording } from './types.js';
+import { looksRandom } from './values.js';
 import { sniffedType, untyped } from '../lib/sniff.js';
 
 const header = (hs: { name: string; value: string }[], n: string) => hs.find((h) => h.name.toLowerCase() === n)?.value;
@@ -350,7 +351,11 @@ export const isRead = (x: Exchange) => (SAFE_METHODS.has(x.method) && !isActionL
  * (`/docs` → `/docs/`) names no verb.
  */
 export function isActionLink(x: Exchange): boolean {
-  if (x.method !== 'GET' || (!x.hops.length && !x.redirectHeader) || requestUrl(x.finalUrl) === requestUrl(x.url)) return false;
+  if (x.method !== 'GET') return false;
+  const redirected = (x.hops.length > 0 || !!x.redirectHeader) && requestUrl(x.finalUrl) !== requestUrl(x.url);
+  // (Or one answered by a page that carries a one-time confirmation token: DAViCal's "Confirm
+  // Deletion" link, `?subaction=delete_principal&id=1031&confirm=*a37…`.)
+  if (!redirected && !confirmToken(x)) return false;
   for (const [k, v] of new URL(x.url).searchParams) {
     if (!/^[A-Za-z][\w-]{1,39}$/.test(v) || VIEW_PARAMS.test(k)) continue;
     const words = nameWords(v);
@@ -362,6 +367,10 @@ export function isActionLink(x: Exchange): boolean {
   }
   return false;
 }
+
+/** A query value named as a confirmation or anti-forgery token, random-looking. */
+const confirmToken = (x: Exchange) =>
+  [...new URL(x.url).searchParams].some(([k, v]) => /confirm|token|nonce|csrf|xsrf|sesskey|sectok/i.test(k) && v.length >= 16 && looksRandom(v));
 
 // The write verbs a link's query names, less those that are no action of a link (`edit` and `add`
 // open a form; a login or logout is the session's own business), and verbs of admin links.

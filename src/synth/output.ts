@@ -171,6 +171,27 @@ export function buildOutput(samples: Exchange[], paging: boolean, resultHints: s
           ...extra,
         };
       }
+      if (h.kind === 'detail' && h.related?.length) {
+        // The record's fields, then each table about it under its heading's name (html-related.ts).
+        const own = Object.keys(h.extractor.fields ?? {});
+        const record = h.schema as { properties: Record<string, Schema>; required?: string[] };
+        const lists = Object.fromEntries(h.related.map((l) => [l.name, { ...l.extractor, note: `the record's ${l.name}` }]));
+        return {
+          extract: { record: ex, ...lists },
+          result: {
+            ...Object.fromEntries(own.map((k) => [k, `{{vars.record.${k}}}`])),
+            ...Object.fromEntries(h.related.map((l) => [l.name, `{{vars.${l.name}}}`])),
+          },
+          schema: {
+            type: 'object',
+            properties: { ...record.properties, ...Object.fromEntries(h.related.map((l) => [l.name, l.schema])) },
+            required: [...(record.required ?? []), ...h.related.map((l) => l.name)],
+          },
+          why: `${h.why}, with its ${h.related.map((l) => l.name).join(', ')}`,
+          kind: 'html',
+          ...extra,
+        };
+      }
       if (h.kind === 'detail')
         return { extract: { record: ex }, result: '{{vars.record}}', schema: h.schema, why: h.why, kind: 'html', ...extra };
       // A next-page link is returned with the records (links as fields): the caller can follow it.

@@ -41,6 +41,9 @@ export function escapedForms(value: string): { form: string; decode: NonNullable
     { form: value.replace(/[^A-Za-z0-9_\-.~]/g, (c) => `&#${c.charCodeAt(0)};`), decode: 'htmlunescape' },
     { form: value.replace(/[^A-Za-z0-9_\-.~]/g, (c) => `&#x${c.charCodeAt(0).toString(16)};`), decode: 'htmlunescape' },
     { form: encodeURIComponent(value), decode: 'urldecode' },
+    // (PHP's urlencode and RFC 3986 escape `!'()*` too, which encodeURIComponent leaves: a token
+    // `*a37…` in a link is `%2Aa37…`.)
+    { form: encodeURIComponent(value).replace(/[!'()*]/g, (c) => `%${c.charCodeAt(0).toString(16).toUpperCase()}`), decode: 'urldecode' },
   ];
   const seen = new Set([value]);
   return forms.filter((f) => !seen.has(f.form) && seen.add(f.form));
@@ -226,7 +229,10 @@ export function regexFor(text: string, value: string, escaped = false): { patter
   for (let i = text.indexOf(value), tries = 0; i > 0 && tries < 5; i = text.indexOf(value, i + 1), tries++) {
     const raw = text.slice(Math.max(0, i - 24), i);
     const trimmed = raw.replace(/^[^\s"'=:<>]*[\s"'=:<>]/, '');
-    for (const before of trimmed.length >= 4 ? [trimmed] : [trimmed, raw]) {
+    // (A link's query before the value names the record — `id=1031&confirm=` — and another run's
+    // record has another number: its own parameter's name, `confirm=`, anchors it first.)
+    const param = /\d/.test(trimmed) ? /[&?;]([^&?;\d]{4,})$/.exec(trimmed)?.[1] : undefined;
+    for (const before of [...(param ? [param] : []), ...(trimmed.length >= 4 ? [trimmed] : [trimmed, raw])]) {
       const esc = before.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
       if (esc.length < 4) continue;
       const pattern = `${esc}(${charClass}${quantifier})`;
@@ -303,6 +309,12 @@ export function formControlProducer(
         };
       else if (!radio.length && el.length === 1 && el.attr('value') === value)
         f = { extractor: { from: 'css', selector: `${scope}input${by}`, attr: 'value' }, rank: 1, how: `the form's input ${name}` };
+    } else if (!el.length && /^\d{2,}$/.test(value)) {
+      // A hidden field holding a number (the record's own id, `user_no=1004`, on a form of the page
+      // the run opens for its record): sent as the run's form holds it, as a browser sends it.
+      const hidden = form.find('input[type=hidden]').filter((_, e) => $(e).attr('name') === name);
+      if (hidden.length === 1 && hidden.attr('value') === value)
+        f = { extractor: { from: 'css', selector: `${scope}input${by}`, attr: 'value' }, rank: 1, how: `the form's hidden input ${name}` };
     }
     // (The selector's first match must be this form's control, as the run reads the first.)
     const first = f?.extractor.from === 'css' ? $(f.extractor.selector).first() : null;

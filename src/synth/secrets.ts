@@ -9,7 +9,8 @@ import { basicToken } from '../lib/secret-forms.js';
 import type { SecretField } from '../formats/recording/types.js';
 import type { SecretSlot } from '../formats/definition/types.js';
 import { jsonLeaves, parseJson, requestSlots } from './slots.js';
-import { looksRandom } from './values.js';
+import { htmlEscaped, looksRandom } from './values.js';
+import { isHtml } from './normalize.js';
 import { isUserField, plainUsername, type SecretNeedle } from './substitute.js';
 import type { Exchange, Hints, Recording, SecretValues } from './types.js';
 
@@ -115,14 +116,21 @@ function credentialHeadersOf(x: Exchange): { header: string; name: string; token
 }
 
 /** Whether a JSON answer before `x` holds `value` under the same field name (`gui.password`): a
- * document the page read and sends back, not a password typed into it. */
+ * document the page read and sends back, not a password typed into it. So does a page whose form
+ * printed the box with that value (DAViCal's `<input type=password name=newpass1 value="$pwstars">`,
+ * sent untouched: "no new password"). */
 function readAsField(xs: Exchange[], x: Exchange, key: string, value: string): boolean {
   const name = key.split('.').at(-1);
   return xs.some(
     (y) =>
       y.index < x.index &&
-      !!y.text?.includes(JSON.stringify(value)) &&
-      jsonLeaves(parseJson(y.text)).some((l) => l.value === value && String(l.path.at(-1)) === name),
+      (isHtml(y)
+        ? !!(y.text?.includes(value) || y.text?.includes(htmlEscaped(value))) &&
+          loadHtml(y.text)('input[type=password]')
+            .toArray()
+            .some((e) => e.attribs.name === key && e.attribs.value === value)
+        : !!y.text?.includes(JSON.stringify(value)) &&
+          jsonLeaves(parseJson(y.text)).some((l) => l.value === value && String(l.path.at(-1)) === name)),
   );
 }
 

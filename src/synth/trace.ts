@@ -10,7 +10,8 @@ import { documentReadBack, type ReadBack } from './read-modify-write.js';
 import { idInName, parseJson, requestSlots } from './slots.js';
 import { needlesForField, substitute, type ArgValue } from './substitute.js';
 import { keyedRecord, recordByArgument } from './record-by-argument.js';
-import { linkedRecord } from './html-record-link.js';
+import { clickedLink, linkedRecord } from './html-record-link.js';
+import { isHtml } from './normalize.js';
 import type { SecretPlan } from './secrets.js';
 import type { Exchange, Slot } from './types.js';
 import { argName, looksRandom, lowEntropy, nowInside, nowTemplate, preview, randomLetters } from './values.js';
@@ -370,7 +371,29 @@ export function traceChain(inp: TraceInput): Chain {
       // PHP form's `hostids[0]=10561`.)
       const idKey = /ids?$/i.test(listKey(slot.key)) && /^\d+$/.test(v);
       const idLike = slot.where === 'path' ? /\d/.test(v) || looksRandom(v) || randomLetters(v) : slot.where !== 'query' || !weak || idKey;
+      // A number in the address of a page the person opened by clicking a link on the page before
+      // (`…&user_no=1004`), where nothing else traces it: read from that link, on the page the run
+      // opened (html-record-link.ts). (So is the same number in the address a form on that page
+      // posted back to: its own.)
+      const byClick = () => {
+        if ((slot.where !== 'query' && slot.where !== 'path') || !/\d/.test(v)) return false;
+        const page = x.method === 'GET' ? x : earlier.find((y) => y.url === x.url && y.method === 'GET' && isHtml(y));
+        const clicked = page ? clickedLink(page === x ? earlier : earlier.filter((y) => y.index < page.index), page, v) : null;
+        if (!clicked) return false;
+        const def: VarDef = {
+          name: argName(slot.where === 'path' ? segmentName(x, slot) : fieldVarName(slot.key), names),
+          producer: clicked.x.id,
+          extractor: clicked.f.extractor,
+          how: clicked.f.how,
+          value: v,
+        };
+        readVar(def, clicked.x);
+        byValue.set(v, def);
+        resolved.push({ slot, res: { kind: 'var', template: varTpl(def), var: def.name } });
+        return true;
+      };
       if (((weak && slot.where !== 'path' && slot.where !== 'query' && !idKey) || !idLike) && !inp.dynamics?.has(v)) {
+        if (byClick()) continue;
         resolved.push({ slot, res: { kind: 'constant', why: 'short/low-entropy literal' } });
         continue;
       }
@@ -458,6 +481,7 @@ export function traceChain(inp: TraceInput): Chain {
         });
         continue;
       }
+      if (byClick()) continue;
       resolved.push({ slot, res: { kind: 'constant', why: 'not typed, not found in an earlier response' } });
     }
     // A field whose NAME holds the id of the record an argument names (Cacti's row box `chk_7`,

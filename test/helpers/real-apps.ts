@@ -56,7 +56,8 @@ export interface RealApp {
     | 'gitit'
     | 'ikiwiki'
     | 'lam'
-    | 'phpldapadmin';
+    | 'phpldapadmin'
+    | 'davical';
   /** The PHP document root (Fossil: the repository file; Redmine: the Rails application). */
   docroot: string;
   /** Port the fixtures were recorded on. */
@@ -565,6 +566,14 @@ export const APPS: Record<RealApp['name'], RealApp> = {
     server: (port) => ({ cmd: '/bin/sh', args: ['/var/lib/cs-acceptance/phpldapadmin/serve.sh', String(port)] }),
     readyPath: '/index.php',
   },
+  davical: {
+    name: 'davical',
+    docroot: '/usr/share/davical/htdocs',
+    recordedPort: 9030,
+    needs: ['/var/lib/cs-acceptance/davical/.seeded', '/usr/share/davical/htdocs/admin.php'],
+    // (A fresh copy of the seed database per start, named by the port.)
+    server: (port) => ({ cmd: '/bin/sh', args: ['/var/lib/cs-acceptance/davical/serve.sh', String(port)] }),
+  },
 };
 
 export const appInstalled = (a: RealApp) => a.needs.every((f) => fs.existsSync(f));
@@ -1054,6 +1063,11 @@ export function pgRows(db: string, sql: string): string[][] {
 
 /** Rows of the tt-rss instance serving on `port` (its database, `ttrss_run_<port>`). */
 export const ttrssRows = (port: number, sql: string) => pgRows(`ttrss_run_${port}`, sql);
+
+/** DAViCal's admin (scripts/acceptance-setup.sh). */
+export const DAVICAL_ADMIN = { username: 'admin', password: 'dv-admin-pass-1' };
+/** Rows of the DAViCal instance serving `url` (its database, `davical_run_<port>`). */
+export const davicalRows = (url: string, sql: string) => pgRows(`davical_run_${new URL(url).port}`, sql);
 
 /** TiddlyWiki's user (HTTP Basic; scripts/acceptance-setup.sh). */
 export const TIDDLYWIKI_USER = { username: 'seed', password: 'tw-pass-1' };
