@@ -153,6 +153,8 @@ export interface RankedExtraction extends HtmlExtraction {
   next: string | null;
   /** Every candidate considered, best first (for the synthesis report). */
   considered: string[];
+  /** The rule reads a block whole that is nearly all links: a menu, no record of anything. */
+  menu?: boolean;
 }
 
 /**
@@ -283,6 +285,7 @@ function chooseRule(
     ...chosen,
     ...(thread ? { thread } : {}),
     ...(related.length ? { related } : {}),
+    ...(block && linkDense($, best.c.extractor.selector) ? { menu: true } : {}),
     missing: best.missing,
     next: best.c.kind === 'list' ? nextPageLink($) : null,
     considered: cands.slice(0, 5).map((x) => `${Math.round(x.score)}: ${x.c.why}`),

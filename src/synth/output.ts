@@ -135,10 +135,11 @@ export function buildOutput(samples: Exchange[], paging: boolean, resultHints: s
     // A write answered by a list (a redirect back to it) with a status message: the message is the
     // outcome, not the list's first page. A detail page (the record made) stays the result.
     // (A write redirected back to the URL it was posted to — the form's own page, now with a
-    // message — has made no page of its own: that page's text is no detail of what was made.)
+    // message — has made no page of its own: that page's text is no detail of what was made. Nor
+    // is a page whose only block of text is its menu: DAViCal's "Principal deleted." under it.)
     const backToForm = t.hops.length > 0 && sameResource(t.url, t.finalUrl);
     const said =
-      ctx.write && !resultHints.length && (h?.kind !== 'detail' || backToForm)
+      ctx.write && !resultHints.length && (h?.kind !== 'detail' || backToForm || h.menu)
         ? outcomeMessage(t.text, ctx.sitePages ?? otherPages, t.finalUrl)
         : null;
     if (said)

@@ -24,8 +24,8 @@ describe.skipIf(!ready).each(ready ? (await backends()).slice(0, 1) : ['sqlite' 
   /** A principal's id, by its username. */
   const idOf = (username: string) => Number(rows(`SELECT principal_id FROM dav_principal WHERE username = '${username}'`)[0]![0]);
   const principal = (username: string) => {
-    const [r] = rows(`SELECT fullname, email, password FROM usr WHERE username = '${username}'`);
-    return r && { fullname: r[0], email: r[1], password: r[2] };
+    const [r] = rows(`SELECT fullname, email FROM usr WHERE username = '${username}'`);
+    return r && { fullname: r[0], email: r[1] };
   };
   const membersOf = (group: string) =>
     rows(
@@ -83,7 +83,9 @@ describe.skipIf(!ready).each(ready ? (await backends()).slice(0, 1) : ['sqlite' 
     expect(text).not.toContain('Pickers');
   });
 
-  it("a principal's mail changed, run for ANOTHER principal: only theirs changes, their password stays", async () => {
+  // (Not its password: DAViCal 1.1.12's form prints the placeholder "$pwstars" in its password boxes,
+  // and the server takes it back as a new password — the browser's save did so to chidi too.)
+  it("a principal's mail changed, run for ANOTHER principal: only theirs changes", async () => {
     const har = await record('edit', async (page, base) => {
       await openPrincipal(page, base, idOf('chidi'));
       await page.fill('input[name="email"]', 'chidi.obi@orchard.test');
@@ -148,7 +150,9 @@ describe.skipIf(!ready).each(ready ? (await backends()).slice(0, 1) : ['sqlite' 
     });
     expect(principal('gus')).toBeUndefined();
     const before = rows('SELECT username FROM usr ORDER BY 1').map((r) => r[0]);
-    await flow('dv-delete', har, hinted({ principal_id: gus }), bound({ principal_id: idOf('tractor') }));
+    const { result } = await flow('dv-delete', har, hinted({ principal_id: gus }), bound({ principal_id: idOf('tractor') }));
+    // (What the site said, not the menu above it.)
+    expect(result).toEqual({ message: 'Principal deleted.' });
     expect(rows('SELECT username FROM usr ORDER BY 1').map((r) => r[0])).toEqual(before.filter((u) => u !== 'tractor'));
   });
 });
