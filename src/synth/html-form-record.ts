@@ -105,7 +105,13 @@ function controlField(el: El, name: string): { field: CssField; value: string | 
     return {
       // (Not the hidden twin many forms put before a checkbox so that "off" is sent too — Rails,
       // DAViCal: `<input type=hidden name=active value=off><input type=checkbox name=active>`.)
-      field: { selector: `input[name=${cssq(name)}]:not([type=hidden])`, attr: 'checked', type: 'boolean', required: false, default: false },
+      field: {
+        selector: `input[name=${cssq(name)}]:not([type=hidden])`,
+        attr: 'checked',
+        type: 'boolean',
+        required: false,
+        default: false,
+      },
       value: el.attr('checked') !== undefined,
       schema: { type: 'boolean' },
     };

@@ -206,4 +206,3 @@ export function clickedLink(earlier: Exchange[], x: Exchange, v: string): { x: E
     },
   };
 }
-

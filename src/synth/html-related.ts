@@ -16,7 +16,11 @@ const HEADINGS = 'h1, h2, h3, h4, h5, h6';
 export function relatedLists($: cheerio.CheerioAPI, root: El, lists: StructuralCandidate[], taken: string[]): Thread[] {
   const node = root.get(0);
   if (!node) return [];
-  const order = new Map($('*').toArray().map((e, i) => [e, i]));
+  const order = new Map(
+    $('*')
+      .toArray()
+      .map((e, i) => [e, i]),
+  );
   const at = order.get(node) ?? Number.POSITIVE_INFINITY;
   const names = new Set(taken);
   const out: Thread[] = [];

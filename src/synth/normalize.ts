@@ -370,7 +370,9 @@ export function isActionLink(x: Exchange): boolean {
 
 /** A query value named as a confirmation or anti-forgery token, random-looking. */
 const confirmToken = (x: Exchange) =>
-  [...new URL(x.url).searchParams].some(([k, v]) => /confirm|token|nonce|csrf|xsrf|sesskey|sectok/i.test(k) && v.length >= 16 && looksRandom(v));
+  [...new URL(x.url).searchParams].some(
+    ([k, v]) => /confirm|token|nonce|csrf|xsrf|sesskey|sectok/i.test(k) && v.length >= 16 && looksRandom(v),
+  );
 
 // The write verbs a link's query names, less those that are no action of a link (`edit` and `add`
 // open a form; a login or logout is the session's own business), and verbs of admin links.

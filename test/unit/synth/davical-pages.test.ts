@@ -24,14 +24,18 @@ describe("DAViCal's pages", () => {
     const rec = read(last.extract.record, page);
     // (`active` is the checkbox, not the hidden "off" before it; the mail is no `format: email`:
     // another principal's box may be empty.)
-    expect(rec).toMatchObject({ username: 'ada', email_address: 'ada@orchard.test', principal_type: 'Person', active: true, administrator: false });
+    expect(rec).toMatchObject({
+      username: 'ada',
+      email_address: 'ada@orchard.test',
+      principal_type: 'Person',
+      active: true,
+      administrator: false,
+    });
     expect(r.output_schema.properties.email_address).toEqual({ type: ['string', 'null'] });
     expect(Object.keys(r.definition.result)).toEqual(expect.arrayContaining(['username', 'group_memberships', 'principal_collections']));
     // (Found by its heading: its header cells are those of the "Group Members" table a group's page shows.)
     expect(last.extract.group_memberships.selector).toContain('h2:contains("Group Memberships")');
-    expect(read(last.extract.group_memberships, page)).toEqual([
-      expect.objectContaining({ id: 1051, display_name: 'Pickers' }),
-    ]);
+    expect(read(last.extract.group_memberships, page)).toEqual([expect.objectContaining({ id: 1051, display_name: 'Pickers' })]);
     const paths = read(last.extract.principal_collections, page).map((c: any) => c.path);
     expect(paths).toEqual(expect.arrayContaining(['/ada/calendar/', '/ada/addresses/']));
     // (Another record's page without such rows is an empty list, not a failure.)
