@@ -164,10 +164,7 @@ export function nameFileFields(steps: HttpStep[], fileArgs: readonly FileArg[]):
         if (field === 'name') {
           // A path segment that is the file's name (a WebDAV PUT to /files/<name>).
           const enc = encodeURIComponent(f.fileName);
-          const seg = s.url
-            .split('?')[0]
-            .split('/')
-            .findIndex((g) => g === enc);
+          const seg = s.url.split('?')[0].split('/').indexOf(enc);
           if (seg >= 0) {
             const [path, ...q] = s.url.split('?');
             const parts = path.split('/');

@@ -20,7 +20,7 @@ export function startProcess(args: string[], env: Record<string, string>): Proc 
   // Runs in flight when a test stops a process end at once (no shutdown grace), unless `env` says.
   const p = spawn(
     process.execPath,
-    [...(process.env.BENCH_PROF ? ['--cpu-prof', '--cpu-prof-dir=' + process.env.BENCH_PROF] : []), ...TSX, ...args],
+    [...(process.env.BENCH_PROF ? ['--cpu-prof', `--cpu-prof-dir=${process.env.BENCH_PROF}`] : []), ...TSX, ...args],
     {
       env: { ...process.env, RUN_SHUTDOWN_GRACE_S: '0', ...env },
       stdio: ['ignore', 'pipe', 'pipe'],
