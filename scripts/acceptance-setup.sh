@@ -3184,11 +3184,13 @@ fi
 # One lifecycle for the apps over our own directory (LDAP Account Manager, phpLDAPadmin): their
 # serve.sh sources ldap-run.sh, then `seed_slapd RUN` loads the seed LDIF (LM_DIR/seed, below) into a
 # fresh directory in RUN and starts its slapd on the socket RUN/ldapi (SOCK: its URL-encoded path,
-# LDAP: its pid); `serve_php PORT DOCROOT` serves the app until stopped, stopping slapd with it.
+# LDAP: its pid); `serve_php PORT DOCROOT` serves the app until stopped (its log in RUN/php.log),
+# stopping slapd with it.
 # Written on every run.
 cat > /var/lib/cs-acceptance/lib/ldap-run.sh <<'LIB'
 seed_slapd() {
   SEED=/var/lib/cs-acceptance/lam/seed
+  RUN=$1
   rm -rf "$1" && mkdir -p "$1/db"
   sed "s#@RUN@#$1#g" "$SEED/slapd.conf.in" > "$1/slapd.conf"
   slapadd -q -f "$1/slapd.conf" -l "$SEED/seed.ldif"
@@ -3198,7 +3200,8 @@ seed_slapd() {
   for _ in $(seq 1 50); do [ -S "$1/ldapi" ] && break; sleep 0.1; done
 }
 serve_php() {
-  php -S "127.0.0.1:$1" -t "$2" &
+  # (Its log stays in the run directory: phpLDAPadmin's rare HTTP 500 at sign-in is not understood.)
+  php -S "127.0.0.1:$1" -t "$2" 2>"$RUN/php.log" &
   WEB=$!
   trap 'kill $WEB $LDAP 2>/dev/null || true; wait $WEB $LDAP 2>/dev/null || true; exit 0' INT TERM
   wait $WEB
