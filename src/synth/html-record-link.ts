@@ -169,11 +169,12 @@ const cssEsc = (c: string) => c.replace(/[^\w-]/g, (ch) => `\\${ch}`);
 /**
  * The link the person clicked to open GET `x`: on the nearest page before it, a link to exactly
  * x's address, found again by its text (or, without text, as the first link carrying the same
- * parameter). `v`, a value of x's path or query, is read from that link at run time — the page the
+ * parameter) when no argument names it. `v`, a value of x's path or query, is read from that link at run time — the page the
  * run opened for its own record links to that record's form (`…&user_no=1004`), not the recorded one.
  */
-export function clickedLink(earlier: Exchange[], x: Exchange, v: string): { x: Exchange; f: Found } | null {
-  if (x.method !== 'GET') return null;
+export function clickedLink(earlier: Exchange[], x: Exchange, v: string, args: ArgValue[]): { x: Exchange; f: Found } | null {
+  // (A number of two digits or more: a record's; `type=2` is the kind of page, the same for every run.)
+  if (x.method !== 'GET' || !/\d{2}/.test(v)) return null;
   const y = earlier.find((e) => isHtml(e) && e.text);
   if (!y?.text || !(y.text.includes(v) || y.text.includes(encodeURIComponent(v)))) return null;
   const $ = loadHtml(y.text);
@@ -191,6 +192,10 @@ export function clickedLink(earlier: Exchange[], x: Exchange, v: string): { x: E
   const pattern = href ? hrefPattern(href, v) : null;
   if (!pattern) return null;
   const text = clean(link.text());
+  // (A link named by an argument — the row the person chose, Nagios's "Replication lag" — is
+  // another run's other link: linkedRecord reads that row by the argument.)
+  const flat = text.toLowerCase();
+  if (args.some((a) => clean(a.example).length >= 2 && flat.includes(clean(a.example).toLowerCase()))) return null;
   // (`:contains` is a substring match: the first link holding the text must be this one.)
   const candidates = text ? [`a[href]:contains(${cssq(text)})`] : [];
   const param = /^\[\?&;\]([^=]+)=/.exec(pattern.replace(/\\/g, ''))?.[1];

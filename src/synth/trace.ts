@@ -378,7 +378,7 @@ export function traceChain(inp: TraceInput): Chain {
       const byClick = () => {
         if ((slot.where !== 'query' && slot.where !== 'path') || !/\d/.test(v)) return false;
         const page = x.method === 'GET' ? x : earlier.find((y) => y.url === x.url && y.method === 'GET' && isHtml(y));
-        const clicked = page ? clickedLink(page === x ? earlier : earlier.filter((y) => y.index < page.index), page, v) : null;
+        const clicked = page ? clickedLink(page === x ? earlier : earlier.filter((y) => y.index < page.index), page, v, inp.args) : null;
         if (!clicked) return false;
         const def: VarDef = {
           name: argName(slot.where === 'path' ? segmentName(x, slot) : fieldVarName(slot.key), names),
