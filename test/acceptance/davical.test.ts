@@ -141,6 +141,33 @@ describe.skipIf(!ready).each(ready ? (await backends()).slice(0, 1) : ['sqlite' 
     expect(collections('dara')).not.toContainEqual(['/dara/pruning/', 'Pruning rota']);
   });
 
+  it('a person created with a password, run with ANOTHER person: they exist and sign in with their own password', async () => {
+    const har = await record('create', async (page, base) => {
+      await page.goto(`${base}/admin.php?action=edit&t=principal`);
+      await page.fill('input[name="xxxxusername"]', 'ivo');
+      await page.fill('input[name="newpass1"]', 'Ivo-pass-77');
+      await page.fill('input[name="newpass2"]', 'Ivo-pass-77');
+      await page.fill('input[name="fullname"]', 'Ivo Petrov');
+      await page.fill('input[name="email"]', 'ivo@orchard.test');
+      await submit(page, 'input[name="submit"][value="Create"]');
+    });
+    expect(principal('ivo')).toEqual({ fullname: 'Ivo Petrov', email: 'ivo@orchard.test' });
+    await flow(
+      'dv-create',
+      har,
+      hinted({ username: 'ivo', password: 'Ivo-pass-77', fullname: 'Ivo Petrov', email: 'ivo@orchard.test' }),
+      bound({ username: 'jun', password: 'Jun-pass-88', fullname: 'Jun Tanaka', email: 'jun@orchard.test' }),
+    );
+    expect(principal('jun')).toEqual({ fullname: 'Jun Tanaka', email: 'jun@orchard.test' });
+    // (Their own password: DAViCal's sign-in takes it.)
+    const signIn = await fetch(`${live.url}/`, {
+      method: 'POST',
+      body: new URLSearchParams({ username: 'jun', password: 'Jun-pass-88', submit: 'GO!' }),
+      redirect: 'manual',
+    });
+    expect(await signIn.text()).not.toContain('Log On Please');
+  });
+
   it('a principal deleted through the link that confirms it, run for ANOTHER principal: only they are gone', async () => {
     const gus = idOf('gus');
     const har = await record('delete', async (page, base) => {
