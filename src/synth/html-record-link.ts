@@ -169,8 +169,9 @@ const cssEsc = (c: string) => c.replace(/[^\w-]/g, (ch) => `\\${ch}`);
 /**
  * The link the person clicked to open GET `x`: on the nearest page before it, a link to exactly
  * x's address, found again by its text (or, without text, as the first link carrying the same
- * parameter) when no argument names it. `v`, a value of x's path or query, is read from that link at run time — the page the
- * run opened for its own record links to that record's form (`…&user_no=1004`), not the recorded one.
+ * parameter) when no argument names it. `v`, a value of x's path or query, is read from that link
+ * at run time — the page the run opened for its own record links to that record's form
+ * (`…&user_no=1004`), not the recorded one.
  */
 export function clickedLink(earlier: Exchange[], x: Exchange, v: string, args: ArgValue[]): { x: Exchange; f: Found } | null {
   // (A number of two digits or more: a record's; `type=2` is the kind of page, the same for every run.)

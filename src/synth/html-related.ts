@@ -35,7 +35,6 @@ export function relatedLists($: cheerio.CheerioAPI, root: El, lists: StructuralC
     if (!heading || heading.split(/\s+/).length > 6) continue;
     seen.add(t);
     const name = argName(heading, names);
-    names.add(name);
     out.push({ name, extractor: { ...s.extractor, required: false }, schema: s.schema });
   }
   return out;
