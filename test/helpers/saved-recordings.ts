@@ -3,6 +3,7 @@
 import fs from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import { extractValue, View } from '../../src/runtime/worker/engines/extract.js';
+import { synthesize } from '../../src/synth/index.js';
 
 const REAL = fileURLToPath(new URL('../fixtures/real/', import.meta.url));
 
@@ -18,3 +19,14 @@ export const savedPage = (app: string, name: string, part: RegExp): string =>
 /** What an extraction rule reads from `html`, as a run reads it. */
 export const readRule = (extractor: unknown, html: string): any =>
   extractValue(extractor as never, new View({ url: 'http://x/', status: 200, text: html }), 't');
+
+/**
+ * Synthesis from the saved recording `name` of `app` with these arguments hinted; given the login
+ * the recording signed in with, it is the `account` slot's value.
+ */
+export const synthSaved = (app: string, name: string, args: Record<string, string>, login?: { username: string; password: string }): any =>
+  synthesize({
+    recording: savedRecording(app, name),
+    hints: { arguments: args, secrets: login ? { account: 's1' } : {} },
+    ...(login ? { secretValues: { account: { type: 'login', ...login, totp_secret: null } } } : {}),
+  } as never);

@@ -4,16 +4,10 @@
 // confirmed by a one-time token (written `%2A…` by PHP), a password box the page itself filled, and
 // a write whose page shows only its menu and a message.
 import { describe, expect, it } from 'vitest';
-import { synthesize } from '../../../src/synth/index.js';
-import { readRule as read, savedPage, savedRecording } from '../../helpers/saved-recordings.js';
+import { readRule as read, savedPage, synthSaved } from '../../helpers/saved-recordings.js';
 
-const LOGIN = { type: 'login', username: 'admin', password: 'dv-admin-pass-1', totp_secret: null };
-const synth = (name: string, args: Record<string, string>) =>
-  synthesize({
-    recording: savedRecording('davical', name),
-    hints: { arguments: args, secrets: { account: 's1' } },
-    secretValues: { account: LOGIN },
-  } as never) as any;
+const LOGIN = { username: 'admin', password: 'dv-admin-pass-1' };
+const synth = (name: string, args: Record<string, string>) => synthSaved('davical', name, args, LOGIN);
 const pageOf = (name: string, part: RegExp) => savedPage('davical', name, part);
 
 describe("DAViCal's pages", () => {

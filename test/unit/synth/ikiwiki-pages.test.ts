@@ -4,11 +4,9 @@
 // document's <title>, a post's comments returned with the post, and search hits in an old-style
 // table whose first cells read "Modified: … Size: …" (data, not labels).
 import { describe, expect, it } from 'vitest';
-import { synthesize } from '../../../src/synth/index.js';
-import { readRule as read, savedPage, savedRecording } from '../../helpers/saved-recordings.js';
+import { readRule as read, savedPage, synthSaved } from '../../helpers/saved-recordings.js';
 
-const synth = (name: string, args: Record<string, string>) =>
-  synthesize({ recording: savedRecording('ikiwiki', name), hints: { arguments: args, secrets: {} } }) as any;
+const synth = (name: string, args: Record<string, string>) => synthSaved('ikiwiki', name, args);
 const defOf = (name: string, args: Record<string, string>) => synth(name, args).definition;
 const pageOf = (name: string, part: RegExp) => savedPage('ikiwiki', name, part);
 

@@ -4,16 +4,10 @@
 // argument but for its case, a delete confirmed on the page the entry's DN opened (the entry waits
 // in the session), and an account list whose first body rows are its sort arrows and filter boxes.
 import { describe, expect, it } from 'vitest';
-import { synthesize } from '../../../src/synth/index.js';
-import { readRule as read, savedPage, savedRecording } from '../../helpers/saved-recordings.js';
+import { readRule as read, savedPage, synthSaved } from '../../helpers/saved-recordings.js';
 
-const LOGIN = { type: 'login', username: 'cn=admin,dc=northwind,dc=test', password: 'lm-admin-pass-1', totp_secret: null };
-const synth = (name: string, args: Record<string, string>) =>
-  synthesize({
-    recording: savedRecording('lam', name),
-    hints: { arguments: args, secrets: { account: 's1' } },
-    secretValues: { account: LOGIN },
-  } as never) as any;
+const LOGIN = { username: 'cn=admin,dc=northwind,dc=test', password: 'lm-admin-pass-1' };
+const synth = (name: string, args: Record<string, string>) => synthSaved('lam', name, args, LOGIN);
 const pageOf = (name: string, part: RegExp) => savedPage('lam', name, part);
 /** A step's multipart or form fields by name. */
 const fieldsOf = (step: any): Record<string, string> =>

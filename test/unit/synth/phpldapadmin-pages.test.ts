@@ -4,17 +4,11 @@
 // row above each field (its commands and hints after it), a change posted again from the page that
 // reviewed it, and a sign-in form whose action every form of the site shares.
 import { describe, expect, it } from 'vitest';
-import { synthesize } from '../../../src/synth/index.js';
-import { readRule as read, savedPage, savedRecording } from '../../helpers/saved-recordings.js';
+import { readRule as read, savedPage, synthSaved } from '../../helpers/saved-recordings.js';
 import { loadHtml } from '../../../src/synth/html-load.js';
 
-const LOGIN = { type: 'login', username: 'cn=admin,dc=northwind,dc=test', password: 'lm-admin-pass-1', totp_secret: null };
-const synth = (name: string, args: Record<string, string>) =>
-  synthesize({
-    recording: savedRecording('phpldapadmin', name),
-    hints: { arguments: args, secrets: { account: 's1' } },
-    secretValues: { account: LOGIN },
-  } as never) as any;
+const LOGIN = { username: 'cn=admin,dc=northwind,dc=test', password: 'lm-admin-pass-1' };
+const synth = (name: string, args: Record<string, string>) => synthSaved('phpldapadmin', name, args, LOGIN);
 const pageOf = (name: string, part: RegExp) => savedPage('phpldapadmin', name, part);
 
 describe("phpLDAPadmin's pages", () => {
