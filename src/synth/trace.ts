@@ -256,6 +256,21 @@ export function traceChain(inp: TraceInput): Chain {
         if (sub.whole) continue;
       }
       const v = slot.value;
+      // This slot read at run time from `got`'s response (a var named after the slot unless `as` names
+      // it), reused for every later equal value.
+      const bindSlot = (got: { x: Exchange; f: Found }, as = slot.where === 'path' ? segmentName(x, slot) : fieldVarName(slot.key)) => {
+        const def: VarDef = {
+          name: argName(as, names),
+          producer: got.x.id,
+          extractor: got.f.extractor,
+          how: got.f.how,
+          value: v,
+          ...(got.f.decode ? { decode: got.f.decode } : {}),
+        };
+        readVar(def, got.x);
+        byValue.set(v, def);
+        resolved.push({ slot, res: { kind: 'var', template: varTpl(def), var: def.name } });
+      };
       if (sub.args.length || sub.secrets.length) continue; // remaining literal text is constant
       // Empty fields are sent too (a form's blank hidden inputs: some sites check they are there).
       if (v === '') {
@@ -341,17 +356,8 @@ export function traceChain(inp: TraceInput): Chain {
       const keyed = !byLink && slot.where !== 'header' && (/\d/.test(v) || looksRandom(v)) ? keyedRecord(earlier, v, inp.args) : null;
       const linked = byLink ?? keyed;
       if (linked && !(isRead(x) && searchedFor(linked.x, inp.args, linked.arg))) {
-        const def: VarDef = {
-          name: argName(keyed?.name ?? (slot.where === 'path' ? segmentName(x, slot) : fieldVarName(slot.key)), names),
-          producer: linked.x.id,
-          extractor: linked.f.extractor,
-          how: linked.f.how,
-          value: v,
-        };
-        readVar(def, linked.x);
-        byValue.set(v, def);
+        bindSlot(linked, keyed?.name);
         chain.usedArgs.add(linked.arg);
-        resolved.push({ slot, res: { kind: 'var', template: varTpl(def), var: def.name } });
         continue;
       }
       // Short values only follow strong, id-like evidence (a JSON "id" key, a data-*-id attribute).
@@ -380,16 +386,7 @@ export function traceChain(inp: TraceInput): Chain {
         const page = x.method === 'GET' ? x : earlier.find((y) => y.url === x.url && y.method === 'GET' && isHtml(y));
         const clicked = page ? clickedLink(page === x ? earlier : earlier.filter((y) => y.index < page.index), page, v, inp.args) : null;
         if (!clicked) return false;
-        const def: VarDef = {
-          name: argName(slot.where === 'path' ? segmentName(x, slot) : fieldVarName(slot.key), names),
-          producer: clicked.x.id,
-          extractor: clicked.f.extractor,
-          how: clicked.f.how,
-          value: v,
-        };
-        readVar(def, clicked.x);
-        byValue.set(v, def);
-        resolved.push({ slot, res: { kind: 'var', template: varTpl(def), var: def.name } });
+        bindSlot(clicked);
         return true;
       };
       if (((weak && slot.where !== 'path' && slot.where !== 'query' && !idKey) || !idLike) && !inp.dynamics?.has(v)) {
@@ -400,18 +397,7 @@ export function traceChain(inp: TraceInput): Chain {
       // (The lookup above, when it ran with the same strength, is this one.)
       const found = own && !weak ? own : pickProducer(earlier, v, weak, consumer, inp.args);
       if (found) {
-        const name = argName(slot.where === 'path' ? `${segmentName(x, slot)}` : fieldVarName(slot.key), names);
-        const def: VarDef = {
-          name,
-          producer: found.x.id,
-          extractor: found.f.extractor,
-          how: found.f.how,
-          value: v,
-          ...(found.f.decode ? { decode: found.f.decode } : {}),
-        };
-        readVar(def, found.x);
-        byValue.set(v, def);
-        resolved.push({ slot, res: { kind: 'var', template: varTpl(def), var: name } });
+        bindSlot(found);
         continue;
       }
       // A token inside a longer literal ("Bearer <token>", "a=<token>"): trace the token, keep the
