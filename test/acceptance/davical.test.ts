@@ -10,7 +10,7 @@
 // carries a one-time token. Opt-in: ACCEPTANCE=1.
 import type { Page } from 'playwright-core';
 import { describe, expect, it } from 'vitest';
-import { fieldHolding, liveApp, refuseOtherHosts } from '../helpers/acceptance.js';
+import { clickThrough, fieldHolding, liveApp } from '../helpers/acceptance.js';
 import { backends } from '../helpers/harness.js';
 import { APPS, appInstalled, DAVICAL_ADMIN, davicalRows } from '../helpers/real-apps.js';
 
@@ -33,19 +33,12 @@ describe.skipIf(!ready).each(ready ? (await backends()).slice(0, 1) : ['sqlite' 
     ).map((r) => r[0]);
   /** Records a flow after signing in through the login form. */
   const record = (name: string, steps: (page: Page, base: string) => Promise<void>) =>
-    live.record(name, async (page, base) => {
-      await refuseOtherHosts(page, base);
-      await page.goto(`${base}/`);
-      await page.fill('input[name="username"]', DAVICAL_ADMIN.username);
-      await page.fill('input[name="password"]', DAVICAL_ADMIN.password);
-      await Promise.all([page.waitForNavigation(), page.click('input[name="submit"]')]);
-      await page.waitForLoadState('load');
-      await steps(page, base);
-    });
-  const submit = async (page: Page, what: string) => {
-    await Promise.all([page.waitForNavigation(), page.click(what)]);
-    await page.waitForLoadState('load');
-  };
+    live.recordSignedIn(
+      name,
+      { path: '/', user: 'input[name="username"]', password: 'input[name="password"]', submit: 'input[name="submit"]' },
+      steps,
+    );
+  const submit = clickThrough;
   /** A principal's page, opened as a bookmark would open it. */
   const openPrincipal = async (page: Page, base: string, id: number) => {
     await page.goto(`${base}/admin.php?action=edit&t=principal&id=${id}`);

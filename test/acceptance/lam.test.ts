@@ -11,7 +11,7 @@
 // the names typed on the first tab. Opt-in: ACCEPTANCE=1.
 import type { Page } from 'playwright-core';
 import { describe, expect, it } from 'vitest';
-import { fieldHolding, liveApp, refuseOtherHosts } from '../helpers/acceptance.js';
+import { clickThrough, fieldHolding, liveApp, refuseOtherHosts } from '../helpers/acceptance.js';
 import { backends } from '../helpers/harness.js';
 import { APPS, appInstalled, LAM_USER, lamLdap } from '../helpers/real-apps.js';
 
@@ -34,10 +34,7 @@ describe.skipIf(!ready).each(ready ? (await backends()).slice(0, 1) : ['sqlite' 
         await page.waitForSelector('table.accountlist');
         await steps(page, base);
       });
-    const submit = async (page: Page, what: string) => {
-      await Promise.all([page.waitForNavigation(), page.click(what)]);
-      await page.waitForLoadState('load');
-    };
+    const submit = clickThrough;
     const uidsOf = (filter: string) => lamLdap(live.url, filter, 'uid').map((e) => e.uid![0]!);
 
     it("users filtered by their group's number, run with ANOTHER number: that team's people", async () => {

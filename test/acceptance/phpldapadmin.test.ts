@@ -10,7 +10,7 @@
 // Opt-in: ACCEPTANCE=1.
 import type { Page } from 'playwright-core';
 import { describe, expect, it } from 'vitest';
-import { fieldHolding, liveApp, refuseOtherHosts } from '../helpers/acceptance.js';
+import { clickThrough, fieldHolding, liveApp } from '../helpers/acceptance.js';
 import { backends } from '../helpers/harness.js';
 import { APPS, appInstalled, LAM_USER, plaLdap } from '../helpers/real-apps.js';
 
@@ -23,19 +23,12 @@ describe.skipIf(!ready).each(ready ? (await backends()).slice(0, 1) : ['sqlite' 
   const { flow, hinted, bound } = live;
   /** Records a flow after signing in through the login form. */
   const record = (name: string, steps: (page: Page, base: string) => Promise<void>) =>
-    live.record(name, async (page, base) => {
-      await refuseOtherHosts(page, base);
-      await page.goto(`${base}/cmd.php?cmd=login_form&server_id=1`);
-      await page.fill('#login', LAM_USER.username);
-      await page.fill('#password', LAM_USER.password);
-      await Promise.all([page.waitForNavigation(), page.click('input[name="submit"]')]);
-      await page.waitForLoadState('load');
-      await steps(page, base);
-    });
-  const submit = async (page: Page, what: string) => {
-    await Promise.all([page.waitForNavigation(), page.click(what)]);
-    await page.waitForLoadState('load');
-  };
+    live.recordSignedIn(
+      name,
+      { path: '/cmd.php?cmd=login_form&server_id=1', user: '#login', password: '#password', submit: 'input[name="submit"]' },
+      steps,
+    );
+  const submit = clickThrough;
   /** An entry's page, opened as a bookmark would open it. */
   const openEntry = async (page: Page, base: string, uid: string) => {
     await page.goto(`${base}/cmd.php?cmd=template_engine&server_id=1&dn=${dnOf(uid)}`);

@@ -124,6 +124,20 @@ export async function refuseOtherHosts(page: Page, base: string): Promise<void> 
   );
 }
 
+/** Clicks `what` and waits until the page it opens has loaded (a form's submit, a link). */
+export async function clickThrough(page: Page, what: string): Promise<void> {
+  await Promise.all([page.waitForNavigation(), page.click(what)]);
+  await page.waitForLoadState('load');
+}
+
+/** A sign-in form: its page (a path on the app), its user and password boxes and its submit button. */
+export interface SignInForm {
+  path: string;
+  user: string;
+  password: string;
+  submit: string;
+}
+
 /** Synthesizes `har` (200 expected), runs the connector with `runBody` (success expected). */
 export async function synthesizeAndRun(
   h: Harness,
@@ -187,6 +201,16 @@ export function liveApp(app: RealApp, backend: Backend, user: string, password: 
     secret: '',
     record: (name: string, flow: (page: Page, base: string) => Promise<void>) =>
       recordLive(browser!, live.h.dataDir, `${app.name}-${name}`, live.url, flow, context),
+    /** Recorded after signing in through `form` with the app's login (refusing other hosts). */
+    recordSignedIn: (name: string, form: SignInForm, flow: (page: Page, base: string) => Promise<void>) =>
+      live.record(name, async (page, base) => {
+        await refuseOtherHosts(page, base);
+        await page.goto(`${base}${form.path}`);
+        await page.fill(form.user, user);
+        await page.fill(form.password, password);
+        await clickThrough(page, form.submit);
+        await flow(page, base);
+      }),
     /** Recorded as a capture session records it (see recordCaptured): for flows that choose a file. */
     recordCaptured: (name: string, flow: (page: Page, base: string, choose: ChooseFiles) => Promise<void>) =>
       recordCaptured(browser!, live.h.dataDir, `${app.name}-${name}`, live.url, flow),
