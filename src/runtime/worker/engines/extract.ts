@@ -316,6 +316,10 @@ function fieldsOf($: cheerio.CheerioAPI, el: any, fields: Record<string, CssFiel
       const m = patternOf(f.pattern).exec(raw.replace(/\s+/g, ' '));
       raw = m ? (m[1] ?? m[0]).trim() : undefined;
     }
+    // An optional text the page leaves blank (an empty box, a label with nothing after it) is no
+    // value, as a missing one is: so the format its recorded value had (an e-mail address, a date)
+    // still describes every value another record returns.
+    if (raw !== undefined && f.required === false && (!f.type || f.type === 'string') && !raw.trim()) raw = undefined;
     if (raw === undefined && f.required !== false) {
       throw new RunFailure(
         'site_changed',
