@@ -79,12 +79,14 @@ export const ownText = (e: El) =>
       .join(' '),
   );
 
-export function typed(text: string): { type?: ValueType; schema: Schema } {
+/** A recorded text's value type, schema and value: a number (not one written with a leading zero,
+ * an id such as `007`), or a string with its format. */
+export function typed(text: string): { type?: ValueType; schema: Schema; value: unknown } {
   const t = typeOf(text);
-  if (t.type === 'integer' && !/^0\d/.test(text)) return { type: 'integer', schema: { type: 'integer' } };
-  if (t.type === 'number') return { type: 'number', schema: { type: 'number' } };
+  if (t.type === 'integer' && !/^0\d/.test(text)) return { type: 'integer', schema: { type: 'integer' }, value: Number(text) };
+  if (t.type === 'number') return { type: 'number', schema: { type: 'number' }, value: Number(text) };
   const f = stringFormat(text);
-  return { schema: f && f !== 'uri' ? { type: 'string', format: f } : { type: 'string' } };
+  return { schema: f && f !== 'uri' ? { type: 'string', format: f } : { type: 'string' }, value: text };
 }
 
 export const nullable = (s: Schema): Schema => {

@@ -3,15 +3,14 @@
 // Values are typed from the recorded text so the output schema is useful.
 import type * as cheerio from 'cheerio';
 import { loadHtml, withParsedPages } from './html-load.js';
-import type { CssExtractor, CssField, ValueType } from '../formats/definition/types.js';
+import type { CssExtractor, CssField } from '../formats/definition/types.js';
 import type { Schema } from './schema-infer.js';
-import { stringFormat, typeOf } from './values.js';
 import { extractValue, View, visibleText } from '../runtime/worker/engines/extract.js';
 import { nextPageLink, structuralCandidates } from './html-structure.js';
 import { formRecords } from './html-form-record.js';
 import { singleHits } from './html-single-hit.js';
 import { clean, cssq, unslug } from './dom-text.js';
-import { type El, renderedAnew } from './html-dom.js';
+import { type El, renderedAnew, typed } from './html-dom.js';
 import { type Thread, threadOf } from './html-thread.js';
 import { relatedLists } from './html-related.js';
 
@@ -32,15 +31,6 @@ export interface HtmlExtraction {
 }
 
 const FIELD_ATTRS = ['data-field', 'itemprop', 'data-prop'];
-
-/** A recorded text's value type and schema (integer, number, or a string with its format). */
-export function typed(text: string): { type?: ValueType; schema: Schema; value: unknown } {
-  const t = typeOf(text);
-  if (t.type === 'integer') return { type: 'integer', schema: { type: 'integer' }, value: Number(text) };
-  if (t.type === 'number') return { type: 'number', schema: { type: 'number' }, value: Number(text) };
-  const f = stringFormat(text);
-  return { schema: f && f !== 'uri' ? { type: 'string', format: f } : { type: 'string' }, value: text };
-}
 
 function fieldOf(
   _$: cheerio.CheerioAPI,

@@ -151,7 +151,7 @@ export function listCandidate(
             ? 'image'
             : leaf.hint || 'text';
     const name = argName(base, taken);
-    const ty = leaf.kind === 'text' ? typed(vals[0]) : { schema: { type: 'string' } as Schema };
+    const ty = leaf.kind === 'text' ? typed(vals[0]) : { type: undefined, schema: { type: 'string' } as Schema };
     // Two records are too few to call a field part of every record (a tag marker on both).
     const all = n === members.length && members.length >= 3;
     fields[name] = {

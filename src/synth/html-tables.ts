@@ -470,7 +470,7 @@ function columnFields(columns: Column[], byHeaders: boolean, records: number) {
     );
     const kinds = vals.filter(Boolean).map((x) => typed(x));
     const allSame = kinds.length === vals.length && kinds.every((x) => x.type === kinds[0].type && x.type);
-    const ty = allSame ? kinds[0] : { schema: { type: 'string' } as Schema };
+    const ty = allSame ? kinds[0] : { type: undefined, schema: { type: 'string' } as Schema };
     const inner = titled ? { selector: '[title]', attr: 'title' } : linkOnly ? { selector: 'a[href]' } : {};
     const cell: CssField = byHeader
       ? { column: col.header, ...inner }
@@ -775,7 +775,9 @@ function headedRows($: cheerio.CheerioAPI, table: El, head: string[] | null, sel
   for (const k of groupCols) {
     const name = fieldName(head[k]!, taken, `column_${k + 1}`);
     const kinds = headText.map((t) => typed(t[k]!));
-    const ty = kinds.every((x) => x.type && x.type === kinds[0]!.type) ? kinds[0]! : { schema: { type: 'string' } as Schema };
+    const ty = kinds.every((x) => x.type && x.type === kinds[0]!.type)
+      ? kinds[0]!
+      : { type: undefined, schema: { type: 'string' } as Schema };
     fields[name] = { column: head[k]!, ...(ty.type ? { type: ty.type } : {}), fill_down: true };
     props[name] = ty.schema;
   }

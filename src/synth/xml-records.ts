@@ -5,7 +5,7 @@
 // the document's text elements are the fields of one record.
 import * as cheerio from 'cheerio';
 import type { CssField, XmlExtractor } from '../formats/definition/types.js';
-import { typed } from './html-extract.js';
+import { typed } from './html-dom.js';
 import type { Schema } from './schema-infer.js';
 import { argName } from './values.js';
 
