@@ -150,8 +150,8 @@ export function freshValues(
 }
 
 /** Arguments an extractor's `where` reads, a `$patch` edit's `at` selects a record by (`{"id":
- * "{{args.node}}"}`), or a DELETE's URL addresses (`DELETE /features/{{args.flag}}`): each names a
- * record the site holds (a fresh name would delete nothing). */
+ * "{{args.node}}"}`), or a DELETE's URL addresses (`DELETE /features/{{args.flag}}`, or a POST the
+ * site reads as one): each names a record the site holds (a fresh name would delete nothing). */
 export function recordNamingArgs(def: unknown): Set<string> {
   const out = new Set<string>();
   const named = (sel: object) => {
@@ -162,7 +162,7 @@ export function recordNamingArgs(def: unknown): Set<string> {
     if (!v || typeof v !== 'object') return;
     const o = v as Record<string, unknown>;
     if (typeof o.from === 'string' && o.where && typeof o.where === 'object') named(o.where);
-    if (o.method === 'DELETE' && typeof o.url === 'string') named({ url: o.url });
+    if (meantMethod(o) === 'DELETE' && typeof o.url === 'string') named({ url: o.url });
     if (typeof o.$patch === 'string' && Array.isArray(o.set))
       for (const e of o.set as { at?: unknown }[])
         if (Array.isArray(e?.at)) for (const sel of e.at) if (sel && typeof sel === 'object') named(sel);
@@ -170,6 +170,21 @@ export function recordNamingArgs(def: unknown): Set<string> {
   };
   walk(def);
   return out;
+}
+
+/**
+ * The method a step means: a POST whose form or JSON body names another in `_method` (Rails,
+ * Laravel, Symfony: a link that deletes posts `_method=delete`), or whose
+ * `X-HTTP-Method-Override` header does, means that one.
+ */
+function meantMethod(step: Record<string, unknown>): string | undefined {
+  if (typeof step.method !== 'string') return undefined;
+  const body = (step.body ?? {}) as { form?: Record<string, unknown>; json?: Record<string, unknown> };
+  const header = Object.entries((step.headers ?? {}) as Record<string, unknown>).find(
+    ([k]) => k.toLowerCase() === 'x-http-method-override',
+  )?.[1];
+  const override = body.form?._method ?? body.json?._method ?? header;
+  return step.method.toUpperCase() === 'POST' && typeof override === 'string' ? override.toUpperCase() : step.method.toUpperCase();
 }
 
 /** Arguments in the path of a page an http step reads (`GET /printers/{{args.printer}}`): the page of a record. */

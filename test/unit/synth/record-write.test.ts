@@ -141,6 +141,19 @@ describe('fresh values for a replay that writes', () => {
     expect(freshValues(schema, { node: 'inj_pick', name: 'Pick pears' }, false, keep).map((f) => f.name)).toEqual(['name']);
   });
 
+  it("nor to an argument a POST the site reads as a DELETE addresses (Rails' `_method=delete`, a method-override header)", () => {
+    const step = (extra: Record<string, unknown>) => ({
+      steps: [{ id: 'post_issue', method: 'POST', url: '/issues/{{args.issue | urlencode}}', ...extra }],
+    });
+    const token = { authenticity_token: '{{vars.authenticity_token}}' };
+    expect([...recordNamingArgs(step({ body: { form: { _method: 'delete', ...token } } }))]).toEqual(['issue']);
+    expect([...recordNamingArgs(step({ body: { json: { _method: 'DELETE' } } }))]).toEqual(['issue']);
+    expect([...recordNamingArgs(step({ headers: { 'X-HTTP-Method-Override': 'delete' } }))]).toEqual(['issue']);
+    // (An edit through the same override, or a plain POST, names no record a replay must keep.)
+    expect([...recordNamingArgs(step({ body: { form: { _method: 'patch', ...token } } }))]).toEqual([]);
+    expect([...recordNamingArgs(step({ body: { form: token } }))]).toEqual([]);
+  });
+
   it("names the page a read step's path addresses by an argument (GET /printers/{{args.printer}}), not a query's or a write's", () => {
     const def = {
       steps: [
