@@ -43,6 +43,21 @@ describe.skipIf(!ready).each(ready ? (await backends()).slice(0, 1) : ['sqlite' 
     return out;
   };
 
+  /** A new issue in the project, made through Redmine's REST API as the admin: its id. */
+  const newIssue = async (subject: string): Promise<number> => {
+    const r = await fetch(`${live.url}/issues.json`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json', authorization: `Basic ${Buffer.from(`admin:${PASSWORD}`).toString('base64')}` },
+      body: JSON.stringify({ issue: { project_id: 'orchard', subject, description: `About: ${subject}` } }),
+    });
+    expect(r.status).toBe(201);
+    return ((await r.json()) as { issue: Issue }).issue.id;
+  };
+  const issue = async (id: number) => {
+    const r = await fetch(`${live.url}/issues/${id}.json?include=journals`);
+    return r.status === 200 ? ((await r.json()) as { issue: Issue & { journals: { notes: string }[] } }).issue : null;
+  };
+
   async function login(page: Page, base: string) {
     await page.goto(`${base}/login`);
     await page.fill('#username', 'admin');
@@ -223,5 +238,50 @@ describe.skipIf(!ready).each(ready ? (await backends()).slice(0, 1) : ['sqlite' 
     const stored = Buffer.from(await (await fetch(full.attachments[0].content_url)).arrayBuffer());
     expect(stored.equals(report)).toBe(true);
     expect(JSON.stringify(out.result)).toContain(subject);
+  });
+
+  it("an issue updated from its page — a note and a status from the update form (Rails' PATCH, a lock version) — run on ANOTHER issue with ANOTHER status", async () => {
+    const stamp = Date.now();
+    const [a, b] = [await newIssue(`Stake the young trees ${stamp}`), await newIssue(`Net the cherries ${stamp}`)];
+    const har = await record('update', async (page, base) => {
+      await login(page, base);
+      await page.goto(`${base}/issues/${a}`);
+      await page.click('#content > .contextual a.icon-edit');
+      await page.selectOption('#issue_status_id', { label: 'In Progress' });
+      await page.fill('#issue_notes', 'Stakes are in');
+      await Promise.all([page.waitForURL(new RegExp(`/issues/${a}$`)), page.click('#issue-form input[name=commit]')]);
+    });
+    await flow(
+      'rm-update',
+      har,
+      live.hinted({ issue: a, status: 'In Progress', notes: 'Stakes are in' }, { allow_side_effects: true }),
+      live.bound({ issue: b, status: 'Resolved', notes: 'Nets are up' }),
+    );
+    const [was, now] = [await issue(a), await issue(b)];
+    expect(now).toMatchObject({ status: { name: 'Resolved' } });
+    expect(now!.journals.map((j) => j.notes)).toEqual(['Nets are up']);
+    // (The recorded issue has only the recorded change.)
+    expect(was).toMatchObject({ status: { name: 'In Progress' } });
+    expect(was!.journals.map((j) => j.notes)).toEqual(['Stakes are in']);
+  });
+
+  it("an issue deleted from its page (a Rails link that posts DELETE with the page's token after a confirm): run on ANOTHER issue", async () => {
+    const stamp = Date.now();
+    const [a, b, c] = [
+      await newIssue(`Burn the prunings ${stamp}`),
+      await newIssue(`Sweep the barn ${stamp}`),
+      await newIssue(`Oil the gate ${stamp}`),
+    ];
+    const har = await record('delete', async (page, base) => {
+      await login(page, base);
+      await page.goto(`${base}/issues/${a}`);
+      page.once('dialog', (d) => d.accept());
+      await page.click('#content > .contextual .drdn-trigger');
+      await Promise.all([page.waitForURL(/\/projects\/orchard\/issues/), page.click('#content > .contextual a.icon-del')]);
+    });
+    expect(await issue(a)).toBeNull();
+    await flow('rm-delete', har, live.hinted({ issue: a }, { allow_side_effects: true }), live.bound({ issue: b }));
+    expect(await issue(b)).toBeNull();
+    expect(await issue(c)).toMatchObject({ subject: `Oil the gate ${stamp}` });
   });
 });
