@@ -6,7 +6,7 @@
 import type * as cheerio from 'cheerio';
 import type { CssExtractor } from '../formats/definition/types.js';
 import { clean, cssq, tagOf } from './dom-text.js';
-import { pathOf, relPath } from './html-dom.js';
+import { hiddenWithin, pathOf, relPath } from './html-dom.js';
 import { loadHtml } from './html-load.js';
 import { isHtml } from './normalize.js';
 import type { Found } from './producers.js';
@@ -57,12 +57,13 @@ function siblingsAlike($: cheerio.CheerioAPI, rec: El): El[] {
     .filter((e) => tagOf(rec) === 'tr' || !mine.length || classesOf(e).some((c) => mine.includes(c)));
 }
 
-/** The deepest element of `rec` whose whole text is `text`. */
+/** The deepest element of `rec` whose whole text is `text`, not counting what readers don't see (a
+ * list's inline-edit data: WordPress keeps each row's title again in a hidden `div.post_title`). */
 function textElement($: cheerio.CheerioAPI, rec: El, text: string): El | null {
   const hits = rec
     .find('*')
     .toArray()
-    .filter((e) => clean($(e).text()) === text);
+    .filter((e) => clean($(e).text()) === text && !hiddenWithin($, $(e), rec));
   const deepest = hits.filter((e) => !hits.some((o) => o !== e && $(o).parents().toArray().includes(e)));
   return deepest.length === 1 ? $(deepest[0]) : null;
 }

@@ -11,6 +11,7 @@ import { extractHtml } from '../../../src/synth/html-extract.js';
 import { filterNoise } from '../../../src/synth/noise.js';
 import { normalize } from '../../../src/synth/normalize.js';
 import { detectPaging, scoreTargets } from '../../../src/synth/target.js';
+import { savedPage, synthSaved } from '../../helpers/saved-recordings.js';
 
 const FIX = path.join(__dirname, '../../fixtures/real/wordpress');
 const load = (f: string) => JSON.parse(fs.readFileSync(path.join(FIX, f), 'utf8'));
@@ -60,5 +61,30 @@ describe('WordPress pages', () => {
     });
     expect(best.exchange.body?.text).toContain('action=add-tag');
     expect(best.reasons.join(';')).toMatch(/XML response.*carries typed value/);
+  });
+
+  it("a post trashed from the list: the row's own link, read by the title (not its hidden quick-edit copy), over the heartbeat after it", () => {
+    const stamp = '1796329156341';
+    const d = synthSaved(
+      'wordpress',
+      'wp-trash-live',
+      { post: `Graft the apple stock ${stamp}` },
+      { username: 'admin', password: 'wp-admin-pass-1' },
+    );
+    const steps = d.definition.steps as any[];
+    // (The heartbeat admin-ajax.php posts after the page loads, with every row's id: chatter.)
+    const target = steps.find((s) => s.note === 'target');
+    expect(target).toMatchObject({ url: '/wp-admin/post.php', query: { action: 'trash' } });
+    // (The post and its nonce — one per post — are read from the row the argument names.)
+    const list = steps.find((s) => s.url === '/wp-admin/edit.php');
+    const html = savedPage('wordpress', 'wp-trash-live', /\/wp-admin\/edit\.php$/);
+    const lookup = (path: string[]) => (path.join('.') === 'args.post' ? `Thin the peach fruit ${stamp}` : undefined);
+    const read = (t: string) => {
+      const name = /\{\{vars\.(\w+)/.exec(t)![1]!;
+      return extractValue(list.extract[name], new View({ url: 'http://x/', status: 200, text: html }), 't', lookup);
+    };
+    const link = html.match(new RegExp(`post=(\\d+)&amp;action=edit" aria-label="Edit &#8220;Thin the peach fruit ${stamp}`))!;
+    expect(read(target.query.post)).toBe(link[1]);
+    expect(read(target.query._wpnonce)).toBe(html.match(new RegExp(`post=${link[1]}&amp;action=trash&amp;_wpnonce=(\\w+)`))![1]);
   });
 });
