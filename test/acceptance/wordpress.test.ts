@@ -10,7 +10,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { backends, startHarness, type Harness } from '../helpers/harness.js';
 import { APPS, appInstalled, rebaseHar, serveApp, wordpressFirstPosts } from '../helpers/real-apps.js';
 import { loginSecret } from '../helpers/runs.js';
-import { type Figure, synthesizeAndRun } from '../helpers/acceptance.js';
+import { type Figure, liveApp, synthesizeAndRun } from '../helpers/acceptance.js';
 
 const ready = process.env.ACCEPTANCE === '1' && appInstalled(APPS.wordpress);
 const FIX = path.join(__dirname, '../fixtures/real/wordpress');
@@ -106,3 +106,41 @@ describe.skipIf(!ready).each(ready ? (await backends()).slice(0, 1) : ['sqlite' 
     ).toEqual([['Lemons and limes']]);
   });
 });
+
+describe.skipIf(!ready).each(ready ? (await backends()).slice(0, 1) : ['sqlite' as const])(
+  'synthesis on WordPress, recorded live (%s)',
+  (backend) => {
+    const live = liveApp(APPS.wordpress, backend, 'admin', 'wp-admin-pass-1');
+    /** A new published post (straight into WordPress's table): its id. */
+    const newPost = (title: string): number => {
+      const slug = title.toLowerCase().replace(/[^a-z0-9]+/g, '-');
+      const [[id]] = sql(
+        `INSERT INTO wp_posts (post_author, post_date, post_date_gmt, post_content, post_title, post_excerpt, post_status, comment_status, ping_status, post_name, to_ping, pinged, post_modified, post_modified_gmt, post_content_filtered, post_parent, guid, menu_order, post_type, comment_count) VALUES (1, NOW(), UTC_TIMESTAMP(), 'About ${title}', '${title}', '', 'publish', 'open', 'open', '${slug}', '', '', NOW(), UTC_TIMESTAMP(), '', 0, '', 0, 'post', 0); SELECT LAST_INSERT_ID();`,
+      );
+      return Number(id);
+    };
+    const status = (id: number) => sql(`SELECT post_status FROM wp_posts WHERE ID=${id}`)[0]?.[0];
+
+    it("a post moved to the trash from the posts list (its row's own link, with a nonce for that post): run on ANOTHER post named by its title", async () => {
+      const stamp = Date.now();
+      const [a, b, c] = [`Graft the apple stock ${stamp}`, `Thin the peach fruit ${stamp}`, `Check the hive ${stamp}`].map((t) => ({
+        t,
+        id: newPost(t),
+      }));
+      const har = await live.recordSignedIn(
+        'trash',
+        { path: '/wp-login.php', user: '#user_login', password: '#user_pass', submit: '#wp-submit' },
+        async (page, base) => {
+          await page.goto(`${base}/wp-admin/edit.php`);
+          const row = page.locator('#the-list tr', { has: page.locator('a.row-title', { hasText: a.t }) });
+          await row.hover();
+          await Promise.all([page.waitForURL(/trashed=1/), row.locator('.row-actions .trash a').click()]);
+        },
+      );
+      expect(status(a.id)).toBe('trash');
+      await live.flow('wp-trash', har, live.hinted({ post: a.t }, { allow_side_effects: true }), live.bound({ post: b.t }));
+      expect(status(b.id)).toBe('trash');
+      expect(status(c.id)).toBe('publish');
+    });
+  },
+);
