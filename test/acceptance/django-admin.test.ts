@@ -273,4 +273,33 @@ describe.skipIf(!ready).each(ready ? (await backends()).slice(0, 1) : ['sqlite' 
     expect(result.message).toMatch(new RegExp(`The book “${title}” was added successfully`));
     expect(result.message_url).toBe(`/admin/library/book/${made!.id}/change/`);
   });
+
+  it('a book deleted from its change form through the confirmation page ("Yes, I\u2019m sure"), found by a search: run on ANOTHER book named by its title', async () => {
+    const stamp = Date.now();
+    const titles = [`Cider Presses ${stamp}`, `Pear Blight ${stamp}`, `Quince Jelly ${stamp}`];
+    const db = new Database(`${APPS.django.docroot}/db.sqlite3`, { fileMustExist: true });
+    try {
+      const add = db.prepare(
+        "insert into library_book (title, author_id, year, isbn, in_stock, summary) values (?, (select id from library_author where name = 'Ada Orchard'), 2020, ?, 1, 'To delete')",
+      );
+      for (const [i, t] of titles.entries()) add.run(t, `978-0-${stamp % 100000}-${i}`);
+    } finally {
+      db.close();
+    }
+    const [a, b, c] = titles as [string, string, string];
+    const har = await record('delete', async (page, base) => {
+      await login(page, base);
+      await page.goto(`${base}/admin/library/book/`);
+      await page.fill('#searchbar', a);
+      await Promise.all([page.waitForURL(/\?q=/), page.press('#searchbar', 'Enter')]);
+      await Promise.all([page.waitForURL(/\/book\/\d+\/change\//), page.getByRole('link', { name: a, exact: true }).click()]);
+      await Promise.all([page.waitForURL(/\/delete\//), page.click('a.deletelink')]);
+      await Promise.all([page.waitForURL(/\/book\/(\?.*)?$/), page.click('input[type=submit]')]);
+    });
+    expect(books('b.title = ?', a)).toEqual([]);
+    const { result } = await flow('dj-delete', har, live.hinted({ title: a }, { allow_side_effects: true }), live.bound({ title: b }));
+    expect(books('b.title = ?', b)).toEqual([]);
+    expect(books('b.title = ?', c)).toHaveLength(1);
+    expect(JSON.stringify(result)).toContain(`“${b}” was deleted successfully`);
+  });
 });
