@@ -22,6 +22,9 @@ export interface Choice {
 
 const clean = (s: string) => s.replace(/\s+/g, ' ').trim();
 const bareName = (n: string) => n.replace(/\[\]$/, '');
+/** A field sent under the drop-down's name, or under a name that holds it (`v[status_id][]` for a
+ * script's `status_id` list). */
+const sentAs = (key: string, name: string) => bareName(key) === bareName(name) || key.split(/[[\]]+/).includes(name);
 
 /** The recorded pages' named drop-downs and radio groups, each with its choices ([label, code])
  * and the page's place in the recording. */
@@ -29,7 +32,7 @@ function dropDowns(xs: Exchange[]): { index: number; name: string; table: [strin
   // (Kept only what a template's filter can carry: no `|` or `}` in it.)
   const carried = (table: [string, string][]) => table.filter(([l, c]) => l && !/[|}]/.test(l + c));
   return xs
-    .filter((x) => isHtml(x) && x.text && /<select[\s>]|type=["']?radio/i.test(x.text))
+    .filter((x) => isHtml(x) && x.text && /<select[\s>]|type=["']?radio|<script/i.test(x.text))
     .flatMap((page) => {
       const $ = loadHtml(page.text!);
       const selects = $('select[name]')
@@ -61,8 +64,32 @@ function dropDowns(xs: Exchange[]): { index: number; name: string; table: [strin
         list.push([labelOf(r), r.attr('value') ?? 'on']);
       });
       const radios = [...groups].map(([name, table]) => ({ index: page.index, name, table: carried(table) }));
-      return [...selects, ...radios];
+      return [...selects, ...radios, ...scriptMenus(page.text!).map((m) => ({ index: page.index, name: m.name, table: carried(m.table) }))];
     });
+}
+
+/**
+ * Drop-downs a page's script builds from data in the page: a list of [label, code] pairs under a
+ * named object (Redmine's filters: `"status_id":{…,"values":[["New","1"],["In Progress","2"]]}`,
+ * from which its script makes the `v[status_id][]` select). Named by that object's key.
+ */
+function scriptMenus(html: string): { name: string; table: [string, string][] }[] {
+  const out: { name: string; table: [string, string][] }[] = [];
+  const PAIRS = /\[(?:\s*\[\s*"(?:[^"\\]|\\.)*"\s*,\s*"(?:[^"\\]|\\.)*"\s*\]\s*,?){2,}\s*\]/g;
+  for (const script of html.match(/<script\b[^>]*>[\s\S]*?<\/script>/gi) ?? []) {
+    for (const m of script.matchAll(PAIRS)) {
+      // (The object the list is in: the last key before it that opens one, close by.)
+      const before = script.slice(Math.max(0, m.index! - 300), m.index);
+      const name = [...before.matchAll(/"([\w-]+)"\s*:\s*\{/g)].at(-1)?.[1];
+      if (!name) continue;
+      try {
+        out.push({ name, table: (JSON.parse(m[0]) as [string, string][]).map(([l, c]) => [clean(l), c]) });
+      } catch {
+        // (not JSON after all)
+      }
+    }
+  }
+  return out;
 }
 
 export function choicesOf(xs: Exchange[], args: ArgValue[]): Map<string, Choice> {
@@ -78,8 +105,7 @@ export function choicesOf(xs: Exchange[], args: ArgValue[]): Map<string, Choice>
     const label = clean(a.example).toLowerCase();
     for (const m of menus) {
       const hit = m.table.find(([l, c]) => l.toLowerCase() === label && c !== l);
-      const sent =
-        hit && xs.some((x) => x.index > m.index && requestSlots(x).some((s) => bareName(s.key) === bareName(m.name) && s.value === hit[1]));
+      const sent = hit && xs.some((x) => x.index > m.index && requestSlots(x).some((s) => sentAs(s.key, m.name) && s.value === hit[1]));
       if (sent) {
         out.set(a.name, { label: a.example, code: hit[1], table: m.table });
         break;

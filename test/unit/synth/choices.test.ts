@@ -48,6 +48,28 @@ describe('a choice given by its label', () => {
     expect(JSON.stringify(r.definition)).not.toContain('choose');
   });
 
+  it("a drop-down the page's script builds from pairs in the page is a choice too (Redmine's filters), under a name that holds the list's key", () => {
+    const PAGE = `<html><body><form action="/issues"><input name="q"><div id="filters"></div><button>Apply</button></form>
+      <script>var availableFilters = {"status_id":{"type":"list","name":"Status","values":[["New","1"],["In Progress","2"],["Feedback","4"]]},
+      "tracker_id":{"type":"list","name":"Tracker","values":[["Bug","1"],["Feature","2"]]}};</script></body></html>`;
+    const r = synthesize({
+      recording: har(
+        { url: `${O}/issues`, html: PAGE },
+        { url: `${O}/issues.json?q=pear&f[]=status_id&v[status_id][]=4`, body: { issues } },
+      ),
+      hints: { arguments: { q: 'pear', status: 'Feedback' } },
+    });
+    const tpl = (r.definition as any).steps[0].query['v[status_id][]'] as string;
+    expect(tpl).toBe('{{args.status | choose:[["New","1"],["In Progress","2"],["Feedback","4"]]}}');
+    expect(renderWith(tpl, 'in progress')).toBe('2');
+    // (The tracker's list offers "Feature" as 2 too, but nothing was sent under its key.)
+    const other = synthesize({
+      recording: har({ url: `${O}/issues`, html: PAGE }, { url: `${O}/issues.json?q=pear&v[priority_id][]=2`, body: { issues } }),
+      hints: { arguments: { q: 'pear', kind: 'Feature' } },
+    });
+    expect(JSON.stringify(other.definition)).not.toContain('choose');
+  });
+
   it('a radio group is a choice too: its labels (for=, around the button, or the text after it) and values', () => {
     const RADIOS = `<html><body><form action="/issues"><input name="q">
       <input type="radio" name="priority" value="1" id="p1"><label for="p1">Low</label>
