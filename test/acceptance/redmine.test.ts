@@ -284,4 +284,41 @@ describe.skipIf(!ready).each(ready ? (await backends()).slice(0, 1) : ['sqlite' 
     expect(await issue(b)).toBeNull();
     expect(await issue(c)).toMatchObject({ subject: `Oil the gate ${stamp}` });
   });
+
+  it("the issues of the status chosen in the list's filter (chosen by its name, sent as its id): run with ANOTHER status", async () => {
+    const auth = { 'content-type': 'application/json', authorization: `Basic ${Buffer.from(`admin:${PASSWORD}`).toString('base64')}` };
+    const statuses = ((await (await fetch(`${live.url}/issue_statuses.json`)).json()) as { issue_statuses: { id: number; name: string }[] })
+      .issue_statuses;
+    const id = (name: string) => statuses.find((s) => s.name === name)!.id;
+    const stamp = Date.now();
+    for (const [subject, status] of [
+      [`Label the seedlings ${stamp}`, 'Feedback'],
+      [`Count the hives ${stamp}`, 'Feedback'],
+      [`Repair the ladder ${stamp}`, 'In Progress'],
+    ] as const) {
+      const made = await newIssue(subject);
+      const r = await fetch(`${live.url}/issues/${made}.json`, {
+        method: 'PUT',
+        headers: auth,
+        body: JSON.stringify({ issue: { status_id: id(status) } }),
+      });
+      expect(r.status).toBe(204);
+    }
+    const withStatus = async (name: string) => (await issues()).filter((i) => i.status.name === name).map((i) => i.subject);
+    const har = await record('status', async (page, base) => {
+      await login(page, base);
+      await page.goto(`${base}/projects/orchard/issues`);
+      await page.selectOption('#operators_status_id', '=');
+      await page.selectOption('#values_status_id_1', { label: 'In Progress' });
+      await Promise.all([
+        page.waitForURL(/v%5Bstatus_id%5D|v\[status_id\]/),
+        page.click('#query_form_with_buttons p.buttons a.icon-checked'),
+      ]);
+    });
+    const { result } = await flow('rm-status', har, live.hinted({ status: 'In Progress' }), live.bound({ status: 'Feedback' }));
+    const want = await withStatus('Feedback');
+    expect(want.length).toBeGreaterThanOrEqual(2);
+    const items = (Object.values(result).find(Array.isArray) ?? []) as Record<string, unknown>[];
+    expect(items.map((i) => i.subject)).toEqual(want);
+  });
 });
