@@ -84,15 +84,24 @@ interface Carrier {
 
 /**
  * What carries `v` on a page: for a form field (`field`), the inputs of that name whose value is
- * `v` (the box ticked in a row: a bulk action's `_selected_action=6`); otherwise links whose URL
- * holds it and `data-…` attributes equal to it (`<tr data-id="6">`).
+ * `v` (the box ticked in a row: a bulk action's `_selected_action=6`), else links sending it under
+ * that name; otherwise links whose URL holds it and `data-…` attributes equal to it (`<tr data-id="6">`).
  */
 function carriers($: cheerio.CheerioAPI, v: string, field?: string): Carrier[] {
-  if (field !== undefined)
-    return $('input[value], button[value]')
+  if (field !== undefined) {
+    const boxes = $('input[value], button[value]')
       .toArray()
       .filter((e) => $(e).attr('name') === field && $(e).attr('value') === v)
       .map((e) => ({ el: $(e), attr: 'value' }));
+    if (boxes.length) return boxes;
+    // (Else links that send it under the same name: the page's script posted what the row's link
+    // holds — WordPress's "Delete" `edit-tags.php?…&tag_ID=2&_wpnonce=…`, sent to admin-ajax.)
+    const sameName = `[?&;]${esc(field)}=([^&;#]+)`;
+    return $('a[href]')
+      .toArray()
+      .filter((e) => hrefPattern($(e).attr('href') ?? '', v) === sameName)
+      .map((e) => ({ el: $(e), attr: 'href', pattern: sameName }));
+  }
   const out: Carrier[] = [];
   for (const e of $('a[href]').toArray()) {
     const pattern = hrefPattern($(e).attr('href') ?? '', v);

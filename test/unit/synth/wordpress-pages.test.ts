@@ -87,4 +87,29 @@ describe('WordPress pages', () => {
     expect(read(target.query.post)).toBe(link[1]);
     expect(read(target.query._wpnonce)).toBe(html.match(new RegExp(`post=${link[1]}&amp;action=trash&amp;_wpnonce=(\\w+)`))![1]);
   });
+
+  it("a category deleted by the row's link that the page's script posts: the id and nonce it posts are read from the named row's link", () => {
+    const stamp = '1796330088489';
+    const d = synthSaved(
+      'wordpress',
+      'wp-delete-category-live',
+      { category: `Stone fruit ${stamp}` },
+      { username: 'admin', password: 'wp-admin-pass-1' },
+    );
+    const steps = d.definition.steps as any[];
+    const target = steps.find((s) => s.note === 'target');
+    expect(target).toMatchObject({ method: 'POST', url: '/wp-admin/admin-ajax.php' });
+    expect(target.body.form ?? target.body.text).toBeTruthy();
+    const list = steps.find((s) => s.url?.startsWith('/wp-admin/edit-tags.php'));
+    const html = savedPage('wordpress', 'wp-delete-category-live', /edit-tags\.php\?taxonomy=category$/);
+    const lookup = (path: string[]) => (path.join('.') === 'args.category' ? `Citrus ${stamp}` : undefined);
+    const read = (name: string) => extractValue(list.extract[name], new View({ url: 'http://x/', status: 200, text: html }), 't', lookup);
+    const body = JSON.stringify(target.body);
+    const vars = [...body.matchAll(/\{\{vars\.(\w+)/g)].map((m) => m[1]!);
+    // (The row's delete link: `…action=delete&taxonomy=category&tag_ID=N&_wpnonce=…`.)
+    const [, id, nonce] = html.match(
+      new RegExp(`tag_ID=(\\d+)&amp;_wpnonce=(\\w+)" class="delete-tag aria-button-if-js" aria-label="Delete &#8220;Citrus ${stamp}`),
+    )!;
+    expect(vars.map(read).sort()).toEqual([id, nonce].sort());
+  });
 });
