@@ -142,5 +142,37 @@ describe.skipIf(!ready).each(ready ? (await backends()).slice(0, 1) : ['sqlite' 
       expect(status(b.id)).toBe('trash');
       expect(status(c.id)).toBe('publish');
     });
+
+    it("a category deleted from the categories list (its row's link, whose nonce the page's script posts to admin-ajax after a confirm): run on ANOTHER category by its name", async () => {
+      const stamp = Date.now();
+      const names = [`Stone fruit ${stamp}`, `Citrus ${stamp}`, `Berries ${stamp}`];
+      for (const n of names) {
+        const slug = n.toLowerCase().replace(/[^a-z0-9]+/g, '-');
+        sql(
+          `INSERT INTO wp_terms (name, slug, term_group) VALUES ('${n}', '${slug}', 0); INSERT INTO wp_term_taxonomy (term_id, taxonomy, description, parent, count) VALUES (LAST_INSERT_ID(), 'category', '', 0, 0);`,
+        );
+      }
+      const category = (n: string) =>
+        sql(`SELECT t.term_id FROM wp_terms t JOIN wp_term_taxonomy tt USING (term_id) WHERE t.name='${n}' AND tt.taxonomy='category'`);
+      const [a, b, c] = names as [string, string, string];
+      const har = await live.recordSignedIn(
+        'delete-category',
+        { path: '/wp-login.php', user: '#user_login', password: '#user_pass', submit: '#wp-submit' },
+        async (page, base) => {
+          await page.goto(`${base}/wp-admin/edit-tags.php?taxonomy=category`);
+          const row = page.locator('#the-list tr', { has: page.locator('a.row-title', { hasText: a }) });
+          await row.hover();
+          page.once('dialog', (d) => d.accept());
+          const gone = page.waitForResponse((r) => r.url().includes('admin-ajax.php') && r.request().method() === 'POST');
+          await row.locator('.row-actions .delete a').click();
+          await gone;
+          await expect.poll(() => row.count()).toBe(0);
+        },
+      );
+      expect(category(a)).toEqual([]);
+      await live.flow('wp-delete-category', har, live.hinted({ category: a }, { allow_side_effects: true }), live.bound({ category: b }));
+      expect(category(b)).toEqual([]);
+      expect(category(c)).toHaveLength(1);
+    });
   },
 );
