@@ -181,5 +181,31 @@ describe.skipIf(!ready).each(ready ? (await backends()).slice(0, 1) : ['sqlite' 
       expect(made).toHaveLength(1);
       expect(JSON.stringify(result)).toContain(subject);
     });
+
+    it("a ticket's status and priority (chosen by its name, sent as its number) changed in its Basics form, run on ANOTHER ticket with ANOTHER status and priority", async () => {
+      const all = await tickets();
+      // (Tickets this flow has not changed yet: each run changes two.)
+      const fresh = all.filter((t) => t.Status !== 'stalled' && t.Status !== 'resolved');
+      const [rec, other] = [fresh.at(-2)!, fresh.at(-1)!];
+      const har = await record('basics', async (page, base) => {
+        await login(page, base);
+        await page.goto(`${base}/Ticket/Modify.html?id=${rec.id}`);
+        await page.selectOption('select[name=Status]', 'stalled');
+        await page.selectOption('select[name=Priority]', { label: 'High' });
+        await Promise.all([page.waitForURL(/Modify\.html/), page.click('input[type=submit][value="Save Changes"]:visible')]);
+      });
+      await flow(
+        'rt-basics',
+        har,
+        live.hinted({ ticket: rec.id, status: 'stalled', priority: 'High' }, { allow_side_effects: true }),
+        live.bound({ ticket: other.id, status: 'resolved', priority: 'Low' }),
+      );
+      const now = await api(`/ticket/${other.id}`);
+      // (RT's priorities by name: High is 100, Low below Medium's 50 — its option keeps the number a
+      // ticket already had in that range, as the recorded page offered it.)
+      expect(now).toMatchObject({ Status: 'resolved' });
+      expect(Number(now.Priority)).toBeLessThan(50);
+      expect(await api(`/ticket/${rec.id}`)).toMatchObject({ Status: 'stalled', Priority: '100' });
+    });
   },
 );
