@@ -174,5 +174,40 @@ describe.skipIf(!ready).each(ready ? (await backends()).slice(0, 1) : ['sqlite' 
       expect(category(b)).toEqual([]);
       expect(category(c)).toHaveLength(1);
     });
+
+    it("the site's title and tagline changed in Settings → General (every other field sent as the form holds it), run with ANOTHER title and tagline", async () => {
+      const option = (name: string) => sql(`SELECT option_value FROM wp_options WHERE option_name='${name}'`)[0]?.[0];
+      const before = { blogname: option('blogname')!, blogdescription: option('blogdescription') ?? '' };
+      const others = ['admin_email', 'date_format', 'time_format', 'start_of_week', 'users_can_register', 'default_role'];
+      const kept = others.map(option);
+      const set = (name: string, v: string) =>
+        sql(`UPDATE wp_options SET option_value='${v.replace(/'/g, "''")}' WHERE option_name='${name}'`);
+      try {
+        const har = await live.recordSignedIn(
+          'settings',
+          { path: '/wp-login.php', user: '#user_login', password: '#user_pass', submit: '#wp-submit' },
+          async (page, base) => {
+            await page.goto(`${base}/wp-admin/options-general.php`);
+            await page.fill('#blogname', 'Orchard Journal');
+            await page.fill('#blogdescription', 'Notes from the rows');
+            await Promise.all([page.waitForURL(/settings-updated=true/), page.click('#submit')]);
+          },
+        );
+        expect(option('blogname')).toBe('Orchard Journal');
+        const stamp = Date.now();
+        await live.flow(
+          'wp-settings',
+          har,
+          live.hinted({ title: 'Orchard Journal', tagline: 'Notes from the rows' }, { allow_side_effects: true }),
+          live.bound({ title: `Cider Notes ${stamp}`, tagline: 'Pressed weekly' }),
+        );
+        expect([option('blogname'), option('blogdescription')]).toEqual([`Cider Notes ${stamp}`, 'Pressed weekly']);
+        // (The form's other fields went back as they were: the admin's e-mail, the date format…)
+        expect(others.map(option)).toEqual(kept);
+      } finally {
+        set('blogname', before.blogname);
+        set('blogdescription', before.blogdescription);
+      }
+    });
   },
 );
