@@ -8,7 +8,7 @@ import type { CssField } from '../formats/definition/types.js';
 import { HIDDEN_TEXT } from '../runtime/worker/engines/extract.js';
 import { inTemplate } from './page-template.js';
 import type { Schema } from './schema-infer.js';
-import { fieldName, foldedAway, inChrome, inMain, nullable, type StructuralCandidate, typed } from './html-dom.js';
+import { fieldName, foldedAway, inChrome, inMain, nullable, stableId, type StructuralCandidate, typed } from './html-dom.js';
 import { clean, cssq } from './dom-text.js';
 
 type El = cheerio.Cheerio<any>;
@@ -174,7 +174,14 @@ export function formRecords($: cheerio.CheerioAPI, template: Set<unknown>): Stru
     if (filled < 2) return;
     const id = form.attr('id');
     const action = form.attr('action');
-    const selector = id ? `form#${id}` : action ? `form[action=${cssq(action)}]` : `form:has(${Object.values(fields)[0].selector})`;
+    // (Not by an id or an address that names the record — Rails' `form#edit_user_5` posting to
+    // `/users/5`: another record's page has its own.)
+    const byAction = action && !/[/=]\d+(?=[/?&#;]|$)/.test(action);
+    const selector = stableId(id)
+      ? `form#${id}`
+      : byAction
+        ? `form[action=${cssq(action)}]`
+        : `form:has(${Object.values(fields)[0].selector})`;
     if ($(selector).length !== 1) return;
     out.push({
       kind: 'detail',
