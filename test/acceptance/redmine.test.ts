@@ -321,4 +321,33 @@ describe.skipIf(!ready).each(ready ? (await backends()).slice(0, 1) : ['sqlite' 
     const items = (Object.values(result).find(Array.isArray) ?? []) as Record<string, unknown>[];
     expect(items.map((i) => i.subject)).toEqual(want);
   });
+
+  it("a user's account, opened from the admin's user list by the login the person clicked: read for ANOTHER user", async () => {
+    const auth = { 'content-type': 'application/json', authorization: `Basic ${Buffer.from(`admin:${PASSWORD}`).toString('base64')}` };
+    const stamp = Date.now() % 1_000_000;
+    const made = [];
+    for (const [login, firstname, lastname] of [
+      [`pruner${stamp}`, 'Pia', 'Pruner'],
+      [`picker${stamp}`, 'Kai', 'Picker'],
+    ]) {
+      const r = await fetch(`${live.url}/users.json`, {
+        method: 'POST',
+        headers: auth,
+        body: JSON.stringify({ user: { login, firstname, lastname, mail: `${login}@orchard.test`, password: 'rm-user-pass-1' } }),
+      });
+      expect(r.status).toBe(201);
+      made.push(login);
+    }
+    const [a, b] = made as [string, string];
+    const har = await record('user', async (page, base) => {
+      await login(page, base);
+      await page.goto(`${base}/users?name=${stamp}`);
+      await Promise.all([page.waitForURL(/\/users\/\d+\/edit/), page.getByRole('link', { name: a, exact: true }).click()]);
+    });
+    const { result } = await flow('rm-user', har, live.hinted({ login: a }), live.bound({ login: b }));
+    const flat = JSON.stringify(result);
+    expect(flat).toContain('Kai');
+    expect(flat).toContain(`${b}@orchard.test`);
+    expect(flat).not.toContain('Pia');
+  });
 });
