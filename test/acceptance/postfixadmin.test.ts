@@ -108,4 +108,30 @@ describe.skipIf(!ready).each(ready ? (await backends()).slice(0, 1) : ['sqlite' 
     expect(mailbox('dan@orchard.test').active).toBe(0);
     expect(mailbox('cora@orchard.test').active).toBe(1);
   });
+
+  it("a mailbox's name and quota changed in its edit form, opened from the list by its address: run on ANOTHER mailbox", async () => {
+    const quota = (username: string) => rows(`SELECT quota FROM mailbox WHERE username = '${username}'`)[0] as any;
+    const har = await record('edit', async (p, base) => {
+      await p.goto(`${base}/list-virtual.php?domain=orchard.test`);
+      const row = p.locator('tr', { has: p.locator('td', { hasText: 'ann@orchard.test' }) }).last();
+      await Promise.all([p.waitForNavigation(), row.locator('a[href*="edit.php"][href*="table=mailbox"]').first().click()]);
+      await p.fill('input[name="value[name]"]', 'Ann Baker-Hill');
+      await p.fill('input[name="value[quota]"]', '20');
+      await Promise.all([p.waitForNavigation(), p.click('input[type=submit][name=submit]')]);
+    });
+    expect(mailbox('ann@orchard.test')).toMatchObject({ name: 'Ann Baker-Hill' });
+    const dan = mailbox('dan@orchard.test').name;
+    await flow(
+      'pf-edit',
+      har,
+      live.hinted({ mailbox: 'ann@orchard.test', name: 'Ann Baker-Hill', quota: 20 }, { allow_side_effects: true }),
+      bound({ mailbox: 'cora@orchard.test', name: 'Cora Reed-Vale', quota: 35 }),
+    );
+    expect(mailbox('cora@orchard.test')).toMatchObject({ name: 'Cora Reed-Vale', active: 1 });
+    // (PostfixAdmin keeps a quota in bytes: 35 MB.)
+    expect(Number(quota('cora@orchard.test').quota)).toBe(35 * 1024000);
+    // (Only the mailbox asked for: the publish-time replay rewrote the recorded one with a fresh
+    // name, as a replay of a write does; the others keep theirs.)
+    expect(mailbox('dan@orchard.test').name).toBe(dan);
+  });
 });
