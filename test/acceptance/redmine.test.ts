@@ -270,7 +270,7 @@ describe.skipIf(!ready).each(ready ? (await backends()).slice(0, 1) : ['sqlite' 
     const [a, b, c] = [
       await newIssue(`Burn the prunings ${stamp}`),
       await newIssue(`Sweep the barn ${stamp}`),
-      await newIssue(`Oil the gate ${stamp}`),
+      await newIssue(`Oil the hinges ${stamp}`),
     ];
     const har = await record('delete', async (page, base) => {
       await login(page, base);
@@ -282,7 +282,7 @@ describe.skipIf(!ready).each(ready ? (await backends()).slice(0, 1) : ['sqlite' 
     expect(await issue(a)).toBeNull();
     await flow('rm-delete', har, live.hinted({ issue: a }, { allow_side_effects: true }), live.bound({ issue: b }));
     expect(await issue(b)).toBeNull();
-    expect(await issue(c)).toMatchObject({ subject: `Oil the gate ${stamp}` });
+    expect(await issue(c)).toMatchObject({ subject: `Oil the hinges ${stamp}` });
   });
 
   it("the issues of the status chosen in the list's filter (chosen by its name, sent as its id): run with ANOTHER status", async () => {
