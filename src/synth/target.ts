@@ -208,9 +208,7 @@ export function scoreTargets(xs: Exchange[], f: TargetFacts): Candidate[] {
   // Form submits (and links that act: `post.php?post=12&action=trash`) that carry typed values: a
   // background XHR with the same values (autosave, preview, live validation, a poll about the
   // page's rows) is not the point of the flow.
-  const submits = xs
-    .filter((x) => !isRead(x) && !f.secretCarriers.has(x.id) && isNavigationRequest(x))
-    .map((x) => new Set(typedBy(x)));
+  const submits = xs.filter((x) => !isRead(x) && !f.secretCarriers.has(x.id) && isNavigationRequest(x)).map((x) => new Set(typedBy(x)));
   // Writes that carry typed values: a read before one, carrying only some of them, looked
   // something up for it (a typeahead's search for the group typed into a create form).
   const writes = xs
